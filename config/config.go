@@ -1,0 +1,146 @@
+// Package config reads the service's settings from environment variables.
+//
+// Every setting has a documented default (see README.md); Load is the only
+// place that reads the environment, and the resulting Config is passed down
+// as a value.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every setting of the API server and the worker.
+type Config struct {
+	// DatabaseURL is the Postgres connection string.
+	DatabaseURL string
+	// TemporalAddress is the host:port of the Temporal frontend.
+	TemporalAddress string
+	// TemporalNamespace is the namespace crawls run in.
+	TemporalNamespace string
+	// TaskQueue is the task queue of crawl workflows and static activities.
+	TaskQueue string
+	// HTTPAddr is where the API listens.
+	HTTPAddr string
+	// AllowPrivateNetworks lets the fetcher reach loopback, private and
+	// link-local addresses. Off by default: a hosted crawler must not be
+	// turned against its own network.
+	AllowPrivateNetworks bool
+	// MaxConcurrentPages is the server's upper bound on one crawl's pages in
+	// flight; DefaultConcurrentPages applies when a request names none.
+	MaxConcurrentPages     int
+	DefaultConcurrentPages int
+	// MaxPagesPerCrawl bounds crawls that have no maxResults (entireWebsite,
+	// useSitemap, or a current-shape request without maxResults).
+	MaxPagesPerCrawl int
+	// PageTimeout bounds one page fetch.
+	PageTimeout time.Duration
+	// MaxPageBytes is the response size cap; larger bodies are cut off.
+	MaxPageBytes int
+	// UserAgent is sent with every request.
+	UserAgent string
+	// ReconcileInterval is how often the worker compares running crawls
+	// with Temporal's view of their workflows.
+	ReconcileInterval time.Duration
+	// StaticEgressProxy is the proxy URL used by crawls with useStaticIps.
+	StaticEgressProxy string
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+}
+
+// Load reads the configuration from the environment.
+func Load() (Config, error) {
+	return load(os.Getenv)
+}
+
+func load(getenv func(string) string) (Config, error) {
+	r := reader{getenv: getenv}
+	c := Config{
+		DatabaseURL:            r.str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/crawler?sslmode=disable"),
+		TemporalAddress:        r.str("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace:      r.str("TEMPORAL_NAMESPACE", "default"),
+		TaskQueue:              r.str("CRAWLER_TASK_QUEUE", "crawler"),
+		HTTPAddr:               r.str("CRAWLER_HTTP_ADDR", "127.0.0.1:8080"),
+		AllowPrivateNetworks:   r.boolean("CRAWLER_ALLOW_PRIVATE_NETWORKS", false),
+		MaxConcurrentPages:     r.integer("CRAWLER_MAX_CONCURRENT_PAGES", 32),
+		DefaultConcurrentPages: r.integer("CRAWLER_DEFAULT_CONCURRENT_PAGES", 8),
+		MaxPagesPerCrawl:       r.integer("CRAWLER_MAX_PAGES_PER_CRAWL", 10000),
+		PageTimeout:            r.duration("CRAWLER_PAGE_TIMEOUT", 30*time.Second),
+		MaxPageBytes:           r.integer("CRAWLER_MAX_PAGE_BYTES", 10<<20),
+		UserAgent:              r.str("CRAWLER_USER_AGENT", "durablecrawl/0.1 (+https://github.com/durablecrawl/crawler)"),
+		ReconcileInterval:      r.duration("CRAWLER_RECONCILE_INTERVAL", 30*time.Second),
+		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
+		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
+	}
+	if r.err != nil {
+		return Config{}, r.err
+	}
+	switch {
+	case c.MaxConcurrentPages < 1:
+		return Config{}, fmt.Errorf("CRAWLER_MAX_CONCURRENT_PAGES must be at least 1")
+	case c.DefaultConcurrentPages < 1:
+		return Config{}, fmt.Errorf("CRAWLER_DEFAULT_CONCURRENT_PAGES must be at least 1")
+	case c.MaxPagesPerCrawl < 1:
+		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGES_PER_CRAWL must be at least 1")
+	case c.MaxPageBytes < 1024:
+		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGE_BYTES must be at least 1024")
+	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
+		return Config{}, fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
+	}
+	if c.DefaultConcurrentPages > c.MaxConcurrentPages {
+		c.DefaultConcurrentPages = c.MaxConcurrentPages
+	}
+	return c, nil
+}
+
+// reader collects the first parse error so Load can report it once.
+type reader struct {
+	getenv func(string) string
+	err    error
+}
+
+func (r *reader) str(key, def string) string {
+	if v := strings.TrimSpace(r.getenv(key)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (r *reader) boolean(key string, def bool) bool {
+	v := strings.TrimSpace(r.getenv(key))
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not a boolean", key, v)
+	}
+	return b
+}
+
+func (r *reader) integer(key string, def int) int {
+	v := strings.TrimSpace(r.getenv(key))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not an integer", key, v)
+	}
+	return n
+}
+
+func (r *reader) duration(key string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(r.getenv(key))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not a duration (for example 30s)", key, v)
+	}
+	return d
+}

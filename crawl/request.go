@@ -1,0 +1,411 @@
+package crawl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/andybalholm/cascadia"
+)
+
+// Limits of a create request (interface sections 2.1, 2.2 and 8, with the
+// decisions of DESIGN.md).
+const (
+	MaxResultsCurrent   = 10000
+	MaxResultsLegacy    = 999
+	MaxDepthCurrent     = 100
+	MaxDepthLegacy      = 50
+	DefaultMaxDepth     = 10
+	MinTimeoutSeconds   = 60
+	DefaultTimeout      = 1800
+	MaxTimeoutSeconds   = 7 * 24 * 3600 // a bound on the workflow, not in the interface
+	MaxStartURLs        = 100
+	MaxURLLength        = 2048
+	MaxExtractionLength = 20000
+	MaxPatterns         = 100
+	MaxConcurrentLimit  = 1000
+)
+
+// Stacks maps each accepted `stack` value to the engine it implies.
+var Stacks = map[string]string{
+	"react":     EnginePlaywright,
+	"next":      EnginePlaywright,
+	"vue":       EnginePlaywright,
+	"nuxt":      EnginePlaywright,
+	"angular":   EnginePlaywright,
+	"svelte":    EnginePlaywright,
+	"gatsby":    EnginePlaywright,
+	"remix":     EnginePlaywright,
+	"ember":     EnginePlaywright,
+	"wordpress": EngineCheerio,
+	"drupal":    EngineCheerio,
+	"hugo":      EngineCheerio,
+	"jekyll":    EngineCheerio,
+	"static":    EngineCheerio,
+}
+
+// StackNames returns the accepted stack values in order.
+func StackNames() []string {
+	names := make([]string, 0, len(Stacks))
+	for k := range Stacks {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Server describes what the server can do; some options are refused when
+// the server lacks what they need.
+type Server struct {
+	StaticEgressProxy bool // useStaticIps needs a configured proxy
+	LLM               bool // extraction needs a configured LLM
+	Browser           bool // engineType playwright needs the browser engine
+}
+
+var knownFields = map[string]bool{
+	"startUrl": true, "startUrls": true, "maxResults": true, "maxDepth": true,
+	"useSitemap": true, "entireWebsite": true, "excludeNonMainTags": true,
+	"includeLinks": true, "deduplicateContent": true, "extraction": true,
+	"engineType": true, "engine": true, "useStaticIps": true, "timeout": true,
+	"origin": true, "includeExternalLinks": true, "stack": true,
+	"includeOnlyPaths": true, "excludePaths": true, "includeOnlyTags": true,
+	"excludeTags": true, "maxConcurrentPages": true,
+}
+
+// ParseRequest validates a POST /crawls body in either request shape and
+// returns the effective options. Every bad field is reported, not only the
+// first, in an *Error with code EINVALID.
+func ParseRequest(body []byte, srv Server) (Options, error) {
+	fields, err := decodeObject(body)
+	if err != nil {
+		return Options{}, &Error{Code: EINVALID, Message: "the request body must be a JSON object",
+			Details: []FieldError{{Field: "body", Message: err.Error()}}}
+	}
+	p := parser{fields: fields}
+	for _, k := range sortedKeys(fields) {
+		if !knownFields[k] {
+			p.fail(k, "unknown field")
+		}
+	}
+
+	var o Options
+	_, hasCurrent := fields["startUrl"]
+	_, hasLegacy := fields["startUrls"]
+	switch {
+	case hasCurrent && hasLegacy:
+		p.fail("startUrl", "give either startUrl or startUrls, not both")
+		p.fail("startUrls", "give either startUrl or startUrls, not both")
+	case !hasCurrent && !hasLegacy:
+		p.fail("startUrl", "required (or startUrls in the older request shape)")
+	case hasCurrent:
+		o.Shape = ShapeCurrent
+		if u, ok := p.str("startUrl"); ok {
+			if msg := checkURL(u); msg != "" {
+				p.fail("startUrl", msg)
+			} else {
+				o.StartURLs = []string{strings.TrimSpace(u)}
+			}
+		} else if !p.bad("startUrl") {
+			p.fail("startUrl", "required")
+		}
+	default:
+		o.Shape = ShapeLegacy
+		if urls, ok := p.strings("startUrls"); ok {
+			switch {
+			case len(urls) == 0:
+				p.fail("startUrls", "must hold at least one URL")
+			case len(urls) > MaxStartURLs:
+				p.fail("startUrls", fmt.Sprintf("at most %d URLs", MaxStartURLs))
+			}
+			for i, u := range urls {
+				if msg := checkURL(u); msg != "" {
+					p.fail(fmt.Sprintf("startUrls[%d]", i), msg)
+				} else {
+					o.StartURLs = append(o.StartURLs, strings.TrimSpace(u))
+				}
+			}
+		} else if !p.bad("startUrls") {
+			p.fail("startUrls", "required")
+		}
+	}
+
+	maxResults, maxDepth := MaxResultsCurrent, MaxDepthCurrent
+	if o.Shape == ShapeLegacy {
+		maxResults, maxDepth = MaxResultsLegacy, MaxDepthLegacy
+	}
+	if n, ok := p.integer("maxResults", 1, maxResults); ok {
+		o.MaxResults = &n
+	} else if o.Shape == ShapeLegacy && !p.bad("maxResults") {
+		p.fail("maxResults", fmt.Sprintf("required in the older request shape (1..%d)", maxResults))
+	}
+	o.MaxDepth = DefaultMaxDepth
+	if n, ok := p.integer("maxDepth", 1, maxDepth); ok {
+		o.MaxDepth = n
+	} else if o.Shape == ShapeLegacy && !p.bad("maxDepth") {
+		p.fail("maxDepth", fmt.Sprintf("required in the older request shape (1..%d)", maxDepth))
+	}
+
+	o.UseSitemap = p.boolean("useSitemap", false)
+	o.EntireWebsite = p.boolean("entireWebsite", false)
+	o.ExcludeNonMainTags = p.boolean("excludeNonMainTags", true)
+	o.IncludeLinks = p.boolean("includeLinks", true)
+	o.DeduplicateContent = p.boolean("deduplicateContent", true)
+	o.IncludeExternalLinks = p.boolean("includeExternalLinks", false)
+	o.UseStaticIPs = p.boolean("useStaticIps", false)
+	if o.UseStaticIPs && !srv.StaticEgressProxy {
+		p.fail("useStaticIps", "no static egress address is configured on this server")
+	}
+
+	if s, ok := p.str("extraction"); ok {
+		switch {
+		case len(s) > MaxExtractionLength:
+			p.fail("extraction", fmt.Sprintf("at most %d characters", MaxExtractionLength))
+		case strings.TrimSpace(s) != "" && !srv.LLM:
+			p.fail("extraction", "no LLM is configured on this server, so extraction instructions cannot be honoured")
+		default:
+			o.Extraction = strings.TrimSpace(s)
+		}
+	}
+
+	o.EngineType = EngineAuto
+	engineType, hasType := p.enum("engineType", EngineAuto, EngineCheerio, EnginePlaywright)
+	engine, hasEngine := p.enum("engine", EngineCheerio, EnginePlaywright)
+	switch {
+	case hasType && hasEngine && engineType != engine:
+		p.fail("engine", "disagrees with engineType; give one of them")
+	case hasType:
+		o.EngineType = engineType
+	case hasEngine:
+		o.EngineType = engine
+	}
+	if o.EngineType == EnginePlaywright && !srv.Browser {
+		field := "engineType"
+		if hasEngine {
+			field = "engine"
+		}
+		p.fail(field, "the playwright engine is not available on this server yet")
+	}
+
+	o.TimeoutSeconds = DefaultTimeout
+	if n, ok := p.integer("timeout", MinTimeoutSeconds, MaxTimeoutSeconds); ok {
+		o.TimeoutSeconds = n
+	}
+	o.Origin = OriginAPI
+	if v, ok := p.enum("origin", OriginAPI, OriginWeb); ok {
+		o.Origin = v
+	}
+	if v, ok := p.enum("stack", StackNames()...); ok {
+		o.Stack = v
+	}
+	if n, ok := p.integer("maxConcurrentPages", 1, MaxConcurrentLimit); ok {
+		o.MaxConcurrentPages = &n
+	}
+
+	o.IncludeOnlyPaths = p.patterns("includeOnlyPaths", checkPathGlob)
+	o.ExcludePaths = p.patterns("excludePaths", checkPathGlob)
+	o.IncludeOnlyTags = p.patterns("includeOnlyTags", checkSelector)
+	o.ExcludeTags = p.patterns("excludeTags", checkSelector)
+
+	if len(p.errs) > 0 {
+		return Options{}, &Error{Code: EINVALID, Message: "the request has invalid fields", Details: p.errs}
+	}
+	return o, nil
+}
+
+func decodeObject(body []byte) (map[string]json.RawMessage, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, fmt.Errorf("empty body")
+	}
+	if body[0] != '{' {
+		return nil, fmt.Errorf("expected a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil {
+		return nil, fmt.Errorf("malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("malformed JSON: data after the object")
+	}
+	return fields, nil
+}
+
+// parser decodes single fields and collects one error per bad field.
+type parser struct {
+	fields map[string]json.RawMessage
+	errs   []FieldError
+}
+
+func (p *parser) fail(field, msg string) {
+	p.errs = append(p.errs, FieldError{Field: field, Message: msg})
+}
+
+func (p *parser) bad(field string) bool {
+	for _, e := range p.errs {
+		if e.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// raw returns the field's JSON, or false when it is absent or null (an
+// explicit null means "use the default").
+func (p *parser) raw(field string) (json.RawMessage, bool) {
+	v, ok := p.fields[field]
+	if !ok || string(bytes.TrimSpace(v)) == "null" {
+		return nil, false
+	}
+	return v, true
+}
+
+func (p *parser) str(field string) (string, bool) {
+	v, ok := p.raw(field)
+	if !ok {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		p.fail(field, "must be a string")
+		return "", false
+	}
+	return s, true
+}
+
+func (p *parser) boolean(field string, def bool) bool {
+	v, ok := p.raw(field)
+	if !ok {
+		return def
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err != nil {
+		p.fail(field, "must be a boolean")
+		return def
+	}
+	return b
+}
+
+func (p *parser) integer(field string, lo, hi int) (int, bool) {
+	v, ok := p.raw(field)
+	if !ok {
+		return 0, false
+	}
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil {
+		p.fail(field, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
+		return 0, false
+	}
+	if f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		p.fail(field, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
+		return 0, false
+	}
+	return int(f), true
+}
+
+func (p *parser) enum(field string, allowed ...string) (string, bool) {
+	s, ok := p.str(field)
+	if !ok {
+		return "", false
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, true
+		}
+	}
+	p.fail(field, fmt.Sprintf("must be one of: %s", strings.Join(allowed, ", ")))
+	return "", false
+}
+
+func (p *parser) strings(field string) ([]string, bool) {
+	v, ok := p.raw(field)
+	if !ok {
+		return nil, false
+	}
+	var list []string
+	if err := json.Unmarshal(v, &list); err != nil {
+		p.fail(field, "must be an array of strings")
+		return nil, false
+	}
+	return list, true
+}
+
+func (p *parser) patterns(field string, check func(string) string) []string {
+	list, ok := p.strings(field)
+	if !ok {
+		return nil
+	}
+	if len(list) > MaxPatterns {
+		p.fail(field, fmt.Sprintf("at most %d entries", MaxPatterns))
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for i, s := range list {
+		s = strings.TrimSpace(s)
+		if msg := check(s); msg != "" {
+			p.fail(fmt.Sprintf("%s[%d]", field, i), msg)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func checkURL(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "must be a URL"
+	}
+	if len(s) > MaxURLLength {
+		return fmt.Sprintf("longer than %d characters", MaxURLLength)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "is not a valid URL"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "must be an absolute http or https URL"
+	}
+	if u.Hostname() == "" {
+		return "must name a host"
+	}
+	if u.User != nil {
+		return "must not carry credentials"
+	}
+	return ""
+}
+
+func checkPathGlob(s string) string {
+	switch {
+	case s == "":
+		return "must not be empty"
+	case len(s) > MaxURLLength:
+		return "too long"
+	case strings.ContainsAny(s, " \t\n"):
+		return "must not contain whitespace"
+	}
+	return ""
+}
+
+func checkSelector(s string) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	if _, err := cascadia.ParseGroup(s); err != nil {
+		return "is not a valid CSS selector"
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,169 @@
+package db
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// Team owns API keys and crawls.
+type Team struct {
+	bun.BaseModel `bun:"table:teams"`
+
+	ID        uuid.UUID `bun:"id,pk,type:uuid,default:gen_random_uuid()"`
+	Name      string    `bun:"name,notnull"`
+	CreatedAt time.Time `bun:"created_at,nullzero,notnull,default:now()"`
+}
+
+// APIKey is a team's key, stored as a hash.
+type APIKey struct {
+	bun.BaseModel `bun:"table:api_keys"`
+
+	ID        uuid.UUID  `bun:"id,pk,type:uuid,default:gen_random_uuid()"`
+	TeamID    uuid.UUID  `bun:"team_id,type:uuid,notnull"`
+	BrandID   *string    `bun:"brand_id"`
+	KeyHash   string     `bun:"key_hash,notnull"`
+	KeyPrefix string     `bun:"key_prefix,notnull"`
+	CreatedAt time.Time  `bun:"created_at,nullzero,notnull,default:now()"`
+	RevokedAt *time.Time `bun:"revoked_at"`
+}
+
+// Crawl is one crawl job: its options as given and as applied, its status
+// and its counters.
+type Crawl struct {
+	bun.BaseModel `bun:"table:crawls"`
+
+	ID           uuid.UUID       `bun:"id,pk,type:uuid"`
+	TeamID       uuid.UUID       `bun:"team_id,type:uuid,notnull"`
+	BrandID      *string         `bun:"brand_id"`
+	Status       crawl.Status    `bun:"status,notnull"`
+	RequestShape string          `bun:"request_shape,notnull"`
+	Request      json.RawMessage `bun:"request,type:jsonb,notnull"`
+
+	StartURLs          []string `bun:"start_urls,array,notnull"`
+	MaxResults         *int     `bun:"max_results"`
+	MaxDepth           int      `bun:"max_depth,notnull"`
+	UseSitemap         bool     `bun:"use_sitemap,notnull"`
+	EntireWebsite      bool     `bun:"entire_website,notnull"`
+	ExcludeNonMainTags bool     `bun:"exclude_non_main_tags,notnull"`
+	IncludeLinks       bool     `bun:"include_links,notnull"`
+	DeduplicateContent bool     `bun:"deduplicate_content,notnull"`
+	Extraction         string   `bun:"extraction,notnull"`
+	EngineType         string   `bun:"engine_type,notnull"`
+	UseStaticIPs       bool     `bun:"use_static_ips,notnull"`
+	TimeoutSeconds     int      `bun:"timeout_seconds,notnull"`
+	Origin             string   `bun:"origin,notnull"`
+
+	IncludeExternalLinks bool     `bun:"include_external_links,notnull"`
+	IncludeOnlyPaths     []string `bun:"include_only_paths,array,notnull"`
+	ExcludePaths         []string `bun:"exclude_paths,array,notnull"`
+	IncludeOnlyTags      []string `bun:"include_only_tags,array,notnull"`
+	ExcludeTags          []string `bun:"exclude_tags,array,notnull"`
+	MaxConcurrentPages   *int     `bun:"max_concurrent_pages"`
+	Stack                string   `bun:"stack,notnull"`
+
+	TotalPages   int        `bun:"total_pages,notnull"`
+	WorkflowID   string     `bun:"workflow_id,notnull"`
+	ErrorMessage string     `bun:"error_message,notnull"`
+	CreatedAt    time.Time  `bun:"created_at,notnull"`
+	UpdatedAt    time.Time  `bun:"updated_at,notnull"`
+	CompletedAt  *time.Time `bun:"completed_at"`
+}
+
+// NewCrawl builds the record of a new, running crawl.
+func NewCrawl(id, teamID uuid.UUID, brandID *string, workflowID string, o crawl.Options, request json.RawMessage, now time.Time) *Crawl {
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return &Crawl{
+		ID: id, TeamID: teamID, BrandID: brandID, Status: crawl.StatusRunning,
+		RequestShape: o.Shape, Request: request,
+		StartURLs: o.StartURLs, MaxResults: o.MaxResults, MaxDepth: o.MaxDepth,
+		UseSitemap: o.UseSitemap, EntireWebsite: o.EntireWebsite,
+		ExcludeNonMainTags: o.ExcludeNonMainTags, IncludeLinks: o.IncludeLinks,
+		DeduplicateContent: o.DeduplicateContent, Extraction: o.Extraction,
+		EngineType: o.EngineType, UseStaticIPs: o.UseStaticIPs,
+		TimeoutSeconds: o.TimeoutSeconds, Origin: o.Origin,
+		IncludeExternalLinks: o.IncludeExternalLinks,
+		IncludeOnlyPaths:     nonNil(o.IncludeOnlyPaths), ExcludePaths: nonNil(o.ExcludePaths),
+		IncludeOnlyTags: nonNil(o.IncludeOnlyTags), ExcludeTags: nonNil(o.ExcludeTags),
+		MaxConcurrentPages: o.MaxConcurrentPages, Stack: o.Stack,
+		WorkflowID: workflowID, CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// Options returns the crawl's effective options.
+func (c *Crawl) Options() crawl.Options {
+	return crawl.Options{
+		Shape: c.RequestShape, StartURLs: c.StartURLs, MaxResults: c.MaxResults,
+		MaxDepth: c.MaxDepth, UseSitemap: c.UseSitemap, EntireWebsite: c.EntireWebsite,
+		ExcludeNonMainTags: c.ExcludeNonMainTags, IncludeLinks: c.IncludeLinks,
+		DeduplicateContent: c.DeduplicateContent, Extraction: c.Extraction,
+		EngineType: c.EngineType, UseStaticIPs: c.UseStaticIPs,
+		TimeoutSeconds: c.TimeoutSeconds, Origin: c.Origin,
+		IncludeExternalLinks: c.IncludeExternalLinks,
+		IncludeOnlyPaths:     c.IncludeOnlyPaths, ExcludePaths: c.ExcludePaths,
+		IncludeOnlyTags: c.IncludeOnlyTags, ExcludeTags: c.ExcludeTags,
+		MaxConcurrentPages: c.MaxConcurrentPages, Stack: c.Stack,
+	}
+}
+
+// Page states. A page is discovered as PageQueued, claimed by one fetch
+// batch, and ends PageStored (a result), PageFailed or PageSkipped.
+const (
+	PageQueued  = "queued"
+	PageClaimed = "claimed"
+	PageFetched = "fetched" // HTML kept, waiting for conversion
+	PageStored  = "stored"
+	PageFailed  = "failed"
+	PageSkipped = "skipped"
+)
+
+// Page is a URL of a crawl: first a frontier entry, then a result.
+type Page struct {
+	bun.BaseModel `bun:"table:pages"`
+
+	ID            int64      `bun:"id,pk,autoincrement"`
+	CrawlID       uuid.UUID  `bun:"crawl_id,type:uuid,notnull"`
+	URL           string     `bun:"url,notnull"`
+	NormalizedURL string     `bun:"normalized_url,notnull"`
+	Depth         int        `bun:"depth,notnull"`
+	State         string     `bun:"state,notnull"`
+	Batch         *int       `bun:"batch"`
+	FinalURL      *string    `bun:"final_url"`
+	StatusCode    *int       `bun:"status_code"`
+	ContentType   *string    `bun:"content_type"`
+	Title         *string    `bun:"title"`
+	HTML          *string    `bun:"html"`
+	Markdown      *string    `bun:"markdown"`
+	Engine        *string    `bun:"engine"`
+	Error         *string    `bun:"error"`
+	Bytes         *int       `bun:"bytes"`
+	FetchMS       *int       `bun:"fetch_ms"`
+	ConvertMS     *int       `bun:"convert_ms"`
+	DiscoveredAt  time.Time  `bun:"discovered_at,nullzero,notnull,default:now()"`
+	FetchedAt     *time.Time `bun:"fetched_at"`
+	StoredAt      *time.Time `bun:"stored_at"`
+}
+
+// CrawlLog is one entry of a crawl's log (interface section 2.3).
+type CrawlLog struct {
+	bun.BaseModel `bun:"table:crawl_logs"`
+
+	ID          int64          `bun:"id,pk,autoincrement"`
+	CrawlID     uuid.UUID      `bun:"crawl_id,type:uuid,notnull"`
+	TeamID      uuid.UUID      `bun:"team_id,type:uuid,notnull"`
+	Key         string         `bun:"key,notnull"`
+	Level       string         `bun:"level,notnull"`
+	Message     string         `bun:"message,notnull"`
+	Description string         `bun:"description,notnull"`
+	Data        map[string]any `bun:"data,type:jsonb,notnull"`
+	CreatedAt   time.Time      `bun:"created_at,nullzero,notnull,default:clock_timestamp()"`
+}

@@ -1,0 +1,465 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// Store is the service's data access. Its methods are safe for concurrent
+// use; the ones activities call are idempotent.
+type Store struct {
+	db *bun.DB
+}
+
+// NewStore returns a Store over db.
+func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+
+// DB returns the underlying database handle.
+func (s *Store) DB() *bun.DB { return s.db }
+
+// Principal is the caller an API key stands for.
+type Principal struct {
+	TeamID  uuid.UUID
+	BrandID *string
+}
+
+// APIKeyPrefix starts every API key, so that leaked keys are easy to spot.
+const APIKeyPrefix = "ck_"
+
+// HashAPIKey returns the stored form of an API key. Keys carry 190 bits of
+// randomness, so a fast hash is enough: there is nothing to brute-force.
+func HashAPIKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateAPIKey creates the team named teamName when it does not exist yet,
+// adds a key to it and returns the key. The key is not stored.
+func (s *Store) CreateAPIKey(ctx context.Context, teamName string, brandID *string) (string, error) {
+	key, err := newAPIKey()
+	if err != nil {
+		return "", err
+	}
+	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		team := &Team{Name: teamName}
+		if _, err := tx.NewInsert().Model(team).On("CONFLICT (name) DO UPDATE SET name = EXCLUDED.name").
+			Returning("id").Exec(ctx); err != nil {
+			return fmt.Errorf("create team %q: %w", teamName, err)
+		}
+		k := &APIKey{TeamID: team.ID, BrandID: brandID, KeyHash: HashAPIKey(key), KeyPrefix: key[:len(APIKeyPrefix)+6]}
+		if _, err := tx.NewInsert().Model(k).Exec(ctx); err != nil {
+			return fmt.Errorf("store api key: %w", err)
+		}
+		return nil
+	})
+	return key, err
+}
+
+func newAPIKey() (string, error) {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, 32)
+	for i := range b {
+		n, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		if err != nil {
+			return "", err
+		}
+		b[i] = alphabet[n.Int64()]
+	}
+	return APIKeyPrefix + string(b), nil
+}
+
+// Authenticate returns the principal of an API key, or an EUNAUTHORIZED
+// error when the key is unknown or revoked.
+func (s *Store) Authenticate(ctx context.Context, key string) (Principal, error) {
+	var k APIKey
+	err := s.db.NewSelect().Model(&k).Where("key_hash = ?", HashAPIKey(key)).Where("revoked_at IS NULL").Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Principal{}, crawl.Errorf(crawl.EUNAUTHORIZED, "invalid API key")
+	}
+	if err != nil {
+		return Principal{}, fmt.Errorf("look up api key: %w", err)
+	}
+	return Principal{TeamID: k.TeamID, BrandID: k.BrandID}, nil
+}
+
+// InsertCrawl stores a new crawl.
+func (s *Store) InsertCrawl(ctx context.Context, c *Crawl) error {
+	if _, err := s.db.NewInsert().Model(c).Exec(ctx); err != nil {
+		return fmt.Errorf("insert crawl: %w", err)
+	}
+	return nil
+}
+
+// GetCrawl returns the team's crawl id, or ENOTFOUND, also when the crawl
+// belongs to another team.
+func (s *Store) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*Crawl, error) {
+	c := new(Crawl)
+	err := s.db.NewSelect().Model(c).Where("id = ?", id).Where("team_id = ?", teamID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get crawl %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// CrawlByID returns a crawl whatever its team, for the worker.
+func (s *Store) CrawlByID(ctx context.Context, id uuid.UUID) (*Crawl, error) {
+	c := new(Crawl)
+	err := s.db.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get crawl %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// FinishCrawl moves a running crawl to a terminal status and returns the
+// crawl as it is afterwards. A crawl that is no longer running is left
+// as it is (compare-and-set), so concurrent or repeated finishes agree.
+func (s *Store) FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
+	res, err := s.db.NewUpdate().Model((*Crawl)(nil)).
+		Set("status = ?", status).
+		Set("error_message = ?", message).
+		Set("completed_at = clock_timestamp()").
+		Set("updated_at = clock_timestamp()").
+		Where("id = ?", id).Where("status = ?", crawl.StatusRunning).
+		Exec(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("finish crawl %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	c, err := s.CrawlByID(ctx, id)
+	return c, n == 1, err
+}
+
+// RunningCrawls returns up to limit crawls that are running and were
+// created before createdBefore, oldest first.
+func (s *Store) RunningCrawls(ctx context.Context, createdBefore time.Time, limit int) ([]Crawl, error) {
+	var cs []Crawl
+	err := s.db.NewSelect().Model(&cs).
+		Where("status = ?", crawl.StatusRunning).Where("created_at < ?", createdBefore).
+		Order("created_at").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list running crawls: %w", err)
+	}
+	return cs, nil
+}
+
+// NewPage is a URL discovered by a crawl.
+type NewPage struct {
+	URL           string
+	NormalizedURL string
+	Depth         int
+}
+
+// Enqueue adds URLs to a crawl's frontier. URLs the crawl already knows are
+// ignored, which makes the frontier its visited set and the call idempotent.
+func (s *Store) Enqueue(ctx context.Context, crawlID uuid.UUID, pages []NewPage) (int, error) {
+	return enqueue(ctx, s.db, crawlID, pages)
+}
+
+func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage) (int, error) {
+	if len(pages) == 0 {
+		return 0, nil
+	}
+	rows := make([]Page, 0, len(pages))
+	seen := make(map[string]bool, len(pages))
+	for _, p := range pages {
+		if seen[p.NormalizedURL] {
+			continue
+		}
+		seen[p.NormalizedURL] = true
+		rows = append(rows, Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, State: PageQueued})
+	}
+	res, err := db.NewInsert().Model(&rows).
+		Column("crawl_id", "url", "normalized_url", "depth", "state").
+		On("CONFLICT (crawl_id, normalized_url) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("enqueue %d urls: %w", len(rows), err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// ClaimBatch returns the pages of fetch batch number batch, claiming up to
+// limit queued pages (shallowest first, then in discovery order) when the
+// batch has none yet. A retried claim returns the same pages.
+func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]Page, error) {
+	pages, err := s.BatchPages(ctx, crawlID, batch)
+	if err != nil || len(pages) > 0 {
+		return pages, err
+	}
+	err = s.db.NewRaw(`
+		UPDATE pages SET state = ?, batch = ?
+		WHERE id IN (
+			SELECT id FROM pages
+			WHERE crawl_id = ? AND state = ?
+			ORDER BY depth, id
+			LIMIT ?
+			FOR UPDATE SKIP LOCKED)
+		RETURNING id, crawl_id, url, normalized_url, depth, state, batch, discovered_at`,
+		PageClaimed, batch, crawlID, PageQueued, limit).Scan(ctx, &pages)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("claim batch %d: %w", batch, err)
+	}
+	sortPages(pages)
+	return pages, nil
+}
+
+// BatchPages returns the pages of a batch in claim order, without their HTML
+// and markdown.
+func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]Page, error) {
+	var pages []Page
+	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
+		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).
+		Order("depth", "id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pages of batch %d: %w", batch, err)
+	}
+	return pages, nil
+}
+
+// FetchedPages returns the pages of a batch that wait for conversion, with
+// their HTML.
+func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]Page, error) {
+	var pages []Page
+	err := s.db.NewSelect().Model(&pages).
+		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageFetched).
+		Order("depth", "id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fetched pages of batch %d: %w", batch, err)
+	}
+	return pages, nil
+}
+
+func sortPages(p []Page) {
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && (p[j].Depth < p[j-1].Depth || (p[j].Depth == p[j-1].Depth && p[j].ID < p[j-1].ID)); j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
+}
+
+// FetchOutcome is what fetching a claimed page produced.
+type FetchOutcome struct {
+	PageID      int64
+	State       string // PageFetched, PageFailed or PageSkipped
+	FinalURL    string
+	StatusCode  int
+	ContentType string
+	HTML        string
+	Engine      string
+	Error       string
+	Bytes       int
+	FetchMS     int
+	// Links are the in-scope pages the page links to, enqueued with it.
+	Links []NewPage
+}
+
+// SaveFetch records a claimed page's fetch and enqueues its links, in one
+// transaction. A page that is no longer claimed (a retry of a batch whose
+// page was already saved) is left alone.
+func (s *Store) SaveFetch(ctx context.Context, crawlID uuid.UUID, o FetchOutcome) error {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewUpdate().Model((*Page)(nil)).
+			Set("state = ?", o.State).
+			Set("final_url = ?", nullString(o.FinalURL)).
+			Set("status_code = ?", nullInt(o.StatusCode)).
+			Set("content_type = ?", nullString(o.ContentType)).
+			Set("engine = ?", nullString(o.Engine)).
+			Set("error = ?", nullString(o.Error)).
+			Set("bytes = ?", o.Bytes).
+			Set("fetch_ms = ?", o.FetchMS).
+			Set("fetched_at = clock_timestamp()").
+			Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageClaimed)
+		if o.State == PageFetched {
+			q = q.Set("html = ?", o.HTML)
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		_, err = enqueue(ctx, tx, crawlID, o.Links)
+		return err
+	})
+}
+
+// ClaimRedirectTarget makes sure that a page reached through a redirect is
+// kept once. It records target in the crawl's visited set on behalf of page
+// pageID and reports whether pageID may keep the content: false when
+// another page of the crawl already has, or is fetching, that URL. A target
+// that is only queued is taken over (and will not be fetched). Retries
+// give the same answer.
+func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target NewPage) (bool, error) {
+	note := fmt.Sprintf("reached through a redirect; kept as page %d", pageID)
+	var owned bool
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewRaw(`
+			INSERT INTO pages (crawl_id, url, normalized_url, depth, state, error)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (crawl_id, normalized_url) DO UPDATE
+			SET state = EXCLUDED.state, error = EXCLUDED.error
+			WHERE pages.state = ?`,
+			crawlID, target.URL, target.NormalizedURL, target.Depth, PageSkipped, note, PageQueued).Exec(ctx); err != nil {
+			return err
+		}
+		var row Page
+		if err := tx.NewSelect().Model(&row).Column("state", "error").
+			Where("crawl_id = ?", crawlID).Where("normalized_url = ?", target.NormalizedURL).Scan(ctx); err != nil {
+			return err
+		}
+		owned = row.State == PageSkipped && row.Error != nil && *row.Error == note
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim redirect target %s: %w", target.NormalizedURL, err)
+	}
+	return owned, nil
+}
+
+// StorePage turns a fetched page into a result: it saves its markdown and
+// counts it on the crawl, in one transaction, while the crawl is running
+// and has fewer than budget pages. It reports whether the page was stored;
+// a page stored by an earlier attempt reports false.
+func (s *Store) StorePage(ctx context.Context, crawlID uuid.UUID, pageID int64, title, markdown string, convertMS, budget int) (bool, error) {
+	stored := false
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*Crawl)(nil)).
+			Set("total_pages = total_pages + 1").
+			Set("updated_at = clock_timestamp()").
+			Where("id = ?", crawlID).Where("status = ?", crawl.StatusRunning).Where("total_pages < ?", budget).
+			Where("EXISTS (SELECT 1 FROM pages WHERE id = ? AND state = ?)", pageID, PageFetched).
+			Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("count page %d: %w", pageID, err)
+		}
+		n, _ := res.RowsAffected()
+		update := tx.NewUpdate().Model((*Page)(nil)).
+			Set("html = NULL").
+			Set("convert_ms = ?", convertMS).
+			Where("id = ?", pageID).Where("state = ?", PageFetched)
+		if n == 1 {
+			update = update.Set("state = ?", PageStored).
+				Set("title = ?", title).
+				Set("markdown = ?", markdown).
+				Set("stored_at = clock_timestamp()")
+		} else {
+			update = update.Set("state = ?", PageSkipped).
+				Set("error = ?", "not stored: the crawl had ended or reached its page limit")
+		}
+		if _, err := update.Exec(ctx); err != nil {
+			return fmt.Errorf("store page %d: %w", pageID, err)
+		}
+		stored = n == 1
+		return nil
+	})
+	return stored, err
+}
+
+// SkipPage marks a fetched page as skipped, with the reason.
+func (s *Store) SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error {
+	_, err := s.db.NewUpdate().Model((*Page)(nil)).
+		Set("state = ?", PageSkipped).Set("error = ?", reason).Set("html = NULL").
+		Where("id = ?", pageID).Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]string{PageFetched, PageClaimed})).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("skip page %d: %w", pageID, err)
+	}
+	return nil
+}
+
+// CountPages returns how many of a crawl's pages are in each state.
+func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[string]int, error) {
+	var rows []struct {
+		State string `bun:"state"`
+		N     int    `bun:"n"`
+	}
+	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").ColumnExpr("count(*) AS n").
+		Where("crawl_id = ?", crawlID).Group("state").Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("count pages: %w", err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.State] = r.N
+	}
+	return out, nil
+}
+
+// InsertLogs writes log entries; an entry whose key the crawl already has
+// is skipped, so rewriting the same entries is harmless.
+func (s *Store) InsertLogs(ctx context.Context, logs []CrawlLog) error {
+	if len(logs) == 0 {
+		return nil
+	}
+	for i := range logs {
+		if logs[i].Data == nil {
+			logs[i].Data = map[string]any{}
+		}
+	}
+	_, err := s.db.NewInsert().Model(&logs).
+		Column("crawl_id", "team_id", "key", "level", "message", "description", "data").
+		On("CONFLICT (crawl_id, key) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("insert %d logs: %w", len(logs), err)
+	}
+	return nil
+}
+
+// ListLogs returns one page of a crawl's log, oldest first, and the total
+// number of entries.
+func (s *Store) ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]CrawlLog, int, error) {
+	logs := []CrawlLog{}
+	total, err := s.db.NewSelect().Model(&logs).Where("crawl_id = ?", crawlID).
+		Order("created_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list logs: %w", err)
+	}
+	return logs, int(total), nil
+}
+
+// ListResults returns one page of a crawl's result pages in crawl order,
+// and the total number of results.
+func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]Page, int, error) {
+	pages := []Page{}
+	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html").
+		Where("crawl_id = ?", crawlID).Where("state = ?", PageStored).
+		Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list results: %w", err)
+	}
+	return pages, int(total), nil
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}

@@ -1,0 +1,216 @@
+// Package fetch downloads pages for the crawler.
+//
+// Static fetches plain HTTP responses with colly. It keeps no visited set of
+// its own: the crawl's frontier in Postgres decides what is fetched, and
+// colly's visited set is racy under parallelism.
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/durablecrawl/crawler/netguard"
+)
+
+// Result is the outcome of fetching one URL.
+type Result struct {
+	// URL is the URL that was asked for; FinalURL is where redirects ended.
+	URL      string
+	FinalURL string
+	// StatusCode is 0 when no response arrived (Err says why).
+	StatusCode  int
+	ContentType string
+	Body        []byte
+	// Truncated is set when the body was cut off at the size cap.
+	Truncated bool
+	// Links are the absolute targets of the page's <a href> elements, in
+	// document order; Canonical is its rel=canonical URL, if any.
+	Links     []string
+	Canonical string
+	Duration  time.Duration
+	Err       error
+
+	started time.Time
+}
+
+// IsHTML reports whether the response is an HTML document.
+func (r Result) IsHTML() bool { return IsHTMLType(r.ContentType) }
+
+// IsHTMLType reports whether a Content-Type names an HTML document. A
+// missing type is taken as HTML, as browsers sniff it.
+func IsHTMLType(contentType string) bool {
+	if strings.TrimSpace(contentType) == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// Forbidden reports whether err is a refusal by the network guard.
+func Forbidden(err error) bool { return errors.Is(err, netguard.ErrForbiddenAddress) }
+
+// StaticOptions configure a Static fetcher.
+type StaticOptions struct {
+	AllowPrivateNetworks bool
+	UserAgent            string
+	Timeout              time.Duration // per page
+	MaxBytes             int           // body size cap
+}
+
+// Static fetches pages over plain HTTP. One Static serves every crawl of
+// a worker; it is safe for concurrent use.
+type Static struct {
+	opts      StaticOptions
+	transport *http.Transport
+}
+
+// NewStatic returns a Static fetcher whose connections pass the network
+// guard unless AllowPrivateNetworks is set.
+func NewStatic(opts StaticOptions) *Static {
+	dialer := netguard.Dialer(opts.AllowPrivateNetworks, 10*time.Second)
+	t := &http.Transport{
+		Proxy:                 nil, // the environment's proxy must not bypass the guard
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: opts.Timeout,
+	}
+	return &Static{opts: opts, transport: t}
+}
+
+// Close releases idle connections.
+func (s *Static) Close() { s.transport.CloseIdleConnections() }
+
+// FetchAll fetches urls with at most parallelism requests in flight and
+// calls emit once per URL, from several goroutines at once. It returns when
+// every URL has been emitted or ctx is done.
+func (s *Static) FetchAll(ctx context.Context, urls []string, parallelism int, emit func(Result)) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	c := colly.NewCollector(
+		colly.Async(true),
+		colly.AllowURLRevisit(),
+		colly.IgnoreRobotsTxt(), // robots.txt is the crawl's decision, made before fetching
+		colly.ParseHTTPErrorResponse(),
+		colly.MaxBodySize(s.opts.MaxBytes+1),
+		colly.UserAgent(s.opts.UserAgent),
+		colly.StdlibContext(ctx),
+	)
+	c.WithTransport(s.transport)
+	c.SetRequestTimeout(s.opts.Timeout)
+	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: max(parallelism, 1)}); err != nil {
+		return fmt.Errorf("colly limit: %w", err)
+	}
+
+	var mu sync.Mutex
+	// Each URL gets its own colly context, the key of its pending result.
+	// A result is touched only by the goroutine fetching it until finish.
+	pending := make(map[*colly.Context]*Result, len(urls))
+	finish := func(cc *colly.Context) {
+		mu.Lock()
+		r, ok := pending[cc]
+		delete(pending, cc)
+		mu.Unlock()
+		if ok {
+			r.Duration = time.Since(r.started)
+			emit(*r)
+		}
+	}
+	get := func(cc *colly.Context) *Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return pending[cc]
+	}
+
+	c.OnResponse(func(resp *colly.Response) {
+		r := get(resp.Ctx)
+		if r == nil {
+			return
+		}
+		r.FinalURL = resp.Request.URL.String()
+		r.StatusCode = resp.StatusCode
+		if resp.Headers != nil {
+			r.ContentType = resp.Headers.Get("Content-Type")
+		}
+		body := resp.Body
+		if len(body) > s.opts.MaxBytes {
+			body, r.Truncated = body[:s.opts.MaxBytes], true
+		}
+		r.Body = append([]byte(nil), body...)
+	})
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
+		if r := get(e.Request.Ctx); r != nil {
+			if abs := e.Request.AbsoluteURL(e.Attr("href")); abs != "" {
+				r.Links = append(r.Links, abs)
+			}
+		}
+	})
+	c.OnHTML(`link[rel="canonical"][href]`, func(e *colly.HTMLElement) {
+		if r := get(e.Request.Ctx); r != nil && r.Canonical == "" {
+			r.Canonical = e.Request.AbsoluteURL(e.Attr("href"))
+		}
+	})
+	c.OnScraped(func(resp *colly.Response) { finish(resp.Ctx) })
+	c.OnError(func(resp *colly.Response, err error) {
+		cc := resp.Ctx
+		if r := get(cc); r != nil {
+			r.Err = err
+			if resp.StatusCode != 0 {
+				r.StatusCode = resp.StatusCode
+			}
+			if resp.Request != nil && resp.Request.URL != nil {
+				r.FinalURL = resp.Request.URL.String()
+			}
+		}
+		finish(cc)
+	})
+
+	for _, u := range urls {
+		cc := colly.NewContext()
+		mu.Lock()
+		pending[cc] = &Result{URL: u, FinalURL: u, started: time.Now()}
+		mu.Unlock()
+		if err := c.Request(http.MethodGet, u, nil, cc, nil); err != nil {
+			mu.Lock()
+			if r, ok := pending[cc]; ok {
+				r.Err = err
+			}
+			mu.Unlock()
+			finish(cc)
+		}
+	}
+	c.Wait()
+
+	// Anything still pending was stopped by ctx before colly reported it.
+	mu.Lock()
+	left := make([]*colly.Context, 0, len(pending))
+	for cc := range pending {
+		left = append(left, cc)
+	}
+	mu.Unlock()
+	for _, cc := range left {
+		if r := get(cc); r != nil && r.Err == nil {
+			r.Err = ctx.Err()
+			if r.Err == nil {
+				r.Err = errors.New("fetch ended without a response")
+			}
+		}
+		finish(cc)
+	}
+	return ctx.Err()
+}

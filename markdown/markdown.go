@@ -1,0 +1,157 @@
+// Package markdown turns a fetched HTML page into the markdown a crawl
+// stores: the page's title, and its content with the chosen parts removed.
+package markdown
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/PuerkitoBio/goquery"
+)
+
+// Options choose what of a page goes into its markdown.
+type Options struct {
+	// PageURL resolves relative links and images; links come out absolute.
+	PageURL *url.URL
+	// MainContentOnly drops navigation, headers, footers, sidebars and
+	// banners (excludeNonMainTags).
+	MainContentOnly bool
+	// IncludeLinks keeps links as markdown links; false keeps their text.
+	IncludeLinks bool
+}
+
+// Document is a converted page.
+type Document struct {
+	Title    string
+	Markdown string
+}
+
+// never holds elements that carry no readable text in any mode.
+const never = "script, style, noscript, template, svg, canvas, iframe, object, embed, head, meta, link"
+
+// boilerplate holds elements that are not a page's main content.
+const boilerplate = `nav, header, footer, aside, form, dialog, menu,
+	[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search],
+	[aria-hidden=true], [hidden],
+	[id*=cookie], [class*=cookie], [id*=consent], [class*=consent],
+	[class*=sidebar], [id*=sidebar], [class*=breadcrumb], [class*=share], [class*=social]`
+
+// mainCandidates are elements that usually wrap the main content, best first.
+var mainCandidates = []string{"main", "[role=main]", "article", "#content", ".content", "#main", ".main"}
+
+// minMainText is the least text a main-content candidate must hold;
+// below it the whole body is used instead.
+const minMainText = 200
+
+var blankLines = regexp.MustCompile(`\n{3,}`)
+
+// Convert renders page as markdown.
+func Convert(page []byte, o Options) (Document, error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		return Document{}, fmt.Errorf("parse html: %w", err)
+	}
+	d := Document{Title: title(doc)}
+
+	pageURL := o.PageURL
+	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pageURL != nil {
+		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
+			pageURL = b
+		}
+	}
+	doc.Find(never).Remove()
+	absolutize(doc, pageURL)
+
+	root := doc.Find("body").First()
+	if root.Length() == 0 {
+		root = doc.Selection
+	}
+	if o.MainContentOnly {
+		root = mainContent(root)
+	}
+	if !o.IncludeLinks {
+		root.Find("a").Each(func(_ int, a *goquery.Selection) {
+			a.ReplaceWithSelection(a.Contents())
+		})
+	}
+
+	conv := converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(),
+		table.NewTablePlugin(),
+	))
+	var out bytes.Buffer
+	for _, n := range root.Nodes {
+		md, err := conv.ConvertNode(n)
+		if err != nil {
+			return Document{}, fmt.Errorf("convert html: %w", err)
+		}
+		out.Write(md)
+		out.WriteString("\n\n")
+	}
+	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(out.String(), "\n\n"))
+	return d, nil
+}
+
+// mainContent narrows root to its main content. Boilerplate is removed
+// first; then the first candidate wrapper with enough text is taken. When
+// removal leaves too little text, the untouched body is kept: a page that
+// is all "boilerplate" by these rules still has something to say.
+func mainContent(root *goquery.Selection) *goquery.Selection {
+	whole := root.Clone()
+	root.Find(boilerplate).Remove()
+	for _, sel := range mainCandidates {
+		c := root.Find(sel).First()
+		if c.Length() > 0 && textLen(c) >= minMainText {
+			return c
+		}
+	}
+	if textLen(root) < minMainText && textLen(whole) > 2*textLen(root) {
+		return whole
+	}
+	return root
+}
+
+func textLen(s *goquery.Selection) int {
+	return len(strings.Join(strings.Fields(s.Text()), " "))
+}
+
+func title(doc *goquery.Document) string {
+	t := strings.Join(strings.Fields(doc.Find("title").First().Text()), " ")
+	if t == "" {
+		t = strings.Join(strings.Fields(doc.Find("h1").First().Text()), " ")
+	}
+	return t
+}
+
+// absolutize rewrites href and src attributes to absolute URLs, so the
+// markdown's links work outside the page.
+func absolutize(doc *goquery.Document, base *url.URL) {
+	if base == nil {
+		return
+	}
+	fix := func(attr string) func(int, *goquery.Selection) {
+		return func(_ int, s *goquery.Selection) {
+			v, _ := s.Attr(attr)
+			v = strings.TrimSpace(v)
+			if v == "" || strings.HasPrefix(v, "#") || strings.HasPrefix(strings.ToLower(v), "javascript:") {
+				if attr == "href" {
+					s.RemoveAttr(attr)
+				}
+				return
+			}
+			if u, err := base.Parse(v); err == nil {
+				s.SetAttr(attr, u.String())
+			}
+		}
+	}
+	doc.Find("a[href]").Each(fix("href"))
+	doc.Find("img[src]").Each(fix("src"))
+}

@@ -1,0 +1,82 @@
+// Package netguard keeps the crawler away from networks it must not reach.
+//
+// The check runs when a connection is dialled, on the address actually
+// dialled, so it covers redirects, DNS names that resolve to private
+// addresses and DNS rebinding alike.
+package netguard
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// ErrForbiddenAddress is wrapped by every refusal.
+var ErrForbiddenAddress = errors.New("address not allowed")
+
+var forbidden = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this" network
+	netip.MustParsePrefix("10.0.0.0/8"),     // private
+	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
+	netip.MustParsePrefix("127.0.0.0/8"),    // loopback
+	netip.MustParsePrefix("169.254.0.0/16"), // link-local, cloud metadata
+	netip.MustParsePrefix("172.16.0.0/12"),  // private
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("192.168.0.0/16"), // private
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("224.0.0.0/4"),    // multicast
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, broadcast
+	netip.MustParsePrefix("::/128"),         // unspecified
+	netip.MustParsePrefix("::1/128"),        // loopback
+	netip.MustParsePrefix("fc00::/7"),       // unique local (incl. fd00:ec2::254 metadata)
+	netip.MustParsePrefix("fe80::/10"),      // link-local
+	netip.MustParsePrefix("ff00::/8"),       // multicast
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
+	netip.MustParsePrefix("2001:db8::/32"),  // documentation
+}
+
+// Allowed reports whether the crawler may connect to ip.
+func Allowed(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() {
+		return false
+	}
+	for _, p := range forbidden {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// Check returns an error wrapping ErrForbiddenAddress when address
+// ("ip:port", as given to a dialer's Control function) must not be reached.
+func Check(address string) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		host = address
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%w: %s is not an IP address", ErrForbiddenAddress, host)
+	}
+	if !Allowed(ip) {
+		return fmt.Errorf("%w: %s is a private, loopback, link-local or reserved address", ErrForbiddenAddress, ip)
+	}
+	return nil
+}
+
+// Dialer returns a dialer that refuses forbidden addresses unless
+// allowPrivate is set.
+func Dialer(allowPrivate bool, timeout time.Duration) *net.Dialer {
+	d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		d.Control = func(network, address string, _ syscall.RawConn) error {
+			return Check(address)
+		}
+	}
+	return d
+}

@@ -1,0 +1,121 @@
+// Package urlnorm turns the many spellings of a URL into one key, so that a
+// crawl never fetches the same page twice.
+package urlnorm
+
+import (
+	"errors"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// trackingParams are query parameters that identify a campaign or a click,
+// never a page. Parameters starting with utm_ are dropped too.
+var trackingParams = map[string]bool{
+	"gclid": true, "dclid": true, "fbclid": true, "msclkid": true, "yclid": true,
+	"mc_cid": true, "mc_eid": true, "_ga": true, "_gl": true, "igshid": true,
+	"ref_src": true,
+}
+
+// ErrNotHTTP is returned for URLs that are not http or https.
+var ErrNotHTTP = errors.New("not an http or https URL")
+
+// Clean resolves ref against base (base may be nil) and returns the URL the
+// crawler should request: absolute, without fragment or tracking parameters,
+// with a lower-case scheme and host and no default port.
+func Clean(base *url.URL, ref string) (*url.URL, error) {
+	ref = strings.TrimSpace(ref)
+	u, err := url.Parse(ref)
+	if err != nil {
+		return nil, err
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, ErrNotHTTP
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "" {
+		return nil, errors.New("URL has no host")
+	}
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		host = ascii
+	}
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	if !strings.Contains(strings.ToUpper(u.RawPath), "%2F") {
+		// Let EscapedPath re-encode the path, so %7E and ~ are one spelling.
+		u.RawPath = ""
+	}
+	if u.Path == "" {
+		u.Path, u.RawPath = "/", ""
+	} else if strings.Contains(u.Path, "/.") {
+		clean := path.Clean(u.Path)
+		if strings.HasSuffix(u.Path, "/") && clean != "/" {
+			clean += "/"
+		}
+		u.Path, u.RawPath = clean, ""
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if trackingParams[strings.ToLower(k)] || strings.HasPrefix(strings.ToLower(k), "utm_") {
+				q.Del(k)
+			}
+		}
+		u.RawQuery = q.Encode() // Encode sorts by key
+	}
+	u.ForceQuery = false
+	return u, nil
+}
+
+// Key returns the identity of a cleaned URL: the scheme, host, path without
+// a trailing slash (so /docs and /docs/ are one page) and sorted query.
+// Two URLs with the same key are the same page to the crawler.
+func Key(u *url.URL) string {
+	p := u.EscapedPath()
+	if len(p) > 1 {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			p = "/"
+		}
+	}
+	var b strings.Builder
+	b.WriteString(u.Scheme)
+	b.WriteString("://")
+	b.WriteString(u.Host)
+	b.WriteString(p)
+	if u.RawQuery != "" {
+		// Clean already sorted the query; sort again for URLs built elsewhere.
+		parts := strings.Split(u.RawQuery, "&")
+		sort.Strings(parts)
+		b.WriteByte('?')
+		b.WriteString(strings.Join(parts, "&"))
+	}
+	return b.String()
+}
+
+// Normalize cleans raw and returns the URL to fetch and its key.
+func Normalize(raw string) (fetch string, key string, err error) {
+	u, err := Clean(nil, raw)
+	if err != nil {
+		return "", "", err
+	}
+	return u.String(), Key(u), nil
+}
