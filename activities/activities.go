@@ -1,0 +1,88 @@
+// Package activities holds the crawl workflow's activities: thin adapters
+// between Temporal and the parts that do the work (fetch, markdown, db).
+//
+// Every activity takes and returns IDs and counters only; page content
+// moves between activities through Postgres, never through workflow
+// history. Every activity is idempotent: a retry after a crash or a timeout
+// reaches the same state as a single run.
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/scope"
+	"github.com/durablecrawl/crawler/urlnorm"
+)
+
+// crawlStore is what the activities need of the database.
+type crawlStore interface {
+	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
+	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
+	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]db.Page, error)
+	SaveFetch(ctx context.Context, crawlID uuid.UUID, o db.FetchOutcome) error
+	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
+	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
+	StorePage(ctx context.Context, crawlID uuid.UUID, pageID int64, title, markdown string, convertMS, budget int) (bool, error)
+	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
+	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
+	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
+}
+
+var _ crawlStore = (*db.Store)(nil)
+
+// staticFetcher fetches pages over plain HTTP.
+type staticFetcher interface {
+	FetchAll(ctx context.Context, urls []string, parallelism int, emit func(fetch.Result)) error
+}
+
+var _ staticFetcher = (*fetch.Static)(nil)
+
+// Limits are the server-wide bounds the activities apply to every crawl.
+type Limits struct {
+	MaxPagesPerCrawl       int
+	DefaultConcurrentPages int
+	MaxConcurrentPages     int
+}
+
+// Activities are the crawl workflow's activities. Register a *Activities
+// with the worker; its fields are its dependencies.
+type Activities struct {
+	Store  crawlStore
+	Static staticFetcher
+	Limits Limits
+}
+
+// loadCrawl returns a crawl and its options.
+func (a *Activities) loadCrawl(ctx context.Context, crawlID string) (*db.Crawl, crawl.Options, error) {
+	id, err := uuid.Parse(crawlID)
+	if err != nil {
+		return nil, crawl.Options{}, nonRetryable(fmt.Errorf("crawl id %q: %w", crawlID, err))
+	}
+	c, err := a.Store.CrawlByID(ctx, id)
+	if err != nil {
+		if crawl.ErrorCode(err) == crawl.ENOTFOUND {
+			return nil, crawl.Options{}, nonRetryable(err)
+		}
+		return nil, crawl.Options{}, err
+	}
+	return c, c.Options(), nil
+}
+
+// crawlScope returns the scope of a crawl's start URLs.
+func crawlScope(o crawl.Options) *scope.Scope {
+	var starts []*url.URL
+	for _, s := range o.StartURLs {
+		if u, err := urlnorm.Clean(nil, s); err == nil {
+			starts = append(starts, u)
+		}
+	}
+	return scope.New(starts, o.EntireWebsite)
+}

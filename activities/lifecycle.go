@@ -1,0 +1,177 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/urlnorm"
+)
+
+// StartCrawlInput names the crawl to start.
+type StartCrawlInput struct {
+	CrawlID string
+}
+
+// CrawlPlan is what the workflow needs to drive a crawl: counters and
+// bounds, never the crawl's content.
+type CrawlPlan struct {
+	// Status is the crawl's status when the workflow started; a crawl that
+	// is already terminal is not crawled again.
+	Status crawl.Status
+	// Budget is the most result pages the crawl may store.
+	Budget int
+	// BatchSize is how many pages one fetch activity claims.
+	BatchSize int
+	// TimeoutSeconds is the crawl's timeout.
+	TimeoutSeconds int
+}
+
+// StartCrawl seeds the frontier with the crawl's start URLs, writes the
+// crawl's first log entry and returns its plan.
+func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlPlan, error) {
+	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return CrawlPlan{}, err
+	}
+	concurrency := o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages)
+	plan := CrawlPlan{
+		Status:         c.Status,
+		Budget:         o.PageBudget(a.Limits.MaxPagesPerCrawl),
+		BatchSize:      min(max(4*concurrency, 16), 128),
+		TimeoutSeconds: c.TimeoutSeconds,
+	}
+	if c.Status.Terminal() {
+		return plan, nil
+	}
+
+	var seeds []db.NewPage
+	for _, s := range o.StartURLs {
+		fetchURL, key, err := urlnorm.Normalize(s)
+		if err != nil {
+			continue // validated at creation; nothing to crawl
+		}
+		seeds = append(seeds, db.NewPage{URL: fetchURL, NormalizedURL: key, Depth: 0})
+	}
+	if _, err := a.Store.Enqueue(ctx, c.ID, seeds); err != nil {
+		return CrawlPlan{}, err
+	}
+
+	bounds := fmt.Sprintf("maxDepth %d, ", o.MaxDepth)
+	if o.MaxResults != nil {
+		bounds += fmt.Sprintf("maxResults %d, ", *o.MaxResults)
+	}
+	if o.Unbounded() {
+		bounds = fmt.Sprintf("no depth limit, up to %d pages, ", plan.Budget)
+	}
+	entry := db.CrawlLog{
+		CrawlID: c.ID, TeamID: c.TeamID, Key: "start", Level: "info",
+		Message: "Crawl started",
+		Description: fmt.Sprintf("Crawling %s (%sengine %s, %d pages at a time, timeout %ds).",
+			strings.Join(o.StartURLs, ", "), bounds, o.EngineType, concurrency, o.TimeoutSeconds),
+		Data: map[string]any{"url": o.StartURLs[0], "startUrls": o.StartURLs},
+	}
+	if err := a.Store.InsertLogs(ctx, []db.CrawlLog{entry}); err != nil {
+		return CrawlPlan{}, err
+	}
+	return plan, nil
+}
+
+// FinishCrawlInput asks to end a crawl with a status.
+type FinishCrawlInput struct {
+	CrawlID string
+	Status  crawl.Status
+	// Reason explains the status in the crawl's last log entry.
+	Reason string
+}
+
+// FinishCrawlResult is the crawl's status after FinishCrawl: the asked-for
+// one, or the one another party set first.
+type FinishCrawlResult struct {
+	Status     crawl.Status
+	TotalPages int
+}
+
+// FinishCrawl moves a running crawl to a terminal status, sets its
+// completion time and writes its last log entry.
+func (a *Activities) FinishCrawl(ctx context.Context, in FinishCrawlInput) (FinishCrawlResult, error) {
+	c, _, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return FinishCrawlResult{}, err
+	}
+	if !in.Status.Terminal() {
+		return FinishCrawlResult{}, nonRetryable(fmt.Errorf("finish crawl with status %q", in.Status))
+	}
+	c, err = Finish(ctx, a.Store, c.ID, in.Status, in.Reason)
+	if err != nil {
+		return FinishCrawlResult{}, err
+	}
+	return FinishCrawlResult{Status: c.Status, TotalPages: c.TotalPages}, nil
+}
+
+// finisher is what Finish needs of the database.
+type finisher interface {
+	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
+	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+}
+
+// Finish ends a running crawl with status (compare-and-set: a crawl that
+// already ended keeps its status) and writes the crawl's last log entry
+// for whichever status it ended with. The workflow and the reconciler both
+// end crawls through it.
+func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Status, reason string) (*db.Crawl, error) {
+	c, _, err := store.FinishCrawl(ctx, id, status, reason)
+	if err != nil {
+		return nil, err
+	}
+	if c.Status != status {
+		reason = c.ErrorMessage
+	}
+	level := "info"
+	switch c.Status {
+	case crawl.StatusFailed, crawl.StatusError:
+		level = "error"
+	case crawl.StatusAborted, crawl.StatusTimedOut:
+		level = "warn"
+	}
+	desc := fmt.Sprintf("The crawl ended %s with %d pages.", c.Status, c.TotalPages)
+	if reason != "" {
+		desc += " " + reason
+	}
+	entry := db.CrawlLog{
+		CrawlID: c.ID, TeamID: c.TeamID, Key: "end", Level: level,
+		Message:     endMessages[c.Status],
+		Description: desc,
+		Data: map[string]any{
+			"url": c.StartURLs[0], "status": c.Status, "totalPages": c.TotalPages,
+			"durationInSeconds": crawl.Duration(c.CreatedAt, c.CompletedAt, c.UpdatedAt),
+		},
+	}
+	if err := store.InsertLogs(ctx, []db.CrawlLog{entry}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+var endMessages = map[crawl.Status]string{
+	crawl.StatusSucceeded: "Crawl succeeded",
+	crawl.StatusFailed:    "Crawl failed",
+	crawl.StatusAborted:   "Crawl aborted",
+	crawl.StatusTimedOut:  "Crawl timed out",
+	crawl.StatusError:     "Crawl stopped by an internal error",
+}
+
+// nonRetryable marks err as one a retry cannot fix.
+func nonRetryable(err error) error {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return err
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), "CrawlInvalid", err)
+}

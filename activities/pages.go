@@ -1,0 +1,346 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/markdown"
+	"github.com/durablecrawl/crawler/scope"
+	"github.com/durablecrawl/crawler/urlnorm"
+)
+
+// FetchPagesInput names a fetch batch: its number (batches of a crawl are
+// numbered from 0 in the order the workflow runs them) and how many queued
+// pages it may claim.
+type FetchPagesInput struct {
+	CrawlID string
+	Batch   int
+	Limit   int
+}
+
+// FetchPagesResult counts what a fetch batch did.
+type FetchPagesResult struct {
+	// Claimed is the batch's size; 0 means the frontier is empty.
+	Claimed int
+	// Fetched pages are HTML with a 2xx status, waiting for conversion.
+	Fetched int
+	Failed  int
+	Skipped int
+}
+
+// EngineStatic names the static engine in page records.
+const EngineStatic = crawl.EngineCheerio
+
+// FetchPages claims up to Limit queued pages as batch Batch, fetches them
+// in parallel, stores each response and enqueues the links it finds within
+// the crawl's scope and depth.
+func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchPagesResult, error) {
+	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return FetchPagesResult{}, err
+	}
+	if c.Status.Terminal() {
+		return FetchPagesResult{}, nil
+	}
+	pages, err := a.Store.ClaimBatch(ctx, c.ID, in.Batch, in.Limit)
+	if err != nil {
+		return FetchPagesResult{}, err
+	}
+	res := FetchPagesResult{Claimed: len(pages)}
+
+	byURL := make(map[string]db.Page, len(pages))
+	var urls []string
+	for _, p := range pages {
+		if p.State == db.PageClaimed {
+			byURL[p.URL] = p
+			urls = append(urls, p.URL)
+		} else {
+			res.count(p.State) // saved by an earlier attempt of this batch
+		}
+	}
+
+	sc := crawlScope(o)
+	depthLimit := o.DepthLimit()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+	)
+	emit := func(r fetch.Result) {
+		if ctx.Err() != nil {
+			return // cancelled: leave the page claimed for a retry
+		}
+		p := byURL[r.URL]
+		out := a.outcome(ctx, c, p, r, sc, depthLimit)
+		err := a.Store.SaveFetch(ctx, c.ID, out)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if err == nil {
+			res.count(out.State)
+		}
+		done++
+		activity.RecordHeartbeat(ctx, done)
+	}
+	activity.RecordHeartbeat(ctx, 0)
+	parallelism := o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages)
+	if err := a.Static.FetchAll(ctx, urls, parallelism, emit); err != nil {
+		return FetchPagesResult{}, err
+	}
+	if firstErr != nil {
+		return FetchPagesResult{}, firstErr
+	}
+	return res, nil
+}
+
+func (r *FetchPagesResult) count(state string) {
+	switch state {
+	case db.PageFetched, db.PageStored:
+		r.Fetched++
+	case db.PageFailed:
+		r.Failed++
+	default:
+		r.Skipped++
+	}
+}
+
+// outcome decides what a fetch result means for the crawl.
+func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetch.Result, sc *scope.Scope, depthLimit int) db.FetchOutcome {
+	out := db.FetchOutcome{
+		PageID: p.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
+		Engine: EngineStatic, Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond),
+	}
+	switch {
+	case r.Err != nil && r.StatusCode == 0:
+		out.State, out.Error = db.PageFailed, describeFetchError(r.Err)
+		return out
+	case r.StatusCode < 200 || r.StatusCode > 299:
+		out.State, out.Error = db.PageFailed, fmt.Sprintf("the server answered %d", r.StatusCode)
+		return out
+	case !r.IsHTML():
+		out.State, out.Error = db.PageSkipped, fmt.Sprintf("not an HTML page (%s)", r.ContentType)
+		return out
+	}
+
+	final, err := urlnorm.Clean(nil, r.FinalURL)
+	if err != nil {
+		out.State, out.Error = db.PageFailed, fmt.Sprintf("redirected to an unusable URL: %v", err)
+		return out
+	}
+	if key := urlnorm.Key(final); key != p.NormalizedURL {
+		if !sc.SameSite(final) {
+			out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirected to another site: %s", final)
+			return out
+		}
+		owned, err := a.Store.ClaimRedirectTarget(ctx, c.ID, p.ID, db.NewPage{URL: final.String(), NormalizedURL: key, Depth: p.Depth})
+		if err != nil {
+			out.State, out.Error = db.PageFailed, err.Error()
+			return out
+		}
+		if !owned {
+			out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirected to %s, which this crawl already has", final)
+			return out
+		}
+	}
+
+	out.State, out.HTML = db.PageFetched, string(r.Body)
+	if r.Truncated {
+		out.Error = fmt.Sprintf("the response was cut off at %d bytes", len(r.Body))
+	}
+	if depthLimit < 0 || p.Depth+1 <= depthLimit {
+		out.Links = links(final, r.Links, sc, p.Depth+1)
+	}
+	return out
+}
+
+// links returns the in-scope URLs among hrefs, cleaned and without repeats.
+func links(page *url.URL, hrefs []string, sc *scope.Scope, depth int) []db.NewPage {
+	seen := make(map[string]bool, len(hrefs))
+	var out []db.NewPage
+	for _, h := range hrefs {
+		u, err := urlnorm.Clean(page, h)
+		if err != nil || !sc.Allows(u) {
+			continue
+		}
+		key := urlnorm.Key(u)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, db.NewPage{URL: u.String(), NormalizedURL: key, Depth: depth})
+	}
+	return out
+}
+
+func describeFetchError(err error) string {
+	if fetch.Forbidden(err) {
+		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
+	}
+	msg := err.Error()
+	if len(msg) > 500 {
+		msg = msg[:500]
+	}
+	return msg
+}
+
+// ConvertPagesInput names a fetch batch whose pages are to be converted.
+type ConvertPagesInput struct {
+	CrawlID string
+	Batch   int
+	// Budget is the most result pages the crawl may hold.
+	Budget int
+}
+
+// ConvertPagesResult counts the batch's new result pages.
+type ConvertPagesResult struct {
+	Stored  int
+	Skipped int
+	// TotalPages is the crawl's result count afterwards, right even when an
+	// earlier attempt of this activity stored part of the batch.
+	TotalPages int
+}
+
+// ConvertPages turns the batch's fetched HTML into markdown and stores each
+// page as a result, counting it on the crawl.
+func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (ConvertPagesResult, error) {
+	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return ConvertPagesResult{}, err
+	}
+	pages, err := a.Store.FetchedPages(ctx, c.ID, in.Batch)
+	if err != nil {
+		return ConvertPagesResult{}, err
+	}
+	var res ConvertPagesResult
+	for i, p := range pages {
+		activity.RecordHeartbeat(ctx, i)
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		base := p.URL
+		if p.FinalURL != nil {
+			base = *p.FinalURL
+		}
+		pageURL, _ := url.Parse(base)
+		start := time.Now()
+		doc, err := markdown.Convert([]byte(deref(p.HTML)), markdown.Options{
+			PageURL:         pageURL,
+			MainContentOnly: o.ExcludeNonMainTags,
+			IncludeLinks:    o.IncludeLinks,
+		})
+		if err != nil {
+			if err := a.Store.SkipPage(ctx, c.ID, p.ID, fmt.Sprintf("could not convert the page: %v", err)); err != nil {
+				return res, err
+			}
+			res.Skipped++
+			continue
+		}
+		stored, err := a.Store.StorePage(ctx, c.ID, p.ID, doc.Title, doc.Markdown, int(time.Since(start)/time.Millisecond), in.Budget)
+		if err != nil {
+			return res, err
+		}
+		if stored {
+			res.Stored++
+		} else {
+			res.Skipped++
+		}
+	}
+	after, err := a.Store.CrawlByID(ctx, c.ID)
+	if err != nil {
+		return res, err
+	}
+	res.TotalPages = after.TotalPages
+	return res, nil
+}
+
+// WriteLogsInput names a batch whose pages get their log entries.
+type WriteLogsInput struct {
+	CrawlID string
+	Batch   int
+}
+
+// WriteLogs writes one log entry for every page of the batch that reached
+// a final state. Entries are keyed by page, so a retry adds nothing.
+func (a *Activities) WriteLogs(ctx context.Context, in WriteLogsInput) (int, error) {
+	c, _, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return 0, err
+	}
+	pages, err := a.Store.BatchPages(ctx, c.ID, in.Batch)
+	if err != nil {
+		return 0, err
+	}
+	var logs []db.CrawlLog
+	for _, p := range pages {
+		if e, ok := pageLog(c, p); ok {
+			logs = append(logs, e)
+		}
+	}
+	return len(logs), a.Store.InsertLogs(ctx, logs)
+}
+
+// pageLog returns the log entry of a page in a final state.
+func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
+	status := 0
+	if p.StatusCode != nil {
+		status = *p.StatusCode
+	}
+	data := map[string]any{"url": p.URL, "statusCode": status, "depth": p.Depth}
+	if p.FinalURL != nil && *p.FinalURL != p.URL {
+		data["finalUrl"] = *p.FinalURL
+	}
+	e := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("page:%d", p.ID), Data: data}
+	note := strings.TrimSpace(deref(p.Error))
+	switch p.State {
+	case db.PageStored:
+		e.Level, e.Message = "info", "Page crawled"
+		e.Description = fmt.Sprintf("Fetched %s (depth %d, status %d, %d ms) and stored its markdown.",
+			p.URL, p.Depth, status, derefInt(p.FetchMS))
+		if t := deref(p.Title); t != "" {
+			data["title"] = t
+		}
+		if note != "" {
+			e.Level = "warn"
+			e.Description += " Note: " + note + "."
+		}
+	case db.PageFailed:
+		e.Level, e.Message = "error", "Page failed"
+		e.Description = fmt.Sprintf("Could not crawl %s: %s.", p.URL, note)
+		if status >= 400 && status < 500 {
+			e.Level = "warn"
+		}
+		data["error"] = note
+	case db.PageSkipped:
+		e.Level, e.Message = "info", "Page skipped"
+		e.Description = fmt.Sprintf("Skipped %s: %s.", p.URL, note)
+		data["reason"] = note
+	default:
+		return db.CrawlLog{}, false
+	}
+	return e, true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func derefInt(n *int) int {
+	if n == nil {
+		return 0
+	}
+	return *n
+}

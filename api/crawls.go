@@ -1,0 +1,199 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/durablecrawl/crawler/activities"
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/workflows"
+)
+
+// executionTimeoutMargin is added to a crawl's timeout to give its
+// workflow an execution timeout: a backstop for a crawl whose own timer
+// could not end it. The reconciler marks such crawls timed_out.
+const executionTimeoutMargin = 15 * time.Minute
+
+// createCrawl handles POST /crawls: it validates the body (either request
+// shape), records the crawl as running and starts its workflow. When the
+// workflow cannot be started the crawl is recorded as error and the answer
+// is 500.
+func (s *server) createCrawl(c *fiber.Ctx) error {
+	body := bytes.Clone(c.Body())
+	opts, err := crawl.ParseRequest(body, s.Server)
+	if err != nil {
+		return err
+	}
+	var given bytes.Buffer
+	if err := json.Compact(&given, body); err != nil {
+		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
+	}
+
+	p := principal(c)
+	id := uuid.New()
+	wfID := workflows.WorkflowID(id.String())
+	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given.Bytes(), time.Now().UTC())
+
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if err := s.Store.InsertCrawl(ctx, rec); err != nil {
+		return err
+	}
+	_, err = s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       wfID,
+		TaskQueue:                s.TaskQueue,
+		WorkflowExecutionTimeout: time.Duration(opts.TimeoutSeconds)*time.Second + executionTimeoutMargin,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.AttrCrawlID.ValueSet(id.String()),
+			workflows.AttrTeamID.ValueSet(p.TeamID.String()),
+			workflows.AttrStatus.ValueSet(string(crawl.StatusRunning)),
+			workflows.AttrStartURL.ValueSet(opts.StartURLs[0]),
+		),
+	}, workflows.CrawlWorkflowName, workflows.CrawlInput{CrawlID: id.String()})
+	if err != nil {
+		s.Logger.Error("start crawl workflow", "crawlId", id, "error", err)
+		// The request's context may be what failed; record the outcome anyway.
+		finishCtx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
+		defer cancel()
+		if _, ferr := activities.Finish(finishCtx, s.Store, id, crawl.StatusError,
+			"The crawl's workflow could not be started."); ferr != nil {
+			s.Logger.Error("record crawl start failure", "crawlId", id, "error", ferr)
+		}
+		return &crawl.Error{Code: crawl.EINTERNAL, Message: fmt.Sprintf("the crawl %s could not be started; it is recorded with status error", id)}
+	}
+	c.Location("/crawls/" + id.String())
+	return c.Status(fiber.StatusCreated).JSON(crawlView(rec, time.Now()))
+}
+
+// getCrawl handles GET /crawls/{id}.
+func (s *server) getCrawl(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(crawlView(rec, time.Now()))
+}
+
+// abortCrawl handles POST /crawls/{id}/abort: it cancels the crawl's
+// workflow, which records the crawl as aborted. Aborting a crawl that has
+// ended changes nothing. The answer is the crawl, after waiting briefly for
+// the workflow to record the abort.
+func (s *server) abortCrawl(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	team := principal(c).TeamID
+	rec, err := s.Store.GetCrawl(ctx, team, id)
+	if err != nil {
+		return err
+	}
+	if rec.Status.Terminal() {
+		return c.JSON(crawlView(rec, time.Now()))
+	}
+	if err := s.Temporal.CancelWorkflow(ctx, rec.WorkflowID, ""); err != nil {
+		// The workflow is gone (or never started): nothing will record the
+		// abort but us.
+		s.Logger.Warn("cancel crawl workflow", "crawlId", id, "error", err)
+		if rec, err = activities.Finish(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API."); err != nil {
+			return err
+		}
+		return c.JSON(crawlView(rec, time.Now()))
+	}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+		if rec, err = s.Store.GetCrawl(ctx, team, id); err != nil {
+			return err
+		}
+		if rec.Status.Terminal() {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return c.JSON(crawlView(rec, time.Now()))
+}
+
+// crawlJSON is the Crawl object of the interface (section 2.1), plus the
+// options of the older request shape that the crawl was created with.
+type crawlJSON struct {
+	ID                 string     `json:"id"`
+	Status             string     `json:"status"`
+	StartURL           string     `json:"startUrl"`
+	StartURLs          []string   `json:"startUrls"`
+	MaxResults         *int       `json:"maxResults"`
+	MaxDepth           int        `json:"maxDepth"`
+	UseSitemap         bool       `json:"useSitemap"`
+	EntireWebsite      bool       `json:"entireWebsite"`
+	ExcludeNonMainTags bool       `json:"excludeNonMainTags"`
+	IncludeLinks       bool       `json:"includeLinks"`
+	DeduplicateContent bool       `json:"deduplicateContent"`
+	Extraction         string     `json:"extraction"`
+	EngineType         string     `json:"engineType"`
+	Engine             string     `json:"engine,omitempty"`
+	UseStaticIPs       bool       `json:"useStaticIps"`
+	Timeout            int        `json:"timeout"`
+	Origin             string     `json:"origin"`
+	BrandID            *string    `json:"brandId"`
+	TotalPages         int        `json:"totalPages"`
+	DurationInSeconds  int64      `json:"durationInSeconds"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
+	CompletedAt        *time.Time `json:"completedAt"`
+
+	IncludeExternalLinks bool     `json:"includeExternalLinks"`
+	IncludeOnlyPaths     []string `json:"includeOnlyPaths"`
+	ExcludePaths         []string `json:"excludePaths"`
+	IncludeOnlyTags      []string `json:"includeOnlyTags"`
+	ExcludeTags          []string `json:"excludeTags"`
+	MaxConcurrentPages   *int     `json:"maxConcurrentPages"`
+	Stack                *string  `json:"stack"`
+}
+
+func crawlView(c *db.Crawl, now time.Time) crawlJSON {
+	v := crawlJSON{
+		ID: c.ID.String(), Status: string(c.Status),
+		StartURL: c.StartURLs[0], StartURLs: c.StartURLs,
+		MaxResults: c.MaxResults, MaxDepth: c.MaxDepth,
+		UseSitemap: c.UseSitemap, EntireWebsite: c.EntireWebsite,
+		ExcludeNonMainTags: c.ExcludeNonMainTags, IncludeLinks: c.IncludeLinks,
+		DeduplicateContent: c.DeduplicateContent, Extraction: c.Extraction,
+		EngineType: c.EngineType, UseStaticIPs: c.UseStaticIPs,
+		Timeout: c.TimeoutSeconds, Origin: c.Origin, BrandID: c.BrandID,
+		TotalPages:        c.TotalPages,
+		DurationInSeconds: crawl.Duration(c.CreatedAt, c.CompletedAt, now),
+		CreatedAt:         c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
+		IncludeExternalLinks: c.IncludeExternalLinks,
+		IncludeOnlyPaths:     c.IncludeOnlyPaths, ExcludePaths: c.ExcludePaths,
+		IncludeOnlyTags: c.IncludeOnlyTags, ExcludeTags: c.ExcludeTags,
+		MaxConcurrentPages: c.MaxConcurrentPages,
+	}
+	if c.CompletedAt != nil {
+		t := c.CompletedAt.UTC()
+		v.CompletedAt = &t
+	}
+	if c.Stack != "" {
+		v.Stack = &c.Stack
+	}
+	if c.RequestShape == crawl.ShapeLegacy && c.EngineType != crawl.EngineAuto {
+		v.Engine = c.EngineType
+	}
+	return v
+}

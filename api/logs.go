@@ -1,0 +1,171 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// Page size bounds of the paginated reads (interface sections 4.3 and 8).
+const (
+	defaultLimit = 100
+	maxLimit     = 1200
+)
+
+// pageParams reads ?page= and ?limit=; out-of-range or non-integer values
+// are a 400 naming the parameter.
+func pageParams(c *fiber.Ctx) (page, limit int, err error) {
+	var details []crawl.FieldError
+	read := func(name string, def, lo, hi int) int {
+		raw := strings.TrimSpace(c.Query(name))
+		if raw == "" {
+			return def
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < lo || n > hi {
+			msg := "must be an integer of at least 1"
+			if hi < int(^uint(0)>>1) {
+				msg = "must be an integer from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)
+			}
+			details = append(details, crawl.FieldError{Field: name, Message: msg})
+		}
+		return n
+	}
+	page = read("page", 1, 1, int(^uint(0)>>1))
+	limit = read("limit", defaultLimit, 1, maxLimit)
+	if len(details) > 0 {
+		return 0, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid pagination parameters", Details: details}
+	}
+	if page > 1_000_000_000/limit {
+		return 0, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid pagination parameters",
+			Details: []crawl.FieldError{{Field: "page", Message: "too large"}}}
+	}
+	return page, limit, nil
+}
+
+// pageOf is the paginated answer of the interface (section 2.4).
+type pageOf[T any] struct {
+	Results      []T `json:"results"`
+	Page         int `json:"page"`
+	Limit        int `json:"limit"`
+	TotalPages   int `json:"totalPages"`
+	TotalResults int `json:"totalResults"`
+}
+
+func newPage[T any](results []T, page, limit, total int) pageOf[T] {
+	if results == nil {
+		results = []T{}
+	}
+	return pageOf[T]{Results: results, Page: page, Limit: limit,
+		TotalPages: (total + limit - 1) / limit, TotalResults: total}
+}
+
+// logJSON is a crawl log entry (interface section 2.3).
+type logJSON struct {
+	ID          string         `json:"id"`
+	Message     string         `json:"message"`
+	Level       string         `json:"level"`
+	Description string         `json:"description"`
+	CrawlID     string         `json:"crawlId"`
+	TeamID      string         `json:"teamId"`
+	Data        map[string]any `json:"data"`
+	CreatedAt   time.Time      `json:"createdAt"`
+}
+
+// listLogs handles GET /crawl-logs/{crawlId}: the crawl's log entries,
+// oldest first.
+func (s *server) listLogs(c *fiber.Ctx) error {
+	id, err := crawlID(c, "crawlId")
+	if err != nil {
+		return err
+	}
+	page, limit, err := pageParams(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if _, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id); err != nil {
+		return err
+	}
+	logs, total, err := s.Store.ListLogs(ctx, id, page, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]logJSON, len(logs))
+	for i, l := range logs {
+		out[i] = logJSON{
+			ID: strconv.FormatInt(l.ID, 10), Message: l.Message, Level: l.Level,
+			Description: l.Description, CrawlID: l.CrawlID.String(), TeamID: l.TeamID.String(),
+			Data: l.Data, CreatedAt: l.CreatedAt.UTC(),
+		}
+	}
+	return c.JSON(newPage(out, page, limit, total))
+}
+
+// pageJSON is one result page of a crawl.
+type pageJSON struct {
+	URL        string     `json:"url"`
+	FinalURL   string     `json:"finalUrl,omitempty"`
+	StatusCode int        `json:"statusCode"`
+	Depth      int        `json:"depth"`
+	Title      string     `json:"title"`
+	Markdown   string     `json:"markdown"`
+	Engine     string     `json:"engine"`
+	FetchedAt  *time.Time `json:"fetchedAt"`
+	Extraction any        `json:"extraction"`
+}
+
+// listPages handles GET /crawls/{id}/pages: the crawl's result pages in
+// the order they were stored.
+func (s *server) listPages(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	page, limit, err := pageParams(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if _, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id); err != nil {
+		return err
+	}
+	pages, total, err := s.Store.ListResults(ctx, id, page, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]pageJSON, len(pages))
+	for i, p := range pages {
+		out[i] = resultView(p)
+	}
+	return c.JSON(newPage(out, page, limit, total))
+}
+
+func resultView(p db.Page) pageJSON {
+	v := pageJSON{URL: p.URL, Depth: p.Depth, Title: str(p.Title), Markdown: str(p.Markdown), Engine: str(p.Engine)}
+	if p.StatusCode != nil {
+		v.StatusCode = *p.StatusCode
+	}
+	if p.FinalURL != nil && *p.FinalURL != p.URL {
+		v.FinalURL = *p.FinalURL
+	}
+	if p.FetchedAt != nil {
+		t := p.FetchedAt.UTC()
+		v.FetchedAt = &t
+	}
+	return v
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

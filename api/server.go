@@ -1,0 +1,135 @@
+// Package api is the HTTP interface of the crawl service
+// (shared/spec/crawl-service-interface.md): create and read crawls, read
+// their logs and results, abort them. It reads from Postgres and talks to
+// Temporal only to start and cancel workflows; it never waits for a crawl.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// store is what the API needs of the database.
+type store interface {
+	Authenticate(ctx context.Context, key string) (db.Principal, error)
+	InsertCrawl(ctx context.Context, c *db.Crawl) error
+	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error)
+	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
+	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
+	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)
+}
+
+var _ store = (*db.Store)(nil)
+
+// temporalClient is what the API needs of Temporal.
+type temporalClient interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+	CancelWorkflow(ctx context.Context, workflowID, runID string) error
+}
+
+// Options configure the API.
+type Options struct {
+	Store    store
+	Temporal temporalClient
+	// TaskQueue is where crawl workflows are started.
+	TaskQueue string
+	// Server says which optional features this deployment has.
+	Server crawl.Server
+	Logger *slog.Logger
+	// RequestTimeout bounds the database and Temporal calls of a request.
+	RequestTimeout time.Duration
+}
+
+// server holds the handlers' dependencies.
+type server struct {
+	Options
+}
+
+// New returns the API as a Fiber app.
+func New(o Options) *fiber.App {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 15 * time.Second
+	}
+	s := &server{Options: o}
+	app := fiber.New(fiber.Config{
+		AppName:               "crawler",
+		BodyLimit:             1 << 20,
+		DisableStartupMessage: true,
+		ErrorHandler:          errorHandler(o.Logger),
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		JSONEncoder:           json.Marshal,
+		JSONDecoder:           json.Unmarshal,
+	})
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
+
+	authed := app.Group("", s.authenticate)
+	authed.Post("/crawls", s.createCrawl)
+	authed.Get("/crawls/:id", s.getCrawl)
+	authed.Get("/crawls/:id/pages", s.listPages)
+	authed.Post("/crawls/:id/abort", s.abortCrawl)
+	authed.Get("/crawl-logs/:crawlId", s.listLogs)
+	app.Use(func(c *fiber.Ctx) error {
+		return crawl.Errorf(crawl.ENOTFOUND, "no route for %s %s", c.Method(), c.Path())
+	})
+	return app
+}
+
+// principalKey is the fiber.Ctx local that holds the caller.
+const principalKey = "principal"
+
+// authenticate resolves the bearer token to a team, or answers 401.
+func (s *server) authenticate(c *fiber.Ctx) error {
+	h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization))
+	scheme, token, ok := strings.Cut(h, " ")
+	if h == "" {
+		return crawl.Errorf(crawl.EUNAUTHORIZED, "missing API key: send Authorization: Bearer <key>")
+	}
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return crawl.Errorf(crawl.EUNAUTHORIZED, "malformed Authorization header: send Authorization: Bearer <key>")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	p, err := s.Store.Authenticate(ctx, token)
+	if err != nil {
+		return err
+	}
+	c.Locals(principalKey, p)
+	return c.Next()
+}
+
+func principal(c *fiber.Ctx) db.Principal {
+	p, _ := c.Locals(principalKey).(db.Principal)
+	return p
+}
+
+// ctx returns the request's context bounded by the request timeout.
+func (s *server) ctx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.UserContext(), s.RequestTimeout)
+}
+
+// crawlID parses a crawl ID path parameter; an ID that cannot exist is
+// simply not found.
+func crawlID(c *fiber.Ctx, param string) (uuid.UUID, error) {
+	raw := strings.Clone(c.Params(param))
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return uuid.Nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %q not found", raw)
+	}
+	return id, nil
+}

@@ -1,0 +1,192 @@
+// Command crawler runs the crawl service: the API (serve), the Temporal
+// worker (worker), database migrations (migrate) and API key management
+// (apikey create). Configuration comes from the environment; see README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/worker"
+)
+
+const usage = `crawler: a durable web-crawl service on Temporal.
+
+Usage:
+  crawler serve                          run the HTTP API
+  crawler worker                         run the Temporal worker (workflows and activities)
+  crawler migrate                        create the database if needed and apply migrations
+  crawler apikey create --team NAME [--brand ID]
+                                         create a team if needed and print a new API key
+  crawler help                           show this text
+
+Configuration is read from the environment (see README.md): DATABASE_URL,
+TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CRAWLER_HTTP_ADDR,
+CRAWLER_ALLOW_PRIVATE_NETWORKS and the other CRAWLER_* variables.
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "crawler:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg + " (see: crawler help)" }
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	cmd, rest := args[0], args[1:]
+	if cmd == "help" || cmd == "-h" || cmd == "--help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, logger)
+	case "worker":
+		return runWorker(ctx, cfg, logger)
+	case "migrate":
+		return migrate(ctx, cfg, stdout)
+	case "apikey":
+		return apikey(ctx, cfg, rest, stdout)
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	}
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	database, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	tc, err := worker.Dial(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+
+	app := api.New(api.Options{
+		Store:     db.NewStore(database),
+		Temporal:  tc,
+		TaskQueue: cfg.TaskQueue,
+		Server:    crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != ""},
+		Logger:    logger,
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- app.Listen(cfg.HTTPAddr) }()
+	logger.Info("api listening", "addr", "http://"+cfg.HTTPAddr)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	case <-ctx.Done():
+	}
+	logger.Info("api stopping")
+	return app.ShutdownWithTimeout(10 * time.Second)
+}
+
+func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	database, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	tc, err := worker.Dial(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	return worker.Run(ctx, tc, cfg, db.NewStore(database), logger)
+}
+
+func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {
+	if err := db.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	database, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	applied, err := db.Migrate(ctx, database)
+	if err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
+	for _, name := range applied {
+		fmt.Fprintln(stdout, "applied", name)
+	}
+	return nil
+}
+
+func apikey(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		return usageError{"usage: crawler apikey create --team NAME [--brand ID]"}
+	}
+	fs := flag.NewFlagSet("apikey create", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	team := fs.String("team", "", "team name (created if it does not exist)")
+	brand := fs.String("brand", "", "brand ID reported on the team's crawls")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError{err.Error()}
+	}
+	if strings.TrimSpace(*team) == "" {
+		return usageError{"--team is required"}
+	}
+	database, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	var brandID *string
+	if b := strings.TrimSpace(*brand); b != "" {
+		brandID = &b
+	}
+	key, err := db.NewStore(database).CreateAPIKey(ctx, strings.TrimSpace(*team), brandID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, key)
+	return nil
+}

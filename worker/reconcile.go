@@ -1,0 +1,104 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/durablecrawl/crawler/activities"
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// describer is what the reconciler needs of Temporal.
+type describer interface {
+	DescribeWorkflowExecution(ctx context.Context, workflowID, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error)
+}
+
+// Reconciler settles crawls that Postgres still calls running although
+// their workflow has closed without running workflow code: terminated
+// (aborted), past its execution timeout (timed_out), or gone (error).
+type Reconciler struct {
+	Store    *db.Store
+	Temporal describer
+	Logger   *slog.Logger
+	// Grace spares crawls younger than this: their workflow may not have
+	// been started yet. Default one minute.
+	Grace time.Duration
+}
+
+// Run reconciles every interval until ctx is done.
+func (r *Reconciler) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := r.Once(ctx); err != nil && ctx.Err() == nil {
+			r.Logger.Warn("reconcile crawls", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Once reconciles the running crawls once and returns how many it settled.
+func (r *Reconciler) Once(ctx context.Context) (int, error) {
+	grace := r.Grace
+	if grace == 0 {
+		grace = time.Minute
+	}
+	running, err := r.Store.RunningCrawls(ctx, time.Now().Add(-grace), 500)
+	if err != nil {
+		return 0, err
+	}
+	settled := 0
+	for _, c := range running {
+		status, reason, ok := r.verdict(ctx, c.WorkflowID)
+		if !ok {
+			continue
+		}
+		done, err := activities.Finish(ctx, r.Store, c.ID, status, reason)
+		if err != nil {
+			return settled, err
+		}
+		if done.Status == status {
+			settled++
+			r.Logger.Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason)
+		}
+	}
+	return settled, nil
+}
+
+// verdict returns the status a crawl should have from its workflow's state,
+// and false while the workflow runs (or Temporal cannot tell).
+func (r *Reconciler) verdict(ctx context.Context, workflowID string) (crawl.Status, string, bool) {
+	resp, err := r.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return crawl.StatusError, "The crawl's workflow does not exist.", true
+	}
+	if err != nil {
+		return "", "", false
+	}
+	switch resp.GetWorkflowExecutionInfo().GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return crawl.StatusAborted, "The crawl's workflow was terminated.", true
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return crawl.StatusTimedOut, "The crawl's workflow reached its execution timeout; the pages crawled so far are kept.", true
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return crawl.StatusAborted, "The crawl's workflow was cancelled.", true
+	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return crawl.StatusError, "The crawl's workflow failed.", true
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return crawl.StatusError, "The crawl's workflow completed without recording a status.", true
+	default:
+		return "", "", false
+	}
+}

@@ -1,0 +1,237 @@
+// Package workflows holds CrawlWorkflow, the durable loop that drives one
+// crawl from its start URLs to a terminal status.
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durablecrawl/crawler/activities"
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// CrawlWorkflowName is the workflow type operators see in the Temporal UI.
+const CrawlWorkflowName = "CrawlWorkflow"
+
+// WorkflowID returns the workflow ID of a crawl, so that an operator can
+// find a crawl from its ID (and the other way round).
+func WorkflowID(crawlID string) string { return "crawl-" + crawlID }
+
+// Search attributes of crawl workflows. They must be registered on the
+// Temporal namespace (the worker does it at start; `make run` passes them
+// to the dev server).
+var (
+	AttrCrawlID     = temporal.NewSearchAttributeKeyKeyword("CrawlId")
+	AttrTeamID      = temporal.NewSearchAttributeKeyKeyword("CrawlTeamId")
+	AttrStatus      = temporal.NewSearchAttributeKeyKeyword("CrawlStatus")
+	AttrStartURL    = temporal.NewSearchAttributeKeyKeyword("CrawlStartUrl")
+	AttrTotalPages  = temporal.NewSearchAttributeKeyInt64("CrawlTotalPages")
+	SearchAttrTypes = map[string]string{
+		"CrawlId": "Keyword", "CrawlTeamId": "Keyword", "CrawlStatus": "Keyword",
+		"CrawlStartUrl": "Keyword", "CrawlTotalPages": "Int",
+	}
+)
+
+// CrawlInput starts (or continues) a crawl. Only CrawlID is set by the
+// caller; the rest carries a crawl across continue-as-new.
+type CrawlInput struct {
+	CrawlID string
+	// Plan is nil on the first run.
+	Plan *activities.CrawlPlan `json:",omitempty"`
+	// Batch is the number of the next fetch batch.
+	Batch int `json:",omitempty"`
+	// Stored counts the crawl's result pages so far.
+	Stored int `json:",omitempty"`
+	// Deadline is when the crawl's timeout elapses.
+	Deadline time.Time `json:",omitempty"`
+}
+
+// CrawlResult is the crawl's terminal status.
+type CrawlResult struct {
+	Status     crawl.Status
+	TotalPages int
+}
+
+// batchesPerRun bounds one run's history: a batch adds about a dozen
+// events, so a run stays far below Temporal's 51,200-event limit even when
+// the server does not suggest continue-as-new.
+const batchesPerRun = 500
+
+// CrawlWorkflow crawls breadth-first: each round claims a batch of queued
+// pages (shallowest first), fetches them, converts them to markdown and
+// logs them, until the frontier is empty or the page budget is spent. The
+// crawl's timeout is a timer: when it fires the round in flight is
+// cancelled and the crawl ends timed_out with the pages stored so far. A
+// cancel from the Temporal UI or CLI ends it aborted.
+func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, pageActivityOptions)
+	logger := workflow.GetLogger(ctx)
+
+	if in.Plan == nil {
+		var plan activities.CrawlPlan
+		if err := workflow.ExecuteActivity(ctx, a.StartCrawl, activities.StartCrawlInput{CrawlID: in.CrawlID}).Get(ctx, &plan); err != nil {
+			return finishAfter(ctx, in, err)
+		}
+		if plan.Status.Terminal() {
+			return CrawlResult{Status: plan.Status}, nil
+		}
+		in.Plan = &plan
+		in.Deadline = workflow.GetInfo(ctx).WorkflowStartTime.Add(time.Duration(plan.TimeoutSeconds) * time.Second)
+	}
+
+	loopCtx, cancelLoop := workflow.WithCancel(ctx)
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timedOut := false
+	if remaining := in.Deadline.Sub(workflow.Now(ctx)); remaining > 0 {
+		workflow.Go(timerCtx, func(c workflow.Context) {
+			if workflow.NewTimer(c, remaining).Get(c, nil) == nil {
+				timedOut = true
+				cancelLoop()
+			}
+		})
+	} else {
+		timedOut = true
+		cancelLoop()
+	}
+
+	var loopErr error
+	loopDone := false
+	workflow.Go(loopCtx, func(c workflow.Context) {
+		loopErr = crawlLoop(c, &in)
+		loopDone = true
+	})
+	if err := workflow.Await(ctx, func() bool { return loopDone }); err != nil {
+		loopErr = err // the workflow itself was cancelled
+	}
+	cancelTimer()
+
+	switch {
+	case ctx.Err() != nil:
+		logger.Info("crawl cancelled", "CrawlID", in.CrawlID)
+		return finishAfter(ctx, in, ctx.Err())
+	case timedOut:
+		return finish(ctx, in, crawl.StatusTimedOut,
+			fmt.Sprintf("The crawl's timeout of %d seconds elapsed; the pages crawled so far are kept.", in.Plan.TimeoutSeconds))
+	case loopErr != nil:
+		var can *workflow.ContinueAsNewError
+		if errors.As(loopErr, &can) {
+			return CrawlResult{}, loopErr
+		}
+		return finishAfter(ctx, in, loopErr)
+	case in.Stored == 0:
+		return finish(ctx, in, crawl.StatusFailed, "No page could be crawled; the page entries above say why.")
+	default:
+		return finish(ctx, in, crawl.StatusSucceeded, "")
+	}
+}
+
+// crawlLoop runs rounds until the frontier is empty or the budget is spent,
+// and returns a ContinueAsNewError when the run's history grows long.
+func crawlLoop(ctx workflow.Context, in *CrawlInput) error {
+	firstBatch := in.Batch
+	for {
+		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
+		if limit <= 0 {
+			return nil
+		}
+		var fetched activities.FetchPagesResult
+		err := workflow.ExecuteActivity(ctx, a.FetchPages,
+			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit}).Get(ctx, &fetched)
+		if err != nil {
+			return err
+		}
+		if fetched.Claimed == 0 {
+			return nil
+		}
+		if fetched.Fetched > 0 {
+			var converted activities.ConvertPagesResult
+			err := workflow.ExecuteActivity(ctx, a.ConvertPages,
+				activities.ConvertPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &converted)
+			if err != nil {
+				return err
+			}
+			in.Stored = converted.TotalPages
+		}
+		if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
+			activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: in.Batch}).Get(ctx, nil); err != nil {
+			return err
+		}
+		in.Batch++
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || in.Batch-firstBatch >= batchesPerRun {
+			return workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+		}
+	}
+}
+
+// finishAfter ends the crawl after err stopped it: aborted when the
+// workflow was cancelled, error otherwise. It returns err so that the run
+// ends cancelled or failed in Temporal too.
+func finishAfter(ctx workflow.Context, in CrawlInput, err error) (CrawlResult, error) {
+	if temporal.IsCanceledError(err) || ctx.Err() != nil {
+		res, ferr := finish(ctx, in, crawl.StatusAborted, "The crawl was cancelled.")
+		if ferr != nil {
+			return res, ferr
+		}
+		return res, temporal.NewCanceledError()
+	}
+	res, ferr := finish(ctx, in, crawl.StatusError, fmt.Sprintf("Internal error: %v", rootCause(err)))
+	if ferr != nil {
+		return res, ferr
+	}
+	return res, err
+}
+
+// finish records the terminal status. It runs on a disconnected context so
+// that it completes even when the workflow is being cancelled.
+func finish(ctx workflow.Context, in CrawlInput, status crawl.Status, reason string) (CrawlResult, error) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	dctx = workflow.WithActivityOptions(dctx, finishActivityOptions)
+	var res activities.FinishCrawlResult
+	err := workflow.ExecuteActivity(dctx, a.FinishCrawl,
+		activities.FinishCrawlInput{CrawlID: in.CrawlID, Status: status, Reason: reason}).Get(dctx, &res)
+	if err != nil {
+		return CrawlResult{Status: status}, err
+	}
+	_ = workflow.UpsertTypedSearchAttributes(dctx,
+		AttrStatus.ValueSet(string(res.Status)),
+		AttrTotalPages.ValueSet(int64(res.TotalPages)))
+	return CrawlResult{Status: res.Status, TotalPages: res.TotalPages}, nil
+}
+
+func rootCause(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Error()
+	}
+	return err.Error()
+}
+
+// a is a nil *Activities whose methods name the activities in
+// ExecuteActivity; Temporal resolves them by name on the worker.
+var a *activities.Activities
+
+var pageActivityOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 10 * time.Minute,
+	HeartbeatTimeout:    time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    30 * time.Second,
+		MaximumAttempts:    5,
+	},
+}
+
+var finishActivityOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    time.Minute,
+		MaximumAttempts:    20,
+	},
+}
