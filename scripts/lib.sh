@@ -1,0 +1,97 @@
+# Shared by scripts/run.sh and scripts/test.sh: build the tools the service
+# needs and make sure Postgres and Temporal answer. Source it from the
+# repository root.
+
+ROOT=$(pwd)
+DATA="$ROOT/.data"
+TEMPORAL_BIN="$ROOT/bin/temporal"
+TEMPORAL_CLI_VERSION=1.5.1
+# Search attributes of crawl workflows (see workflows/crawl.go).
+SEARCH_ATTRIBUTES=(CrawlId=Keyword CrawlTeamId=Keyword CrawlStatus=Keyword CrawlStartUrl=Keyword CrawlTotalPages=Int)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# tcp_open HOST PORT: does something listen there?
+tcp_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# host_port URL_OR_ADDR: prints "host port" of a postgres URL or host:port.
+url_host_port() {
+  local rest=${1#*://}
+  rest=${rest#*@}
+  rest=${rest%%/*}
+  rest=${rest%%\?*}
+  local host=${rest%:*} port=${rest##*:}
+  [ "$host" = "$rest" ] && port=5432
+  [ -z "$host" ] && host=127.0.0.1
+  echo "$host $port"
+}
+
+# build_temporal: the Temporal CLI (dev server and UI) from its own Go
+# module in tools/; Go's build cache makes rebuilds take seconds.
+build_temporal() {
+  if [ -x "$TEMPORAL_BIN" ] && [ "$TEMPORAL_BIN" -nt "$ROOT/tools/go.sum" ]; then
+    return
+  fi
+  say "building the Temporal CLI $TEMPORAL_CLI_VERSION (first build takes a few minutes)"
+  mkdir -p "$ROOT/bin"
+  (cd "$ROOT/tools" && go build -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$TEMPORAL_CLI_VERSION" \
+    -o "$TEMPORAL_BIN" github.com/temporalio/cli/cmd/temporal) || die "could not build the Temporal CLI"
+}
+
+build_crawler() {
+  say "building bin/crawler"
+  mkdir -p "$ROOT/bin"
+  go build -o "$ROOT/bin/crawler" ./cmd/crawler || die "could not build bin/crawler"
+}
+
+# ensure_postgres URL: use the server of URL when it answers; otherwise
+# start a private cluster under .data/postgres (installing PostgreSQL with
+# apt when missing). Sets PG_URL to the URL to use.
+PG_PRIVATE_PORT=55432
+PG_STARTED=""
+ensure_postgres() {
+  local url=$1 hp
+  hp=$(url_host_port "$url")
+  # shellcheck disable=SC2086
+  if tcp_open $hp; then
+    PG_URL=$url
+    return
+  fi
+  say "no Postgres answers at ${hp/ /:}; starting a private cluster under .data/postgres"
+  local bindir
+  bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [ -z "$bindir" ]; then
+    say "installing PostgreSQL with apt"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >&2 \
+      || die "could not install PostgreSQL"
+    bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  fi
+  local pgdata="$DATA/postgres" as=()
+  mkdir -p "$DATA"
+  # Postgres refuses to run as root: run it as the postgres user then.
+  if [ "$(id -u)" -eq 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd --system --home-dir "$DATA" postgres
+    as=(runuser -u postgres --)
+    mkdir -p "$pgdata" && chown postgres "$pgdata" && chmod 700 "$pgdata"
+  fi
+  if [ ! -f "$pgdata/PG_VERSION" ]; then
+    "${as[@]}" "$bindir/initdb" -D "$pgdata" -U postgres --auth=trust >"$DATA/initdb.log" 2>&1 \
+      || die "initdb failed, see .data/initdb.log"
+  fi
+  "${as[@]}" "$bindir/pg_ctl" -D "$pgdata" -l "$pgdata/server.log" -w \
+    -o "-p $PG_PRIVATE_PORT -c listen_addresses=127.0.0.1 -k /tmp" start >&2 \
+    || die "could not start Postgres, see .data/postgres/server.log"
+  PG_STARTED="${as[*]} $bindir/pg_ctl -D $pgdata -m fast stop"
+  PG_URL="postgres://postgres@127.0.0.1:$PG_PRIVATE_PORT/${url##*/}"
+}
+
+stop_postgres() {
+  if [ -n "$PG_STARTED" ]; then
+    say "stopping the private Postgres cluster"
+    $PG_STARTED >/dev/null 2>&1 || true
+    PG_STARTED=""
+  fi
+}
