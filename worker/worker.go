@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/config"
@@ -51,7 +50,7 @@ func New(c client.Client, cfg config.Config, store *db.Store) (worker.Worker, *f
 		// own, so a few activities at once keep a worker busy.
 		MaxConcurrentActivityExecutionSize: 16,
 	})
-	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflow.RegisterOptions{Name: workflows.CrawlWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterActivity(&activities.Activities{
 		Store:  store,
 		Static: static,

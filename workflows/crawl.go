@@ -17,6 +17,11 @@ import (
 // CrawlWorkflowName is the workflow type operators see in the Temporal UI.
 const CrawlWorkflowName = "CrawlWorkflow"
 
+// RegisterOptions registers CrawlWorkflow under CrawlWorkflowName.
+func RegisterOptions() workflow.RegisterOptions {
+	return workflow.RegisterOptions{Name: CrawlWorkflowName}
+}
+
 // WorkflowID returns the workflow ID of a crawl, so that an operator can
 // find a crawl from its ID (and the other way round).
 func WorkflowID(crawlID string) string { return "crawl-" + crawlID }

@@ -1,0 +1,207 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/durablecrawl/crawler/activities"
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// newEnv returns a test environment with every activity registered (mocks
+// replace them per test) and a plan of budget pages.
+func newEnv(t *testing.T, budget, timeoutSeconds int) *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(CrawlWorkflow, RegisterOptions())
+	env.RegisterActivity(&activities.Activities{})
+	env.OnActivity(a.StartCrawl, mock.Anything, activities.StartCrawlInput{CrawlID: "c1"}).Return(activities.CrawlPlan{
+		Status: crawl.StatusRunning, Budget: budget, BatchSize: 10, TimeoutSeconds: timeoutSeconds,
+	}, nil).Once()
+	env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil)
+	return env
+}
+
+// expectFinish records the status FinishCrawl is asked for and answers it.
+func expectFinish(env *testsuite.TestWorkflowEnvironment, got *crawl.Status, total int) {
+	env.OnActivity(a.FinishCrawl, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FinishCrawlInput) (activities.FinishCrawlResult, error) {
+			*got = in.Status
+			return activities.FinishCrawlResult{Status: in.Status, TotalPages: total}, nil
+		}).Once()
+}
+
+func TestCrawlSucceeds(t *testing.T) {
+	env := newEnv(t, 100, 1800)
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+		Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 0, Budget: 100}).
+		Return(activities.ConvertPagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Failed: 1}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 1, Budget: 100}).
+		Return(activities.ConvertPagesResult{Stored: 1, TotalPages: 4}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10}).
+		Return(activities.FetchPagesResult{}, nil).Once()
+	var status crawl.Status
+	expectFinish(env, &status, 4)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var res CrawlResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if status != crawl.StatusSucceeded || res.Status != crawl.StatusSucceeded || res.TotalPages != 4 {
+		t.Errorf("finished %q, result %+v; want succeeded with 4 pages", status, res)
+	}
+	env.AssertExpectations(t)
+}
+
+func TestCrawlStopsAtBudget(t *testing.T) {
+	env := newEnv(t, 4, 1800)
+	// The second batch may claim only what is left of the budget.
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4}).
+		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 3, Failed: 1}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).
+		Return(activities.ConvertPagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 1}).
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).
+		Return(activities.ConvertPagesResult{Stored: 1, TotalPages: 4}, nil).Once()
+	var status crawl.Status
+	expectFinish(env, &status, 4)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if status != crawl.StatusSucceeded {
+		t.Errorf("status = %q, want succeeded", status)
+	}
+	env.AssertExpectations(t) // no third FetchPages: the budget is spent
+}
+
+func TestCrawlFailsWithoutPages(t *testing.T) {
+	env := newEnv(t, 10, 1800)
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+		Return(activities.FetchPagesResult{Claimed: 1, Failed: 1}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+		Return(activities.FetchPagesResult{}, nil).Once()
+	var status crawl.Status
+	expectFinish(env, &status, 0)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if status != crawl.StatusFailed {
+		t.Errorf("status = %q, want failed", status)
+	}
+	env.AssertNotCalled(t, "ConvertPages", mock.Anything, mock.Anything)
+}
+
+func TestCrawlTimesOut(t *testing.T) {
+	env := newEnv(t, 100, 60)
+	// Every batch finds more pages and takes 20 s: only the timer ends it.
+	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).After(20 * time.Second)
+	stored := 0
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.ConvertPagesInput) (activities.ConvertPagesResult, error) {
+			stored++
+			return activities.ConvertPagesResult{Stored: 1, TotalPages: stored}, nil
+		})
+	var status crawl.Status
+	expectFinish(env, &status, 3)
+	start := env.Now()
+	var finishedAt time.Time
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == "FinishCrawl" {
+			finishedAt = env.Now()
+		}
+	})
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if status != crawl.StatusTimedOut {
+		t.Errorf("status = %q, want timed_out", status)
+	}
+	if d := finishedAt.Sub(start); d < 60*time.Second || d > 61*time.Second {
+		t.Errorf("finished %v after the start, want 60s", d)
+	}
+	if stored != 2 {
+		t.Errorf("%d batches converted before the timeout, want 2 (at 20 s and 40 s)", stored)
+	}
+}
+
+func TestCrawlCancelled(t *testing.T) {
+	env := newEnv(t, 100, 1800)
+	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).After(time.Minute)
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).
+		Return(activities.ConvertPagesResult{Stored: 1, TotalPages: 1}, nil)
+	var status crawl.Status
+	expectFinish(env, &status, 1)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	err := env.GetWorkflowError()
+	var canceled *temporal.CanceledError
+	if !errors.As(err, &canceled) {
+		t.Fatalf("workflow error = %v, want a CanceledError", err)
+	}
+	if status != crawl.StatusAborted {
+		t.Errorf("status = %q, want aborted", status)
+	}
+}
+
+func TestCrawlInternalError(t *testing.T) {
+	env := newEnv(t, 100, 1800)
+	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
+		Return(activities.FetchPagesResult{}, temporal.NewNonRetryableApplicationError("database gone", "Test", nil))
+	var status crawl.Status
+	expectFinish(env, &status, 0)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err == nil {
+		t.Fatal("workflow succeeded, want its error")
+	}
+	if status != crawl.StatusError {
+		t.Errorf("status = %q, want error", status)
+	}
+}
+
+func TestCrawlAlreadyEnded(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(CrawlWorkflow, RegisterOptions())
+	env.RegisterActivity(&activities.Activities{})
+	env.OnActivity(a.StartCrawl, mock.Anything, mock.Anything).
+		Return(activities.CrawlPlan{Status: crawl.StatusAborted}, nil).Once()
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	var res CrawlResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != crawl.StatusAborted {
+		t.Errorf("status = %q, want the crawl's own aborted", res.Status)
+	}
+	env.AssertNotCalled(t, "FetchPages", mock.Anything, mock.Anything)
+}
