@@ -28,6 +28,7 @@ type crawlStore interface {
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]db.Page, error)
 	SaveFetch(ctx context.Context, crawlID uuid.UUID, o db.FetchOutcome) error
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
+	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
 	StorePage(ctx context.Context, crawlID uuid.UUID, pageID int64, title, markdown string, convertMS, budget int) (bool, error)
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
@@ -40,7 +41,7 @@ var _ crawlStore = (*db.Store)(nil)
 
 // staticFetcher fetches pages over plain HTTP.
 type staticFetcher interface {
-	FetchAll(ctx context.Context, urls []string, parallelism int, emit func(fetch.Result)) error
+	FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
 }
 
 var _ staticFetcher = (*fetch.Static)(nil)

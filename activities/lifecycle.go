@@ -57,7 +57,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		if err != nil {
 			continue // validated at creation; nothing to crawl
 		}
-		seeds = append(seeds, db.NewPage{URL: fetchURL, NormalizedURL: key, Depth: 0})
+		seeds = append(seeds, db.NewPage{URL: fetchURL, NormalizedURL: key, Depth: 0, Rank: childRank("", len(seeds))})
 	}
 	if _, err := a.Store.Enqueue(ctx, c.ID, seeds); err != nil {
 		return CrawlPlan{}, err

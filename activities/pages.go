@@ -94,8 +94,24 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		activity.RecordHeartbeat(ctx, done)
 	}
 	activity.RecordHeartbeat(ctx, 0)
-	parallelism := o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages)
-	if err := a.Static.FetchAll(ctx, urls, parallelism, emit); err != nil {
+	batch := fetch.Batch{
+		Parallelism: o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages),
+		// A redirect to another site, or to a page this crawl already has,
+		// is not followed: the target is not fetched a second time.
+		FollowRedirect: func(from, to *url.URL) bool {
+			target, err := urlnorm.Clean(nil, to.String())
+			if err != nil || !sc.SameSite(target) {
+				return false
+			}
+			origin, err := urlnorm.Clean(nil, from.String())
+			if err == nil && urlnorm.Key(origin) == urlnorm.Key(target) {
+				return true // /docs -> /docs/ and the like
+			}
+			known, err := a.Store.Known(ctx, c.ID, urlnorm.Key(target))
+			return err != nil || !known
+		},
+	}
+	if err := a.Static.FetchAll(ctx, urls, batch, emit); err != nil {
 		return FetchPagesResult{}, err
 	}
 	if firstErr != nil {
@@ -124,6 +140,21 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 	switch {
 	case r.Err != nil && r.StatusCode == 0:
 		out.State, out.Error = db.PageFailed, describeFetchError(r.Err)
+		return out
+	case r.Location != "":
+		// A redirect FollowRedirect declined.
+		target := r.Location
+		if base, err := url.Parse(r.FinalURL); err == nil {
+			if u, err := base.Parse(r.Location); err == nil {
+				target = u.String()
+			}
+		}
+		out.State = db.PageSkipped
+		if u, err := url.Parse(target); err == nil && sc.SameSite(u) {
+			out.Error = fmt.Sprintf("redirects to %s, which this crawl already has", target)
+		} else {
+			out.Error = fmt.Sprintf("redirects to another site: %s", target)
+		}
 		return out
 	case r.StatusCode < 200 || r.StatusCode > 299:
 		out.State, out.Error = db.PageFailed, fmt.Sprintf("the server answered %d", r.StatusCode)
@@ -159,13 +190,14 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		out.Error = fmt.Sprintf("the response was cut off at %d bytes", len(r.Body))
 	}
 	if depthLimit < 0 || p.Depth+1 <= depthLimit {
-		out.Links = links(final, r.Links, sc, p.Depth+1)
+		out.Links = links(final, r.Links, sc, p.Depth+1, p.Rank)
 	}
 	return out
 }
 
-// links returns the in-scope URLs among hrefs, cleaned and without repeats.
-func links(page *url.URL, hrefs []string, sc *scope.Scope, depth int) []db.NewPage {
+// links returns the in-scope URLs among hrefs, cleaned and without
+// repeats, ranked after the page that links to them.
+func links(page *url.URL, hrefs []string, sc *scope.Scope, depth int, parentRank string) []db.NewPage {
 	seen := make(map[string]bool, len(hrefs))
 	var out []db.NewPage
 	for _, h := range hrefs {
@@ -178,9 +210,18 @@ func links(page *url.URL, hrefs []string, sc *scope.Scope, depth int) []db.NewPa
 			continue
 		}
 		seen[key] = true
-		out = append(out, db.NewPage{URL: u.String(), NormalizedURL: key, Depth: depth})
+		out = append(out, db.NewPage{URL: u.String(), NormalizedURL: key, Depth: depth, Rank: childRank(parentRank, len(out))})
 	}
 	return out
+}
+
+// childRank returns the rank of the i-th link of a page ranked parent: the
+// parent's rank and i in three base-36 digits, so that ranks sort as a
+// sequential breadth-first crawl would visit the pages.
+func childRank(parent string, i int) string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	i = min(i, 36*36*36-1)
+	return parent + string([]byte{digits[i/(36*36)], digits[i/36%36], digits[i%36]})
 }
 
 func describeFetchError(err error) string {

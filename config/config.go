@@ -53,10 +53,12 @@ type Config struct {
 
 // Load reads the configuration from the environment.
 func Load() (Config, error) {
-	return load(os.Getenv)
+	return LoadFrom(os.Getenv)
 }
 
-func load(getenv func(string) string) (Config, error) {
+// LoadFrom reads the configuration through getenv; LoadFrom with a getenv
+// that returns "" gives the defaults.
+func LoadFrom(getenv func(string) string) (Config, error) {
 	r := reader{getenv: getenv}
 	c := Config{
 		DatabaseURL:            r.str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/crawler?sslmode=disable"),

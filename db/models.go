@@ -135,6 +135,7 @@ type Page struct {
 	URL           string     `bun:"url,notnull"`
 	NormalizedURL string     `bun:"normalized_url,notnull"`
 	Depth         int        `bun:"depth,notnull"`
+	Rank          string     `bun:"rank,notnull"`
 	State         string     `bun:"state,notnull"`
 	Batch         *int       `bun:"batch"`
 	FinalURL      *string    `bun:"final_url"`

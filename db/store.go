@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -166,10 +167,15 @@ type NewPage struct {
 	URL           string
 	NormalizedURL string
 	Depth         int
+	// Rank orders pages of one depth (see the pages table).
+	Rank string
 }
 
 // Enqueue adds URLs to a crawl's frontier. URLs the crawl already knows are
-// ignored, which makes the frontier its visited set and the call idempotent.
+// ignored, which makes the frontier its visited set and the call
+// idempotent; a queued URL found again closer to the start (smaller depth,
+// then rank) moves up, so the crawl order does not depend on which page
+// happened to be fetched first.
 func (s *Store) Enqueue(ctx context.Context, crawlID uuid.UUID, pages []NewPage) (int, error) {
 	return enqueue(ctx, s.db, crawlID, pages)
 }
@@ -185,11 +191,15 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 			continue
 		}
 		seen[p.NormalizedURL] = true
-		rows = append(rows, Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, State: PageQueued})
+		rows = append(rows, Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: PageQueued})
 	}
 	res, err := db.NewInsert().Model(&rows).
-		Column("crawl_id", "url", "normalized_url", "depth", "state").
-		On("CONFLICT (crawl_id, normalized_url) DO NOTHING").Exec(ctx)
+		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state").
+		On("CONFLICT (crawl_id, normalized_url) DO UPDATE").
+		Set("depth = EXCLUDED.depth").Set("rank = EXCLUDED.rank").Set("url = EXCLUDED.url").
+		Where("page.state = ?", PageQueued).
+		Where("(EXCLUDED.depth, EXCLUDED.rank) < (page.depth, page.rank)").
+		Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("enqueue %d urls: %w", len(rows), err)
 	}
@@ -198,8 +208,8 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 }
 
 // ClaimBatch returns the pages of fetch batch number batch, claiming up to
-// limit queued pages (shallowest first, then in discovery order) when the
-// batch has none yet. A retried claim returns the same pages.
+// limit queued pages (shallowest first, then by rank) when the batch has
+// none yet. A retried claim returns the same pages.
 func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]Page, error) {
 	pages, err := s.BatchPages(ctx, crawlID, batch)
 	if err != nil || len(pages) > 0 {
@@ -210,10 +220,10 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 		WHERE id IN (
 			SELECT id FROM pages
 			WHERE crawl_id = ? AND state = ?
-			ORDER BY depth, id
+			ORDER BY depth, rank, id
 			LIMIT ?
 			FOR UPDATE SKIP LOCKED)
-		RETURNING id, crawl_id, url, normalized_url, depth, state, batch, discovered_at`,
+		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, discovered_at`,
 		PageClaimed, batch, crawlID, PageQueued, limit).Scan(ctx, &pages)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("claim batch %d: %w", batch, err)
@@ -228,7 +238,7 @@ func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([
 	var pages []Page
 	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).
-		Order("depth", "id").Scan(ctx)
+		Order("depth", "rank", "id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pages of batch %d: %w", batch, err)
 	}
@@ -241,7 +251,7 @@ func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) 
 	var pages []Page
 	err := s.db.NewSelect().Model(&pages).
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageFetched).
-		Order("depth", "id").Scan(ctx)
+		Order("depth", "rank", "id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fetched pages of batch %d: %w", batch, err)
 	}
@@ -249,11 +259,26 @@ func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) 
 }
 
 func sortPages(p []Page) {
-	for i := 1; i < len(p); i++ {
-		for j := i; j > 0 && (p[j].Depth < p[j-1].Depth || (p[j].Depth == p[j-1].Depth && p[j].ID < p[j-1].ID)); j-- {
-			p[j], p[j-1] = p[j-1], p[j]
+	sort.Slice(p, func(i, j int) bool {
+		if p[i].Depth != p[j].Depth {
+			return p[i].Depth < p[j].Depth
 		}
+		if p[i].Rank != p[j].Rank {
+			return p[i].Rank < p[j].Rank
+		}
+		return p[i].ID < p[j].ID
+	})
+}
+
+// Known reports whether the crawl already has the URL with key in its
+// frontier or results.
+func (s *Store) Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error) {
+	ok, err := s.db.NewSelect().Model((*Page)(nil)).
+		Where("crawl_id = ?", crawlID).Where("normalized_url = ?", key).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("look up %s: %w", key, err)
 	}
+	return ok, nil
 }
 
 // FetchOutcome is what fetching a claimed page produced.

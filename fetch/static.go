@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,8 @@ type Result struct {
 	Body        []byte
 	// Truncated is set when the body was cut off at the size cap.
 	Truncated bool
+	// Location is the target of a redirect that was not followed.
+	Location string
 	// Links are the absolute targets of the page's <a href> elements, in
 	// document order; Canonical is its rel=canonical URL, if any.
 	Links     []string
@@ -95,10 +98,23 @@ func NewStatic(opts StaticOptions) *Static {
 // Close releases idle connections.
 func (s *Static) Close() { s.transport.CloseIdleConnections() }
 
-// FetchAll fetches urls with at most parallelism requests in flight and
-// calls emit once per URL, from several goroutines at once. It returns when
-// every URL has been emitted or ctx is done.
-func (s *Static) FetchAll(ctx context.Context, urls []string, parallelism int, emit func(Result)) error {
+// Batch says how to fetch a batch of URLs.
+type Batch struct {
+	// Parallelism is the most requests in flight.
+	Parallelism int
+	// FollowRedirect decides whether a redirect from one URL to another is
+	// followed; nil follows all. A redirect not followed ends with the
+	// redirect response itself (Result.Location names its target).
+	FollowRedirect func(from, to *url.URL) bool
+}
+
+// maxRedirects bounds a redirect chain.
+const maxRedirects = 10
+
+// FetchAll fetches urls and calls emit once per URL, from several
+// goroutines at once. It returns when every URL has been emitted or ctx is
+// done.
+func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func(Result)) error {
 	if len(urls) == 0 {
 		return nil
 	}
@@ -113,9 +129,18 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, parallelism int, e
 	)
 	c.WithTransport(s.transport)
 	c.SetRequestTimeout(s.opts.Timeout)
-	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: max(parallelism, 1)}); err != nil {
+	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: max(b.Parallelism, 1)}); err != nil {
 		return fmt.Errorf("colly limit: %w", err)
 	}
+	c.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		if b.FollowRedirect != nil && !b.FollowRedirect(via[0].URL, req.URL) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	})
 
 	var mu sync.Mutex
 	// Each URL gets its own colly context, the key of its pending result.
@@ -146,6 +171,9 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, parallelism int, e
 		r.StatusCode = resp.StatusCode
 		if resp.Headers != nil {
 			r.ContentType = resp.Headers.Get("Content-Type")
+			if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+				r.Location = resp.Headers.Get("Location")
+			}
 		}
 		body := resp.Body
 		if len(body) > s.opts.MaxBytes {

@@ -74,6 +74,11 @@ CREATE TABLE pages (
     url            text NOT NULL,
     normalized_url text NOT NULL,
     depth          integer NOT NULL,
+    -- rank orders pages of one depth as a sequential breadth-first crawl
+    -- would: the parent's rank followed by the link's position on the
+    -- parent. Batches claim by (depth, rank), so the same site gives the
+    -- same crawl whatever the concurrency.
+    rank           text COLLATE "C" NOT NULL DEFAULT '',
     state          text NOT NULL CHECK (state IN ('queued', 'claimed', 'fetched', 'stored', 'failed', 'skipped')),
     batch          integer,
     final_url      text,
@@ -95,7 +100,7 @@ CREATE TABLE pages (
 
 --bun:split
 
-CREATE INDEX pages_frontier ON pages (crawl_id, depth, id) WHERE state = 'queued';
+CREATE INDEX pages_frontier ON pages (crawl_id, depth, rank, id) WHERE state = 'queued';
 
 --bun:split
 

@@ -1,0 +1,517 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/durablecrawl/crawler/internal/testenv"
+	"github.com/durablecrawl/crawler/workflows"
+)
+
+// TestCrawlFixtureSite crawls the fixture site two hops deep with the
+// current request shape and checks the record, the pages, the markdown,
+// the logs and their pagination, and the workflow in Temporal.
+func TestCrawlFixtureSite(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	created := create(t, env.api, env.keyA, map[string]any{
+		"startUrl": s.URL + "/", "maxDepth": 2, "maxConcurrentPages": 2,
+	})
+	if created.Status != "running" || created.ID == "" || len(created.StartURLs) != 1 || created.StartURLs[0] != s.URL+"/" {
+		t.Fatalf("created crawl = %+v", created)
+	}
+	if created.MaxDepth != 2 || created.MaxResults != nil || created.Timeout != 1800 || created.EngineType != "auto" ||
+		!created.ExcludeNonMainTags || !created.IncludeLinks || !created.DeduplicateContent || created.Origin != "api" {
+		t.Errorf("created crawl does not carry the defaults: %+v", created)
+	}
+	if created.BrandID == nil || *created.BrandID != "brand-a" {
+		t.Errorf("brandId = %v, want brand-a", created.BrandID)
+	}
+	if created.CreatedAt.IsZero() || created.UpdatedAt.IsZero() || created.CompletedAt != nil {
+		t.Errorf("timestamps of a new crawl: %+v", created)
+	}
+
+	done := waitStatus(t, env.api, env.keyA, created.ID, 2*time.Minute, "succeeded")
+	if done.TotalPages != pagesToDepth2 {
+		t.Errorf("totalPages = %d, want %d", done.TotalPages, pagesToDepth2)
+	}
+
+	pages := allPages(t, env.api, env.keyA, created.ID)
+	if len(pages) != pagesToDepth2 {
+		t.Fatalf("%d result pages, want %d", len(pages), pagesToDepth2)
+	}
+	seen := map[string]bool{}
+	lastDepth := 0
+	for _, p := range pages {
+		u, err := url.Parse(p.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := strings.TrimSuffix(u.Path, "/")
+		if seen[path] {
+			t.Errorf("page %s stored twice", path)
+		}
+		seen[path] = true
+		wantDepth := strings.Count(path, "/section/")*1 + strings.Count(path, "/article/")
+		if path == "" {
+			wantDepth = 0
+		}
+		if p.Depth != wantDepth {
+			t.Errorf("%s: depth %d, want %d", p.URL, p.Depth, wantDepth)
+		}
+		if p.Depth < lastDepth {
+			t.Errorf("%s (depth %d) stored after a page of depth %d: not breadth-first", p.URL, p.Depth, lastDepth)
+		}
+		lastDepth = p.Depth
+		if p.StatusCode != 200 || p.Engine != "cheerio" || p.Title == "" {
+			t.Errorf("%s: status %d, engine %q, title %q", p.URL, p.StatusCode, p.Engine, p.Title)
+		}
+		if strings.Contains(p.Markdown, footerText) {
+			t.Errorf("%s: markdown holds the footer, want main content only", p.URL)
+		}
+		if strings.HasPrefix(path, "/deep") || path == "/missing" || strings.HasSuffix(path, ".pdf") || path == "/old-section-1" {
+			t.Errorf("%s is not a result of a depth-2 crawl", p.URL)
+		}
+	}
+	for i := 0; i < sections; i++ {
+		for j := 0; j < articlesPerSect; j++ {
+			if !seen[fmt.Sprintf("/section/%d/article/%d", i, j)] {
+				t.Errorf("article %d-%d missing", i, j)
+			}
+		}
+	}
+	// Markdown of one article: its text, an absolute link, no navigation.
+	for _, p := range pages {
+		if strings.HasSuffix(p.URL, "/section/1/article/3") {
+			if !strings.Contains(p.Markdown, "Unique content of article 1-3.") {
+				t.Errorf("article 1-3 markdown lacks its text:\n%s", p.Markdown)
+			}
+			if !strings.Contains(p.Markdown, "# Article 1-3") {
+				t.Errorf("article 1-3 markdown lacks its heading:\n%s", p.Markdown)
+			}
+			if !strings.Contains(p.Markdown, "]("+s.URL+"/section/1/article/4)") {
+				t.Errorf("article 1-3 markdown lacks the absolute link to article 1-4:\n%s", p.Markdown)
+			}
+			if strings.Contains(p.Markdown, "Sections") {
+				t.Errorf("article 1-3 markdown holds the navigation:\n%s", p.Markdown)
+			}
+		}
+	}
+	// No page was fetched twice, whatever spellings the site used.
+	if n := s.hitsOf("/section/2"); n != 1 {
+		t.Errorf("/section/2 fetched %d times, want 1", n)
+	}
+	if n := s.hitsOf("/section/1"); n != 1 {
+		t.Errorf("/section/1 fetched %d times (also through /old-section-1), want 1", n)
+	}
+	if n := s.hitsOf("/deep/1"); n != 0 {
+		t.Errorf("/deep/1 (depth 3) fetched %d times, want 0", n)
+	}
+	if n := s.hitsOf("/about"); n != 1 {
+		t.Errorf("footer link fetched %d times, want 1 (links are followed from the whole page)", n)
+	}
+
+	// Logs: start, one per page (results, the 404, the PDF, the redirect,
+	// the footer link's 404), end; the same through every page size.
+	logs := allLogs(t, env.api, env.keyA, created.ID, 7)
+	if len(logs) != 1+pagesToDepth2+4+1 {
+		t.Errorf("%d log entries, want %d", len(logs), 1+pagesToDepth2+4+1)
+	}
+	if whole := allLogs(t, env.api, env.keyA, created.ID, 1200); len(whole) != len(logs) {
+		t.Errorf("limit 1200 gives %d entries, limit 7 gives %d", len(whole), len(logs))
+	} else {
+		for i := range whole {
+			if whole[i].ID != logs[i].ID {
+				t.Fatalf("entry %d differs between page sizes: %s vs %s", i, whole[i].ID, logs[i].ID)
+			}
+		}
+	}
+	if logs[0].Message != "Crawl started" || logs[len(logs)-1].Message != "Crawl succeeded" {
+		t.Errorf("first and last entries: %q, %q", logs[0].Message, logs[len(logs)-1].Message)
+	}
+	byURL := map[string]logEntry{}
+	for i, l := range logs {
+		if l.CrawlID != created.ID || l.TeamID != env.teamA || l.ID == "" || l.CreatedAt.IsZero() {
+			t.Errorf("entry %d: %+v", i, l)
+		}
+		if i > 0 && (l.CreatedAt.Before(logs[i-1].CreatedAt)) {
+			t.Errorf("entry %d is older than entry %d", i, i-1)
+		}
+		if !map[string]bool{"debug": true, "info": true, "warn": true, "error": true}[l.Level] {
+			t.Errorf("entry %d has level %q", i, l.Level)
+		}
+		if _, ok := l.Data["url"].(string); !ok {
+			t.Errorf("entry %d has no data.url: %v", i, l.Data)
+		}
+		if strings.HasPrefix(l.Message, "Page") {
+			if _, ok := l.Data["statusCode"].(float64); !ok {
+				t.Errorf("page entry %d has no data.statusCode: %v", i, l.Data)
+			}
+			byURL[l.Data["url"].(string)] = l
+		}
+	}
+	if l := byURL[s.URL+"/missing"]; l.Message != "Page failed" || l.Data["statusCode"] != float64(404) {
+		t.Errorf("entry of /missing: %+v", l)
+	}
+	if l := byURL[s.URL+"/files/report.pdf"]; l.Message != "Page skipped" || l.Data["statusCode"] != float64(200) {
+		t.Errorf("entry of the PDF: %+v", l)
+	}
+	if l := byURL[s.URL+"/old-section-1"]; l.Message != "Page skipped" || !strings.Contains(l.Description, "/section/1") {
+		t.Errorf("entry of the redirect: %+v", l)
+	}
+	if l := byURL[s.URL+"/section/0/article/0"]; l.Message != "Page crawled" || l.Data["statusCode"] != float64(200) || l.Data["depth"] != float64(2) {
+		t.Errorf("entry of article 0-0: %+v", l)
+	}
+
+	// Temporal: the workflow is named after the crawl, carries its search
+	// attributes, and continued as new along the way.
+	ctx := context.Background()
+	wfID := workflows.WorkflowID(created.ID)
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, wfID, "")
+	if err != nil {
+		t.Fatalf("describe %s: %v", wfID, err)
+	}
+	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		t.Errorf("workflow status %v, want completed", st)
+	}
+	attrs := desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()
+	if p := attrs["CrawlStatus"]; p == nil || !strings.Contains(string(p.GetData()), "succeeded") {
+		t.Errorf("CrawlStatus search attribute = %v, want succeeded", p)
+	}
+	if p := attrs["CrawlId"]; p == nil || !strings.Contains(string(p.GetData()), created.ID) {
+		t.Errorf("CrawlId search attribute = %v", p)
+	}
+	if desc.GetWorkflowExecutionInfo().GetType().GetName() != "CrawlWorkflow" {
+		t.Errorf("workflow type %q", desc.GetWorkflowExecutionInfo().GetType().GetName())
+	}
+	if first := desc.GetWorkflowExecutionInfo().GetFirstRunId(); first == desc.GetWorkflowExecutionInfo().GetExecution().GetRunId() {
+		t.Errorf("a crawl of %d batches did not continue as new", pagesToDepth2/8)
+	}
+}
+
+// TestOlderShapeMaxResults crawls with the older request shape: exactly
+// maxResults pages, breadth-first, and the same pages as the current shape
+// given the same bounds.
+func TestOlderShapeMaxResults(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	legacy := create(t, env.api, env.keyA, map[string]any{
+		"startUrls": []string{s.URL + "/"}, "maxDepth": 3, "maxResults": 10, "engine": "cheerio",
+	})
+	current := create(t, env.api, env.keyA, map[string]any{
+		"startUrl": s.URL + "/", "maxDepth": 3, "maxResults": 10, "engineType": "cheerio",
+	})
+	if legacy.MaxResults == nil || *legacy.MaxResults != 10 || legacy.MaxDepth != 3 || legacy.EngineType != "cheerio" {
+		t.Errorf("older-shape crawl = %+v", legacy)
+	}
+	var sets [2][]string
+	for i, c := range []crawlObj{legacy, current} {
+		done := waitStatus(t, env.api, env.keyA, c.ID, 2*time.Minute, "succeeded")
+		if done.TotalPages != 10 {
+			t.Errorf("crawl %d: totalPages %d, want exactly 10", i, done.TotalPages)
+		}
+		pages := allPages(t, env.api, env.keyA, c.ID)
+		if len(pages) != 10 {
+			t.Fatalf("crawl %d: %d pages, want 10", i, len(pages))
+		}
+		depths := map[int]int{}
+		for _, p := range pages {
+			depths[p.Depth]++
+			sets[i] = append(sets[i], p.URL)
+		}
+		// Breadth-first: home and all five sections before any article.
+		if depths[0] != 1 || depths[1] != sections || depths[2] != 10-1-sections {
+			t.Errorf("crawl %d: pages per depth %v, want 1, %d, %d", i, depths, sections, 10-1-sections)
+		}
+		sort.Strings(sets[i])
+	}
+	if strings.Join(sets[0], " ") != strings.Join(sets[1], " ") {
+		t.Errorf("the two shapes crawled different pages:\n%v\n%v", sets[0], sets[1])
+	}
+}
+
+// TestMaxDepthOne: the start page and the pages it links to.
+func TestMaxDepthOne(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": s.URL, "maxDepth": 1})
+	done := waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "succeeded")
+	if done.TotalPages != 1+sections {
+		t.Errorf("totalPages = %d, want %d", done.TotalPages, 1+sections)
+	}
+	for _, p := range allPages(t, env.api, env.keyA, c.ID) {
+		if p.Depth > 1 {
+			t.Errorf("%s at depth %d", p.URL, p.Depth)
+		}
+	}
+	if s.hitsOf("/section/0/article/0") != 0 {
+		t.Error("a depth-2 page was fetched")
+	}
+}
+
+// TestTimedOut: a crawl of a site that never ends stops at its 60-second
+// timeout with the pages it crawled.
+func TestTimedOut(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 700*time.Millisecond)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/", "timeout": 60, "maxConcurrentPages": 2})
+	if c.Timeout != 60 {
+		t.Errorf("timeout reads back as %d, want 60", c.Timeout)
+	}
+	running := waitFor(t, env.api, env.keyA, c.ID, 30*time.Second, "a first page", func(c crawlObj) bool { return c.TotalPages > 0 })
+	if running.Status != "running" || running.CompletedAt != nil || running.DurationInSeconds == nil {
+		t.Errorf("crawl in progress reads %+v", running)
+	}
+	done := waitStatus(t, env.api, env.keyA, c.ID, 2*time.Minute, "timed_out")
+	if *done.DurationInSeconds < 60 || *done.DurationInSeconds > 75 {
+		t.Errorf("durationInSeconds = %d, want about 60", *done.DurationInSeconds)
+	}
+	if done.TotalPages < 10 {
+		t.Errorf("totalPages = %d, want the pages of a minute's crawl", done.TotalPages)
+	}
+	time.Sleep(2 * time.Second) // nothing is stored after the end
+	if pages := allPages(t, env.api, env.keyA, c.ID); len(pages) != done.TotalPages {
+		t.Errorf("%d pages kept, totalPages says %d", len(pages), done.TotalPages)
+	}
+	logs := allLogs(t, env.api, env.keyA, c.ID, 1200)
+	if last := logs[len(logs)-1]; last.Message != "Crawl timed out" {
+		t.Errorf("last log entry %q, want Crawl timed out", last.Message)
+	}
+}
+
+// TestCancelledWithTemporalCLI: `temporal workflow cancel` ends a crawl
+// aborted, keeping its pages.
+func TestCancelledWithTemporalCLI(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 300*time.Millisecond)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxConcurrentPages": 2})
+	waitFor(t, env.api, env.keyA, c.ID, 30*time.Second, "a first page", func(c crawlObj) bool { return c.TotalPages > 0 })
+
+	cli, err := testenv.TemporalCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(cli, "workflow", "cancel", "--address", env.temporalAddr,
+		"--workflow-id", workflows.WorkflowID(c.ID)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("temporal workflow cancel: %v\n%s", err, out)
+	}
+	done := waitStatus(t, env.api, env.keyA, c.ID, 30*time.Second, "aborted")
+	if pages := allPages(t, env.api, env.keyA, c.ID); len(pages) != done.TotalPages || done.TotalPages == 0 {
+		t.Errorf("%d pages kept, totalPages says %d", len(pages), done.TotalPages)
+	}
+	desc, err := env.temporal.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(c.ID), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		t.Errorf("workflow status %v, want canceled", st)
+	}
+}
+
+// TestTerminatedIsReconciled: terminate runs no workflow code; the
+// reconciler settles the crawl as aborted.
+func TestTerminatedIsReconciled(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 300*time.Millisecond)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxConcurrentPages": 1})
+	waitFor(t, env.api, env.keyA, c.ID, 30*time.Second, "a first page", func(c crawlObj) bool { return c.TotalPages > 0 })
+	if err := env.temporal.TerminateWorkflow(context.Background(), workflows.WorkflowID(c.ID), "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, env.api, env.keyA, c.ID, 30*time.Second, "aborted")
+	logs := allLogs(t, env.api, env.keyA, c.ID, 1200)
+	if last := logs[len(logs)-1]; last.Message != "Crawl aborted" || !strings.Contains(last.Description, "terminated") {
+		t.Errorf("last log entry %+v", last)
+	}
+}
+
+// TestAbortEndpoint: POST /crawls/{id}/abort aborts, and again is a no-op.
+func TestAbortEndpoint(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 300*time.Millisecond)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/"})
+	var got crawlObj
+	if status, raw := call(t, "POST", env.api+"/crawls/"+c.ID+"/abort", env.keyB, nil, nil); status != http.StatusNotFound {
+		t.Errorf("abort by another team = %d %s, want 404", status, raw)
+	}
+	if status, raw := call(t, "POST", env.api+"/crawls/"+c.ID+"/abort", env.keyA, nil, &got); status != http.StatusOK {
+		t.Fatalf("abort = %d %s", status, raw)
+	}
+	waitStatus(t, env.api, env.keyA, c.ID, 30*time.Second, "aborted")
+	if status, _ := call(t, "POST", env.api+"/crawls/"+c.ID+"/abort", env.keyA, nil, &got); status != http.StatusOK || got.Status != "aborted" {
+		t.Errorf("second abort = %d %q, want 200 aborted", status, got.Status)
+	}
+}
+
+// TestPrivateNetworksRefused: without CRAWLER_ALLOW_PRIVATE_NETWORKS the
+// worker refuses loopback; the crawl fails with a logged refusal.
+func TestPrivateNetworksRefused(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	c := create(t, env.guardedAPI, env.keyA, map[string]any{"startUrl": s.URL + "/", "maxDepth": 1})
+	done := waitStatus(t, env.guardedAPI, env.keyA, c.ID, time.Minute, "failed")
+	if done.TotalPages != 0 {
+		t.Errorf("totalPages = %d, want 0", done.TotalPages)
+	}
+	if n := s.hitsOf("/"); n != 0 {
+		t.Errorf("the refused site was requested %d times", n)
+	}
+	logs := allLogs(t, env.guardedAPI, env.keyA, c.ID, 100)
+	if len(logs) != 3 {
+		t.Fatalf("%d log entries, want start, the refused page, end: %+v", len(logs), logs)
+	}
+	if l := logs[1]; l.Level != "error" || !strings.Contains(l.Description, "refused") {
+		t.Errorf("entry of the refused page: %+v", l)
+	}
+	if l := logs[2]; l.Message != "Crawl failed" {
+		t.Errorf("last entry: %+v", l)
+	}
+}
+
+// TestUnreachableStartPage: a start URL nobody answers ends failed.
+func TestUnreachableStartPage(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	base := s.URL
+	s.Close()
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": base + "/"})
+	waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "failed")
+}
+
+// TestAuthAndTenancy: every endpoint needs a key; another team's crawl is
+// not found.
+func TestAuthAndTenancy(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": s.URL + "/", "maxDepth": 1})
+	paths := []struct{ method, path string }{
+		{"POST", "/crawls"},
+		{"GET", "/crawls/" + c.ID},
+		{"GET", "/crawls/" + c.ID + "/pages"},
+		{"POST", "/crawls/" + c.ID + "/abort"},
+		{"GET", "/crawl-logs/" + c.ID},
+	}
+	for _, p := range paths {
+		for _, key := range []string{"", "ck_not-a-key"} {
+			var e errorObj
+			status, raw := call(t, p.method, env.api+p.path, key, nil, &e)
+			if status != http.StatusUnauthorized || e.Error.Code != "unauthorized" || e.Error.Message == "" {
+				t.Errorf("%s %s with key %q = %d %s, want 401", p.method, p.path, key, status, raw)
+			}
+		}
+		if p.method == "GET" {
+			var e errorObj
+			status, raw := call(t, p.method, env.api+p.path, env.keyB, nil, &e)
+			if status != http.StatusNotFound || e.Error.Code != "not_found" {
+				t.Errorf("%s %s by another team = %d %s, want 404", p.method, p.path, status, raw)
+			}
+		}
+	}
+	req, _ := http.NewRequest("GET", env.api+"/crawls/"+c.ID, nil)
+	req.Header.Set("Authorization", "Basic "+env.keyA)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("Basic scheme: %v %v, want 401", resp, err)
+	}
+	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {
+		if status, _ := call(t, "GET", env.api+"/crawls/"+id, env.keyA, nil, nil); status != http.StatusNotFound {
+			t.Errorf("GET /crawls/%s = %d, want 404", id, status)
+		}
+		if status, _ := call(t, "GET", env.api+"/crawl-logs/"+id, env.keyA, nil, nil); status != http.StatusNotFound {
+			t.Errorf("GET /crawl-logs/%s = %d, want 404", id, status)
+		}
+	}
+	waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "succeeded")
+}
+
+// TestInvalidBodies: every invalid body is a 400 naming its fields, and
+// nothing is recorded.
+func TestInvalidBodies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		body  string
+		field string
+	}{
+		{`{"startUrl": "https://example.com/"`, "body"},
+		{`[]`, "body"},
+		{`{}`, "startUrl"},
+		{`{"startUrl": "https://example.com/", "startUrls": ["https://example.com/"], "maxDepth": 1, "maxResults": 1}`, "startUrls"},
+		{`{"startUrl": "https://example.com/", "depth": 3}`, "depth"},
+		{`{"startUrl": "example.com"}`, "startUrl"},
+		{`{"startUrl": "https://example.com/", "maxResults": 10001}`, "maxResults"},
+		{`{"startUrl": "https://example.com/", "maxDepth": "3"}`, "maxDepth"},
+		{`{"startUrl": "https://example.com/", "timeout": 59}`, "timeout"},
+		{`{"startUrl": "https://example.com/", "engineType": "chrome"}`, "engineType"},
+		{`{"startUrl": "https://example.com/", "useStaticIps": true}`, "useStaticIps"},
+		{`{"startUrl": "https://example.com/", "extraction": "the prices"}`, "extraction"},
+		{`{"startUrls": ["https://example.com/"], "maxDepth": 51, "maxResults": 5}`, "maxDepth"},
+		{`{"startUrls": ["https://example.com/"], "maxDepth": 5, "maxResults": 1000}`, "maxResults"},
+		{`{"startUrls": ["https://example.com/"], "maxDepth": 5}`, "maxResults"},
+		{`{"startUrls": [], "maxDepth": 5, "maxResults": 5}`, "startUrls"},
+	}
+	for _, tc := range cases {
+		var e errorObj
+		status, raw := call(t, "POST", env.api+"/crawls", env.keyA, tc.body, &e)
+		if status != http.StatusBadRequest || e.Error.Code != "invalid_request" {
+			t.Errorf("%s = %d %s, want 400", tc.body, status, raw)
+			continue
+		}
+		found := false
+		for _, d := range e.Error.Details {
+			found = found || d.Field == tc.field
+		}
+		if !found {
+			t.Errorf("%s: details %+v do not name %s", tc.body, e.Error.Details, tc.field)
+		}
+	}
+	var e errorObj
+	if status, _ := call(t, "POST", env.api+"/crawls", env.keyA, strings.Repeat("x", 2<<20), &e); status != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 MiB body = %d, want 413", status)
+	}
+	// No valid test crawls example.com: any such crawl came from a 400.
+	n, err := env.store.DB().NewSelect().Table("crawls").Where("start_urls[1] = 'https://example.com/'").Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d crawls recorded from invalid bodies", n)
+	}
+}
+
+// TestLogPagination checks the page and limit parameters.
+func TestLogPagination(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": s.URL + "/", "maxDepth": 1})
+	waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "succeeded")
+	for _, q := range []string{"limit=0", "limit=1201", "limit=-3", "page=0", "page=-1", "page=abc", "limit=1.5"} {
+		var e errorObj
+		status, raw := call(t, "GET", env.api+"/crawl-logs/"+c.ID+"?"+q, env.keyA, nil, &e)
+		field, _, _ := strings.Cut(q, "=")
+		if status != http.StatusBadRequest || len(e.Error.Details) != 1 || e.Error.Details[0].Field != field {
+			t.Errorf("?%s = %d %s, want 400 naming %s", q, status, raw, field)
+		}
+	}
+	var p pageOf[logEntry]
+	if status, raw := call(t, "GET", env.api+"/crawl-logs/"+c.ID, env.keyA, nil, &p); status != 200 || p.Page != 1 || p.Limit != 100 {
+		t.Errorf("defaults = %d %s, want page 1 limit 100", status, raw)
+	}
+	total := p.TotalResults
+	if status, _ := call(t, "GET", env.api+"/crawl-logs/"+c.ID+"?limit=1200&page=1", env.keyA, nil, &p); status != 200 || len(p.Results) != total {
+		t.Errorf("limit=1200: %d, %d entries, want %d", status, len(p.Results), total)
+	}
+	if status, _ := call(t, "GET", env.api+"/crawl-logs/"+c.ID+"?limit=2&page=99", env.keyA, nil, &p); status != 200 || len(p.Results) != 0 || p.TotalResults != total {
+		t.Errorf("page past the end: %d %+v", status, p)
+	}
+}

@@ -1,0 +1,323 @@
+// Package integration tests the whole service through its HTTP API: a
+// real Temporal dev server, a real Postgres database, the real worker and
+// API in this process, crawling real HTTP servers started by the tests.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"go.temporal.io/sdk/client"
+
+	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/internal/testenv"
+	"github.com/durablecrawl/crawler/worker"
+)
+
+// env is the service under test, shared by the package's tests.
+var env struct {
+	store        *db.Store
+	temporal     client.Client
+	temporalAddr string
+	// api crawls with private networks allowed (the test sites are on
+	// loopback); guardedAPI's worker refuses them, as in production.
+	api, guardedAPI string
+	// keyA and keyB belong to two teams; keyA's team has brand "brand-a".
+	keyA, keyB string
+	teamA      string
+}
+
+const (
+	taskQueue        = "crawls-test"
+	guardedTaskQueue = "crawls-test-guarded"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	database, _, drop, err := testenv.Database(ctx, "crawler_it")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	defer drop()
+	env.store = db.NewStore(database)
+
+	// Continue-as-new is suggested after 40 events, so that every crawl of
+	// more than a few batches exercises it.
+	srv, err := testenv.Temporal(ctx, os.Stderr, "--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration: start temporal:", err)
+		return 1
+	}
+	defer srv.Stop()
+	env.temporal = srv.Client()
+	env.temporalAddr = srv.FrontendHostPort()
+
+	cfg, _ := config.LoadFrom(func(string) string { return "" })
+	cfg.PageTimeout = 10 * time.Second
+	for _, w := range []struct {
+		queue        string
+		allowPrivate bool
+		addr         *string
+	}{{taskQueue, true, &env.api}, {guardedTaskQueue, false, &env.guardedAPI}} {
+		wc := cfg
+		wc.TaskQueue, wc.AllowPrivateNetworks = w.queue, w.allowPrivate
+		wk, static := worker.New(env.temporal, wc, env.store)
+		if err := wk.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "integration: start worker:", err)
+			return 1
+		}
+		defer static.Close()
+		defer wk.Stop()
+		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger}))
+	}
+	rec := &worker.Reconciler{Store: env.store, Temporal: env.temporal, Logger: logger, Grace: time.Second}
+	go rec.Run(ctx, 500*time.Millisecond)
+
+	brand := "brand-a"
+	if env.keyA, err = env.store.CreateAPIKey(ctx, "team-a", &brand); err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	if env.keyB, err = env.store.CreateAPIKey(ctx, "team-b", nil); err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	p, err := env.store.Authenticate(ctx, env.keyA)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	env.teamA = p.TeamID.String()
+	return m.Run()
+}
+
+// serve runs app on a free loopback port and returns its base URL.
+func serve(app *fiber.App) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	return "http://" + ln.Addr().String()
+}
+
+// call sends a request to the API and decodes the JSON answer into out
+// (when not nil). It returns the status code and the raw body.
+func call(t *testing.T, method, url, key string, body any, out any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); len(raw) > 0 && !bytes.HasPrefix([]byte(ct), []byte("application/json")) {
+		t.Errorf("%s %s: Content-Type %q, want JSON", method, url, ct)
+	}
+	if out != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: decode %s: %v", method, url, raw, err)
+		}
+	}
+	return resp.StatusCode, raw
+}
+
+// crawlObj is the Crawl object as a client reads it.
+type crawlObj struct {
+	ID                 string     `json:"id"`
+	Status             string     `json:"status"`
+	StartURL           string     `json:"startUrl"`
+	StartURLs          []string   `json:"startUrls"`
+	MaxResults         *int       `json:"maxResults"`
+	MaxDepth           int        `json:"maxDepth"`
+	UseSitemap         bool       `json:"useSitemap"`
+	EntireWebsite      bool       `json:"entireWebsite"`
+	ExcludeNonMainTags bool       `json:"excludeNonMainTags"`
+	IncludeLinks       bool       `json:"includeLinks"`
+	DeduplicateContent bool       `json:"deduplicateContent"`
+	Extraction         string     `json:"extraction"`
+	EngineType         string     `json:"engineType"`
+	UseStaticIps       bool       `json:"useStaticIps"`
+	Timeout            int        `json:"timeout"`
+	Origin             string     `json:"origin"`
+	BrandID            *string    `json:"brandId"`
+	TotalPages         int        `json:"totalPages"`
+	DurationInSeconds  *int64     `json:"durationInSeconds"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
+	CompletedAt        *time.Time `json:"completedAt"`
+}
+
+type errorObj struct {
+	Error struct {
+		Code    string             `json:"code"`
+		Message string             `json:"message"`
+		Details []crawl.FieldError `json:"details"`
+	} `json:"error"`
+}
+
+type logEntry struct {
+	ID          string         `json:"id"`
+	Message     string         `json:"message"`
+	Level       string         `json:"level"`
+	Description string         `json:"description"`
+	CrawlID     string         `json:"crawlId"`
+	TeamID      string         `json:"teamId"`
+	Data        map[string]any `json:"data"`
+	CreatedAt   time.Time      `json:"createdAt"`
+}
+
+type resultPage struct {
+	URL        string `json:"url"`
+	StatusCode int    `json:"statusCode"`
+	Depth      int    `json:"depth"`
+	Title      string `json:"title"`
+	Markdown   string `json:"markdown"`
+	Engine     string `json:"engine"`
+}
+
+type pageOf[T any] struct {
+	Results      []T `json:"results"`
+	Page         int `json:"page"`
+	Limit        int `json:"limit"`
+	TotalPages   int `json:"totalPages"`
+	TotalResults int `json:"totalResults"`
+}
+
+// create posts a crawl and returns it, failing the test unless the answer
+// is 201.
+func create(t *testing.T, base, key string, body any) crawlObj {
+	t.Helper()
+	var c crawlObj
+	status, raw := call(t, "POST", base+"/crawls", key, body, &c)
+	if status != http.StatusCreated {
+		t.Fatalf("POST /crawls = %d %s, want 201", status, raw)
+	}
+	return c
+}
+
+// waitFor polls the crawl until cond holds or timeout passes.
+func waitFor(t *testing.T, base, key, id string, timeout time.Duration, what string, cond func(crawlObj) bool) crawlObj {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var c crawlObj
+	for {
+		status, raw := call(t, "GET", base+"/crawls/"+id, key, nil, &c)
+		if status != http.StatusOK {
+			t.Fatalf("GET /crawls/%s = %d %s", id, status, raw)
+		}
+		if cond(c) {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("crawl %s: %s did not happen within %v; last state %+v", id, what, timeout, c)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitStatus waits for the crawl to leave running and checks its status.
+func waitStatus(t *testing.T, base, key, id string, timeout time.Duration, want string) crawlObj {
+	t.Helper()
+	c := waitFor(t, base, key, id, timeout, "the end", func(c crawlObj) bool { return c.Status != "running" })
+	if c.Status != want {
+		t.Fatalf("crawl %s ended %q, want %q", id, c.Status, want)
+	}
+	if c.CompletedAt == nil || c.DurationInSeconds == nil {
+		t.Fatalf("crawl %s ended without completedAt/durationInSeconds: %+v", id, c)
+	}
+	if got := int64(c.CompletedAt.Sub(c.CreatedAt) / time.Second); *c.DurationInSeconds != got {
+		t.Errorf("durationInSeconds = %d, want %d (completedAt - createdAt)", *c.DurationInSeconds, got)
+	}
+	return c
+}
+
+// allLogs reads every log entry of a crawl, limit entries a page, checking
+// that the pagination fields agree with what is returned.
+func allLogs(t *testing.T, base, key, id string, limit int) []logEntry {
+	t.Helper()
+	var out []logEntry
+	for page := 1; ; page++ {
+		var p pageOf[logEntry]
+		status, raw := call(t, "GET", fmt.Sprintf("%s/crawl-logs/%s?page=%d&limit=%d", base, id, page, limit), key, nil, &p)
+		if status != http.StatusOK {
+			t.Fatalf("GET logs page %d = %d %s", page, status, raw)
+		}
+		if p.Page != page || p.Limit != limit {
+			t.Fatalf("log page says page %d limit %d, want %d %d", p.Page, p.Limit, page, limit)
+		}
+		if want := (p.TotalResults + limit - 1) / limit; p.TotalPages != want {
+			t.Fatalf("totalPages = %d for %d results at limit %d, want %d", p.TotalPages, p.TotalResults, limit, want)
+		}
+		out = append(out, p.Results...)
+		if page >= p.TotalPages {
+			if len(out) != p.TotalResults {
+				t.Fatalf("read %d log entries, totalResults says %d", len(out), p.TotalResults)
+			}
+			return out
+		}
+		if len(p.Results) != limit {
+			t.Fatalf("page %d of %d holds %d entries, want %d", page, p.TotalPages, len(p.Results), limit)
+		}
+	}
+}
+
+// allPages reads every result page of a crawl.
+func allPages(t *testing.T, base, key, id string) []resultPage {
+	t.Helper()
+	var p pageOf[resultPage]
+	status, raw := call(t, "GET", base+"/crawls/"+id+"/pages?limit=1200", key, nil, &p)
+	if status != http.StatusOK {
+		t.Fatalf("GET pages = %d %s", status, raw)
+	}
+	if p.TotalResults != len(p.Results) {
+		t.Fatalf("pages: totalResults %d, got %d", p.TotalResults, len(p.Results))
+	}
+	return p.Results
+}
