@@ -42,7 +42,8 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	p := principal(c)
 	id := uuid.New()
 	wfID := workflows.WorkflowID(id.String())
-	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given.Bytes(), time.Now().UTC())
+	// Postgres keeps microseconds; the answer shows what a later read shows.
+	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given.Bytes(), time.Now().UTC().Truncate(time.Microsecond))
 
 	ctx, cancel := s.ctx(c)
 	defer cancel()

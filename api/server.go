@@ -5,6 +5,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -72,7 +73,7 @@ func New(o Options) *fiber.App {
 		ErrorHandler:          errorHandler(o.Logger),
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
-		JSONEncoder:           json.Marshal,
+		JSONEncoder:           encodeJSON,
 		JSONDecoder:           json.Unmarshal,
 	})
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
@@ -87,6 +88,18 @@ func New(o Options) *fiber.App {
 		return crawl.Errorf(crawl.ENOTFOUND, "no route for %s %s", c.Method(), c.Path())
 	})
 	return app
+}
+
+// encodeJSON writes JSON without escaping <, > and &: answers carry URLs
+// and markdown that clients read as they are.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // principalKey is the fiber.Ctx local that holds the caller.

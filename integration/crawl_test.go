@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,7 +14,10 @@ import (
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
+	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -513,5 +517,43 @@ func TestLogPagination(t *testing.T) {
 	}
 	if status, _ := call(t, "GET", env.api+"/crawl-logs/"+c.ID+"?limit=2&page=99", env.keyA, nil, &p); status != 200 || len(p.Results) != 0 || p.TotalResults != total {
 		t.Errorf("page past the end: %d %+v", status, p)
+	}
+}
+
+// failingTemporal cannot start workflows.
+type failingTemporal struct{ client.Client }
+
+func (failingTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOptions, any, ...any) (client.WorkflowRun, error) {
+	return nil, errors.New("temporal is unavailable")
+}
+
+// TestWorkflowStartFailure: when the workflow cannot be started the answer
+// is 500 and the crawl is recorded as error, with its completion time.
+func TestWorkflowStartFailure(t *testing.T) {
+	t.Parallel()
+	base := serve(api.New(api.Options{Store: env.store, Temporal: failingTemporal{}, TaskQueue: taskQueue}))
+	var e errorObj
+	status, raw := call(t, "POST", base+"/crawls", env.keyB, `{"startUrl": "https://start-failure.example/"}`, &e)
+	if status != http.StatusInternalServerError || e.Error.Code != "internal" {
+		t.Fatalf("POST /crawls = %d %s, want 500", status, raw)
+	}
+	var rec db.Crawl
+	err := env.store.DB().NewSelect().Model(&rec).Where("start_urls[1] = ?", "https://start-failure.example/").Scan(context.Background())
+	if err != nil {
+		t.Fatalf("the crawl was not recorded: %v", err)
+	}
+	if rec.Status != "error" || rec.CompletedAt == nil {
+		t.Errorf("recorded crawl: status %q, completedAt %v; want error with a completion time", rec.Status, rec.CompletedAt)
+	}
+	if !strings.Contains(e.Error.Message, rec.ID.String()) {
+		t.Errorf("the message %q does not name the crawl %s", e.Error.Message, rec.ID)
+	}
+	var c crawlObj
+	if status, _ := call(t, "GET", env.api+"/crawls/"+rec.ID.String(), env.keyB, nil, &c); status != 200 || c.Status != "error" {
+		t.Errorf("GET the failed crawl = %d %q", status, c.Status)
+	}
+	logs := allLogs(t, env.api, env.keyB, rec.ID.String(), 10)
+	if len(logs) != 1 || logs[0].Level != "error" {
+		t.Errorf("logs of the failed crawl: %+v", logs)
 	}
 }
