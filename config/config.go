@@ -98,6 +98,16 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
+// Variables returns the names of the environment variables Load reads.
+func Variables() []string {
+	var names []string
+	_, _ = LoadFrom(func(key string) string {
+		names = append(names, key)
+		return ""
+	})
+	return names
+}
+
 // reader collects the first parse error so Load can report it once.
 type reader struct {
 	getenv func(string) string

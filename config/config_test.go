@@ -1,0 +1,127 @@
+package config_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/workflows"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := config.LoadFrom(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != "127.0.0.1:8080" || c.AllowPrivateNetworks || c.TemporalAddress != "127.0.0.1:7233" ||
+		c.TemporalNamespace != "default" || !strings.HasPrefix(c.DatabaseURL, "postgres://") {
+		t.Errorf("defaults: %+v", c)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	c, err := config.LoadFrom(env(map[string]string{
+		"CRAWLER_HTTP_ADDR": "0.0.0.0:9000", "CRAWLER_ALLOW_PRIVATE_NETWORKS": "true",
+		"CRAWLER_PAGE_TIMEOUT": "5s", "CRAWLER_MAX_CONCURRENT_PAGES": "4", "CRAWLER_DEFAULT_CONCURRENT_PAGES": "16",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != "0.0.0.0:9000" || !c.AllowPrivateNetworks || c.PageTimeout != 5*time.Second {
+		t.Errorf("overrides not applied: %+v", c)
+	}
+	if c.DefaultConcurrentPages != 4 {
+		t.Errorf("default concurrency %d above the server limit 4", c.DefaultConcurrentPages)
+	}
+}
+
+func TestInvalidValues(t *testing.T) {
+	for k, v := range map[string]string{
+		"CRAWLER_ALLOW_PRIVATE_NETWORKS": "maybe",
+		"CRAWLER_MAX_CONCURRENT_PAGES":   "many",
+		"CRAWLER_PAGE_TIMEOUT":           "30",
+		"CRAWLER_MAX_PAGES_PER_CRAWL":    "0",
+	} {
+		if _, err := config.LoadFrom(env(map[string]string{k: v})); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=%q: err = %v, want an error naming the variable", k, v, err)
+		}
+	}
+}
+
+// TestReadmeDocumentsEveryVariable keeps the README's configuration table
+// complete.
+func TestReadmeDocumentsEveryVariable(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range config.Variables() {
+		if !strings.Contains(string(readme), "`"+name+"`") {
+			t.Errorf("README.md does not document %s", name)
+		}
+	}
+}
+
+// TestComposeFile loads docker-compose.yml (no Docker engine runs here)
+// and checks it against the service: its roles, its variables and the
+// workflows' search attributes.
+func TestComposeFile(t *testing.T) {
+	raw, err := os.ReadFile("../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compose struct {
+		Services map[string]struct {
+			Image       string            `yaml:"image"`
+			Build       any               `yaml:"build"`
+			Command     []string          `yaml:"command"`
+			Environment map[string]string `yaml:"environment"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(raw, &compose); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	known := map[string]bool{}
+	for _, v := range config.Variables() {
+		known[v] = true
+	}
+	for role, svc := range map[string]string{"serve": "api", "worker": "worker", "migrate": "migrate"} {
+		s, ok := compose.Services[svc]
+		if !ok {
+			t.Errorf("no %s service", svc)
+			continue
+		}
+		if s.Build == nil || len(s.Command) != 1 || s.Command[0] != role {
+			t.Errorf("service %s: build %v, command %v; want the image built here running %q", svc, s.Build, s.Command, role)
+		}
+		for k := range s.Environment {
+			if !known[k] {
+				t.Errorf("service %s sets %s, which the service does not read", svc, k)
+			}
+		}
+		if s.Environment["DATABASE_URL"] == "" || s.Environment["TEMPORAL_ADDRESS"] == "" {
+			t.Errorf("service %s lacks DATABASE_URL or TEMPORAL_ADDRESS", svc)
+		}
+	}
+	temporal, ok := compose.Services["temporal"]
+	if !ok {
+		t.Fatal("no temporal service")
+	}
+	cmd := strings.Join(temporal.Command, " ")
+	for name, typ := range workflows.SearchAttrTypes {
+		if !strings.Contains(cmd, "--search-attribute="+name+"="+typ) {
+			t.Errorf("the temporal service does not register %s=%s", name, typ)
+		}
+	}
+	if _, ok := compose.Services["postgres"]; !ok {
+		t.Error("no postgres service")
+	}
+}
