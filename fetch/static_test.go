@@ -1,0 +1,169 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func newStatic(allowPrivate bool, maxBytes int) *Static {
+	return NewStatic(StaticOptions{AllowPrivateNetworks: allowPrivate, UserAgent: "test-agent", Timeout: 5 * time.Second, MaxBytes: maxBytes})
+}
+
+// fetchAll collects FetchAll's results by URL.
+func fetchAll(t *testing.T, s *Static, urls []string, b Batch) map[string]Result {
+	t.Helper()
+	var mu sync.Mutex
+	out := map[string]Result{}
+	if err := s.FetchAll(context.Background(), urls, b, func(r Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := out[r.URL]; dup {
+			t.Errorf("%s emitted twice", r.URL)
+		}
+		out[r.URL] = r
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(urls) {
+		t.Fatalf("%d results for %d URLs", len(out), len(urls))
+	}
+	return out
+}
+
+func TestFetchAll(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(20 * time.Millisecond)
+		if r.UserAgent() != "test-agent" {
+			t.Errorf("user agent %q", r.UserAgent())
+		}
+		switch r.URL.Path {
+		case "/old":
+			http.Redirect(w, r, "/new", http.StatusFound)
+		case "/new", "/page":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><head><base href="/base/"><link rel="canonical" href="https://example.com/canon"></head>
+				<body><a href="a">A</a> <a href="/b#x">B</a> <a href="https://other.example/c">C</a></body></html>`)
+		case "/doc.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			fmt.Fprint(w, "%PDF")
+		case "/big":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, strings.Repeat("x", 5000))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	urls := []string{srv.URL + "/page", srv.URL + "/old", srv.URL + "/doc.pdf", srv.URL + "/big", srv.URL + "/gone"}
+	for i := 0; i < 10; i++ {
+		urls = append(urls, fmt.Sprintf("%s/page?n=%d", srv.URL, i))
+	}
+	got := fetchAll(t, newStatic(true, 2000), urls, Batch{Parallelism: 3})
+
+	page := got[srv.URL+"/page"]
+	if page.Err != nil || page.StatusCode != 200 || !page.IsHTML() {
+		t.Fatalf("/page: %+v", page)
+	}
+	wantLinks := []string{srv.URL + "/base/a", srv.URL + "/b#x", "https://other.example/c"}
+	if strings.Join(page.Links, " ") != strings.Join(wantLinks, " ") {
+		t.Errorf("links = %v, want %v", page.Links, wantLinks)
+	}
+	if page.Canonical != "https://example.com/canon" {
+		t.Errorf("canonical = %q", page.Canonical)
+	}
+	if r := got[srv.URL+"/old"]; r.FinalURL != srv.URL+"/new" || r.StatusCode != 200 {
+		t.Errorf("/old: final %q status %d, want the redirect followed to /new", r.FinalURL, r.StatusCode)
+	}
+	if r := got[srv.URL+"/doc.pdf"]; r.IsHTML() || r.StatusCode != 200 {
+		t.Errorf("/doc.pdf: %+v", r)
+	}
+	if r := got[srv.URL+"/big"]; !r.Truncated || len(r.Body) != 2000 {
+		t.Errorf("/big: truncated %v, %d bytes; want cut at 2000", r.Truncated, len(r.Body))
+	}
+	if r := got[srv.URL+"/gone"]; r.StatusCode != 404 {
+		t.Errorf("/gone: status %d, want 404", r.StatusCode)
+	}
+	if p := peak.Load(); p > 3 || p < 2 {
+		t.Errorf("peak parallelism %d, want up to 3", p)
+	}
+}
+
+func TestRedirectNotFollowed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/known", http.StatusMovedPermanently)
+			return
+		}
+		t.Errorf("%s requested; the redirect should not have been followed", r.URL.Path)
+	}))
+	defer srv.Close()
+	got := fetchAll(t, newStatic(true, 1000), []string{srv.URL + "/old"}, Batch{
+		Parallelism:    1,
+		FollowRedirect: func(from, to *url.URL) bool { return to.Path != "/known" },
+	})
+	if r := got[srv.URL+"/old"]; r.StatusCode != 301 || r.Location != "/known" {
+		t.Errorf("result %+v, want the 301 with its Location", r)
+	}
+}
+
+func TestPrivateAddressRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("the guarded fetcher reached a loopback server")
+	}))
+	defer srv.Close()
+	got := fetchAll(t, newStatic(false, 1000), []string{srv.URL + "/"}, Batch{Parallelism: 1})
+	if r := got[srv.URL+"/"]; !Forbidden(r.Err) || r.StatusCode != 0 {
+		t.Errorf("result %+v, want a refusal", r)
+	}
+}
+
+func TestCancelledFetch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var n atomic.Int32
+	start := time.Now()
+	err := newStatic(true, 1000).FetchAll(ctx, []string{srv.URL + "/a", srv.URL + "/b"}, Batch{Parallelism: 2}, func(r Result) {
+		n.Add(1)
+		if r.Err == nil {
+			t.Errorf("%s succeeded after cancellation", r.URL)
+		}
+	})
+	if err == nil || time.Since(start) > 3*time.Second {
+		t.Errorf("FetchAll returned %v after %v, want the context's error promptly", err, time.Since(start))
+	}
+	if n.Load() != 2 {
+		t.Errorf("%d results emitted, want 2", n.Load())
+	}
+}
+
+func TestIsHTMLType(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/html": true, "text/html; charset=utf-8": true, "application/xhtml+xml": true, "": true,
+		"application/pdf": false, "image/png": false, "application/json": false, "text/plain": false,
+	} {
+		if got := IsHTMLType(ct); got != want {
+			t.Errorf("IsHTMLType(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}

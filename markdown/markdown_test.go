@@ -1,0 +1,117 @@
+package markdown
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+const article = `<!doctype html><html><head><title> The  Title </title><script>var tracking = 1;</script>
+<style>body { color: red }</style></head><body>
+<header><nav><a href="/">Home</a> <a href="/blog/">Blog</a></nav></header>
+<div class="cookie-banner">We use cookies. Accept?</div>
+<aside class="sidebar">Related: other posts</aside>
+<main><article>
+<h1>How crawls work</h1>
+<p>A crawl starts at one page and follows its links, one hop at a time, until it has seen enough of the site.
+It stores every page as <a href="markdown.html">markdown</a> and keeps a log of what it did along the way.</p>
+<ul><li>first point</li><li>second point</li></ul>
+<p><img src="/img/diagram.png" alt="diagram"></p>
+<table><tr><th>Option</th><th>Default</th></tr><tr><td>maxDepth</td><td>10</td></tr></table>
+</article></main>
+<footer>Copyright notice</footer>
+</body></html>`
+
+func convert(t *testing.T, page string, o Options) Document {
+	t.Helper()
+	if o.PageURL == nil {
+		o.PageURL, _ = url.Parse("https://example.com/blog/post.html")
+	}
+	d, err := Convert([]byte(page), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestMainContentOnly(t *testing.T) {
+	d := convert(t, article, Options{MainContentOnly: true, IncludeLinks: true})
+	if d.Title != "The Title" {
+		t.Errorf("title = %q", d.Title)
+	}
+	for _, want := range []string{"# How crawls work", "- first point", "[markdown](https://example.com/blog/markdown.html)",
+		"![diagram](https://example.com/img/diagram.png)", "| maxDepth | 10      |"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+	for _, unwanted := range []string{"Home", "cookies", "Related", "Copyright", "tracking", "color: red"} {
+		if strings.Contains(d.Markdown, unwanted) {
+			t.Errorf("markdown holds %q:\n%s", unwanted, d.Markdown)
+		}
+	}
+}
+
+func TestWholeBody(t *testing.T) {
+	d := convert(t, article, Options{MainContentOnly: false, IncludeLinks: true})
+	for _, want := range []string{"# How crawls work", "Copyright notice", "[Home](https://example.com/)", "Related"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+	if strings.Contains(d.Markdown, "tracking") {
+		t.Errorf("markdown holds script text:\n%s", d.Markdown)
+	}
+}
+
+func TestLinksAsText(t *testing.T) {
+	d := convert(t, article, Options{MainContentOnly: true, IncludeLinks: false})
+	if strings.Contains(d.Markdown, "](") && !strings.Contains(d.Markdown, "![diagram]") {
+		t.Errorf("markdown still has links:\n%s", d.Markdown)
+	}
+	if strings.Contains(d.Markdown, "[markdown]") || !strings.Contains(d.Markdown, "as markdown and keeps") {
+		t.Errorf("link text not kept as plain text:\n%s", d.Markdown)
+	}
+}
+
+func TestFallbackWhenMainContentIsTooSmall(t *testing.T) {
+	// Everything sits in a header: removing boilerplate would leave nothing.
+	page := `<html><body><header><h1>Only a header</h1><p>` + strings.Repeat("Words in the header. ", 20) + `</p></header></body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	if !strings.Contains(d.Markdown, "Only a header") {
+		t.Errorf("fallback to the whole body did not happen:\n%s", d.Markdown)
+	}
+}
+
+func TestBaseHref(t *testing.T) {
+	page := `<html><head><base href="https://cdn.example.org/docs/"></head><body><p><a href="guide">Guide</a></p></body></html>`
+	d := convert(t, page, Options{IncludeLinks: true})
+	if !strings.Contains(d.Markdown, "[Guide](https://cdn.example.org/docs/guide)") {
+		t.Errorf("base href not applied:\n%s", d.Markdown)
+	}
+}
+
+func TestTitleFallsBackToHeading(t *testing.T) {
+	d := convert(t, `<html><body><h1>Heading title</h1></body></html>`, Options{})
+	if d.Title != "Heading title" {
+		t.Errorf("title = %q", d.Title)
+	}
+}
+
+func BenchmarkConvert100KB(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("<html><head><title>Big</title></head><body><nav>menu</nav><main>")
+	for sb.Len() < 100<<10 {
+		sb.WriteString(`<h2>Section</h2><p>Some paragraph text with <a href="/x">a link</a> and <em>emphasis</em>, long enough to matter.</p><ul><li>one</li><li>two</li></ul>`)
+	}
+	sb.WriteString("</main><footer>f</footer></body></html>")
+	page := []byte(sb.String())
+	u, _ := url.Parse("https://example.com/")
+	b.SetBytes(int64(len(page)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Convert(page, Options{PageURL: u, MainContentOnly: true, IncludeLinks: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
