@@ -1,0 +1,270 @@
+package db_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/internal/testenv"
+)
+
+var store *db.Store
+
+func TestMain(m *testing.M) {
+	database, _, drop, err := testenv.Database(context.Background(), "crawler_db")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	store = db.NewStore(database)
+	code := m.Run()
+	drop()
+	os.Exit(code)
+}
+
+// newCrawl stores a running crawl of a new team.
+func newCrawl(t *testing.T) *db.Crawl {
+	t.Helper()
+	ctx := context.Background()
+	key, err := store.CreateAPIKey(ctx, "team-"+uuid.NewString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.Authenticate(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := crawl.ParseRequest([]byte(`{"startUrl":"https://example.com/","maxResults":3}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.New()
+	c := db.NewCrawl(id, p.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{"startUrl":"https://example.com/","maxResults":3}`), time.Now())
+	if err := store.InsertCrawl(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func page(path string, depth int, rank string) db.NewPage {
+	return db.NewPage{URL: "https://example.com" + path, NormalizedURL: "https://example.com" + path, Depth: depth, Rank: rank}
+}
+
+func TestAPIKeys(t *testing.T) {
+	ctx := context.Background()
+	brand := "b1"
+	k1, err := store.CreateAPIKey(ctx, "keys-team", &brand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := store.CreateAPIKey(ctx, "keys-team", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err1 := store.Authenticate(ctx, k1)
+	p2, err2 := store.Authenticate(ctx, k2)
+	if err1 != nil || err2 != nil || p1.TeamID != p2.TeamID {
+		t.Fatalf("two keys of one team: %v %v %v %v", p1, p2, err1, err2)
+	}
+	if p1.BrandID == nil || *p1.BrandID != "b1" || p2.BrandID != nil {
+		t.Errorf("brands: %v, %v", p1.BrandID, p2.BrandID)
+	}
+	if _, err := store.Authenticate(ctx, "ck_unknown"); crawl.ErrorCode(err) != crawl.EUNAUTHORIZED {
+		t.Errorf("unknown key: %v", err)
+	}
+	var stored int
+	if err := store.DB().NewSelect().Table("api_keys").ColumnExpr("count(*)").Where("key_hash = ?", k1).Scan(ctx, &stored); err != nil || stored != 0 {
+		t.Errorf("a key is stored in clear (%d rows, %v)", stored, err)
+	}
+}
+
+func TestClaimBatchIsRepeatable(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/b", 1, "001"), page("/a", 1, "000"), page("/", 0, "000"), page("/c", 2, "000000")}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := store.ClaimBatch(ctx, c.ID, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := store.ClaimBatch(ctx, c.ID, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, gotAgain []string
+	for i := range first {
+		got = append(got, first[i].URL)
+	}
+	for i := range again {
+		gotAgain = append(gotAgain, again[i].URL)
+	}
+	want := "https://example.com/ https://example.com/a https://example.com/b"
+	if fmt.Sprint(got) != "["+want+"]" || fmt.Sprint(gotAgain) != fmt.Sprint(got) {
+		t.Errorf("claims %v then %v, want [%s] twice", got, gotAgain, want)
+	}
+	next, err := store.ClaimBatch(ctx, c.ID, 1, 3)
+	if err != nil || len(next) != 1 || next[0].URL != "https://example.com/c" {
+		t.Errorf("batch 1 = %v, %v", next, err)
+	}
+}
+
+func TestEnqueueKeepsTheClosestDiscovery(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/x", 3, "000000001")}); err != nil {
+		t.Fatal(err)
+	}
+	// Found again closer to the start: moves up. Found again farther: stays.
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/x", 2, "000005")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/x", 2, "000009"), page("/x", 4, "0")}); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, 10)
+	if err != nil || len(pages) != 1 {
+		t.Fatalf("claim: %v %v", pages, err)
+	}
+	if pages[0].Depth != 2 || pages[0].Rank != "000005" {
+		t.Errorf("depth %d rank %q, want 2 and 000005", pages[0].Depth, pages[0].Rank)
+	}
+}
+
+func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/", 0, "000")}); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, 1)
+	if err != nil || len(pages) != 1 {
+		t.Fatal(pages, err)
+	}
+	out := db.FetchOutcome{PageID: pages[0].ID, State: db.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
+		Links: []db.NewPage{page("/a", 1, "000000"), page("/b", 1, "000001")}}
+	for i := 0; i < 2; i++ {
+		if err := store.SaveFetch(ctx, c.ID, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts, err := store.CountPages(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts[db.PageFetched] != 1 || counts[db.PageQueued] != 2 {
+		t.Errorf("after two saves: %v", counts)
+	}
+	stored1, err1 := store.StorePage(ctx, c.ID, pages[0].ID, "Hi", "hi", 1, 3)
+	stored2, err2 := store.StorePage(ctx, c.ID, pages[0].ID, "Hi", "hi", 1, 3)
+	if err1 != nil || err2 != nil || !stored1 || stored2 {
+		t.Errorf("StorePage twice: %v %v %v %v, want true then false", stored1, err1, stored2, err2)
+	}
+	got, err := store.CrawlByID(ctx, c.ID)
+	if err != nil || got.TotalPages != 1 {
+		t.Errorf("totalPages = %d (%v), want 1", got.TotalPages, err)
+	}
+}
+
+func TestStorePageRespectsBudgetAndStatus(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	var ids []int64
+	for i, p := range []string{"/1", "/2", "/3"} {
+		if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page(p, 0, fmt.Sprintf("%03d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages, _ := store.ClaimBatch(ctx, c.ID, 0, 3)
+	for _, p := range pages {
+		if err := store.SaveFetch(ctx, c.ID, db.FetchOutcome{PageID: p.ID, State: db.PageFetched, StatusCode: 200}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	if ok, err := store.StorePage(ctx, c.ID, ids[0], "", "", 0, 1); !ok || err != nil {
+		t.Fatalf("first page: %v %v", ok, err)
+	}
+	if ok, _ := store.StorePage(ctx, c.ID, ids[1], "", "", 0, 1); ok {
+		t.Error("a page past the budget was stored")
+	}
+	if _, _, err := store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := store.StorePage(ctx, c.ID, ids[2], "", "", 0, 10); ok {
+		t.Error("a page was stored after the crawl ended")
+	}
+	got, _ := store.CrawlByID(ctx, c.ID)
+	if got.TotalPages != 1 || got.Status != crawl.StatusAborted {
+		t.Errorf("crawl after: %d pages, %s", got.TotalPages, got.Status)
+	}
+}
+
+func TestFinishCrawlIsCompareAndSet(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	got, changed, err := store.FinishCrawl(ctx, c.ID, crawl.StatusTimedOut, "")
+	if err != nil || !changed || got.Status != crawl.StatusTimedOut || got.CompletedAt == nil {
+		t.Fatalf("first finish: %+v %v %v", got, changed, err)
+	}
+	got, changed, err = store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "")
+	if err != nil || changed || got.Status != crawl.StatusTimedOut {
+		t.Errorf("second finish changed the status: %s %v %v", got.Status, changed, err)
+	}
+}
+
+func TestClaimRedirectTarget(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/old", 0, "000"), page("/queued", 1, "000000")}); err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := store.ClaimBatch(ctx, c.ID, 0, 1)
+	src := pages[0].ID
+	// A new target is ours, also on retry.
+	for i := 0; i < 2; i++ {
+		if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/new", 0, "")); !ok || err != nil {
+			t.Errorf("attempt %d: new target not owned: %v", i, err)
+		}
+	}
+	// A queued target is taken over: it will not be fetched.
+	if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/queued", 0, "")); !ok || err != nil {
+		t.Errorf("queued target not taken over: %v", err)
+	}
+	if next, _ := store.ClaimBatch(ctx, c.ID, 1, 10); len(next) != 0 {
+		t.Errorf("the taken-over page is still queued: %v", next)
+	}
+	// Another page's target is not ours.
+	if ok, _ := store.ClaimRedirectTarget(ctx, c.ID, src+1000, page("/new", 0, "")); ok {
+		t.Error("two pages own one redirect target")
+	}
+}
+
+func TestLogs(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	var logs []db.CrawlLog
+	for i := 0; i < 25; i++ {
+		logs = append(logs, db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("k%d", i), Level: "info", Message: fmt.Sprint(i)})
+	}
+	for i := 0; i < 2; i++ {
+		if err := store.InsertLogs(ctx, logs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page2, total, err := store.ListLogs(ctx, c.ID, 2, 10)
+	if err != nil || total != 25 || len(page2) != 10 || page2[0].Message != "10" || page2[9].Message != "19" {
+		t.Errorf("page 2: %d entries of %d (%v), first %q", len(page2), total, err, page2[0].Message)
+	}
+	last, _, _ := store.ListLogs(ctx, c.ID, 3, 10)
+	if len(last) != 5 {
+		t.Errorf("last page holds %d entries, want 5", len(last))
+	}
+}
