@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/db"
@@ -179,8 +180,13 @@ func TestCrawlFixtureSite(t *testing.T) {
 
 	// Temporal: the workflow is named after the crawl, carries its search
 	// attributes, and continued as new along the way.
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	wfID := workflows.WorkflowID(created.ID)
+	var result workflows.CrawlResult
+	if err := env.temporal.GetWorkflow(ctx, wfID, "").Get(ctx, &result); err != nil || result.Status != "succeeded" || result.TotalPages != pagesToDepth2 {
+		t.Errorf("workflow result %+v, %v", result, err)
+	}
 	desc, err := env.temporal.DescribeWorkflowExecution(ctx, wfID, "")
 	if err != nil {
 		t.Fatalf("describe %s: %v", wfID, err)
@@ -198,9 +204,12 @@ func TestCrawlFixtureSite(t *testing.T) {
 	if desc.GetWorkflowExecutionInfo().GetType().GetName() != "CrawlWorkflow" {
 		t.Errorf("workflow type %q", desc.GetWorkflowExecutionInfo().GetType().GetName())
 	}
-	if first := desc.GetWorkflowExecutionInfo().GetFirstRunId(); first == desc.GetWorkflowExecutionInfo().GetExecution().GetRunId() {
+	first, last := desc.GetWorkflowExecutionInfo().GetFirstRunId(), desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	if first == last {
 		t.Errorf("a crawl of %d batches did not continue as new", pagesToDepth2/8)
 	}
+	replay(t, wfID, first)
+	replay(t, wfID, last)
 }
 
 // TestOlderShapeMaxResults crawls with the older request shape: exactly
@@ -291,6 +300,7 @@ func TestTimedOut(t *testing.T) {
 	if last := logs[len(logs)-1]; last.Message != "Crawl timed out" {
 		t.Errorf("last log entry %q, want Crawl timed out", last.Message)
 	}
+	replay(t, workflows.WorkflowID(c.ID), "")
 }
 
 // TestCancelledWithTemporalCLI: `temporal workflow cancel` ends a crawl
@@ -314,13 +324,20 @@ func TestCancelledWithTemporalCLI(t *testing.T) {
 	if pages := allPages(t, env.api, env.keyA, c.ID); len(pages) != done.TotalPages || done.TotalPages == 0 {
 		t.Errorf("%d pages kept, totalPages says %d", len(pages), done.TotalPages)
 	}
-	desc, err := env.temporal.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(c.ID), "")
+	// The crawl is recorded aborted just before its workflow run closes.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, nil); !temporal.IsCanceledError(err) {
+		t.Errorf("workflow run ended with %v, want cancelled", err)
+	}
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(c.ID), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		t.Errorf("workflow status %v, want canceled", st)
 	}
+	replay(t, workflows.WorkflowID(c.ID), "")
 }
 
 // TestTerminatedIsReconciled: terminate runs no workflow code; the

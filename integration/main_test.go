@@ -17,7 +17,10 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/config"
@@ -25,6 +28,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/worker"
+	"github.com/durablecrawl/crawler/workflows"
 )
 
 // env is the service under test, shared by the package's tests.
@@ -320,4 +324,24 @@ func allPages(t *testing.T, base, key, id string) []resultPage {
 		t.Fatalf("pages: totalResults %d, got %d", p.TotalResults, len(p.Results))
 	}
 	return p.Results
+}
+
+// replay replays the history of a finished workflow run against the
+// current workflow code: a change that breaks determinism fails here.
+func replay(t *testing.T, workflowID, runID string) {
+	t.Helper()
+	iter := env.temporal.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	history := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", workflowID, err)
+		}
+		history.Events = append(history.Events, ev)
+	}
+	r := sdkworker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
+	if err := r.ReplayWorkflowHistory(nil, history); err != nil {
+		t.Errorf("replay of %s (%d events): %v", workflowID, len(history.Events), err)
+	}
 }
