@@ -75,7 +75,9 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		Message: "Crawl started",
 		Description: fmt.Sprintf("Crawling %s (%sengine %s, %d pages at a time, timeout %ds).",
 			strings.Join(o.StartURLs, ", "), bounds, o.EngineType, concurrency, o.TimeoutSeconds),
-		Data: map[string]any{"url": o.StartURLs[0], "startUrls": o.StartURLs},
+		// Every entry carries url and statusCode; 0 means no HTTP response
+		// belongs to the entry.
+		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "startUrls": o.StartURLs},
 	}
 	if err := a.Store.InsertLogs(ctx, []db.CrawlLog{entry}); err != nil {
 		return CrawlPlan{}, err
@@ -149,7 +151,7 @@ func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Stat
 		Message:     endMessages[c.Status],
 		Description: desc,
 		Data: map[string]any{
-			"url": c.StartURLs[0], "status": c.Status, "totalPages": c.TotalPages,
+			"url": c.StartURLs[0], "statusCode": 0, "status": c.Status, "totalPages": c.TotalPages,
 			"durationInSeconds": crawl.Duration(c.CreatedAt, c.CompletedAt, c.UpdatedAt),
 		},
 	}

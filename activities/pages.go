@@ -91,9 +91,12 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 			res.count(out.State)
 		}
 		done++
-		activity.RecordHeartbeat(ctx, done)
 	}
-	activity.RecordHeartbeat(ctx, 0)
+	defer keepAlive(ctx, func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return done
+	})()
 	batch := fetch.Batch{
 		Parallelism: o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages),
 		// A redirect to another site, or to a page this crawl already has,
@@ -213,6 +216,32 @@ func links(page *url.URL, hrefs []string, sc *scope.Scope, depth int, parentRank
 		out = append(out, db.NewPage{URL: u.String(), NormalizedURL: key, Depth: depth, Rank: childRank(parentRank, len(out))})
 	}
 	return out
+}
+
+// heartbeatEvery is how often long activities report that they live; the
+// workflow's heartbeat timeout is a few times longer.
+const heartbeatEvery = 5 * time.Second
+
+// keepAlive heartbeats with progress() until the returned stop is called.
+// Heartbeats also deliver the activity's cancellation.
+func keepAlive(ctx context.Context, progress func() any) (stop func()) {
+	activity.RecordHeartbeat(ctx, progress())
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, progress())
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // childRank returns the rank of the i-th link of a page ranked parent: the

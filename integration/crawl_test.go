@@ -20,6 +20,7 @@ import (
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
+	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
 
@@ -158,10 +159,10 @@ func TestCrawlFixtureSite(t *testing.T) {
 		if _, ok := l.Data["url"].(string); !ok {
 			t.Errorf("entry %d has no data.url: %v", i, l.Data)
 		}
+		if _, ok := l.Data["statusCode"].(float64); !ok {
+			t.Errorf("entry %d has no data.statusCode: %v", i, l.Data)
+		}
 		if strings.HasPrefix(l.Message, "Page") {
-			if _, ok := l.Data["statusCode"].(float64); !ok {
-				t.Errorf("page entry %d has no data.statusCode: %v", i, l.Data)
-			}
 			byURL[l.Data["url"].(string)] = l
 		}
 	}
@@ -572,5 +573,49 @@ func TestWorkflowStartFailure(t *testing.T) {
 	logs := allLogs(t, env.api, env.keyB, rec.ID.String(), 10)
 	if len(logs) != 1 || logs[0].Level != "error" {
 		t.Errorf("logs of the failed crawl: %+v", logs)
+	}
+}
+
+// TestWorkerRestart stops the only worker of a crawl in the middle of it
+// and starts another: the crawl goes on where it was and ends with exactly
+// maxResults pages, none fetched twice.
+func TestWorkerRestart(t *testing.T) {
+	t.Parallel()
+	start := func() (func(), func()) {
+		wk, static := worker.New(env.temporal, env.restartConfig, env.store)
+		if err := wk.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return wk.Stop, static.Close
+	}
+	slow := slowSite(t, 200*time.Millisecond)
+	stop, closeFetcher := start()
+	c := create(t, env.restartAPI, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxResults": 40, "maxConcurrentPages": 2})
+	waitFor(t, env.restartAPI, env.keyA, c.ID, 30*time.Second, "ten pages", func(c crawlObj) bool { return c.TotalPages >= 10 })
+	stop()
+	closeFetcher()
+	stopped := waitFor(t, env.restartAPI, env.keyA, c.ID, 5*time.Second, "a stop", func(crawlObj) bool { return true })
+	time.Sleep(2 * time.Second)
+	if again := waitFor(t, env.restartAPI, env.keyA, c.ID, 5*time.Second, "a stop", func(crawlObj) bool { return true }); again.TotalPages != stopped.TotalPages || again.Status != "running" {
+		t.Fatalf("the crawl moved without a worker: %+v then %+v", stopped, again)
+	}
+
+	stop, closeFetcher = start()
+	defer closeFetcher()
+	defer stop()
+	done := waitStatus(t, env.restartAPI, env.keyA, c.ID, 2*time.Minute, "succeeded")
+	if done.TotalPages != 40 {
+		t.Errorf("totalPages = %d, want 40", done.TotalPages)
+	}
+	pages := allPages(t, env.restartAPI, env.keyA, c.ID)
+	seen := map[string]bool{}
+	for _, p := range pages {
+		if seen[p.URL] {
+			t.Errorf("%s stored twice", p.URL)
+		}
+		seen[p.URL] = true
+	}
+	if len(pages) != 40 {
+		t.Errorf("%d pages stored, want 40", len(pages))
 	}
 }

@@ -39,6 +39,9 @@ var env struct {
 	// api crawls with private networks allowed (the test sites are on
 	// loopback); guardedAPI's worker refuses them, as in production.
 	api, guardedAPI string
+	// restartAPI's worker is started and stopped by TestWorkerRestart.
+	restartAPI    string
+	restartConfig config.Config
 	// keyA and keyB belong to two teams; keyA's team has brand "brand-a".
 	keyA, keyB string
 	teamA      string
@@ -47,6 +50,7 @@ var env struct {
 const (
 	taskQueue        = "crawls-test"
 	guardedTaskQueue = "crawls-test-guarded"
+	restartTaskQueue = "crawls-test-restart"
 )
 
 func TestMain(m *testing.M) {
@@ -95,6 +99,9 @@ func run(m *testing.M) int {
 		defer wk.Stop()
 		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger}))
 	}
+	env.restartConfig = cfg
+	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true
+	env.restartAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: restartTaskQueue, Logger: logger}))
 	rec := &worker.Reconciler{Store: env.store, Temporal: env.temporal, Logger: logger, Grace: time.Second}
 	go rec.Run(ctx, 500*time.Millisecond)
 

@@ -73,7 +73,7 @@ const batchesPerRun = 500
 // cancelled and the crawl ends timed_out with the pages stored so far. A
 // cancel from the Temporal UI or CLI ends it aborted.
 func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
-	ctx = workflow.WithActivityOptions(ctx, pageActivityOptions)
+	ctx = workflow.WithActivityOptions(ctx, quickActivityOptions)
 	logger := workflow.GetLogger(ctx)
 
 	if in.Plan == nil {
@@ -139,13 +139,14 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 // and returns a ContinueAsNewError when the run's history grows long.
 func crawlLoop(ctx workflow.Context, in *CrawlInput) error {
 	firstBatch := in.Batch
+	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
 	for {
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
 		if limit <= 0 {
 			return nil
 		}
 		var fetched activities.FetchPagesResult
-		err := workflow.ExecuteActivity(ctx, a.FetchPages,
+		err := workflow.ExecuteActivity(pageCtx, a.FetchPages,
 			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit}).Get(ctx, &fetched)
 		if err != nil {
 			return err
@@ -155,7 +156,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) error {
 		}
 		if fetched.Fetched > 0 {
 			var converted activities.ConvertPagesResult
-			err := workflow.ExecuteActivity(ctx, a.ConvertPages,
+			err := workflow.ExecuteActivity(pageCtx, a.ConvertPages,
 				activities.ConvertPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &converted)
 			if err != nil {
 				return err
@@ -220,9 +221,12 @@ func rootCause(err error) string {
 // ExecuteActivity; Temporal resolves them by name on the worker.
 var a *activities.Activities
 
+// pageActivityOptions are those of FetchPages and ConvertPages: long, and
+// heartbeating, so that a batch on a worker that died is retried on another
+// within the heartbeat timeout.
 var pageActivityOptions = workflow.ActivityOptions{
 	StartToCloseTimeout: 10 * time.Minute,
-	HeartbeatTimeout:    time.Minute,
+	HeartbeatTimeout:    20 * time.Second,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval:    time.Second,
 		BackoffCoefficient: 2,
@@ -231,6 +235,19 @@ var pageActivityOptions = workflow.ActivityOptions{
 	},
 }
 
+// quickActivityOptions are those of the short bookkeeping activities.
+var quickActivityOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    30 * time.Second,
+		MaximumAttempts:    5,
+	},
+}
+
+// finishActivityOptions retry longer: a crawl must not stay running
+// because its last write failed.
 var finishActivityOptions = workflow.ActivityOptions{
 	StartToCloseTimeout: time.Minute,
 	RetryPolicy: &temporal.RetryPolicy{
