@@ -26,11 +26,12 @@ type crawlStore interface {
 	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
 	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]db.Page, error)
-	SaveFetch(ctx context.Context, crawlID uuid.UUID, o db.FetchOutcome) error
+	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
-	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
-	StorePage(ctx context.Context, crawlID uuid.UUID, pageID int64, title, markdown string, convertMS, budget int) (bool, error)
+	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
+	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
+	StorePages(ctx context.Context, crawlID uuid.UUID, pages []db.Converted, budget int) (int, error)
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error

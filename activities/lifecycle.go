@@ -44,7 +44,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 	plan := CrawlPlan{
 		Status:         c.Status,
 		Budget:         o.PageBudget(a.Limits.MaxPagesPerCrawl),
-		BatchSize:      min(max(4*concurrency, 16), 128),
+		BatchSize:      batchSize(concurrency),
 		TimeoutSeconds: c.TimeoutSeconds,
 	}
 	if c.Status.Terminal() {
@@ -176,4 +176,11 @@ func nonRetryable(err error) error {
 		return err
 	}
 	return temporal.NewNonRetryableApplicationError(err.Error(), "CrawlInvalid", err)
+}
+
+// batchSize is how many pages one FetchPages claims. Every batch costs a
+// few Temporal round trips (tens of milliseconds), so batches are much
+// larger than the pages in flight; the concurrency still bounds those.
+func batchSize(concurrency int) int {
+	return min(max(16*concurrency, 64), 256)
 }

@@ -70,27 +70,47 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 
 	sc := crawlScope(o)
 	depthLimit := o.DepthLimit()
+	// Outcomes are saved in groups, one transaction each: a commit per
+	// page would cost more than the fetch. A group is bounded in pages and
+	// in HTML bytes, so a batch of large pages is not all held in memory.
 	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
+		mu           sync.Mutex
+		firstErr     error
+		done         int
+		pending      []db.FetchOutcome
+		pendingBytes int
 	)
+	save := func(outs []db.FetchOutcome) {
+		err := a.Store.SaveFetches(ctx, c.ID, outs)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			return
+		}
+		for _, o := range outs {
+			res.count(o.State)
+		}
+	}
 	emit := func(r fetch.Result) {
 		if ctx.Err() != nil {
 			return // cancelled: leave the page claimed for a retry
 		}
-		p := byURL[r.URL]
-		out := a.outcome(ctx, c, p, r, sc, depthLimit)
-		err := a.Store.SaveFetch(ctx, c.ID, out)
+		out := a.outcome(ctx, c, byURL[r.URL], r, sc, depthLimit)
 		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		if err == nil {
-			res.count(out.State)
-		}
 		done++
+		pending = append(pending, out)
+		pendingBytes += len(out.HTML)
+		var full []db.FetchOutcome
+		if len(pending) >= saveGroupPages || pendingBytes >= saveGroupBytes {
+			full, pending, pendingBytes = pending, nil, 0
+		}
+		mu.Unlock()
+		if full != nil {
+			save(full)
+		}
 	}
 	defer keepAlive(ctx, func() any {
 		mu.Lock()
@@ -117,11 +137,18 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 	if err := a.Static.FetchAll(ctx, urls, batch, emit); err != nil {
 		return FetchPagesResult{}, err
 	}
+	save(pending)
 	if firstErr != nil {
 		return FetchPagesResult{}, firstErr
 	}
 	return res, nil
 }
+
+// Bounds of a group of pages saved or stored in one transaction.
+const (
+	saveGroupPages = 32
+	saveGroupBytes = 8 << 20
+)
 
 func (r *FetchPagesResult) count(state string) {
 	switch state {
@@ -282,49 +309,56 @@ type ConvertPagesResult struct {
 }
 
 // ConvertPages turns the batch's fetched HTML into markdown and stores each
-// page as a result, counting it on the crawl.
+// page as a result, counting it on the crawl. Pages are loaded, converted
+// and stored in groups, one transaction a group.
 func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (ConvertPagesResult, error) {
 	c, o, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
 		return ConvertPagesResult{}, err
 	}
-	pages, err := a.Store.FetchedPages(ctx, c.ID, in.Batch)
+	ids, err := a.Store.FetchedPages(ctx, c.ID, in.Batch)
 	if err != nil {
 		return ConvertPagesResult{}, err
 	}
 	var res ConvertPagesResult
-	for i, p := range pages {
-		activity.RecordHeartbeat(ctx, i)
-		if err := ctx.Err(); err != nil {
+	defer keepAlive(ctx, func() any { return res.Stored + res.Skipped })()
+	for start := 0; start < len(ids); start += convertGroup {
+		pages, err := a.Store.PagesWithHTML(ctx, c.ID, ids[start:min(start+convertGroup, len(ids))])
+		if err != nil {
 			return res, err
 		}
-		base := p.URL
-		if p.FinalURL != nil {
-			base = *p.FinalURL
-		}
-		pageURL, _ := url.Parse(base)
-		start := time.Now()
-		doc, err := markdown.Convert([]byte(deref(p.HTML)), markdown.Options{
-			PageURL:         pageURL,
-			MainContentOnly: o.ExcludeNonMainTags,
-			IncludeLinks:    o.IncludeLinks,
-		})
-		if err != nil {
-			if err := a.Store.SkipPage(ctx, c.ID, p.ID, fmt.Sprintf("could not convert the page: %v", err)); err != nil {
+		converted := make([]db.Converted, 0, len(pages))
+		for _, p := range pages {
+			if err := ctx.Err(); err != nil {
 				return res, err
 			}
-			res.Skipped++
-			continue
+			base := p.URL
+			if p.FinalURL != nil {
+				base = *p.FinalURL
+			}
+			pageURL, _ := url.Parse(base)
+			began := time.Now()
+			doc, err := markdown.Convert([]byte(deref(p.HTML)), markdown.Options{
+				PageURL:         pageURL,
+				MainContentOnly: o.ExcludeNonMainTags,
+				IncludeLinks:    o.IncludeLinks,
+			})
+			if err != nil {
+				if err := a.Store.SkipPage(ctx, c.ID, p.ID, fmt.Sprintf("could not convert the page: %v", err)); err != nil {
+					return res, err
+				}
+				res.Skipped++
+				continue
+			}
+			converted = append(converted, db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown,
+				ConvertMS: int(time.Since(began) / time.Millisecond)})
 		}
-		stored, err := a.Store.StorePage(ctx, c.ID, p.ID, doc.Title, doc.Markdown, int(time.Since(start)/time.Millisecond), in.Budget)
+		stored, err := a.Store.StorePages(ctx, c.ID, converted, in.Budget)
 		if err != nil {
 			return res, err
 		}
-		if stored {
-			res.Stored++
-		} else {
-			res.Skipped++
-		}
+		res.Stored += stored
+		res.Skipped += len(converted) - stored
 	}
 	after, err := a.Store.CrawlByID(ctx, c.ID)
 	if err != nil {
@@ -333,6 +367,9 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 	res.TotalPages = after.TotalPages
 	return res, nil
 }
+
+// convertGroup is how many pages ConvertPages loads and stores at once.
+const convertGroup = 16
 
 // WriteLogsInput names a batch whose pages get their log entries.
 type WriteLogsInput struct {

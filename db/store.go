@@ -245,15 +245,27 @@ func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([
 	return pages, nil
 }
 
-// FetchedPages returns the pages of a batch that wait for conversion, with
-// their HTML.
-func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]Page, error) {
-	var pages []Page
-	err := s.db.NewSelect().Model(&pages).
+// FetchedPages returns the IDs of a batch's pages that wait for
+// conversion, in claim order.
+func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error) {
+	var ids []int64
+	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageFetched).
-		Order("depth", "rank", "id").Scan(ctx)
+		Order("depth", "rank", "id").Scan(ctx, &ids)
 	if err != nil {
 		return nil, fmt.Errorf("fetched pages of batch %d: %w", batch, err)
+	}
+	return ids, nil
+}
+
+// PagesWithHTML returns the pages ids that still hold their HTML.
+func (s *Store) PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
+	var pages []Page
+	err := s.db.NewSelect().Model(&pages).
+		Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids)).Where("state = ?", PageFetched).
+		Order("depth", "rank", "id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load fetched pages: %w", err)
 	}
 	return pages, nil
 }
@@ -297,33 +309,39 @@ type FetchOutcome struct {
 	Links []NewPage
 }
 
-// SaveFetch records a claimed page's fetch and enqueues its links, in one
-// transaction. A page that is no longer claimed (a retry of a batch whose
-// page was already saved) is left alone.
-func (s *Store) SaveFetch(ctx context.Context, crawlID uuid.UUID, o FetchOutcome) error {
+// SaveFetches records the fetches of claimed pages and enqueues their
+// links, in one transaction. A page that is no longer claimed (saved by an
+// earlier attempt of the same batch) is left alone, and so are its links.
+func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome) error {
+	if len(outs) == 0 {
+		return nil
+	}
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		q := tx.NewUpdate().Model((*Page)(nil)).
-			Set("state = ?", o.State).
-			Set("final_url = ?", nullString(o.FinalURL)).
-			Set("status_code = ?", nullInt(o.StatusCode)).
-			Set("content_type = ?", nullString(o.ContentType)).
-			Set("engine = ?", nullString(o.Engine)).
-			Set("error = ?", nullString(o.Error)).
-			Set("bytes = ?", o.Bytes).
-			Set("fetch_ms = ?", o.FetchMS).
-			Set("fetched_at = clock_timestamp()").
-			Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageClaimed)
-		if o.State == PageFetched {
-			q = q.Set("html = ?", o.HTML)
+		var links []NewPage
+		for _, o := range outs {
+			q := tx.NewUpdate().Model((*Page)(nil)).
+				Set("state = ?", o.State).
+				Set("final_url = ?", nullString(o.FinalURL)).
+				Set("status_code = ?", nullInt(o.StatusCode)).
+				Set("content_type = ?", nullString(o.ContentType)).
+				Set("engine = ?", nullString(o.Engine)).
+				Set("error = ?", nullString(o.Error)).
+				Set("bytes = ?", o.Bytes).
+				Set("fetch_ms = ?", o.FetchMS).
+				Set("fetched_at = clock_timestamp()").
+				Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageClaimed)
+			if o.State == PageFetched {
+				q = q.Set("html = ?", o.HTML)
+			}
+			res, err := q.Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				links = append(links, o.Links...)
+			}
 		}
-		res, err := q.Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		_, err = enqueue(ctx, tx, crawlID, o.Links)
+		_, err := enqueue(ctx, tx, crawlID, links)
 		return err
 	})
 }
@@ -361,41 +379,65 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 	return owned, nil
 }
 
-// StorePage turns a fetched page into a result: it saves its markdown and
-// counts it on the crawl, in one transaction, while the crawl is running
-// and has fewer than budget pages. It reports whether the page was stored;
-// a page stored by an earlier attempt reports false.
-func (s *Store) StorePage(ctx context.Context, crawlID uuid.UUID, pageID int64, title, markdown string, convertMS, budget int) (bool, error) {
-	stored := false
+// Converted is a fetched page turned into markdown.
+type Converted struct {
+	PageID    int64
+	Title     string
+	Markdown  string
+	ConvertMS int
+}
+
+// StorePages turns fetched pages into results: it saves their markdown and
+// counts them on the crawl, in one transaction, while the crawl is running
+// and below budget pages; pages past the budget, or converted after the
+// crawl ended, are skipped. It returns how many pages it stored; pages that
+// an earlier attempt stored are not counted again.
+func (s *Store) StorePages(ctx context.Context, crawlID uuid.UUID, pages []Converted, budget int) (int, error) {
+	stored := 0
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewUpdate().Model((*Crawl)(nil)).
-			Set("total_pages = total_pages + 1").
+		stored = 0
+		var c Crawl
+		// The row lock orders this with FinishCrawl: no page is counted on
+		// a crawl that has ended.
+		if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
+			Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
+			return fmt.Errorf("lock crawl %s: %w", crawlID, err)
+		}
+		room := budget - c.TotalPages
+		if c.Status != crawl.StatusRunning {
+			room = 0
+		}
+		for _, p := range pages {
+			q := tx.NewUpdate().Model((*Page)(nil)).
+				Set("html = NULL").
+				Set("convert_ms = ?", p.ConvertMS).
+				Where("id = ?", p.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageFetched)
+			keep := stored < room
+			if keep {
+				q = q.Set("state = ?", PageStored).
+					Set("title = ?", p.Title).
+					Set("markdown = ?", p.Markdown).
+					Set("stored_at = clock_timestamp()")
+			} else {
+				q = q.Set("state = ?", PageSkipped).
+					Set("error = ?", "not stored: the crawl had ended or reached its page limit")
+			}
+			res, err := q.Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("store page %d: %w", p.PageID, err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 && keep {
+				stored++
+			}
+		}
+		if stored == 0 {
+			return nil
+		}
+		_, err := tx.NewUpdate().Model((*Crawl)(nil)).
+			Set("total_pages = total_pages + ?", stored).
 			Set("updated_at = clock_timestamp()").
-			Where("id = ?", crawlID).Where("status = ?", crawl.StatusRunning).Where("total_pages < ?", budget).
-			Where("EXISTS (SELECT 1 FROM pages WHERE id = ? AND state = ?)", pageID, PageFetched).
-			Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("count page %d: %w", pageID, err)
-		}
-		n, _ := res.RowsAffected()
-		update := tx.NewUpdate().Model((*Page)(nil)).
-			Set("html = NULL").
-			Set("convert_ms = ?", convertMS).
-			Where("id = ?", pageID).Where("state = ?", PageFetched)
-		if n == 1 {
-			update = update.Set("state = ?", PageStored).
-				Set("title = ?", title).
-				Set("markdown = ?", markdown).
-				Set("stored_at = clock_timestamp()")
-		} else {
-			update = update.Set("state = ?", PageSkipped).
-				Set("error = ?", "not stored: the crawl had ended or reached its page limit")
-		}
-		if _, err := update.Exec(ctx); err != nil {
-			return fmt.Errorf("store page %d: %w", pageID, err)
-		}
-		stored = n == 1
-		return nil
+			Where("id = ?", crawlID).Exec(ctx)
+		return err
 	})
 	return stored, err
 }

@@ -151,7 +151,7 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	out := db.FetchOutcome{PageID: pages[0].ID, State: db.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
 		Links: []db.NewPage{page("/a", 1, "000000"), page("/b", 1, "000001")}}
 	for i := 0; i < 2; i++ {
-		if err := store.SaveFetch(ctx, c.ID, out); err != nil {
+		if err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,10 +162,11 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	if counts[db.PageFetched] != 1 || counts[db.PageQueued] != 2 {
 		t.Errorf("after two saves: %v", counts)
 	}
-	stored1, err1 := store.StorePage(ctx, c.ID, pages[0].ID, "Hi", "hi", 1, 3)
-	stored2, err2 := store.StorePage(ctx, c.ID, pages[0].ID, "Hi", "hi", 1, 3)
-	if err1 != nil || err2 != nil || !stored1 || stored2 {
-		t.Errorf("StorePage twice: %v %v %v %v, want true then false", stored1, err1, stored2, err2)
+	conv := []db.Converted{{PageID: pages[0].ID, Title: "Hi", Markdown: "hi"}}
+	stored1, err1 := store.StorePages(ctx, c.ID, conv, 3)
+	stored2, err2 := store.StorePages(ctx, c.ID, conv, 3)
+	if err1 != nil || err2 != nil || stored1 != 1 || stored2 != 0 {
+		t.Errorf("StorePages twice: %v %v %v %v, want 1 then 0", stored1, err1, stored2, err2)
 	}
 	got, err := store.CrawlByID(ctx, c.ID)
 	if err != nil || got.TotalPages != 1 {
@@ -183,22 +184,27 @@ func TestStorePageRespectsBudgetAndStatus(t *testing.T) {
 		}
 	}
 	pages, _ := store.ClaimBatch(ctx, c.ID, 0, 3)
+	var outs []db.FetchOutcome
 	for _, p := range pages {
-		if err := store.SaveFetch(ctx, c.ID, db.FetchOutcome{PageID: p.ID, State: db.PageFetched, StatusCode: 200}); err != nil {
-			t.Fatal(err)
-		}
+		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: db.PageFetched, StatusCode: 200})
 		ids = append(ids, p.ID)
 	}
-	if ok, err := store.StorePage(ctx, c.ID, ids[0], "", "", 0, 1); !ok || err != nil {
-		t.Fatalf("first page: %v %v", ok, err)
+	if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+		t.Fatal(err)
 	}
-	if ok, _ := store.StorePage(ctx, c.ID, ids[1], "", "", 0, 1); ok {
-		t.Error("a page past the budget was stored")
+	// Budget 1: of two pages stored at once, one is kept.
+	n, err := store.StorePages(ctx, c.ID, []db.Converted{{PageID: ids[0]}, {PageID: ids[1]}}, 1)
+	if n != 1 || err != nil {
+		t.Fatalf("two pages under a budget of one: %d stored, %v", n, err)
+	}
+	counts, _ := store.CountPages(ctx, c.ID)
+	if counts[db.PageStored] != 1 || counts[db.PageSkipped] != 1 {
+		t.Errorf("pages after the budget: %v", counts)
 	}
 	if _, _, err := store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := store.StorePage(ctx, c.ID, ids[2], "", "", 0, 10); ok {
+	if n, _ := store.StorePages(ctx, c.ID, []db.Converted{{PageID: ids[2]}}, 10); n != 0 {
 		t.Error("a page was stored after the crawl ended")
 	}
 	got, _ := store.CrawlByID(ctx, c.ID)

@@ -167,3 +167,25 @@ func TestIsHTMLType(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFetchAll fetches batches of 64 small local pages, 8 at a time.
+func BenchmarkFetchAll(b *testing.B) {
+	body := `<html><body>` + strings.Repeat(`<p>text <a href="/x">link</a></p>`, 100) + `</body></html>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	s := newStatic(true, 1<<20)
+	urls := make([]string, 64)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s/%d", srv.URL, i)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.FetchAll(context.Background(), urls, Batch{Parallelism: 8}, func(Result) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(urls))/b.Elapsed().Seconds(), "pages/s")
+}

@@ -498,8 +498,8 @@ func TestInvalidBodies(t *testing.T) {
 		}
 	}
 	var e errorObj
-	if status, _ := call(t, "POST", env.api+"/crawls", env.keyA, strings.Repeat("x", 2<<20), &e); status != http.StatusRequestEntityTooLarge {
-		t.Errorf("2 MiB body = %d, want 413", status)
+	if status, _ := call(t, "POST", env.api+"/crawls", env.keyA, strings.Repeat("x", 1<<20+100), &e); status != http.StatusRequestEntityTooLarge || e.Error.Code != "request_too_large" {
+		t.Errorf("body over 1 MiB = %d %+v, want 413", status, e)
 	}
 	// No valid test crawls example.com: any such crawl came from a 400.
 	n, err := env.store.DB().NewSelect().Table("crawls").Where("start_urls[1] = 'https://example.com/'").Count(ctx)

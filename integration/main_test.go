@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,6 +59,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -70,9 +72,14 @@ func run(m *testing.M) int {
 	defer drop()
 	env.store = db.NewStore(database)
 
-	// Continue-as-new is suggested after 40 events, so that every crawl of
-	// more than a few batches exercises it.
-	srv, err := testenv.Temporal(ctx, os.Stderr, "--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40")
+	// Tests get continue-as-new suggested after 40 events, so that every
+	// crawl of more than a few batches exercises it. Benchmarks measure
+	// crawls as they run in production, where it is rare.
+	var extra []string
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		extra = []string{"--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"}
+	}
+	srv, err := testenv.Temporal(ctx, os.Stderr, extra...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration: start temporal:", err)
 		return 1
@@ -135,7 +142,7 @@ func serve(app *fiber.App) string {
 
 // call sends a request to the API and decodes the JSON answer into out
 // (when not nil). It returns the status code and the raw body.
-func call(t *testing.T, method, url, key string, body any, out any) (int, []byte) {
+func call(t testing.TB, method, url, key string, body any, out any) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -243,7 +250,7 @@ type pageOf[T any] struct {
 
 // create posts a crawl and returns it, failing the test unless the answer
 // is 201.
-func create(t *testing.T, base, key string, body any) crawlObj {
+func create(t testing.TB, base, key string, body any) crawlObj {
 	t.Helper()
 	var c crawlObj
 	status, raw := call(t, "POST", base+"/crawls", key, body, &c)
@@ -254,7 +261,7 @@ func create(t *testing.T, base, key string, body any) crawlObj {
 }
 
 // waitFor polls the crawl until cond holds or timeout passes.
-func waitFor(t *testing.T, base, key, id string, timeout time.Duration, what string, cond func(crawlObj) bool) crawlObj {
+func waitFor(t testing.TB, base, key, id string, timeout time.Duration, what string, cond func(crawlObj) bool) crawlObj {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var c crawlObj
@@ -274,7 +281,7 @@ func waitFor(t *testing.T, base, key, id string, timeout time.Duration, what str
 }
 
 // waitStatus waits for the crawl to leave running and checks its status.
-func waitStatus(t *testing.T, base, key, id string, timeout time.Duration, want string) crawlObj {
+func waitStatus(t testing.TB, base, key, id string, timeout time.Duration, want string) crawlObj {
 	t.Helper()
 	c := waitFor(t, base, key, id, timeout, "the end", func(c crawlObj) bool { return c.Status != "running" })
 	if c.Status != want {
@@ -291,7 +298,7 @@ func waitStatus(t *testing.T, base, key, id string, timeout time.Duration, want 
 
 // allLogs reads every log entry of a crawl, limit entries a page, checking
 // that the pagination fields agree with what is returned.
-func allLogs(t *testing.T, base, key, id string, limit int) []logEntry {
+func allLogs(t testing.TB, base, key, id string, limit int) []logEntry {
 	t.Helper()
 	var out []logEntry
 	for page := 1; ; page++ {
@@ -320,7 +327,7 @@ func allLogs(t *testing.T, base, key, id string, limit int) []logEntry {
 }
 
 // allPages reads every result page of a crawl.
-func allPages(t *testing.T, base, key, id string) []resultPage {
+func allPages(t testing.TB, base, key, id string) []resultPage {
 	t.Helper()
 	var p pageOf[resultPage]
 	status, raw := call(t, "GET", base+"/crawls/"+id+"/pages?limit=1200", key, nil, &p)
@@ -335,7 +342,7 @@ func allPages(t *testing.T, base, key, id string) []resultPage {
 
 // replay replays the history of a finished workflow run against the
 // current workflow code: a change that breaks determinism fails here.
-func replay(t *testing.T, workflowID, runID string) {
+func replay(t testing.TB, workflowID, runID string) {
 	t.Helper()
 	iter := env.temporal.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	history := &historypb.History{}

@@ -104,6 +104,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer tc.Close()
+	// The API starts workflows with search attributes: make sure they exist
+	// even when no worker has registered them yet.
+	if err := worker.EnsureSearchAttributes(ctx, tc, cfg.TemporalNamespace); err != nil {
+		return err
+	}
 
 	app := api.New(api.Options{
 		Store:     db.NewStore(database),
