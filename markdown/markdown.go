@@ -25,6 +25,15 @@ type Options struct {
 	MainContentOnly bool
 	// IncludeLinks keeps links as markdown links; false keeps their text.
 	IncludeLinks bool
+	// KeepLink, when set, decides which links stay links (the others keep
+	// their text only): includeExternalLinks false drops links to other
+	// sites.
+	KeepLink func(*url.URL) bool
+	// IncludeOnlyTags are CSS selectors: when given, only the matching
+	// elements make the markdown, in document order, instead of the main
+	// content. ExcludeTags are removed first.
+	IncludeOnlyTags []string
+	ExcludeTags     []string
 }
 
 // Document is a converted page.
@@ -67,20 +76,26 @@ func Convert(page []byte, o Options) (Document, error) {
 		}
 	}
 	doc.Find(never).Remove()
+	for _, sel := range o.ExcludeTags {
+		doc.Find(sel).Remove()
+	}
 	absolutize(doc, pageURL)
 
 	root := doc.Find("body").First()
 	if root.Length() == 0 {
 		root = doc.Selection
 	}
-	if o.MainContentOnly {
+	switch {
+	case len(o.IncludeOnlyTags) > 0:
+		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
+	case o.MainContentOnly:
 		root = mainContent(root)
 	}
-	if !o.IncludeLinks {
-		root.Find("a").Each(func(_ int, a *goquery.Selection) {
+	root.Find("a").Each(func(_ int, a *goquery.Selection) {
+		if !o.IncludeLinks || !keep(a, o.KeepLink) {
 			a.ReplaceWithSelection(a.Contents())
-		})
-	}
+		}
+	})
 
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
@@ -117,6 +132,29 @@ func mainContent(root *goquery.Selection) *goquery.Selection {
 		return whole
 	}
 	return root
+}
+
+// outermost drops the elements of sel that sit inside other elements of
+// sel, so that nested matches are not rendered twice.
+func outermost(sel *goquery.Selection) *goquery.Selection {
+	return sel.FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.ParentsFiltered("*").FilterFunction(func(_ int, p *goquery.Selection) bool {
+			return sel.IsSelection(p)
+		}).Length() == 0
+	})
+}
+
+// keep reports whether a link stays a link under keepLink.
+func keep(a *goquery.Selection, keepLink func(*url.URL) bool) bool {
+	if keepLink == nil {
+		return true
+	}
+	href, ok := a.Attr("href")
+	if !ok {
+		return false
+	}
+	u, err := url.Parse(href)
+	return err == nil && keepLink(u)
 }
 
 func textLen(s *goquery.Selection) int {

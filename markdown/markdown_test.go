@@ -115,3 +115,35 @@ func BenchmarkConvert100KB(b *testing.B) {
 		}
 	}
 }
+
+func TestTagFilters(t *testing.T) {
+	page := `<html><body><nav>Menu</nav><article><h1>Title</h1><p>Body <span class="ad">BUY NOW</span> text.</p>
+		<div class="note"><p>A note.</p></div></article><div class="note">Outside note.</div><footer>Foot</footer></body></html>`
+	d := convert(t, page, Options{IncludeLinks: true, ExcludeTags: []string{".ad", "footer"}})
+	if strings.Contains(d.Markdown, "BUY NOW") || strings.Contains(d.Markdown, "Foot") || !strings.Contains(d.Markdown, "Menu") {
+		t.Errorf("excludeTags: %s", d.Markdown)
+	}
+	d = convert(t, page, Options{MainContentOnly: true, IncludeLinks: true, IncludeOnlyTags: []string{"h1", ".note"}})
+	want := "# Title\n\nA note.\n\nOutside note."
+	if d.Markdown != want {
+		t.Errorf("includeOnlyTags: %q, want %q", d.Markdown, want)
+	}
+	d = convert(t, page, Options{IncludeLinks: true, IncludeOnlyTags: []string{"article", "p"}, ExcludeTags: []string{".ad"}})
+	if strings.Count(d.Markdown, "A note.") != 1 || strings.Contains(d.Markdown, "BUY NOW") {
+		t.Errorf("nested matches rendered twice or exclusion ignored: %q", d.Markdown)
+	}
+}
+
+func TestExternalLinks(t *testing.T) {
+	page := `<html><body><main><p>See <a href="/local">the local page</a> and <a href="https://other.example/x">another site</a>.</p></main></body></html>`
+	sameSite := func(u *url.URL) bool { return u.Host == "example.com" }
+	d := convert(t, page, Options{IncludeLinks: true, KeepLink: sameSite})
+	if !strings.Contains(d.Markdown, "[the local page](https://example.com/local)") || strings.Contains(d.Markdown, "other.example") ||
+		!strings.Contains(d.Markdown, "another site") {
+		t.Errorf("external link not reduced to text: %s", d.Markdown)
+	}
+	d = convert(t, page, Options{IncludeLinks: true})
+	if !strings.Contains(d.Markdown, "[another site](https://other.example/x)") {
+		t.Errorf("external link dropped without KeepLink: %s", d.Markdown)
+	}
+}
