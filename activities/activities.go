@@ -78,13 +78,36 @@ func (a *Activities) loadCrawl(ctx context.Context, crawlID string) (*db.Crawl, 
 	return c, c.Options(), nil
 }
 
-// crawlScope returns the scope of a crawl's start URLs.
-func crawlScope(o crawl.Options) *scope.Scope {
+// rules are a crawl's decisions on URLs: which links are followed, which
+// pages are stored, how deep the crawl goes.
+type rules struct {
+	scope *scope.Scope
+	paths *scope.Paths
+	// depthLimit is the deepest hop followed; -1 means no limit.
+	depthLimit int
+}
+
+// rulesOf returns the rules of a crawl's options.
+func rulesOf(o crawl.Options) (rules, error) {
 	var starts []*url.URL
 	for _, s := range o.StartURLs {
 		if u, err := urlnorm.Clean(nil, s); err == nil {
 			starts = append(starts, u)
 		}
 	}
-	return scope.New(starts, o.EntireWebsite)
+	paths, err := scope.NewPaths(o.IncludeOnlyPaths, o.ExcludePaths)
+	if err != nil {
+		return rules{}, nonRetryable(fmt.Errorf("path rules: %w", err))
+	}
+	return rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit()}, nil
 }
+
+// follows reports whether a link to u is crawled: in scope, and allowed by
+// the path rules.
+func (r rules) follows(u *url.URL) bool {
+	return r.scope.Allows(u) && r.paths.Allows(u.Path)
+}
+
+// stores reports whether a fetched page at u may become a result. Start
+// pages are fetched whatever the path rules say, to discover links.
+func (r rules) stores(u *url.URL) bool { return r.paths.Allows(u.Path) }

@@ -14,7 +14,6 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/markdown"
-	"github.com/durablecrawl/crawler/scope"
 	"github.com/durablecrawl/crawler/urlnorm"
 )
 
@@ -68,8 +67,10 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		}
 	}
 
-	sc := crawlScope(o)
-	depthLimit := o.DepthLimit()
+	rl, err := rulesOf(o)
+	if err != nil {
+		return FetchPagesResult{}, err
+	}
 	// Outcomes are saved in groups, one transaction each: a commit per
 	// page would cost more than the fetch. A group is bounded in pages and
 	// in HTML bytes, so a batch of large pages is not all held in memory.
@@ -98,7 +99,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		if ctx.Err() != nil {
 			return // cancelled: leave the page claimed for a retry
 		}
-		out := a.outcome(ctx, c, byURL[r.URL], r, sc, depthLimit)
+		out := a.outcome(ctx, c, byURL[r.URL], r, rl)
 		mu.Lock()
 		done++
 		pending = append(pending, out)
@@ -123,7 +124,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		// is not followed: the target is not fetched a second time.
 		FollowRedirect: func(from, to *url.URL) bool {
 			target, err := urlnorm.Clean(nil, to.String())
-			if err != nil || !sc.SameSite(target) {
+			if err != nil || !rl.scope.SameSite(target) {
 				return false
 			}
 			origin, err := urlnorm.Clean(nil, from.String())
@@ -162,7 +163,7 @@ func (r *FetchPagesResult) count(state string) {
 }
 
 // outcome decides what a fetch result means for the crawl.
-func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetch.Result, sc *scope.Scope, depthLimit int) db.FetchOutcome {
+func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetch.Result, rl rules) db.FetchOutcome {
 	out := db.FetchOutcome{
 		PageID: p.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
 		Engine: EngineStatic, Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond),
@@ -180,7 +181,7 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 			}
 		}
 		out.State = db.PageSkipped
-		if u, err := url.Parse(target); err == nil && sc.SameSite(u) {
+		if u, err := url.Parse(target); err == nil && rl.scope.SameSite(u) {
 			out.Error = fmt.Sprintf("redirects to %s, which this crawl already has", target)
 		} else {
 			out.Error = fmt.Sprintf("redirects to another site: %s", target)
@@ -200,7 +201,7 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		return out
 	}
 	if key := urlnorm.Key(final); key != p.NormalizedURL {
-		if !sc.SameSite(final) {
+		if !rl.scope.SameSite(final) {
 			out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirected to another site: %s", final)
 			return out
 		}
@@ -215,24 +216,55 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		}
 	}
 
+	if rl.depthLimit < 0 || p.Depth+1 <= rl.depthLimit {
+		out.Links = links(final, r.Links, rl, p.Depth+1, p.Rank)
+	}
+	if !rl.stores(final) {
+		// Only start pages get here: links to such pages are not followed.
+		out.State, out.Error = db.PageSkipped, "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
+		return out
+	}
+	if canon, ok := canonical(final, r.Canonical, rl); ok {
+		owned, err := a.Store.ClaimRedirectTarget(ctx, c.ID, p.ID, db.NewPage{URL: canon.String(), NormalizedURL: urlnorm.Key(canon), Depth: p.Depth})
+		if err != nil {
+			out.State, out.Error = db.PageFailed, err.Error()
+			return out
+		}
+		if !owned {
+			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon)
+			return out
+		}
+	}
+
 	out.State, out.HTML = db.PageFetched, string(r.Body)
 	if r.Truncated {
 		out.Error = fmt.Sprintf("the response was cut off at %d bytes", len(r.Body))
 	}
-	if depthLimit < 0 || p.Depth+1 <= depthLimit {
-		out.Links = links(final, r.Links, sc, p.Depth+1, p.Rank)
-	}
 	return out
 }
 
-// links returns the in-scope URLs among hrefs, cleaned and without
-// repeats, ranked after the page that links to them.
-func links(page *url.URL, hrefs []string, sc *scope.Scope, depth int, parentRank string) []db.NewPage {
+// canonical returns a page's rel=canonical URL when it names another page
+// of the crawl's scope: that page and this one are one, and only one of
+// them is stored.
+func canonical(page *url.URL, href string, rl rules) (*url.URL, bool) {
+	if href == "" {
+		return nil, false
+	}
+	u, err := urlnorm.Clean(page, href)
+	if err != nil || urlnorm.Key(u) == urlnorm.Key(page) || !rl.scope.Allows(u) {
+		return nil, false
+	}
+	return u, true
+}
+
+// links returns the URLs among hrefs that the crawl follows, cleaned and
+// without repeats, ranked after the page that links to them.
+func links(page *url.URL, hrefs []string, rl rules, depth int, parentRank string) []db.NewPage {
 	seen := make(map[string]bool, len(hrefs))
 	var out []db.NewPage
 	for _, h := range hrefs {
 		u, err := urlnorm.Clean(page, h)
-		if err != nil || !sc.Allows(u) {
+		if err != nil || !rl.follows(u) {
 			continue
 		}
 		key := urlnorm.Key(u)
@@ -320,6 +352,19 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 	if err != nil {
 		return ConvertPagesResult{}, err
 	}
+	rl, err := rulesOf(o)
+	if err != nil {
+		return ConvertPagesResult{}, err
+	}
+	mdOptions := markdown.Options{
+		MainContentOnly: o.ExcludeNonMainTags,
+		IncludeLinks:    o.IncludeLinks,
+		IncludeOnlyTags: o.IncludeOnlyTags,
+		ExcludeTags:     o.ExcludeTags,
+	}
+	if !o.IncludeExternalLinks {
+		mdOptions.KeepLink = rl.scope.SameSite
+	}
 	var res ConvertPagesResult
 	defer keepAlive(ctx, func() any { return res.Stored + res.Skipped })()
 	for start := 0; start < len(ids); start += convertGroup {
@@ -336,13 +381,9 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 			if p.FinalURL != nil {
 				base = *p.FinalURL
 			}
-			pageURL, _ := url.Parse(base)
+			mdOptions.PageURL, _ = url.Parse(base)
 			began := time.Now()
-			doc, err := markdown.Convert([]byte(deref(p.HTML)), markdown.Options{
-				PageURL:         pageURL,
-				MainContentOnly: o.ExcludeNonMainTags,
-				IncludeLinks:    o.IncludeLinks,
-			})
+			doc, err := markdown.Convert([]byte(deref(p.HTML)), mdOptions)
 			if err != nil {
 				if err := a.Store.SkipPage(ctx, c.ID, p.ID, fmt.Sprintf("could not convert the page: %v", err)); err != nil {
 					return res, err
