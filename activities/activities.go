@@ -29,6 +29,8 @@ type crawlStore interface {
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
+	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
+	SaveRobots(ctx context.Context, rows []db.Robots) error
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
 	StorePages(ctx context.Context, crawlID uuid.UUID, pages []db.Converted, budget int) (int, error)
@@ -36,6 +38,8 @@ type crawlStore interface {
 	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
+	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
+	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
 }
 
 var _ crawlStore = (*db.Store)(nil)
@@ -47,19 +51,23 @@ type staticFetcher interface {
 
 var _ staticFetcher = (*fetch.Static)(nil)
 
-// Limits are the server-wide bounds the activities apply to every crawl.
-type Limits struct {
+// Settings are the server-wide rules the activities apply to every crawl.
+type Settings struct {
 	MaxPagesPerCrawl       int
 	DefaultConcurrentPages int
 	MaxConcurrentPages     int
+	// ObeyRobots makes crawls follow robots.txt (Disallow, Crawl-delay).
+	ObeyRobots bool
+	// UserAgent is matched against robots.txt groups.
+	UserAgent string
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities
 // with the worker; its fields are its dependencies.
 type Activities struct {
-	Store  crawlStore
-	Static staticFetcher
-	Limits Limits
+	Store    crawlStore
+	Static   staticFetcher
+	Settings Settings
 }
 
 // loadCrawl returns a crawl and its options.

@@ -40,10 +40,10 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 	if err != nil {
 		return CrawlPlan{}, err
 	}
-	concurrency := o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages)
+	concurrency := o.Concurrency(a.Settings.DefaultConcurrentPages, a.Settings.MaxConcurrentPages)
 	plan := CrawlPlan{
 		Status:         c.Status,
-		Budget:         o.PageBudget(a.Limits.MaxPagesPerCrawl),
+		Budget:         o.PageBudget(a.Settings.MaxPagesPerCrawl),
 		BatchSize:      batchSize(concurrency),
 		TimeoutSeconds: c.TimeoutSeconds,
 	}
@@ -120,16 +120,36 @@ func (a *Activities) FinishCrawl(ctx context.Context, in FinishCrawlInput) (Fini
 // finisher is what Finish needs of the database.
 type finisher interface {
 	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
+	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
+	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 }
 
 // Finish ends a running crawl with status (compare-and-set: a crawl that
-// already ended keeps its status) and writes the crawl's last log entry
-// for whichever status it ended with. The workflow and the reconciler both
-// end crawls through it.
+// already ended keeps its status), closes the pages it left half-done,
+// writes the page entries a cancelled batch did not write, and then the
+// crawl's last log entry for whichever status it ended with. The workflow,
+// the API and the reconciler all end crawls through it; every step is
+// idempotent.
 func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Status, reason string) (*db.Crawl, error) {
 	c, _, err := store.FinishCrawl(ctx, id, status, reason)
 	if err != nil {
+		return nil, err
+	}
+	if err := store.CloseLeftovers(ctx, id); err != nil {
+		return nil, err
+	}
+	unlogged, err := store.UnloggedPages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var pageLogs []db.CrawlLog
+	for _, p := range unlogged {
+		if e, ok := pageLog(c, p); ok {
+			pageLogs = append(pageLogs, e)
+		}
+	}
+	if err := store.InsertLogs(ctx, pageLogs); err != nil {
 		return nil, err
 	}
 	if c.Status != status {
@@ -180,7 +200,9 @@ func nonRetryable(err error) error {
 
 // batchSize is how many pages one FetchPages claims. Every batch costs a
 // few Temporal round trips (tens of milliseconds), so batches are much
-// larger than the pages in flight; the concurrency still bounds those.
+// larger than the pages in flight; the concurrency still bounds those. At
+// most 60 pages per request slot keep a batch of pages that all time out
+// (30 s each by default) within the activity's time limit.
 func batchSize(concurrency int) int {
-	return min(max(16*concurrency, 64), 256)
+	return min(max(16*concurrency, 64), 256, 60*concurrency)
 }

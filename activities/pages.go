@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -82,7 +83,12 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		pendingBytes int
 	)
 	save := func(outs []db.FetchOutcome) {
-		err := a.Store.SaveFetches(ctx, c.ID, outs)
+		// Results in hand are saved even when the activity is being
+		// cancelled: a retry then need not fetch them again, and a crawl
+		// that ended refuses them anyway.
+		saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		err := a.Store.SaveFetches(saveCtx, c.ID, outs)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -96,8 +102,8 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		}
 	}
 	emit := func(r fetch.Result) {
-		if ctx.Err() != nil {
-			return // cancelled: leave the page claimed for a retry
+		if r.Err != nil && ctx.Err() != nil {
+			return // cut short by the cancellation: leave the page claimed
 		}
 		out := a.outcome(ctx, c, byURL[r.URL], r, rl)
 		mu.Lock()
@@ -118,8 +124,13 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		defer mu.Unlock()
 		return done
 	})()
+	urls, delay, err := a.applyRobots(ctx, c, urls, byURL, save)
+	if err != nil {
+		return FetchPagesResult{}, err
+	}
 	batch := fetch.Batch{
-		Parallelism: o.Concurrency(a.Limits.DefaultConcurrentPages, a.Limits.MaxConcurrentPages),
+		Parallelism: o.Concurrency(a.Settings.DefaultConcurrentPages, a.Settings.MaxConcurrentPages),
+		Delay:       delay,
 		// A redirect to another site, or to a page this crawl already has,
 		// is not followed: the target is not fetched a second time.
 		FollowRedirect: func(from, to *url.URL) bool {
@@ -135,14 +146,64 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 			return err != nil || !known
 		},
 	}
-	if err := a.Static.FetchAll(ctx, urls, batch, emit); err != nil {
-		return FetchPagesResult{}, err
-	}
+	fetchErr := a.Static.FetchAll(ctx, urls, batch, emit)
 	save(pending)
+	if fetchErr != nil {
+		return FetchPagesResult{}, fetchErr
+	}
 	if firstErr != nil {
 		return FetchPagesResult{}, firstErr
 	}
 	return res, nil
+}
+
+// applyRobots drops the URLs robots.txt disallows (saving them as skipped
+// through save) and returns the others with the longest Crawl-delay of
+// their sites. Without ObeyRobots it changes nothing.
+func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, urls []string, byURL map[string]db.Page, save func([]db.FetchOutcome)) ([]string, time.Duration, error) {
+	if !a.Settings.ObeyRobots || len(urls) == 0 {
+		return urls, 0, nil
+	}
+	parsed := make(map[string]*url.URL, len(urls))
+	var origins []string
+	seen := map[string]bool{}
+	for _, u := range urls {
+		pu, err := url.Parse(u)
+		if err != nil {
+			continue
+		}
+		parsed[u] = pu
+		if o := origin(pu); !seen[o] {
+			seen[o] = true
+			origins = append(origins, o)
+		}
+	}
+	policies, err := a.sitePolicies(ctx, c, origins)
+	if err != nil {
+		return nil, 0, err
+	}
+	var (
+		kept       []string
+		disallowed []db.FetchOutcome
+		delay      time.Duration
+	)
+	for _, u := range urls {
+		pu, ok := parsed[u]
+		if !ok {
+			kept = append(kept, u)
+			continue
+		}
+		policy := policies[origin(pu)]
+		if !policy.Allows(pu.RequestURI()) {
+			disallowed = append(disallowed, db.FetchOutcome{PageID: byURL[u].ID, State: db.PageSkipped,
+				Error: "disallowed by the site's robots.txt; not fetched"})
+			continue
+		}
+		kept = append(kept, u)
+		delay = max(delay, policy.CrawlDelay())
+	}
+	save(disallowed)
+	return kept, delay, nil
 }
 
 // Bounds of a group of pages saved or stored in one transaction.
@@ -263,8 +324,11 @@ func links(page *url.URL, hrefs []string, rl rules, depth int, parentRank string
 	seen := make(map[string]bool, len(hrefs))
 	var out []db.NewPage
 	for _, h := range hrefs {
+		if len(h) > crawl.MaxURLLength {
+			continue // no real page has such an address; it would not fit the index
+		}
 		u, err := urlnorm.Clean(page, h)
-		if err != nil || !rl.follows(u) {
+		if err != nil || !rl.follows(u) || len(u.String()) > crawl.MaxURLLength {
 			continue
 		}
 		key := urlnorm.Key(u)
@@ -303,11 +367,18 @@ func keepAlive(ctx context.Context, progress func() any) (stop func()) {
 	return func() { close(done) }
 }
 
+// maxRankLength bounds ranks (3 characters a level, 64 levels) so that
+// they stay small in the frontier index.
+const maxRankLength = 3 * 64
+
 // childRank returns the rank of the i-th link of a page ranked parent: the
 // parent's rank and i in three base-36 digits, so that ranks sort as a
 // sequential breadth-first crawl would visit the pages.
 func childRank(parent string, i int) string {
 	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	if len(parent) >= maxRankLength {
+		return parent // very deep pages share their ancestor's rank; ids order them
+	}
 	i = min(i, 36*36*36-1)
 	return parent + string([]byte{digits[i/(36*36)], digits[i/36%36], digits[i%36]})
 }
@@ -366,7 +437,8 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		mdOptions.KeepLink = rl.scope.SameSite
 	}
 	var res ConvertPagesResult
-	defer keepAlive(ctx, func() any { return res.Stored + res.Skipped })()
+	var progress atomic.Int64
+	defer keepAlive(ctx, func() any { return progress.Load() })()
 	for start := 0; start < len(ids); start += convertGroup {
 		pages, err := a.Store.PagesWithHTML(ctx, c.ID, ids[start:min(start+convertGroup, len(ids))])
 		if err != nil {
@@ -400,6 +472,7 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		}
 		res.Stored += stored
 		res.Skipped += len(converted) - stored
+		progress.Store(int64(res.Stored + res.Skipped))
 	}
 	after, err := a.Store.CrawlByID(ctx, c.ID)
 	if err != nil {

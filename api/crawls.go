@@ -3,13 +3,14 @@ package api
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -34,8 +35,8 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var given bytes.Buffer
-	if err := json.Compact(&given, body); err != nil {
+	given, err := crawl.Given(body)
+	if err != nil {
 		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
 	}
 
@@ -43,7 +44,7 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	id := uuid.New()
 	wfID := workflows.WorkflowID(id.String())
 	// Postgres keeps microseconds; the answer shows what a later read shows.
-	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given.Bytes(), time.Now().UTC().Truncate(time.Microsecond))
+	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given, time.Now().UTC().Truncate(time.Microsecond))
 
 	ctx, cancel := s.ctx(c)
 	defer cancel()
@@ -112,9 +113,13 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 		return c.JSON(crawlView(rec, time.Now()))
 	}
 	if err := s.Temporal.CancelWorkflow(ctx, rec.WorkflowID, ""); err != nil {
+		var notFound *serviceerror.NotFound
+		if !errors.As(err, &notFound) {
+			s.Logger.Error("cancel crawl workflow", "crawlId", id, "error", err)
+			return crawl.Errorf(crawl.EUNAVAILABLE, "the crawl could not be aborted now; try again")
+		}
 		// The workflow is gone (or never started): nothing will record the
 		// abort but us.
-		s.Logger.Warn("cancel crawl workflow", "crawlId", id, "error", err)
 		if rec, err = activities.Finish(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API."); err != nil {
 			return err
 		}

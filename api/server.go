@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
@@ -26,6 +27,8 @@ type store interface {
 	InsertCrawl(ctx context.Context, c *db.Crawl) error
 	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error)
 	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
+	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
+	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)
@@ -76,6 +79,10 @@ func New(o Options) *fiber.App {
 		JSONEncoder:           encodeJSON,
 		JSONDecoder:           json.Unmarshal,
 	})
+	// A panic in a handler is answered 500 and logged, not a dead server.
+	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
+		o.Logger.Error("handler panic", "method", c.Method(), "path", c.Path(), "panic", e)
+	}}))
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
 
 	authed := app.Group("", s.authenticate)

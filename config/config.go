@@ -45,6 +45,8 @@ type Config struct {
 	// ReconcileInterval is how often the worker compares running crawls
 	// with Temporal's view of their workflows.
 	ReconcileInterval time.Duration
+	// ObeyRobots makes crawls follow robots.txt (Disallow and Crawl-delay).
+	ObeyRobots bool
 	// StaticEgressProxy is the proxy URL used by crawls with useStaticIps.
 	StaticEgressProxy string
 	// LogLevel is debug, info, warn or error.
@@ -74,6 +76,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		MaxPageBytes:           r.integer("CRAWLER_MAX_PAGE_BYTES", 10<<20),
 		UserAgent:              r.str("CRAWLER_USER_AGENT", "durablecrawl/0.1 (+https://github.com/durablecrawl/crawler)"),
 		ReconcileInterval:      r.duration("CRAWLER_RECONCILE_INTERVAL", 30*time.Second),
+		ObeyRobots:             r.boolean("CRAWLER_OBEY_ROBOTS", true),
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
 	}

@@ -87,8 +87,11 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 	}
 	p := parser{fields: fields}
 	for _, k := range sortedKeys(fields) {
-		if !knownFields[k] {
+		switch {
+		case !knownFields[k]:
 			p.fail(k, "unknown field")
+		case hasNUL(fields[k]):
+			p.fail(k, "must not contain NUL characters")
 		}
 	}
 
@@ -214,6 +217,31 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 		return Options{}, &Error{Code: EINVALID, Message: "the request has invalid fields", Details: p.errs}
 	}
 	return o, nil
+}
+
+// hasNUL reports whether a JSON value holds a NUL character in a string.
+func hasNUL(v json.RawMessage) bool {
+	return bytes.Contains(v, []byte(`\u0000`)) || bytes.IndexByte(v, 0) >= 0
+}
+
+// Given returns a request body as the crawl records it: the same JSON
+// object re-encoded, so that what the decoder tolerated (a lone surrogate
+// escape, repeated keys) is stored as it was understood. Call it only on a
+// body ParseRequest accepted.
+func Given(body []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(out.Bytes()), nil
 }
 
 func decodeObject(body []byte) (map[string]json.RawMessage, error) {

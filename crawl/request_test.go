@@ -1,10 +1,12 @@
 package crawl
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"sort"
 	"testing"
+	"unicode/utf8"
 )
 
 var allServer = Server{StaticEgressProxy: true, LLM: true, Browser: true}
@@ -188,4 +190,39 @@ func TestOptionsBounds(t *testing.T) {
 	if got := (Options{MaxConcurrentPages: ptr(500)}).Concurrency(8, 32); got != 32 {
 		t.Errorf("concurrency over the server limit = %d, want 32", got)
 	}
+}
+
+// FuzzParseRequest: no body makes ParseRequest panic, and every accepted
+// body re-encodes to JSON that Postgres stores (valid UTF-8, no NUL).
+func FuzzParseRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"startUrl":"https://a.example/"}`,
+		`{"startUrls":["https://a.example/"],"maxDepth":1,"maxResults":1}`,
+		`{"startUrl":"https://a.example/","excludePaths":["/a\u0000"]}`,
+		`{"startUrl":"https://a.example/","extraction":"\ud800"}`,
+		`{"startUrl":"\u0000","startUrl":"https://a.example/"}`,
+		`{"startUrl":"https://a.example/","maxDepth":1e400}`,
+		"{\"startUrl\":\"https://a.example/\",\"stack\":\"\xff\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		o, err := ParseRequest(body, allServer)
+		if err != nil {
+			if ErrorCode(err) != EINVALID {
+				t.Fatalf("error code %q for %q", ErrorCode(err), body)
+			}
+			return
+		}
+		if len(o.StartURLs) == 0 {
+			t.Fatalf("accepted %q without a start URL", body)
+		}
+		given, err := Given(body)
+		if err != nil {
+			t.Fatalf("Given(%q): %v", body, err)
+		}
+		if !utf8.Valid(given) || bytes.Contains(given, []byte(`\u0000`)) {
+			t.Fatalf("Given(%q) = %q is not storable", body, given)
+		}
+	})
 }

@@ -168,3 +168,14 @@ type CrawlLog struct {
 	Data        map[string]any `bun:"data,type:jsonb,notnull"`
 	CreatedAt   time.Time      `bun:"created_at,nullzero,notnull,default:clock_timestamp()"`
 }
+
+// Robots is a robots.txt file as a crawl read it.
+type Robots struct {
+	bun.BaseModel `bun:"table:robots"`
+
+	CrawlID    uuid.UUID `bun:"crawl_id,pk,type:uuid"`
+	Origin     string    `bun:"origin,pk"`
+	StatusCode int       `bun:"status_code,notnull"`
+	Body       string    `bun:"body,notnull"`
+	FetchedAt  time.Time `bun:"fetched_at,nullzero,notnull,default:now()"`
+}

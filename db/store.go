@@ -150,13 +150,16 @@ func (s *Store) FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Stat
 }
 
 // RunningCrawls returns up to limit crawls that are running and were
-// created before createdBefore, oldest first.
-func (s *Store) RunningCrawls(ctx context.Context, createdBefore time.Time, limit int) ([]Crawl, error) {
+// created before createdBefore, oldest first, starting after the crawl
+// after (uuid.Nil for the first page).
+func (s *Store) RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]Crawl, error) {
 	var cs []Crawl
-	err := s.db.NewSelect().Model(&cs).
-		Where("status = ?", crawl.StatusRunning).Where("created_at < ?", createdBefore).
-		Order("created_at").Limit(int64(limit)).Scan(ctx)
-	if err != nil {
+	q := s.db.NewSelect().Model(&cs).Column("id", "workflow_id", "created_at").
+		Where("status = ?", crawl.StatusRunning).Where("created_at < ?", createdBefore)
+	if after != uuid.Nil {
+		q = q.Where("(created_at, id) > (SELECT created_at, id FROM crawls WHERE id = ?)", after)
+	}
+	if err := q.Order("created_at", "id").Limit(int64(limit)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list running crawls: %w", err)
 	}
 	return cs, nil
@@ -184,14 +187,19 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 	if len(pages) == 0 {
 		return 0, nil
 	}
+	// One row per URL, the closest discovery winning, as across calls.
 	rows := make([]Page, 0, len(pages))
-	seen := make(map[string]bool, len(pages))
+	at := make(map[string]int, len(pages))
 	for _, p := range pages {
-		if seen[p.NormalizedURL] {
-			continue
+		row := Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: PageQueued}
+		i, dup := at[p.NormalizedURL]
+		switch {
+		case !dup:
+			at[p.NormalizedURL] = len(rows)
+			rows = append(rows, row)
+		case p.Depth < rows[i].Depth || (p.Depth == rows[i].Depth && p.Rank < rows[i].Rank):
+			rows[i] = row
 		}
-		seen[p.NormalizedURL] = true
-		rows = append(rows, Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: PageQueued})
 	}
 	res, err := db.NewInsert().Model(&rows).
 		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state").
@@ -310,40 +318,93 @@ type FetchOutcome struct {
 }
 
 // SaveFetches records the fetches of claimed pages and enqueues their
-// links, in one transaction. A page that is no longer claimed (saved by an
-// earlier attempt of the same batch) is left alone, and so are its links.
+// links, in one transaction, while the crawl runs; a crawl that has ended
+// keeps its pages as they are. A page that is no longer claimed (saved by
+// an earlier attempt of the same batch) is left alone, and so are its
+// links. A page whose record the database refuses is marked failed rather
+// than failing the others.
 func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome) error {
 	if len(outs) == 0 {
 		return nil
 	}
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
+		if err != nil || !running {
+			return err
+		}
 		var links []NewPage
 		for _, o := range outs {
-			q := tx.NewUpdate().Model((*Page)(nil)).
-				Set("state = ?", o.State).
-				Set("final_url = ?", nullString(o.FinalURL)).
-				Set("status_code = ?", nullInt(o.StatusCode)).
-				Set("content_type = ?", nullString(o.ContentType)).
-				Set("engine = ?", nullString(o.Engine)).
-				Set("error = ?", nullString(o.Error)).
-				Set("bytes = ?", o.Bytes).
-				Set("fetch_ms = ?", o.FetchMS).
-				Set("fetched_at = clock_timestamp()").
-				Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageClaimed)
-			if o.State == PageFetched {
-				q = q.Set("html = ?", o.HTML)
-			}
-			res, err := q.Exec(ctx)
+			saved, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
 			if err != nil {
-				return fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
+				saved, err = saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: PageFailed,
+					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
+					Error: fmt.Sprintf("the page could not be recorded: %v", err)})
+				if err != nil {
+					return err
+				}
+				continue
 			}
-			if n, _ := res.RowsAffected(); n == 1 {
+			if saved {
 				links = append(links, o.Links...)
 			}
 		}
-		_, err := enqueue(ctx, tx, crawlID, links)
+		_, err = enqueue(ctx, tx, crawlID, links)
 		return err
 	})
+}
+
+func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
+	q := tx.NewUpdate().Model((*Page)(nil)).
+		Set("state = ?", o.State).
+		Set("final_url = ?", nullString(o.FinalURL)).
+		Set("status_code = ?", nullInt(o.StatusCode)).
+		Set("content_type = ?", nullString(o.ContentType)).
+		Set("engine = ?", nullString(o.Engine)).
+		Set("error = ?", nullString(o.Error)).
+		Set("bytes = ?", o.Bytes).
+		Set("fetch_ms = ?", o.FetchMS).
+		Set("fetched_at = clock_timestamp()").
+		Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageClaimed)
+	if o.State == PageFetched {
+		q = q.Set("html = ?", o.HTML)
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// savepoint runs fn inside a savepoint of tx and rolls back to it when fn
+// fails, so that the transaction can go on.
+func savepoint[T any](ctx context.Context, tx bun.Tx, fn func() (T, error)) (T, error) {
+	var zero T
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT page"); err != nil {
+		return zero, err
+	}
+	v, err := fn()
+	if err != nil {
+		if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT page"); rerr != nil {
+			return zero, rerr
+		}
+		return zero, err
+	}
+	_, err = tx.ExecContext(ctx, "RELEASE SAVEPOINT page")
+	return v, err
+}
+
+// lockRunning locks the crawl's row (FOR SHARE or FOR UPDATE) and reports
+// whether the crawl is running. The lock orders page writes with
+// FinishCrawl: nothing changes a crawl's pages after it ended.
+func lockRunning(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, mode string) (bool, error) {
+	var status crawl.Status
+	err := tx.NewSelect().Model((*Crawl)(nil)).Column("status").
+		Where("id = ?", crawlID).For(mode).Scan(ctx, &status)
+	if err != nil {
+		return false, fmt.Errorf("lock crawl %s: %w", crawlID, err)
+	}
+	return status == crawl.StatusRunning, nil
 }
 
 // ClaimRedirectTarget makes sure that a page reached through a redirect is
@@ -529,4 +590,66 @@ func nullInt(n int) *int {
 		return nil
 	}
 	return &n
+}
+
+// Robots returns the robots.txt files the crawl has read for origins.
+func (s *Store) Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]Robots, error) {
+	out := make(map[string]Robots, len(origins))
+	if len(origins) == 0 {
+		return out, nil
+	}
+	var rows []Robots
+	err := s.db.NewSelect().Model(&rows).Where("crawl_id = ?", crawlID).Where("origin IN (?)", bun.In(origins)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read robots.txt records: %w", err)
+	}
+	for _, r := range rows {
+		out[r.Origin] = r
+	}
+	return out, nil
+}
+
+// SaveRobots records robots.txt files; a file the crawl already has is
+// kept, so that the whole crawl applies the first one it read.
+func (s *Store) SaveRobots(ctx context.Context, rows []Robots) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := s.db.NewInsert().Model(&rows).Column("crawl_id", "origin", "status_code", "body").
+		On("CONFLICT (crawl_id, origin) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("save robots.txt records: %w", err)
+	}
+	return nil
+}
+
+// CloseLeftovers ends the pages a crawl left half-done when it stopped
+// (claimed but not saved, fetched but not converted): they are skipped and
+// their HTML is dropped.
+func (s *Store) CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error {
+	_, err := s.db.NewUpdate().Model((*Page)(nil)).
+		Set("state = ?", PageSkipped).
+		Set("html = NULL").
+		Set("error = ?", "the crawl ended before this page was finished").
+		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]string{PageClaimed, PageFetched})).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("close leftover pages: %w", err)
+	}
+	return nil
+}
+
+// UnloggedPages returns the crawl's pages that were fetched (or decided
+// on) but have no log entry, in crawl order.
+func (s *Store) UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]Page, error) {
+	var pages []Page
+	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
+		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
+		Where("state IN (?)", bun.In([]string{PageStored, PageFailed, PageSkipped})).
+		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").
+		Order("batch", "depth", "rank", "id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("unlogged pages: %w", err)
+	}
+	return pages, nil
 }

@@ -6,6 +6,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,8 +16,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gocolly/colly/v2"
+	"golang.org/x/net/html/charset"
 
 	"github.com/durablecrawl/crawler/netguard"
 )
@@ -58,6 +61,21 @@ func IsHTMLType(contentType string) bool {
 		return false
 	}
 	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// textUTF8 returns an HTML body as valid UTF-8 without NUL bytes, the
+// only text Postgres stores: a body in another encoding (declared in the
+// Content-Type or a meta tag, or guessed) is transcoded.
+func textUTF8(body []byte, contentType string) []byte {
+	if !utf8.Valid(body) {
+		if enc, _, _ := charset.DetermineEncoding(body, contentType); enc != nil {
+			if decoded, err := enc.NewDecoder().Bytes(body); err == nil {
+				body = decoded
+			}
+		}
+	}
+	body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	return bytes.ReplaceAll(body, []byte{0}, nil)
 }
 
 // Forbidden reports whether err is a refusal by the network guard.
@@ -102,6 +120,9 @@ func (s *Static) Close() { s.transport.CloseIdleConnections() }
 type Batch struct {
 	// Parallelism is the most requests in flight.
 	Parallelism int
+	// Delay is a pause after each request (a site's Crawl-delay); with a
+	// delay, requests go one at a time.
+	Delay time.Duration
 	// FollowRedirect decides whether a redirect from one URL to another is
 	// followed; nil follows all. A redirect not followed ends with the
 	// redirect response itself (Result.Location names its target).
@@ -129,7 +150,11 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 	)
 	c.WithTransport(s.transport)
 	c.SetRequestTimeout(s.opts.Timeout)
-	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: max(b.Parallelism, 1)}); err != nil {
+	rule := &colly.LimitRule{DomainGlob: "*", Parallelism: max(b.Parallelism, 1)}
+	if b.Delay > 0 {
+		rule.Parallelism, rule.Delay = 1, b.Delay
+	}
+	if err := c.Limit(rule); err != nil {
 		return fmt.Errorf("colly limit: %w", err)
 	}
 	c.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
@@ -179,7 +204,16 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		if len(body) > s.opts.MaxBytes {
 			body, r.Truncated = body[:s.opts.MaxBytes], true
 		}
-		r.Body = append([]byte(nil), body...)
+		if r.ContentType == "" {
+			// No declared type: sniff it, so that a binary file is not
+			// taken for HTML.
+			r.ContentType = http.DetectContentType(body)
+		}
+		if r.IsHTML() {
+			r.Body = textUTF8(body, r.ContentType)
+		} else {
+			r.Body = append([]byte(nil), body...)
+		}
 	})
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
 		if r := get(e.Request.Ctx); r != nil {

@@ -189,3 +189,30 @@ func BenchmarkFetchAll(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(urls))/b.Elapsed().Seconds(), "pages/s")
 }
+
+func TestBodiesBecomeStorableText(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/latin1":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><head><meta charset=\"windows-1252\"></head><body>caf\xe9 \x93quoted\x94</body></html>"))
+		case "/nul":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<html><body>a\x00b \xff</body></html>"))
+		case "/binary":
+			w.Header()["Content-Type"] = nil // no type at all
+			w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+		}
+	}))
+	defer srv.Close()
+	got := fetchAll(t, newStatic(true, 1<<20), []string{srv.URL + "/latin1", srv.URL + "/nul", srv.URL + "/binary"}, Batch{Parallelism: 3})
+	if b := string(got[srv.URL+"/latin1"].Body); !strings.Contains(b, "café “quoted”") {
+		t.Errorf("windows-1252 page not transcoded: %q", b)
+	}
+	if b := string(got[srv.URL+"/nul"].Body); strings.ContainsRune(b, 0) || !strings.Contains(b, "ab \uFFFD") {
+		t.Errorf("NUL or invalid UTF-8 kept: %q", b)
+	}
+	if r := got[srv.URL+"/binary"]; r.IsHTML() {
+		t.Errorf("an untyped PNG was taken for HTML (type %q)", r.ContentType)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"sort"
@@ -301,6 +302,9 @@ func TestTimedOut(t *testing.T) {
 	if last := logs[len(logs)-1]; last.Message != "Crawl timed out" {
 		t.Errorf("last log entry %q, want Crawl timed out", last.Message)
 	}
+	if n := countMessages(logs, "Page crawled"); n != done.TotalPages {
+		t.Errorf("%d page entries for %d pages: the batch cut by the timeout is not logged", n, done.TotalPages)
+	}
 	replay(t, workflows.WorkflowID(c.ID), "")
 }
 
@@ -324,6 +328,9 @@ func TestCancelledWithTemporalCLI(t *testing.T) {
 	done := waitStatus(t, env.api, env.keyA, c.ID, 30*time.Second, "aborted")
 	if pages := allPages(t, env.api, env.keyA, c.ID); len(pages) != done.TotalPages || done.TotalPages == 0 {
 		t.Errorf("%d pages kept, totalPages says %d", len(pages), done.TotalPages)
+	}
+	if n := countMessages(allLogs(t, env.api, env.keyA, c.ID, 1200), "Page crawled"); n != done.TotalPages {
+		t.Errorf("%d page entries for %d pages", n, done.TotalPages)
 	}
 	// The crawl is recorded aborted just before its workflow run closes.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -481,6 +488,9 @@ func TestInvalidBodies(t *testing.T) {
 		{`{"startUrls": ["https://example.com/"], "maxDepth": 5, "maxResults": 1000}`, "maxResults"},
 		{`{"startUrls": ["https://example.com/"], "maxDepth": 5}`, "maxResults"},
 		{`{"startUrls": [], "maxDepth": 5, "maxResults": 5}`, "startUrls"},
+		{`{"startUrl": "https://example.com/", "excludePaths": ["/a\u0000"]}`, "excludePaths"},
+		{`{"startUrl": "https://example.com/", "startUrl": "\u0000"}`, "startUrl"},
+		{"{\"startUrl\": \"https://example.com/\x00\"}", "body"},
 	}
 	for _, tc := range cases {
 		var e errorObj
@@ -578,7 +588,7 @@ func TestWorkflowStartFailure(t *testing.T) {
 
 // TestWorkerRestart stops the only worker of a crawl in the middle of it
 // and starts another: the crawl goes on where it was and ends with exactly
-// maxResults pages, none fetched twice.
+// maxResults pages, none stored twice.
 func TestWorkerRestart(t *testing.T) {
 	t.Parallel()
 	start := func() (func(), func()) {
@@ -617,5 +627,62 @@ func TestWorkerRestart(t *testing.T) {
 	}
 	if len(pages) != 40 {
 		t.Errorf("%d pages stored, want 40", len(pages))
+	}
+}
+
+func countMessages(logs []logEntry, message string) int {
+	n := 0
+	for _, l := range logs {
+		if l.Message == message {
+			n++
+		}
+	}
+	return n
+}
+
+// TestHostileContent: pages in other encodings, with NUL bytes, absurdly
+// long links or no content type are crawled, not fatal to the crawl; a body
+// with odd but valid JSON is recorded as understood.
+func TestHostileContent(t *testing.T) {
+	t.Parallel()
+	long := "/" + strings.Repeat("x", 3000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<html><body><main><p>Start page with links.</p><a href="/latin1">latin1</a> <a href="/nul">nul</a>
+				<a href="%s">long</a> <a href="/untyped">untyped</a></main></body></html>`, long)
+		case "/latin1":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><head><title>Caf\xe9</title><meta charset=\"windows-1252\"></head><body><p>Un caf\xe9 cr\xe8me.</p></body></html>"))
+		case "/nul":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<html><head><title>N\x00UL</title></head><body><p>Before\x00after \xff\xfe end.</p></body></html>"))
+		case "/untyped":
+			w.Header()["Content-Type"] = nil
+			w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	body := `{"startUrl": "` + srv.URL + `/", "maxDepth": 1, "includeOnlyPaths": ["/\ud800", "/**"], "startUrl": "` + srv.URL + `/"}`
+	c := create(t, env.api, env.keyA, body)
+	done := waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "succeeded")
+	if done.TotalPages != 3 {
+		t.Errorf("totalPages = %d, want 3 (start, latin1, nul)", done.TotalPages)
+	}
+	for _, p := range allPages(t, env.api, env.keyA, c.ID) {
+		switch {
+		case strings.HasSuffix(p.URL, "/latin1") && (p.Title != "Café" || !strings.Contains(p.Markdown, "Un café crème.")):
+			t.Errorf("latin1 page: %q %q", p.Title, p.Markdown)
+		case strings.HasSuffix(p.URL, "/nul") && (p.Title != "NUL" || !strings.Contains(p.Markdown, "Beforeafter")):
+			t.Errorf("NUL page: %q %q", p.Title, p.Markdown)
+		}
+	}
+	for _, l := range allLogs(t, env.api, env.keyA, c.ID, 100) {
+		if l.Data["url"] == srv.URL+"/untyped" && l.Message != "Page skipped" {
+			t.Errorf("the untyped PNG: %+v", l)
+		}
 	}
 }

@@ -38,6 +38,13 @@ var forbidden = []netip.Prefix{
 	netip.MustParsePrefix("2001:db8::/32"),  // documentation
 }
 
+// Prefixes of IPv6 addresses that carry an IPv4 address, which is checked
+// too: through NAT64 or 6to4 they reach that IPv4 address.
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
+
 // Allowed reports whether the crawler may connect to ip.
 func Allowed(ip netip.Addr) bool {
 	ip = ip.Unmap()
@@ -48,6 +55,11 @@ func Allowed(ip netip.Addr) bool {
 		if p.Contains(ip) {
 			return false
 		}
+	}
+	if b := ip.As16(); nat64.Contains(ip) {
+		return Allowed(netip.AddrFrom4([4]byte(b[12:16])))
+	} else if sixToFour.Contains(ip) {
+		return Allowed(netip.AddrFrom4([4]byte(b[2:6])))
 	}
 	return true
 }

@@ -85,9 +85,11 @@ func Clean(base *url.URL, ref string) (*url.URL, error) {
 	return u, nil
 }
 
-// Key returns the identity of a cleaned URL: the scheme, host, path without
-// a trailing slash (so /docs and /docs/ are one page) and sorted query.
-// Two URLs with the same key are the same page to the crawler.
+// Key returns the identity of a cleaned URL: the host without a leading
+// "www.", the path without a trailing slash (so /docs and /docs/ are one
+// page) and the sorted query. The scheme is left out: a site that answers
+// on http and https, or with and without www, serves one page under all of
+// these names. Two URLs with the same key are the same page to the crawler.
 func Key(u *url.URL) string {
 	p := u.EscapedPath()
 	if len(p) > 1 {
@@ -97,9 +99,8 @@ func Key(u *url.URL) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(u.Scheme)
-	b.WriteString("://")
-	b.WriteString(u.Host)
+	b.WriteString("//")
+	b.WriteString(strings.TrimPrefix(u.Host, "www."))
 	b.WriteString(p)
 	if u.RawQuery != "" {
 		// Clean already sorted the query; sort again for URLs built elsewhere.

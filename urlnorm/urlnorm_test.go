@@ -9,19 +9,19 @@ func TestNormalize(t *testing.T) {
 	cases := []struct {
 		in, fetch, key string
 	}{
-		{"HTTP://Example.COM", "http://example.com/", "http://example.com/"},
-		{"https://example.com:443/a", "https://example.com/a", "https://example.com/a"},
-		{"http://example.com:80/a", "http://example.com/a", "http://example.com/a"},
-		{"http://example.com:8080/a", "http://example.com:8080/a", "http://example.com:8080/a"},
-		{"https://example.com/a/#section", "https://example.com/a/", "https://example.com/a"},
-		{"https://example.com/a/b/../c/./d", "https://example.com/a/c/d", "https://example.com/a/c/d"},
-		{"https://example.com/docs/", "https://example.com/docs/", "https://example.com/docs"},
-		{"https://example.com/?utm_source=x&b=2&a=1&utm_medium=y", "https://example.com/?a=1&b=2", "https://example.com/?a=1&b=2"},
-		{"https://example.com/?gclid=1&fbclid=2", "https://example.com/", "https://example.com/"},
-		{"https://example.com/%7Euser", "https://example.com/~user", "https://example.com/~user"},
-		{"https://user:pw@example.com/", "https://example.com/", "https://example.com/"},
-		{"https://bücher.example/", "https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"},
-		{"https://[::1]:443/", "https://[::1]/", "https://[::1]/"},
+		{"HTTP://Example.COM", "http://example.com/", "//example.com/"},
+		{"https://example.com:443/a", "https://example.com/a", "//example.com/a"},
+		{"http://example.com:80/a", "http://example.com/a", "//example.com/a"},
+		{"http://example.com:8080/a", "http://example.com:8080/a", "//example.com:8080/a"},
+		{"https://example.com/a/#section", "https://example.com/a/", "//example.com/a"},
+		{"https://example.com/a/b/../c/./d", "https://example.com/a/c/d", "//example.com/a/c/d"},
+		{"https://example.com/docs/", "https://example.com/docs/", "//example.com/docs"},
+		{"https://example.com/?utm_source=x&b=2&a=1&utm_medium=y", "https://example.com/?a=1&b=2", "//example.com/?a=1&b=2"},
+		{"https://example.com/?gclid=1&fbclid=2", "https://example.com/", "//example.com/"},
+		{"https://example.com/%7Euser", "https://example.com/~user", "//example.com/~user"},
+		{"https://user:pw@example.com/", "https://example.com/", "//example.com/"},
+		{"https://bücher.example/", "https://xn--bcher-kva.example/", "//xn--bcher-kva.example/"},
+		{"https://[::1]:443/", "https://[::1]/", "//[::1]/"},
 	}
 	for _, tc := range cases {
 		fetch, key, err := Normalize(tc.in)
@@ -68,6 +68,7 @@ func TestCleanResolvesRelative(t *testing.T) {
 func TestKeyFoldsVariants(t *testing.T) {
 	variants := []string{
 		"https://example.com/docs",
+		"http://www.example.com/docs",
 		"https://example.com/docs/",
 		"https://EXAMPLE.com:443/docs#x",
 		"https://example.com/docs/?utm_campaign=z",

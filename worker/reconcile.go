@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
@@ -48,32 +49,41 @@ func (r *Reconciler) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Once reconciles the running crawls once and returns how many it settled.
+// Once reconciles every running crawl once and returns how many it
+// settled. A crawl it cannot settle is logged and retried on the next
+// pass; the others are not held up.
 func (r *Reconciler) Once(ctx context.Context) (int, error) {
 	grace := r.Grace
 	if grace == 0 {
 		grace = time.Minute
 	}
-	running, err := r.Store.RunningCrawls(ctx, time.Now().Add(-grace), 500)
-	if err != nil {
-		return 0, err
-	}
+	before := time.Now().Add(-grace)
 	settled := 0
-	for _, c := range running {
-		status, reason, ok := r.verdict(ctx, c.WorkflowID)
-		if !ok {
-			continue
-		}
-		done, err := activities.Finish(ctx, r.Store, c.ID, status, reason)
+	for after := uuid.Nil; ; {
+		running, err := r.Store.RunningCrawls(ctx, before, after, 200)
 		if err != nil {
 			return settled, err
 		}
-		if done.Status == status {
-			settled++
-			r.Logger.Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason)
+		for _, c := range running {
+			status, reason, ok := r.verdict(ctx, c.WorkflowID)
+			if !ok {
+				continue
+			}
+			done, err := activities.Finish(ctx, r.Store, c.ID, status, reason)
+			if err != nil {
+				r.Logger.Warn("settle crawl", "crawlId", c.ID, "error", err)
+				continue
+			}
+			if done.Status == status {
+				settled++
+				r.Logger.Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason)
+			}
 		}
+		if len(running) < 200 || ctx.Err() != nil {
+			return settled, ctx.Err()
+		}
+		after = running[len(running)-1].ID
 	}
-	return settled, nil
 }
 
 // verdict returns the status a crawl should have from its workflow's state,

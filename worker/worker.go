@@ -54,10 +54,12 @@ func New(c client.Client, cfg config.Config, store *db.Store) (worker.Worker, *f
 	w.RegisterActivity(&activities.Activities{
 		Store:  store,
 		Static: static,
-		Limits: activities.Limits{
+		Settings: activities.Settings{
 			MaxPagesPerCrawl:       cfg.MaxPagesPerCrawl,
 			DefaultConcurrentPages: cfg.DefaultConcurrentPages,
 			MaxConcurrentPages:     cfg.MaxConcurrentPages,
+			ObeyRobots:             cfg.ObeyRobots,
+			UserAgent:              cfg.UserAgent,
 		},
 	})
 	return w, static

@@ -225,7 +225,7 @@ var a *activities.Activities
 // heartbeating, so that a batch on a worker that died is retried on another
 // within the heartbeat timeout.
 var pageActivityOptions = workflow.ActivityOptions{
-	StartToCloseTimeout: 10 * time.Minute,
+	StartToCloseTimeout: 2 * time.Hour,
 	HeartbeatTimeout:    20 * time.Second,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval:    time.Second,
