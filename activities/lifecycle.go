@@ -31,6 +31,8 @@ type CrawlPlan struct {
 	BatchSize int
 	// TimeoutSeconds is the crawl's timeout.
 	TimeoutSeconds int
+	// UseSitemap asks the workflow to seed the frontier from sitemaps.
+	UseSitemap bool
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -46,6 +48,7 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		Budget:         o.PageBudget(a.Settings.MaxPagesPerCrawl),
 		BatchSize:      batchSize(concurrency),
 		TimeoutSeconds: c.TimeoutSeconds,
+		UseSitemap:     o.UseSitemap,
 	}
 	if c.Status.Terminal() {
 		return plan, nil

@@ -25,6 +25,9 @@ type FetchPagesInput struct {
 	CrawlID string
 	Batch   int
 	Limit   int
+	// NoLinks stops link following: the crawl's pages came from its
+	// sitemaps.
+	NoLinks bool `json:",omitempty"`
 }
 
 // FetchPagesResult counts what a fetch batch did.
@@ -106,6 +109,9 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 			return // cut short by the cancellation: leave the page claimed
 		}
 		out := a.outcome(ctx, c, byURL[r.URL], r, rl)
+		if in.NoLinks {
+			out.Links = nil
+		}
 		mu.Lock()
 		done++
 		pending = append(pending, out)

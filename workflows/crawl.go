@@ -53,6 +53,8 @@ type CrawlInput struct {
 	Stored int `json:",omitempty"`
 	// Deadline is when the crawl's timeout elapses.
 	Deadline time.Time `json:",omitempty"`
+	// NoLinks is set when the crawl's pages come from its sitemaps.
+	NoLinks bool `json:",omitempty"`
 }
 
 // CrawlResult is the crawl's terminal status.
@@ -86,6 +88,14 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 		}
 		in.Plan = &plan
 		in.Deadline = workflow.GetInfo(ctx).WorkflowStartTime.Add(time.Duration(plan.TimeoutSeconds) * time.Second)
+		if plan.UseSitemap {
+			var seeded activities.SeedSitemapResult
+			sitemapCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
+			if err := workflow.ExecuteActivity(sitemapCtx, a.SeedFromSitemap, activities.SeedSitemapInput{CrawlID: in.CrawlID}).Get(ctx, &seeded); err != nil {
+				return finishAfter(ctx, in, err)
+			}
+			in.NoLinks = seeded.Pages > 0
+		}
 	}
 
 	loopCtx, cancelLoop := workflow.WithCancel(ctx)
@@ -147,7 +157,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) error {
 		}
 		var fetched activities.FetchPagesResult
 		err := workflow.ExecuteActivity(pageCtx, a.FetchPages,
-			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit}).Get(ctx, &fetched)
+			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks}).Get(ctx, &fetched)
 		if err != nil {
 			return err
 		}

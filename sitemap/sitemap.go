@@ -1,0 +1,97 @@
+// Package sitemap reads sitemap files (sitemaps.org): URL sets and sitemap
+// indexes, plain or gzipped.
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+)
+
+// File is what one sitemap file lists: pages (a <urlset>) or further
+// sitemaps (a <sitemapindex>).
+type File struct {
+	Pages    []string
+	Sitemaps []string
+}
+
+// maxUnzipped bounds a gzipped sitemap once inflated (the protocol allows
+// 50 MB).
+const maxUnzipped = 64 << 20
+
+// Parse reads a sitemap file. Gzipped content is inflated first. Entries
+// read before a syntax error are kept: a truncated sitemap still lists
+// pages. A file that is no sitemap at all is an error.
+func Parse(data []byte) (File, error) {
+	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return File{}, err
+		}
+		data, err = io.ReadAll(io.LimitReader(zr, maxUnzipped))
+		if err != nil && len(data) == 0 {
+			return File{}, err
+		}
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = false
+	var (
+		f       File
+		root    string
+		inLoc   bool
+		parent  string
+		stack   []string
+		loc     strings.Builder
+		readErr error
+	)
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			name := strings.ToLower(t.Name.Local)
+			if root == "" {
+				root = name
+			}
+			if name == "loc" && len(stack) > 0 {
+				inLoc, parent = true, stack[len(stack)-1]
+				loc.Reset()
+			}
+			stack = append(stack, name)
+		case xml.CharData:
+			if inLoc {
+				loc.Write(t)
+			}
+		case xml.EndElement:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if inLoc && strings.ToLower(t.Name.Local) == "loc" {
+				inLoc = false
+				u := strings.TrimSpace(loc.String())
+				switch {
+				case u == "":
+				case parent == "url":
+					f.Pages = append(f.Pages, u)
+				case parent == "sitemap":
+					f.Sitemaps = append(f.Sitemaps, u)
+				}
+			}
+		}
+	}
+	if root != "urlset" && root != "sitemapindex" {
+		if readErr != nil {
+			return File{}, readErr
+		}
+		return File{}, errors.New("not a sitemap: the root element is neither urlset nor sitemapindex")
+	}
+	return f, nil
+}

@@ -1,0 +1,68 @@
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"reflect"
+	"testing"
+)
+
+const urlset = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url><loc>https://example.com/a</loc><lastmod>2026-01-01</lastmod></url>
+  <url><loc>
+     https://example.com/b?x=1&amp;y=2
+  </loc><image:image><image:loc>https://example.com/img.png</image:loc></image:image></url>
+</urlset>`
+
+const index = `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <sitemap><loc>https://example.com/sitemap-1.xml</loc></sitemap>
+  <sitemap><loc>https://example.com/sitemap-2.xml.gz</loc></sitemap>
+</sitemapindex>`
+
+func TestURLSet(t *testing.T) {
+	f, err := Parse([]byte(urlset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://example.com/a", "https://example.com/b?x=1&y=2"}
+	if !reflect.DeepEqual(f.Pages, want) || len(f.Sitemaps) != 0 {
+		t.Errorf("got %+v, want pages %v (image locs are not pages)", f, want)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	f, err := Parse([]byte(index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Pages) != 0 || len(f.Sitemaps) != 2 || f.Sitemaps[1] != "https://example.com/sitemap-2.xml.gz" {
+		t.Errorf("got %+v", f)
+	}
+}
+
+func TestGzipped(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(urlset))
+	zw.Close()
+	f, err := Parse(buf.Bytes())
+	if err != nil || len(f.Pages) != 2 {
+		t.Errorf("gzipped sitemap: %+v, %v", f, err)
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	f, err := Parse([]byte(urlset[:len(urlset)/2+60]))
+	if err != nil || len(f.Pages) != 1 {
+		t.Errorf("truncated sitemap: %+v, %v; want the first page", f, err)
+	}
+}
+
+func TestNotASitemap(t *testing.T) {
+	for _, body := range []string{"<html><body>Not found</body></html>", "plain text", ""} {
+		if _, err := Parse([]byte(body)); err == nil {
+			t.Errorf("Parse(%q) succeeded", body)
+		}
+	}
+}
