@@ -86,6 +86,15 @@ func (a *Activities) loadCrawl(ctx context.Context, crawlID string) (*db.Crawl, 
 	return c, c.Options(), nil
 }
 
+// batch returns how a crawl's requests are sent: at most its concurrency
+// at a time, through the egress proxy when it asked for a static address.
+func (a *Activities) batch(o crawl.Options) fetch.Batch {
+	return fetch.Batch{
+		Parallelism:    o.Concurrency(a.Settings.DefaultConcurrentPages, a.Settings.MaxConcurrentPages),
+		UseEgressProxy: o.UseStaticIPs,
+	}
+}
+
 // rules are a crawl's decisions on URLs: which links are followed, which
 // pages are stored, how deep the crawl goes.
 type rules struct {

@@ -130,27 +130,25 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		defer mu.Unlock()
 		return done
 	})()
-	urls, delay, err := a.applyRobots(ctx, c, urls, byURL, save)
+	urls, delay, err := a.applyRobots(ctx, c, o, urls, byURL, save)
 	if err != nil {
 		return FetchPagesResult{}, err
 	}
-	batch := fetch.Batch{
-		Parallelism: o.Concurrency(a.Settings.DefaultConcurrentPages, a.Settings.MaxConcurrentPages),
-		Delay:       delay,
-		// A redirect to another site, or to a page this crawl already has,
-		// is not followed: the target is not fetched a second time.
-		FollowRedirect: func(from, to *url.URL) bool {
-			target, err := urlnorm.Clean(nil, to.String())
-			if err != nil || !rl.scope.SameSite(target) {
-				return false
-			}
-			origin, err := urlnorm.Clean(nil, from.String())
-			if err == nil && urlnorm.Key(origin) == urlnorm.Key(target) {
-				return true // /docs -> /docs/ and the like
-			}
-			known, err := a.Store.Known(ctx, c.ID, urlnorm.Key(target))
-			return err != nil || !known
-		},
+	batch := a.batch(o)
+	batch.Delay = delay
+	// A redirect to another site, or to a page this crawl already has, is
+	// not followed: the target is not fetched a second time.
+	batch.FollowRedirect = func(from, to *url.URL) bool {
+		target, err := urlnorm.Clean(nil, to.String())
+		if err != nil || !rl.scope.SameSite(target) {
+			return false
+		}
+		origin, err := urlnorm.Clean(nil, from.String())
+		if err == nil && urlnorm.Key(origin) == urlnorm.Key(target) {
+			return true // /docs -> /docs/ and the like
+		}
+		known, err := a.Store.Known(ctx, c.ID, urlnorm.Key(target))
+		return err != nil || !known
 	}
 	fetchErr := a.Static.FetchAll(ctx, urls, batch, emit)
 	save(pending)
@@ -166,7 +164,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 // applyRobots drops the URLs robots.txt disallows (saving them as skipped
 // through save) and returns the others with the longest Crawl-delay of
 // their sites. Without ObeyRobots it changes nothing.
-func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, urls []string, byURL map[string]db.Page, save func([]db.FetchOutcome)) ([]string, time.Duration, error) {
+func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Options, urls []string, byURL map[string]db.Page, save func([]db.FetchOutcome)) ([]string, time.Duration, error) {
 	if !a.Settings.ObeyRobots || len(urls) == 0 {
 		return urls, 0, nil
 	}
@@ -184,7 +182,7 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, urls []string
 			origins = append(origins, o)
 		}
 	}
-	policies, err := a.sitePolicies(ctx, c, origins)
+	policies, err := a.sitePolicies(ctx, c, o, origins)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/robots"
@@ -20,21 +21,21 @@ func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 // sitePolicies returns the robots.txt policy of each origin. Files the
 // crawl has not read yet are fetched and recorded first; the crawl then
 // applies the recorded file for its whole run.
-func (a *Activities) sitePolicies(ctx context.Context, c *db.Crawl, origins []string) (map[string]robots.Policy, error) {
+func (a *Activities) sitePolicies(ctx context.Context, c *db.Crawl, o crawl.Options, origins []string) (map[string]robots.Policy, error) {
 	known, err := a.Store.Robots(ctx, c.ID, origins)
 	if err != nil {
 		return nil, err
 	}
 	var missing []string
-	for _, o := range origins {
-		if _, ok := known[o]; !ok {
-			missing = append(missing, o+"/robots.txt")
+	for _, org := range origins {
+		if _, ok := known[org]; !ok {
+			missing = append(missing, org+"/robots.txt")
 		}
 	}
 	if len(missing) > 0 {
 		var mu sync.Mutex
 		var rows []db.Robots
-		err := a.Static.FetchAll(ctx, missing, fetch.Batch{Parallelism: 4}, func(r fetch.Result) {
+		err := a.Static.FetchAll(ctx, missing, a.batch(o), func(r fetch.Result) {
 			u, err := url.Parse(r.URL)
 			if err != nil {
 				return
@@ -58,9 +59,9 @@ func (a *Activities) sitePolicies(ctx context.Context, c *db.Crawl, origins []st
 		}
 	}
 	out := make(map[string]robots.Policy, len(origins))
-	for _, o := range origins {
-		r := known[o]
-		out[o] = robots.Parse(r.StatusCode, []byte(r.Body), a.Settings.UserAgent)
+	for _, org := range origins {
+		r := known[org]
+		out[org] = robots.Parse(r.StatusCode, []byte(r.Body), a.Settings.UserAgent)
 	}
 	return out, nil
 }

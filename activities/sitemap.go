@@ -51,14 +51,14 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 			origins = append(origins, origin(u))
 		}
 	}
-	policies, err := a.sitePolicies(ctx, c, origins)
+	policies, err := a.sitePolicies(ctx, c, o, origins)
 	if err != nil {
 		return SeedSitemapResult{}, err
 	}
 	var level []string
-	for _, o := range origins {
-		level = append(level, policies[o].Sitemaps()...)
-		level = append(level, o+"/sitemap.xml")
+	for _, org := range origins {
+		level = append(level, policies[org].Sitemaps()...)
+		level = append(level, org+"/sitemap.xml")
 	}
 	stop := keepAlive(ctx, func() any { return "reading sitemaps" })
 	defer stop()
@@ -83,7 +83,7 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 		}
 		nextLvl = nil
 		files := map[string]sitemap.File{}
-		err := a.Static.FetchAll(ctx, batch, fetch.Batch{Parallelism: 4}, func(r fetch.Result) {
+		err := a.Static.FetchAll(ctx, batch, a.batch(o), func(r fetch.Result) {
 			if r.Err != nil || r.StatusCode < 200 || r.StatusCode > 299 {
 				return
 			}

@@ -45,6 +45,9 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	wfID := workflows.WorkflowID(id.String())
 	// Postgres keeps microseconds; the answer shows what a later read shows.
 	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given, time.Now().UTC().Truncate(time.Microsecond))
+	if opts.UseStaticIPs {
+		rec.StaticIP = &s.StaticIP
+	}
 
 	ctx, cancel := s.ctx(c)
 	defer cancel()
@@ -158,6 +161,7 @@ type crawlJSON struct {
 	Timeout            int        `json:"timeout"`
 	Origin             string     `json:"origin"`
 	BrandID            *string    `json:"brandId"`
+	StaticIP           *string    `json:"staticIp"`
 	TotalPages         int        `json:"totalPages"`
 	DurationInSeconds  int64      `json:"durationInSeconds"`
 	CreatedAt          time.Time  `json:"createdAt"`
@@ -182,7 +186,7 @@ func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 		ExcludeNonMainTags: c.ExcludeNonMainTags, IncludeLinks: c.IncludeLinks,
 		DeduplicateContent: c.DeduplicateContent, Extraction: c.Extraction,
 		EngineType: c.EngineType, UseStaticIPs: c.UseStaticIPs,
-		Timeout: c.TimeoutSeconds, Origin: c.Origin, BrandID: c.BrandID,
+		Timeout: c.TimeoutSeconds, Origin: c.Origin, BrandID: c.BrandID, StaticIP: c.StaticIP,
 		TotalPages:        c.TotalPages,
 		DurationInSeconds: crawl.Duration(c.CreatedAt, c.CompletedAt, now),
 		CreatedAt:         c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),

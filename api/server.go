@@ -50,7 +50,9 @@ type Options struct {
 	TaskQueue string
 	// Server says which optional features this deployment has.
 	Server crawl.Server
-	Logger *slog.Logger
+	// StaticIP is the egress address reported on useStaticIps crawls.
+	StaticIP string
+	Logger   *slog.Logger
 	// RequestTimeout bounds the database and Temporal calls of a request.
 	RequestTimeout time.Duration
 }

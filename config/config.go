@@ -7,6 +7,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -47,8 +48,11 @@ type Config struct {
 	ReconcileInterval time.Duration
 	// ObeyRobots makes crawls follow robots.txt (Disallow and Crawl-delay).
 	ObeyRobots bool
-	// StaticEgressProxy is the proxy URL used by crawls with useStaticIps.
+	// StaticEgressProxy is the proxy URL used by crawls with useStaticIps;
+	// StaticEgressIP is the address it sends from, reported on those
+	// crawls (default: the proxy's host).
 	StaticEgressProxy string
+	StaticEgressIP    string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
 }
@@ -78,6 +82,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		ReconcileInterval:      r.duration("CRAWLER_RECONCILE_INTERVAL", 30*time.Second),
 		ObeyRobots:             r.boolean("CRAWLER_OBEY_ROBOTS", true),
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
+		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
 	}
 	if r.err != nil {
@@ -94,6 +99,15 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGE_BYTES must be at least 1024")
 	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
 		return Config{}, fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
+	}
+	if c.StaticEgressProxy != "" {
+		u, err := url.Parse(c.StaticEgressProxy)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Config{}, fmt.Errorf("CRAWLER_STATIC_EGRESS_PROXY: %q is not an http(s) proxy URL", c.StaticEgressProxy)
+		}
+		if c.StaticEgressIP == "" {
+			c.StaticEgressIP = u.Hostname()
+		}
 	}
 	if c.DefaultConcurrentPages > c.MaxConcurrentPages {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages

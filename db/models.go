@@ -66,6 +66,8 @@ type Crawl struct {
 	MaxConcurrentPages   *int     `bun:"max_concurrent_pages"`
 	Stack                string   `bun:"stack,notnull"`
 
+	// StaticIP is the egress address of a useStaticIps crawl.
+	StaticIP     *string    `bun:"static_ip"`
 	TotalPages   int        `bun:"total_pages,notnull"`
 	WorkflowID   string     `bun:"workflow_id,notnull"`
 	ErrorMessage string     `bun:"error_message,notnull"`

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -87,6 +88,9 @@ type StaticOptions struct {
 	UserAgent            string
 	Timeout              time.Duration // per page
 	MaxBytes             int           // body size cap
+	// EgressProxy is the proxy (http://host:port) through which batches
+	// with Batch.UseEgressProxy go: the operator's static egress address.
+	EgressProxy *url.URL
 }
 
 // Static fetches pages over plain HTTP. One Static serves every crawl of
@@ -94,6 +98,9 @@ type StaticOptions struct {
 type Static struct {
 	opts      StaticOptions
 	transport *http.Transport
+	// proxied dials only the egress proxy; targets are checked by name
+	// resolution before each request instead (see checkTarget).
+	proxied *http.Transport
 }
 
 // NewStatic returns a Static fetcher whose connections pass the network
@@ -110,16 +117,53 @@ func NewStatic(opts StaticOptions) *Static {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: opts.Timeout,
 	}
-	return &Static{opts: opts, transport: t}
+	st := &Static{opts: opts, transport: t}
+	if opts.EgressProxy != nil {
+		p := t.Clone()
+		p.Proxy = http.ProxyURL(opts.EgressProxy)
+		p.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+		st.proxied = p
+	}
+	return st
 }
 
+// ErrNoEgressProxy is returned for a batch that asks for the egress proxy
+// from a fetcher that has none.
+var ErrNoEgressProxy = errors.New("no static egress proxy is configured")
+
 // Close releases idle connections.
-func (s *Static) Close() { s.transport.CloseIdleConnections() }
+func (s *Static) Close() {
+	s.transport.CloseIdleConnections()
+	if s.proxied != nil {
+		s.proxied.CloseIdleConnections()
+	}
+}
+
+// checkTarget resolves the host of a request that goes through the proxy,
+// which dials the target itself: a name that resolves to a forbidden
+// address is refused here.
+func (s *Static) checkTarget(ctx context.Context, u *url.URL) error {
+	if s.opts.AllowPrivateNetworks {
+		return nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if err := netguard.Check(a.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Batch says how to fetch a batch of URLs.
 type Batch struct {
 	// Parallelism is the most requests in flight.
 	Parallelism int
+	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
+	UseEgressProxy bool
 	// Delay is a pause after each request (a site's Crawl-delay); with a
 	// delay, requests go one at a time.
 	Delay time.Duration
@@ -149,6 +193,12 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		colly.StdlibContext(ctx),
 	)
 	c.WithTransport(s.transport)
+	if b.UseEgressProxy {
+		if s.proxied == nil {
+			return ErrNoEgressProxy
+		}
+		c.WithTransport(s.proxied)
+	}
 	c.SetRequestTimeout(s.opts.Timeout)
 	rule := &colly.LimitRule{DomainGlob: "*", Parallelism: max(b.Parallelism, 1)}
 	if b.Delay > 0 {
@@ -163,6 +213,9 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		}
 		if b.FollowRedirect != nil && !b.FollowRedirect(via[0].URL, req.URL) {
 			return http.ErrUseLastResponse
+		}
+		if b.UseEgressProxy {
+			return s.checkTarget(req.Context(), req.URL)
 		}
 		return nil
 	})
@@ -187,6 +240,17 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		return pending[cc]
 	}
 
+	if b.UseEgressProxy {
+		c.OnRequest(func(req *colly.Request) {
+			if err := s.checkTarget(ctx, req.URL); err != nil {
+				if r := get(req.Ctx); r != nil {
+					r.Err = err
+				}
+				req.Abort()
+				finish(req.Ctx)
+			}
+		})
+	}
 	c.OnResponse(func(resp *colly.Response) {
 		r := get(resp.Ctx)
 		if r == nil {

@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -214,5 +216,64 @@ func TestBodiesBecomeStorableText(t *testing.T) {
 	}
 	if r := got[srv.URL+"/binary"]; r.IsHTML() {
 		t.Errorf("an untyped PNG was taken for HTML (type %q)", r.ContentType)
+	}
+}
+
+// forwardProxy is a plain-HTTP forward proxy that counts what it carries.
+func forwardProxy(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() {
+			http.Error(w, "not a proxy request", http.StatusBadRequest)
+			return
+		}
+		n.Add(1)
+		out, _ := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Via", "test-proxy")
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestEgressProxy(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer target.Close()
+	proxy, carried := forwardProxy(t)
+	proxyURL, _ := url.Parse(proxy.URL)
+
+	open := NewStatic(StaticOptions{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})
+	got := fetchAll(t, open, []string{target.URL + "/a", target.URL + "/b"}, Batch{Parallelism: 2, UseEgressProxy: true})
+	if carried.Load() != 2 || got[target.URL+"/a"].StatusCode != 200 {
+		t.Errorf("proxy carried %d requests, result %+v; want both through the proxy", carried.Load(), got[target.URL+"/a"])
+	}
+	fetchAll(t, open, []string{target.URL + "/c"}, Batch{Parallelism: 1})
+	if carried.Load() != 2 {
+		t.Error("a batch without UseEgressProxy went through the proxy")
+	}
+
+	// The proxy dials the target, so the guard checks the name first.
+	guarded := NewStatic(StaticOptions{Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})
+	got = fetchAll(t, guarded, []string{target.URL + "/d"}, Batch{Parallelism: 1, UseEgressProxy: true})
+	if r := got[target.URL+"/d"]; !Forbidden(r.Err) || carried.Load() != 2 {
+		t.Errorf("private target through the proxy: %+v (proxy carried %d)", r, carried.Load())
+	}
+
+	none := newStatic(true, 1000)
+	if err := none.FetchAll(context.Background(), []string{target.URL}, Batch{UseEgressProxy: true}, func(Result) {}); !errors.Is(err, ErrNoEgressProxy) {
+		t.Errorf("no proxy configured: %v", err)
 	}
 }

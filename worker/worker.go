@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -39,12 +40,16 @@ func Dial(cfg config.Config, logger *slog.Logger) (client.Client, error) {
 // its activities registered, and the fetcher it uses (close it after the
 // worker stops).
 func New(c client.Client, cfg config.Config, store *db.Store) (worker.Worker, *fetch.Static) {
-	static := fetch.NewStatic(fetch.StaticOptions{
+	opts := fetch.StaticOptions{
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		UserAgent:            cfg.UserAgent,
 		Timeout:              cfg.PageTimeout,
 		MaxBytes:             cfg.MaxPageBytes,
-	})
+	}
+	if cfg.StaticEgressProxy != "" {
+		opts.EgressProxy, _ = url.Parse(cfg.StaticEgressProxy) // checked by config.Load
+	}
+	static := fetch.NewStatic(opts)
 	w := worker.New(c, cfg.TaskQueue, worker.Options{
 		// Each fetch activity runs up to MaxConcurrentPages requests of its
 		// own, so a few activities at once keep a worker busy.

@@ -115,6 +115,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Temporal:  tc,
 		TaskQueue: cfg.TaskQueue,
 		Server:    crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != ""},
+		StaticIP:  cfg.StaticEgressIP,
 		Logger:    logger,
 	})
 	errc := make(chan error, 1)
