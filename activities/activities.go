@@ -40,6 +40,7 @@ type crawlStore interface {
 	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
 	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
 	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
+	CountPages(ctx context.Context, crawlID uuid.UUID) (map[string]int, error)
 }
 
 var _ crawlStore = (*db.Store)(nil)

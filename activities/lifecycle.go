@@ -82,10 +82,29 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		// belongs to the entry.
 		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "startUrls": o.StartURLs},
 	}
-	if err := a.Store.InsertLogs(ctx, []db.CrawlLog{entry}); err != nil {
+	engine := engineLog(c, o)
+	if err := a.Store.InsertLogs(ctx, []db.CrawlLog{entry, engine}); err != nil {
 		return CrawlPlan{}, err
 	}
 	return plan, nil
+}
+
+// engineLog says which engine fetches the crawl's pages, and why.
+func engineLog(c *db.Crawl, o crawl.Options) db.CrawlLog {
+	e := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "engine", Level: "info", Message: "Engine chosen",
+		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "engine": crawl.EngineCheerio}}
+	switch {
+	case o.EngineType == crawl.EngineCheerio:
+		e.Description = "Pages are fetched by the static engine (cheerio), as the crawl asks."
+	case o.Stack != "" && crawl.Stacks[o.Stack] == crawl.EnginePlaywright:
+		e.Level = "warn"
+		e.Description = fmt.Sprintf("The stack %q suggests the browser engine, which this server does not have yet; pages are fetched by the static engine (cheerio).", o.Stack)
+	case o.Stack != "":
+		e.Description = fmt.Sprintf("The stack %q is served as static HTML: pages are fetched by the static engine (cheerio).", o.Stack)
+	default:
+		e.Description = "engineType auto: pages are fetched by the static engine (cheerio); the browser engine is not available on this server yet."
+	}
+	return e
 }
 
 // FinishCrawlInput asks to end a crawl with a status.
@@ -94,6 +113,8 @@ type FinishCrawlInput struct {
 	Status  crawl.Status
 	// Reason explains the status in the crawl's last log entry.
 	Reason string
+	// BudgetSpent is set when the crawl stopped at its page limit.
+	BudgetSpent bool `json:",omitempty"`
 }
 
 // FinishCrawlResult is the crawl's status after FinishCrawl: the asked-for
@@ -113,11 +134,37 @@ func (a *Activities) FinishCrawl(ctx context.Context, in FinishCrawlInput) (Fini
 	if !in.Status.Terminal() {
 		return FinishCrawlResult{}, nonRetryable(fmt.Errorf("finish crawl with status %q", in.Status))
 	}
+	if in.BudgetSpent && !c.Status.Terminal() {
+		if err := a.logLimit(ctx, c); err != nil {
+			return FinishCrawlResult{}, err
+		}
+	}
 	c, err = Finish(ctx, a.Store, c.ID, in.Status, in.Reason)
 	if err != nil {
 		return FinishCrawlResult{}, err
 	}
 	return FinishCrawlResult{Status: c.Status, TotalPages: c.TotalPages}, nil
+}
+
+// logLimit writes why a crawl stopped with pages left in its frontier:
+// its maxResults, or the server's page cap.
+func (a *Activities) logLimit(ctx context.Context, c *db.Crawl) error {
+	counts, err := a.Store.CountPages(ctx, c.ID)
+	if err != nil || counts[db.PageQueued] == 0 {
+		return err
+	}
+	o := c.Options()
+	entry := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "limit", Level: "info", Message: "maxResults reached",
+		Data: map[string]any{"url": c.StartURLs[0], "statusCode": 0, "notCrawled": counts[db.PageQueued]}}
+	budget := o.PageBudget(a.Settings.MaxPagesPerCrawl)
+	if budget == a.Settings.MaxPagesPerCrawl && (o.MaxResults == nil || o.Unbounded() || *o.MaxResults > budget) {
+		entry.Level, entry.Message = "warn", "Server page cap reached"
+		entry.Description = fmt.Sprintf("The crawl stopped at this server's cap of %d pages per crawl (CRAWLER_MAX_PAGES_PER_CRAWL); %d discovered pages were not crawled.",
+			budget, counts[db.PageQueued])
+	} else {
+		entry.Description = fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, counts[db.PageQueued])
+	}
+	return a.Store.InsertLogs(ctx, []db.CrawlLog{entry})
 }
 
 // finisher is what Finish needs of the database.

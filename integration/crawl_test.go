@@ -128,11 +128,15 @@ func TestCrawlFixtureSite(t *testing.T) {
 		t.Errorf("footer link fetched %d times, want 1 (links are followed from the whole page)", n)
 	}
 
-	// Logs: start, one per page (results, the 404, the PDF, the redirect,
-	// the footer link's 404), end; the same through every page size.
+	// Logs: start, engine, one per page (results, the 404, the PDF, the
+	// redirect, the footer link's 404), end; the same through every page
+	// size.
 	logs := allLogs(t, env.api, env.keyA, created.ID, 7)
-	if len(logs) != 1+pagesToDepth2+4+1 {
-		t.Errorf("%d log entries, want %d", len(logs), 1+pagesToDepth2+4+1)
+	if want := 2 + pagesToDepth2 + 4 + 1; len(logs) != want {
+		t.Errorf("%d log entries, want %d", len(logs), want)
+	}
+	if logs[1].Message != "Engine chosen" || logs[1].Data["engine"] != "cheerio" {
+		t.Errorf("second entry: %+v", logs[1])
 	}
 	if whole := allLogs(t, env.api, env.keyA, created.ID, 1200); len(whole) != len(logs) {
 		t.Errorf("limit 1200 gives %d entries, limit 7 gives %d", len(whole), len(logs))
@@ -397,13 +401,13 @@ func TestPrivateNetworksRefused(t *testing.T) {
 		t.Errorf("the refused site was requested %d times", n)
 	}
 	logs := allLogs(t, env.guardedAPI, env.keyA, c.ID, 100)
-	if len(logs) != 3 {
-		t.Fatalf("%d log entries, want start, the refused page, end: %+v", len(logs), logs)
+	if len(logs) != 4 {
+		t.Fatalf("%d log entries, want start, engine, the refused page, end: %+v", len(logs), logs)
 	}
-	if l := logs[1]; l.Level != "error" || !strings.Contains(l.Description, "refused") {
+	if l := logs[2]; l.Level != "error" || !strings.Contains(l.Description, "refused") {
 		t.Errorf("entry of the refused page: %+v", l)
 	}
-	if l := logs[2]; l.Message != "Crawl failed" {
+	if l := logs[3]; l.Message != "Crawl failed" {
 		t.Errorf("last entry: %+v", l)
 	}
 }

@@ -115,9 +115,9 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 	}
 
 	var loopErr error
-	loopDone := false
+	loopDone, budgetSpent := false, false
 	workflow.Go(loopCtx, func(c workflow.Context) {
-		loopErr = crawlLoop(c, &in)
+		budgetSpent, loopErr = crawlLoop(c, &in)
 		loopDone = true
 	})
 	if err := workflow.Await(ctx, func() bool { return loopDone }); err != nil {
@@ -141,45 +141,46 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 	case in.Stored == 0:
 		return finish(ctx, in, crawl.StatusFailed, "No page could be crawled; the page entries above say why.")
 	default:
-		return finish(ctx, in, crawl.StatusSucceeded, "")
+		return finishSpent(ctx, in, crawl.StatusSucceeded, "", budgetSpent)
 	}
 }
 
-// crawlLoop runs rounds until the frontier is empty or the budget is spent,
-// and returns a ContinueAsNewError when the run's history grows long.
-func crawlLoop(ctx workflow.Context, in *CrawlInput) error {
+// crawlLoop runs rounds until the frontier is empty or the budget is spent
+// (and then says so), and returns a ContinueAsNewError when the run's
+// history grows long.
+func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 	firstBatch := in.Batch
 	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
 	for {
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
 		if limit <= 0 {
-			return nil
+			return true, nil
 		}
 		var fetched activities.FetchPagesResult
 		err := workflow.ExecuteActivity(pageCtx, a.FetchPages,
 			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks}).Get(ctx, &fetched)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if fetched.Claimed == 0 {
-			return nil
+			return false, nil
 		}
 		if fetched.Fetched > 0 {
 			var converted activities.ConvertPagesResult
 			err := workflow.ExecuteActivity(pageCtx, a.ConvertPages,
 				activities.ConvertPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &converted)
 			if err != nil {
-				return err
+				return false, err
 			}
 			in.Stored = converted.TotalPages
 		}
 		if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
 			activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: in.Batch}).Get(ctx, nil); err != nil {
-			return err
+			return false, err
 		}
 		in.Batch++
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || in.Batch-firstBatch >= batchesPerRun {
-			return workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
 		}
 	}
 }
@@ -205,11 +206,18 @@ func finishAfter(ctx workflow.Context, in CrawlInput, err error) (CrawlResult, e
 // finish records the terminal status. It runs on a disconnected context so
 // that it completes even when the workflow is being cancelled.
 func finish(ctx workflow.Context, in CrawlInput, status crawl.Status, reason string) (CrawlResult, error) {
+	return finishSpent(ctx, in, status, reason, false)
+}
+
+// finishSpent is finish for a crawl that may have stopped at its page
+// budget with pages left in its frontier.
+func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reason string, budgetSpent bool) (CrawlResult, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	dctx = workflow.WithActivityOptions(dctx, finishActivityOptions)
 	var res activities.FinishCrawlResult
-	err := workflow.ExecuteActivity(dctx, a.FinishCrawl,
-		activities.FinishCrawlInput{CrawlID: in.CrawlID, Status: status, Reason: reason}).Get(dctx, &res)
+	err := workflow.ExecuteActivity(dctx, a.FinishCrawl, activities.FinishCrawlInput{
+		CrawlID: in.CrawlID, Status: status, Reason: reason, BudgetSpent: budgetSpent,
+	}).Get(dctx, &res)
 	if err != nil {
 		return CrawlResult{Status: status}, err
 	}
