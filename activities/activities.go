@@ -29,6 +29,7 @@ type crawlStore interface {
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
+	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (string, bool, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 	SaveRobots(ctx context.Context, rows []db.Robots) error
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)

@@ -290,12 +290,21 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		return out
 	}
 	if canon, ok := canonical(final, r.Canonical, rl); ok {
-		owned, err := a.Store.ClaimRedirectTarget(ctx, c.ID, p.ID, db.NewPage{URL: canon.String(), NormalizedURL: urlnorm.Key(canon), Depth: p.Depth})
-		if err != nil {
+		// The page is crawled under its canonical address: queued there if
+		// the crawl does not know it yet, skipped here. Only when the
+		// canonical page itself was not kept (two pages naming each other)
+		// is this copy stored.
+		key := urlnorm.Key(canon)
+		state, known, err := a.Store.StateOf(ctx, c.ID, key)
+		switch {
+		case err != nil:
 			out.State, out.Error = db.PageFailed, err.Error()
 			return out
-		}
-		if !owned {
+		case !known || state == db.PageQueued:
+			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon)
+			out.Links = append([]db.NewPage{{URL: canon.String(), NormalizedURL: key, Depth: p.Depth, Rank: p.Rank}}, out.Links...)
+			return out
+		case state != db.PageSkipped:
 			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon)
 			return out
 		}
@@ -316,7 +325,7 @@ func canonical(page *url.URL, href string, rl rules) (*url.URL, bool) {
 		return nil, false
 	}
 	u, err := urlnorm.Clean(page, href)
-	if err != nil || urlnorm.Key(u) == urlnorm.Key(page) || !rl.scope.Allows(u) {
+	if err != nil || urlnorm.Key(u) == urlnorm.Key(page) || !rl.follows(u) || len(u.String()) > crawl.MaxURLLength {
 		return nil, false
 	}
 	return u, true

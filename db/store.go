@@ -653,3 +653,18 @@ func (s *Store) UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]Page, e
 	}
 	return pages, nil
 }
+
+// StateOf returns the state of the crawl's page with key, and whether the
+// crawl knows it at all.
+func (s *Store) StateOf(ctx context.Context, crawlID uuid.UUID, key string) (string, bool, error) {
+	var state string
+	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").
+		Where("crawl_id = ?", crawlID).Where("normalized_url = ?", key).Scan(ctx, &state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("look up %s: %w", key, err)
+	}
+	return state, true, nil
+}

@@ -13,7 +13,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +42,10 @@ var env struct {
 	// api crawls with private networks allowed (the test sites are on
 	// loopback); guardedAPI's worker refuses them, as in production.
 	api, guardedAPI string
+	// proxyAPI's worker sends useStaticIps crawls through proxyHits'
+	// forward proxy.
+	proxyAPI  string
+	proxyHits *atomic.Int32
 	// restartAPI's worker is started and stopped by TestWorkerRestart.
 	restartAPI    string
 	restartConfig config.Config
@@ -52,6 +58,11 @@ const (
 	taskQueue        = "crawls-test"
 	guardedTaskQueue = "crawls-test-guarded"
 	restartTaskQueue = "crawls-test-restart"
+	proxyTaskQueue   = "crawls-test-proxy"
+	// staticIP is what the proxied deployment publishes as its address.
+	staticIP = "203.0.113.7"
+	// maxPageBytes is the test workers' response size cap.
+	maxPageBytes = 64 << 10
 )
 
 func TestMain(m *testing.M) {
@@ -89,7 +100,8 @@ func run(m *testing.M) int {
 	env.temporalAddr = srv.FrontendHostPort()
 
 	cfg, _ := config.LoadFrom(func(string) string { return "" })
-	cfg.PageTimeout = 10 * time.Second
+	cfg.PageTimeout = 3 * time.Second
+	cfg.MaxPageBytes = maxPageBytes
 	for _, w := range []struct {
 		queue        string
 		allowPrivate bool
@@ -106,6 +118,21 @@ func run(m *testing.M) int {
 		defer wk.Stop()
 		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger}))
 	}
+	proxy, hits := forwardProxy()
+	defer proxy.Close()
+	env.proxyHits = hits
+	pc := cfg
+	pc.TaskQueue, pc.AllowPrivateNetworks, pc.StaticEgressProxy = proxyTaskQueue, true, proxy.URL
+	pw, pstatic := worker.New(env.temporal, pc, env.store)
+	if err := pw.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
+		return 1
+	}
+	defer pstatic.Close()
+	defer pw.Stop()
+	env.proxyAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: proxyTaskQueue, Logger: logger,
+		Server: crawl.Server{StaticEgressProxy: true}, StaticIP: staticIP}))
+
 	env.restartConfig = cfg
 	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true
 	env.restartAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: restartTaskQueue, Logger: logger}))
@@ -128,6 +155,33 @@ func run(m *testing.M) int {
 	}
 	env.teamA = p.TeamID.String()
 	return m.Run()
+}
+
+// forwardProxy is a plain-HTTP forward proxy that counts the requests it
+// carries.
+func forwardProxy() (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() {
+			http.Error(w, "not a proxy request", http.StatusBadRequest)
+			return
+		}
+		n.Add(1)
+		out, _ := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
+		out.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	return srv, &n
 }
 
 // serve runs app on a free loopback port and returns its base URL.
