@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -457,34 +458,41 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		if err != nil {
 			return res, err
 		}
-		converted := make([]db.Converted, 0, len(pages))
-		for _, p := range pages {
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-			base := p.URL
-			if p.FinalURL != nil {
-				base = *p.FinalURL
-			}
-			mdOptions.PageURL, _ = url.Parse(base)
-			began := time.Now()
-			doc, err := markdown.Convert([]byte(deref(p.HTML)), mdOptions)
-			if err != nil {
-				if err := a.Store.SkipPage(ctx, c.ID, p.ID, fmt.Sprintf("could not convert the page: %v", err)); err != nil {
+		// Conversion is CPU work: the group's pages are converted on every
+		// core at once, and kept in claim order.
+		results := make([]converted, len(pages))
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for w := 0; w < min(runtime.GOMAXPROCS(0), len(pages)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+					results[i] = convertPage(pages[i], mdOptions)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		var ready []db.Converted
+		for i, r := range results {
+			if r.err != nil {
+				if err := a.Store.SkipPage(ctx, c.ID, pages[i].ID, fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
 					return res, err
 				}
 				res.Skipped++
 				continue
 			}
-			converted = append(converted, db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown,
-				ConvertMS: int(time.Since(began) / time.Millisecond)})
+			ready = append(ready, r.page)
 		}
-		stored, err := a.Store.StorePages(ctx, c.ID, converted, in.Budget)
+		stored, err := a.Store.StorePages(ctx, c.ID, ready, in.Budget)
 		if err != nil {
 			return res, err
 		}
 		res.Stored += stored
-		res.Skipped += len(converted) - stored
+		res.Skipped += len(ready) - stored
 		progress.Store(int64(res.Stored + res.Skipped))
 	}
 	after, err := a.Store.CrawlByID(ctx, c.ID)
@@ -493,6 +501,29 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 	}
 	res.TotalPages = after.TotalPages
 	return res, nil
+}
+
+// converted is the outcome of converting one page.
+type converted struct {
+	page db.Converted
+	err  error
+}
+
+// convertPage turns one fetched page into markdown; o is copied, so that
+// pages convert concurrently.
+func convertPage(p db.Page, o markdown.Options) converted {
+	base := p.URL
+	if p.FinalURL != nil {
+		base = *p.FinalURL
+	}
+	o.PageURL, _ = url.Parse(base)
+	began := time.Now()
+	doc, err := markdown.Convert([]byte(deref(p.HTML)), o)
+	if err != nil {
+		return converted{err: err}
+	}
+	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown,
+		ConvertMS: int(time.Since(began) / time.Millisecond)}}
 }
 
 // convertGroup is how many pages ConvertPages loads and stores at once.

@@ -20,6 +20,9 @@ import (
 	"github.com/durablecrawl/crawler/workflows"
 )
 
+// maxRequestBytes bounds a create request.
+const maxRequestBytes = 1 << 20
+
 // executionTimeoutMargin is added to a crawl's timeout to give its
 // workflow an execution timeout: a backstop for a crawl whose own timer
 // could not end it. The reconciler marks such crawls timed_out.
@@ -30,6 +33,9 @@ const executionTimeoutMargin = 15 * time.Minute
 // workflow cannot be started the crawl is recorded as error and the answer
 // is 500.
 func (s *server) createCrawl(c *fiber.Ctx) error {
+	if len(c.Body()) > maxRequestBytes {
+		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
+	}
 	body := bytes.Clone(c.Body())
 	opts, err := crawl.ParseRequest(body, s.Server)
 	if err != nil {

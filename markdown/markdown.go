@@ -14,6 +14,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/PuerkitoBio/goquery"
+	"github.com/markusmobius/go-trafilatura"
 )
 
 // Options choose what of a page goes into its markdown.
@@ -89,7 +90,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	case len(o.IncludeOnlyTags) > 0:
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
 	case o.MainContentOnly:
-		root = mainContent(root)
+		root = mainContent(doc, root, pageURL)
 	}
 	root.Find("a").Each(func(_ int, a *goquery.Selection) {
 		if !o.IncludeLinks || !keep(a, o.KeepLink) {
@@ -115,11 +116,49 @@ func Convert(page []byte, o Options) (Document, error) {
 	return d, nil
 }
 
-// mainContent narrows root to its main content. Boilerplate is removed
-// first; then the first candidate wrapper with enough text is taken. When
-// removal leaves too little text, the untouched body is kept: a page that
-// is all "boilerplate" by these rules still has something to say.
-func mainContent(root *goquery.Selection) *goquery.Selection {
+// mainContent narrows a page to its main content. The article extractor
+// (trafilatura, with its readability and DOM-distiller fallbacks) decides
+// first; when it finds less than minMainText, the rule-based selection
+// below is used if it finds more.
+func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL) *goquery.Selection {
+	rules := ruleBasedContent(body.Clone())
+	res, err := trafilatura.ExtractDocument(doc.Selection.Clone().Nodes[0], trafilatura.Options{
+		OriginalURL:     pageURL,
+		EnableFallback:  true,
+		IncludeLinks:    true,
+		IncludeImages:   true,
+		ExcludeComments: true,
+		HtmlDateMode:    trafilatura.Disabled,
+	})
+	if err != nil || res == nil || res.ContentNode == nil {
+		return rules
+	}
+	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
+	n := textLen(extracted)
+	switch {
+	case n < minMainText && textLen(rules) > n:
+		return rules
+	case flattened(extracted) && textLen(rules) >= n/2:
+		// The extractor gave up on structure (its baseline: all text in
+		// one paragraph); the rules keep headings, lists and links.
+		return rules
+	}
+	return extracted
+}
+
+// flattened reports whether extracted content is a single paragraph of
+// plain text.
+func flattened(s *goquery.Selection) bool {
+	blocks := s.Children()
+	return blocks.Length() == 1 && goquery.NodeName(blocks) == "p" && blocks.Children().Length() == 0
+}
+
+// ruleBasedContent narrows root to its main content by rules. Boilerplate
+// is removed first; then the first candidate wrapper with enough text is
+// taken. When removal leaves too little text, the untouched body is kept:
+// a page that is all "boilerplate" by these rules still has something to
+// say.
+func ruleBasedContent(root *goquery.Selection) *goquery.Selection {
 	whole := root.Clone()
 	root.Find(boilerplate).Remove()
 	for _, sel := range mainCandidates {

