@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -15,6 +17,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/PuerkitoBio/goquery"
 	"github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
 )
 
 // Options choose what of a page goes into its markdown.
@@ -61,6 +64,10 @@ var mainCandidates = []string{"main", "[role=main]", "article", "#content", ".co
 const minMainText = 200
 
 var blankLines = regexp.MustCompile(`\n{3,}`)
+
+// invisible removes characters that only steer layout (soft hyphens, zero
+// width spaces and joiners): in markdown they only split words.
+var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "")
 
 // Convert renders page as markdown.
 func Convert(page []byte, o Options) (Document, error) {
@@ -112,7 +119,7 @@ func Convert(page []byte, o Options) (Document, error) {
 		out.Write(md)
 		out.WriteString("\n\n")
 	}
-	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(out.String(), "\n\n"))
+	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(invisible.Replace(out.String()), "\n\n"))
 	return d, nil
 }
 
@@ -126,24 +133,77 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		OriginalURL:     pageURL,
 		EnableFallback:  true,
 		IncludeLinks:    true,
-		IncludeImages:   true,
+		IncludeImages:   false,
 		ExcludeComments: true,
 		HtmlDateMode:    trafilatura.Disabled,
 	})
 	if err != nil || res == nil || res.ContentNode == nil {
 		return rules
 	}
+	respace(res.ContentNode)
 	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
 	n := textLen(extracted)
 	switch {
 	case n < minMainText && textLen(rules) > n:
 		return rules
-	case flattened(extracted) && textLen(rules) >= n/2:
+	case flattened(extracted) && covers(rules.Text(), extracted.Text()):
 		// The extractor gave up on structure (its baseline: all text in
 		// one paragraph); the rules keep headings, lists and links.
 		return rules
 	}
 	return extracted
+}
+
+// inline elements are those whose neighbours' text flows into theirs.
+var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "em": true, "code": true,
+	"span": true, "u": true, "s": true, "del": true, "ins": true, "mark": true, "small": true, "sub": true,
+	"sup": true, "abbr": true, "cite": true, "q": true, "kbd": true, "time": true, "img": true}
+
+// respace puts back the spaces the extractor trims off text next to
+// inline elements ("the <a>link</a>text" for "the <a>link</a> text"): a
+// word that touches an inline element gets a space. Words split by markup
+// inside a word are rare; words glued by the trimming are common.
+func respace(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && c.Data != "" {
+			if p := c.PrevSibling; p != nil && p.Type == html.ElementNode && inline[p.Data] && startsWord(c.Data) {
+				c.Data = " " + c.Data
+			}
+			if nx := c.NextSibling; nx != nil && nx.Type == html.ElementNode && inline[nx.Data] && endsWord(c.Data) {
+				c.Data += " "
+			}
+		}
+		respace(c)
+	}
+}
+
+func startsWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func endsWord(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == ',' || r == '.' || r == ':' || r == ';'
+}
+
+// covers reports whether most words of part (four in five) are in whole.
+func covers(whole, part string) bool {
+	words := strings.Fields(part)
+	if len(words) == 0 {
+		return true
+	}
+	have := make(map[string]bool, len(words))
+	for _, w := range strings.Fields(whole) {
+		have[w] = true
+	}
+	found := 0
+	for _, w := range words {
+		if have[w] {
+			found++
+		}
+	}
+	return found*5 >= len(words)*4
 }
 
 // flattened reports whether extracted content is a single paragraph of
