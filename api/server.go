@@ -72,7 +72,7 @@ func New(o Options) *fiber.App {
 	}
 	s := &server{Options: o}
 	app := fiber.New(fiber.Config{
-		AppName:               "crawler",
+		AppName: "crawler",
 		// Bodies up to 8 MiB are read whole, so that one over the 1 MiB a
 		// request may carry gets its 413 answer (fasthttp drops the
 		// connection of a body past BodyLimit instead).
