@@ -1,11 +1,13 @@
 package api
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
@@ -80,7 +82,21 @@ type logJSON struct {
 // listLogs handles GET /crawl-logs/{crawlId}: the crawl's log entries,
 // oldest first.
 func (s *server) listLogs(c *fiber.Ctx) error {
-	id, err := crawlID(c, "crawlId")
+	return paginate(s, c, "crawlId", s.Store.ListLogs, func(l db.CrawlLog) logJSON {
+		return logJSON{
+			ID: strconv.FormatInt(l.ID, 10), Message: l.Message, Level: l.Level,
+			Description: l.Description, CrawlID: l.CrawlID.String(), TeamID: l.TeamID.String(),
+			Data: l.Data, CreatedAt: l.CreatedAt.UTC(),
+		}
+	})
+}
+
+// paginate answers a paginated read of one of the caller's crawls: the
+// crawl ID from path parameter param, page and limit from the query, the
+// rows from list, each shown by view.
+func paginate[R, V any](s *server, c *fiber.Ctx, param string,
+	list func(context.Context, uuid.UUID, int, int) ([]R, int, error), view func(R) V) error {
+	id, err := crawlID(c, param)
 	if err != nil {
 		return err
 	}
@@ -93,17 +109,13 @@ func (s *server) listLogs(c *fiber.Ctx) error {
 	if _, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id); err != nil {
 		return err
 	}
-	logs, total, err := s.Store.ListLogs(ctx, id, page, limit)
+	rows, total, err := list(ctx, id, page, limit)
 	if err != nil {
 		return err
 	}
-	out := make([]logJSON, len(logs))
-	for i, l := range logs {
-		out[i] = logJSON{
-			ID: strconv.FormatInt(l.ID, 10), Message: l.Message, Level: l.Level,
-			Description: l.Description, CrawlID: l.CrawlID.String(), TeamID: l.TeamID.String(),
-			Data: l.Data, CreatedAt: l.CreatedAt.UTC(),
-		}
+	out := make([]V, len(rows))
+	for i, r := range rows {
+		out[i] = view(r)
 	}
 	return c.JSON(newPage(out, page, limit, total))
 }
@@ -124,28 +136,7 @@ type pageJSON struct {
 // listPages handles GET /crawls/{id}/pages: the crawl's result pages in
 // the order they were stored.
 func (s *server) listPages(c *fiber.Ctx) error {
-	id, err := crawlID(c, "id")
-	if err != nil {
-		return err
-	}
-	page, limit, err := pageParams(c)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	if _, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id); err != nil {
-		return err
-	}
-	pages, total, err := s.Store.ListResults(ctx, id, page, limit)
-	if err != nil {
-		return err
-	}
-	out := make([]pageJSON, len(pages))
-	for i, p := range pages {
-		out[i] = resultView(p)
-	}
-	return c.JSON(newPage(out, page, limit, total))
+	return paginate(s, c, "id", s.Store.ListResults, resultView)
 }
 
 func resultView(p db.Page) pageJSON {

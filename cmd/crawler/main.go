@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/crawl"
@@ -93,17 +95,27 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+// connect opens the database and the Temporal client that serve and
+// worker share, and returns a function that closes both.
+func connect(ctx context.Context, cfg config.Config, logger *slog.Logger) (*db.Store, client.Client, func(), error) {
 	database, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	defer database.Close()
 	tc, err := worker.Dial(cfg, logger)
+	if err != nil {
+		database.Close()
+		return nil, nil, nil, err
+	}
+	return db.NewStore(database), tc, func() { tc.Close(); database.Close() }, nil
+}
+
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	store, tc, closeAll, err := connect(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer tc.Close()
+	defer closeAll()
 	// The API starts workflows with search attributes: make sure they exist
 	// even when no worker has registered them yet.
 	if err := worker.EnsureSearchAttributes(ctx, tc, cfg.TemporalNamespace); err != nil {
@@ -111,7 +123,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 
 	app := api.New(api.Options{
-		Store:     db.NewStore(database),
+		Store:     store,
 		Temporal:  tc,
 		TaskQueue: cfg.TaskQueue,
 		Server:    crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != ""},
@@ -131,17 +143,12 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 }
 
 func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	database, err := db.Open(ctx, cfg.DatabaseURL)
+	store, tc, closeAll, err := connect(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer database.Close()
-	tc, err := worker.Dial(cfg, logger)
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	return worker.Run(ctx, tc, cfg, db.NewStore(database), logger)
+	defer closeAll()
+	return worker.Run(ctx, tc, cfg, store, logger)
 }
 
 func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {
