@@ -128,7 +128,8 @@ func Convert(page []byte, o Options) (Document, error) {
 // first; when it finds less than minMainText, the rule-based selection
 // below is used if it finds more.
 func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL) *goquery.Selection {
-	rules := ruleBasedContent(body.Clone())
+	// The extractor works on a copy: body stays whole for the rules, which
+	// run only when the extractor's answer is not taken.
 	res, err := trafilatura.ExtractDocument(doc.Selection.Clone().Nodes[0], trafilatura.Options{
 		OriginalURL:     pageURL,
 		EnableFallback:  true,
@@ -138,11 +139,15 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		HtmlDateMode:    trafilatura.Disabled,
 	})
 	if err != nil || res == nil || res.ContentNode == nil {
-		return rules
+		return ruleBasedContent(body)
 	}
 	respace(res.ContentNode)
 	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
 	n := textLen(extracted)
+	if n >= minMainText && !flattened(extracted) {
+		return extracted
+	}
+	rules := ruleBasedContent(body)
 	switch {
 	case n < minMainText && textLen(rules) > n:
 		return rules
