@@ -64,10 +64,10 @@ func IsHTMLType(contentType string) bool {
 	return mt == "text/html" || mt == "application/xhtml+xml"
 }
 
-// textUTF8 returns an HTML body as valid UTF-8 without NUL bytes, the
+// TextUTF8 returns an HTML body as valid UTF-8 without NUL bytes, the
 // only text Postgres stores: a body in another encoding (declared in the
 // Content-Type or a meta tag, or guessed) is transcoded.
-func textUTF8(body []byte, contentType string) []byte {
+func TextUTF8(body []byte, contentType string) []byte {
 	if !utf8.Valid(body) {
 		if enc, _, _ := charset.DetermineEncoding(body, contentType); enc != nil {
 			if decoded, err := enc.NewDecoder().Bytes(body); err == nil {
@@ -274,7 +274,7 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 			r.ContentType = http.DetectContentType(body)
 		}
 		if r.IsHTML() {
-			r.Body = textUTF8(body, r.ContentType)
+			r.Body = TextUTF8(body, r.ContentType)
 		} else {
 			r.Body = append([]byte(nil), body...)
 		}

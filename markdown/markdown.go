@@ -97,7 +97,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	case len(o.IncludeOnlyTags) > 0:
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
 	case o.MainContentOnly:
-		root = mainContent(doc, root, pageURL)
+		root = mainContent(doc, root, pageURL, o.IncludeLinks)
 	}
 	root.Find("a").Each(func(_ int, a *goquery.Selection) {
 		if !o.IncludeLinks || !keep(a, o.KeepLink) {
@@ -127,13 +127,15 @@ func Convert(page []byte, o Options) (Document, error) {
 // (trafilatura, with its readability and DOM-distiller fallbacks) decides
 // first; when it finds less than minMainText, the rule-based selection
 // below is used if it finds more.
-func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL) *goquery.Selection {
+func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, links bool) *goquery.Selection {
 	// The extractor works on a copy: body stays whole for the rules, which
 	// run only when the extractor's answer is not taken.
 	res, err := trafilatura.ExtractDocument(doc.Selection.Clone().Nodes[0], trafilatura.Options{
 		OriginalURL:     pageURL,
 		EnableFallback:  true,
-		IncludeLinks:    true,
+		// Without links the extractor also drops blocks that are only
+		// links (navigation left inside the article).
+		IncludeLinks:    links,
 		IncludeImages:   false,
 		ExcludeComments: true,
 		HtmlDateMode:    trafilatura.Disabled,
@@ -164,18 +166,15 @@ var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "e
 	"span": true, "u": true, "s": true, "del": true, "ins": true, "mark": true, "small": true, "sub": true,
 	"sup": true, "abbr": true, "cite": true, "q": true, "kbd": true, "time": true, "img": true}
 
-// respace puts back the spaces the extractor trims off text next to
-// inline elements ("the <a>link</a>text" for "the <a>link</a> text"): a
-// word that touches an inline element gets a space. Words split by markup
+// respace puts back the spaces the extractor trims off the text that
+// follows an inline element ("<a>link</a>text" for "<a>link</a> text"): a
+// word right after an inline element gets a space. Words split by markup
 // inside a word are rare; words glued by the trimming are common.
 func respace(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.TextNode && c.Data != "" {
 			if p := c.PrevSibling; p != nil && p.Type == html.ElementNode && inline[p.Data] && startsWord(c.Data) {
 				c.Data = " " + c.Data
-			}
-			if nx := c.NextSibling; nx != nil && nx.Type == html.ElementNode && inline[nx.Data] && endsWord(c.Data) {
-				c.Data += " "
 			}
 		}
 		respace(c)
@@ -185,11 +184,6 @@ func respace(n *html.Node) {
 func startsWord(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-func endsWord(s string) bool {
-	r, _ := utf8.DecodeLastRuneInString(s)
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == ',' || r == '.' || r == ':' || r == ';'
 }
 
 // covers reports whether most words of part (four in five) are in whole.

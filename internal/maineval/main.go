@@ -25,6 +25,7 @@ import (
 
 	"github.com/markusmobius/go-trafilatura"
 
+	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/markdown"
 )
 
@@ -71,7 +72,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var ours, theirs score
+	var ours, oursLinks, theirs score
 	var ourTime, theirTime time.Duration
 	n := 0
 	for _, e := range entries {
@@ -84,7 +85,8 @@ func main() {
 		}
 		n++
 		start := time.Now()
-		doc, err := markdown.Convert(page, markdown.Options{MainContentOnly: true, IncludeLinks: false})
+		// As the fetcher hands pages over: in UTF-8.
+		doc, err := markdown.Convert(fetch.TextUTF8(page, "text/html"), markdown.Options{MainContentOnly: true, IncludeLinks: false})
 		ourTime += time.Since(start)
 		text := ""
 		if err == nil {
@@ -92,6 +94,9 @@ func main() {
 		}
 		ours.add(text, e)
 		ourText := text
+		if doc, err := markdown.Convert(fetch.TextUTF8(page, "text/html"), markdown.Options{MainContentOnly: true, IncludeLinks: true}); err == nil {
+			oursLinks.add(plain(mdLink.ReplaceAllString(doc.Markdown, "$1")), e)
+		}
 
 		start = time.Now()
 		res, err := trafilatura.Extract(strings.NewReader(string(page)), trafilatura.Options{EnableFallback: true, ExcludeComments: true})
@@ -115,8 +120,9 @@ func main() {
 		}
 	}
 	fmt.Printf("%d pages\n", n)
-	fmt.Printf("this service (markdown) %s  %v\n", ours, ourTime.Round(time.Millisecond))
-	fmt.Printf("go-trafilatura+fallback %s  %v\n", theirs, theirTime.Round(time.Millisecond))
+	fmt.Printf("this service, includeLinks false %s  %v\n", ours, ourTime.Round(time.Millisecond))
+	fmt.Printf("this service, includeLinks true  %s\n", oursLinks)
+	fmt.Printf("go-trafilatura + fallback        %s  %v\n", theirs, theirTime.Round(time.Millisecond))
 }
 
 // plain strips the markdown marks that snippets would not contain: block
@@ -130,6 +136,9 @@ func plain(md string) string {
 	text := emphasis.ReplaceAllString(strings.Join(lines, "\n"), "$1$2$3")
 	return strings.Join(strings.Fields(r.Replace(text)), " ")
 }
+
+// mdLink matches a markdown link, keeping its text.
+var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 
 // emphasis matches *text* and _text_ between word boundaries.
 var emphasis = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s](?:[^*_]*[^*_\s])?)[*_]([\s.,;:!?)]|$)`)
