@@ -254,6 +254,12 @@ func TestOlderShapeMaxResults(t *testing.T) {
 	if strings.Join(sets[0], " ") != strings.Join(sets[1], " ") {
 		t.Errorf("the two shapes crawled different pages:\n%v\n%v", sets[0], sets[1])
 	}
+	for _, c := range []crawlObj{legacy, current} {
+		e := allLogs(t, env.api, env.keyA, c.ID, 1200)
+		if l := e[len(e)-2]; l.Message != "maxResults reached" || !strings.Contains(l.Description, "10 pages") {
+			t.Errorf("no note of the maxResults stop: %+v", l)
+		}
+	}
 }
 
 // TestMaxDepthOne: the start page and the pages it links to.
@@ -589,7 +595,8 @@ func TestWorkflowStartFailure(t *testing.T) {
 
 // TestWorkerRestart stops the only worker of a crawl in the middle of it
 // and starts another: the crawl goes on where it was and ends with exactly
-// maxResults pages, none stored twice.
+// the server's page cap of pages (it has no maxResults), none stored
+// twice, and says that the cap stopped it.
 func TestWorkerRestart(t *testing.T) {
 	t.Parallel()
 	start := func() (func(), func()) {
@@ -601,7 +608,7 @@ func TestWorkerRestart(t *testing.T) {
 	}
 	slow := slowSite(t, 200*time.Millisecond)
 	stop, closeFetcher := start()
-	c := create(t, env.restartAPI, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxResults": 40, "maxConcurrentPages": 2})
+	c := create(t, env.restartAPI, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxConcurrentPages": 2})
 	waitFor(t, env.restartAPI, env.keyA, c.ID, 30*time.Second, "ten pages", func(c crawlObj) bool { return c.TotalPages >= 10 })
 	stop()
 	closeFetcher()
@@ -615,8 +622,12 @@ func TestWorkerRestart(t *testing.T) {
 	defer closeFetcher()
 	defer stop()
 	done := waitStatus(t, env.restartAPI, env.keyA, c.ID, 2*time.Minute, "succeeded")
-	if done.TotalPages != 40 {
-		t.Errorf("totalPages = %d, want 40", done.TotalPages)
+	if done.TotalPages != restartPageCap {
+		t.Errorf("totalPages = %d, want the cap %d", done.TotalPages, restartPageCap)
+	}
+	logs := allLogs(t, env.restartAPI, env.keyA, c.ID, 1200)
+	if len(logs) < 2 || logs[len(logs)-2].Message != "Server page cap reached" || logs[len(logs)-2].Level != "warn" {
+		t.Errorf("no warning about the page cap before the last entry: %+v", logs[max(0, len(logs)-2):])
 	}
 	pages := allPages(t, env.restartAPI, env.keyA, c.ID)
 	seen := map[string]bool{}
@@ -626,8 +637,8 @@ func TestWorkerRestart(t *testing.T) {
 		}
 		seen[p.URL] = true
 	}
-	if len(pages) != 40 {
-		t.Errorf("%d pages stored, want 40", len(pages))
+	if len(pages) != restartPageCap {
+		t.Errorf("%d pages stored, want %d", len(pages), restartPageCap)
 	}
 }
 

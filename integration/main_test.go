@@ -59,6 +59,7 @@ const (
 	guardedTaskQueue = "crawls-test-guarded"
 	restartTaskQueue = "crawls-test-restart"
 	proxyTaskQueue   = "crawls-test-proxy"
+	restartPageCap   = 40
 	// staticIP is what the proxied deployment publishes as its address.
 	staticIP = "203.0.113.7"
 	// maxPageBytes is the test workers' response size cap.
@@ -135,6 +136,8 @@ func run(m *testing.M) int {
 
 	env.restartConfig = cfg
 	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true
+	// A server page cap of 40, which TestWorkerRestart's crawl reaches.
+	env.restartConfig.MaxPagesPerCrawl = restartPageCap
 	env.restartAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: restartTaskQueue, Logger: logger}))
 	rec := &worker.Reconciler{Store: env.store, Temporal: env.temporal, Logger: logger, Grace: time.Second}
 	go rec.Run(ctx, 500*time.Millisecond)
