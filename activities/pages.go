@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -153,6 +154,9 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 	}
 	fetchErr := a.Static.FetchAll(ctx, urls, batch, emit)
 	save(pending)
+	if errors.Is(fetchErr, fetch.ErrNoEgressProxy) {
+		return FetchPagesResult{}, nonRetryable(fetchErr)
+	}
 	if fetchErr != nil {
 		return FetchPagesResult{}, fetchErr
 	}
@@ -511,7 +515,14 @@ type converted struct {
 
 // convertPage turns one fetched page into markdown; o is copied, so that
 // pages convert concurrently.
-func convertPage(p db.Page, o markdown.Options) converted {
+func convertPage(p db.Page, o markdown.Options) (out converted) {
+	// It runs on goroutines of its own, where a panic in the HTML libraries
+	// would end the worker: it ends this page instead.
+	defer func() {
+		if r := recover(); r != nil {
+			out = converted{err: fmt.Errorf("the converter failed: %v", r)}
+		}
+	}()
 	base := p.URL
 	if p.FinalURL != nil {
 		base = *p.FinalURL

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/sitemap"
@@ -109,7 +110,7 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 			nextLvl = append(nextLvl, f.Sitemaps...)
 			for _, loc := range f.Pages {
 				p, err := urlnorm.Clean(nil, loc)
-				if err != nil || len(loc) > 2048 || !rl.follows(p) {
+				if err != nil || len(p.String()) > crawl.MaxURLLength || !rl.follows(p) {
 					continue
 				}
 				key := urlnorm.Key(p)

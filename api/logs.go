@@ -17,11 +17,14 @@ import (
 const (
 	defaultLimit = 100
 	maxLimit     = 1200
+	// maxPagesLimit bounds a page of results: each carries a page's whole
+	// markdown.
+	maxPagesLimit = 100
 )
 
 // pageParams reads ?page= and ?limit=; out-of-range or non-integer values
 // are a 400 naming the parameter.
-func pageParams(c *fiber.Ctx) (page, limit int, err error) {
+func pageParams(c *fiber.Ctx, limitMax int) (page, limit int, err error) {
 	var details []crawl.FieldError
 	read := func(name string, def, lo, hi int) int {
 		raw := strings.TrimSpace(c.Query(name))
@@ -39,7 +42,7 @@ func pageParams(c *fiber.Ctx) (page, limit int, err error) {
 		return n
 	}
 	page = read("page", 1, 1, int(^uint(0)>>1))
-	limit = read("limit", defaultLimit, 1, maxLimit)
+	limit = read("limit", min(defaultLimit, limitMax), 1, limitMax)
 	if len(details) > 0 {
 		return 0, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid pagination parameters", Details: details}
 	}
@@ -82,7 +85,7 @@ type logJSON struct {
 // listLogs handles GET /crawl-logs/{crawlId}: the crawl's log entries,
 // oldest first.
 func (s *server) listLogs(c *fiber.Ctx) error {
-	return paginate(s, c, "crawlId", s.Store.ListLogs, func(l db.CrawlLog) logJSON {
+	return paginate(s, c, "crawlId", maxLimit, s.Store.ListLogs, func(l db.CrawlLog) logJSON {
 		return logJSON{
 			ID: strconv.FormatInt(l.ID, 10), Message: l.Message, Level: l.Level,
 			Description: l.Description, CrawlID: l.CrawlID.String(), TeamID: l.TeamID.String(),
@@ -94,13 +97,13 @@ func (s *server) listLogs(c *fiber.Ctx) error {
 // paginate answers a paginated read of one of the caller's crawls: the
 // crawl ID from path parameter param, page and limit from the query, the
 // rows from list, each shown by view.
-func paginate[R, V any](s *server, c *fiber.Ctx, param string,
+func paginate[R, V any](s *server, c *fiber.Ctx, param string, limitMax int,
 	list func(context.Context, uuid.UUID, int, int) ([]R, int, error), view func(R) V) error {
 	id, err := crawlID(c, param)
 	if err != nil {
 		return err
 	}
-	page, limit, err := pageParams(c)
+	page, limit, err := pageParams(c, limitMax)
 	if err != nil {
 		return err
 	}
@@ -136,7 +139,7 @@ type pageJSON struct {
 // listPages handles GET /crawls/{id}/pages: the crawl's result pages in
 // the order they were stored.
 func (s *server) listPages(c *fiber.Ctx) error {
-	return paginate(s, c, "id", s.Store.ListResults, resultView)
+	return paginate(s, c, "id", maxPagesLimit, s.Store.ListResults, resultView)
 }
 
 func resultView(p db.Page) pageJSON {

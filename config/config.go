@@ -50,7 +50,7 @@ type Config struct {
 	ObeyRobots bool
 	// StaticEgressProxy is the proxy URL used by crawls with useStaticIps;
 	// StaticEgressIP is the address it sends from, reported on those
-	// crawls (default: the proxy's host).
+	// crawls (required with a proxy).
 	StaticEgressProxy string
 	StaticEgressIP    string
 	// LogLevel is debug, info, warn or error.
@@ -106,7 +106,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("CRAWLER_STATIC_EGRESS_PROXY: %q is not an http(s) proxy URL", c.StaticEgressProxy)
 		}
 		if c.StaticEgressIP == "" {
-			c.StaticEgressIP = u.Hostname()
+			return Config{}, fmt.Errorf("CRAWLER_STATIC_EGRESS_IP must name the address target sites see when CRAWLER_STATIC_EGRESS_PROXY is set")
 		}
 	}
 	if c.DefaultConcurrentPages > c.MaxConcurrentPages {

@@ -7,9 +7,11 @@ package fetch
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -127,9 +129,46 @@ func NewStatic(opts StaticOptions) *Static {
 	return st
 }
 
+// boundedInflate keeps compressed responses within the body size cap.
+// colly inflates a body whose type or name says gzip with no bound (a few
+// hundred kilobytes can inflate to gigabytes); here the transport inflates
+// a gzip Content-Encoding itself through a limit, and hands gzip files
+// (sitemap.xml.gz) over as they are, marked uncompressed so colly leaves
+// them alone: their readers inflate them with their own caps.
+type boundedInflate struct {
+	next http.RoundTripper
+	max  int64
+}
+
+func (t boundedInflate) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.Uncompressed {
+		return resp, err
+	}
+	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			resp.Body.Close()
+			return nil, fmt.Errorf("gzip response: %w", err)
+		}
+		resp.Body = readCloser{Reader: io.LimitReader(zr, t.max), Closer: resp.Body}
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+	}
+	resp.Uncompressed = true
+	return resp, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
 // ErrNoEgressProxy is returned for a batch that asks for the egress proxy
 // from a fetcher that has none.
-var ErrNoEgressProxy = errors.New("no static egress proxy is configured")
+var ErrNoEgressProxy = errors.New("no static egress proxy is configured on this worker")
 
 // Close releases idle connections.
 func (s *Static) Close() {
@@ -192,13 +231,14 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		colly.UserAgent(s.opts.UserAgent),
 		colly.StdlibContext(ctx),
 	)
-	c.WithTransport(s.transport)
+	var transport http.RoundTripper = s.transport
 	if b.UseEgressProxy {
 		if s.proxied == nil {
 			return ErrNoEgressProxy
 		}
-		c.WithTransport(s.proxied)
+		transport = s.proxied
 	}
+	c.WithTransport(boundedInflate{next: transport, max: int64(s.opts.MaxBytes) + 1})
 	c.SetRequestTimeout(s.opts.Timeout)
 	rule := &colly.LimitRule{DomainGlob: "*", Parallelism: max(b.Parallelism, 1)}
 	if b.Delay > 0 {

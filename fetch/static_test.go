@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -43,11 +45,13 @@ func fetchAll(t *testing.T, s *Static, urls []string, b Batch) map[string]Result
 func TestFetchAll(t *testing.T) {
 	var inFlight, peak atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inFlight.Add(1)
-		defer inFlight.Add(-1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		if r.URL.Path == "/page" { // the batch's bulk: their overlap is the parallelism
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
 		if r.UserAgent() != "test-agent" {
 			t.Errorf("user agent %q", r.UserAgent())
 		}
@@ -275,5 +279,30 @@ func TestEgressProxy(t *testing.T) {
 	none := newStatic(true, 1000)
 	if err := none.FetchAll(context.Background(), []string{target.URL}, Batch{UseEgressProxy: true}, func(Result) {}); !errors.Is(err, ErrNoEgressProxy) {
 		t.Errorf("no proxy configured: %v", err)
+	}
+}
+
+func TestCompressedBodiesStayWithinTheCap(t *testing.T) {
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	zw.Write(bytes.Repeat([]byte("a"), 50<<20)) // 50 MiB inflated, about 50 KiB on the wire
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/encoded":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Type", "text/html")
+		case "/file.xml.gz":
+			w.Header().Set("Content-Type", "application/x-gzip")
+		}
+		w.Write(bomb.Bytes())
+	}))
+	defer srv.Close()
+	got := fetchAll(t, newStatic(true, 1<<20), []string{srv.URL + "/encoded", srv.URL + "/file.xml.gz"}, Batch{Parallelism: 2})
+	if r := got[srv.URL+"/encoded"]; !r.Truncated || len(r.Body) != 1<<20 {
+		t.Errorf("gzip-encoded page: %d bytes, truncated %v; want cut at 1 MiB", len(r.Body), r.Truncated)
+	}
+	if r := got[srv.URL+"/file.xml.gz"]; len(r.Body) != bomb.Len() {
+		t.Errorf("gzip file: %d bytes, want the %d compressed bytes as sent", len(r.Body), bomb.Len())
 	}
 }

@@ -542,6 +542,9 @@ func TestLogPagination(t *testing.T) {
 			t.Errorf("?%s = %d %s, want 400 naming %s", q, status, raw, field)
 		}
 	}
+	if status, _ := call(t, "GET", env.api+"/crawls/"+c.ID+"/pages?limit=101", env.keyA, nil, nil); status != http.StatusBadRequest {
+		t.Errorf("pages with limit=101 = %d, want 400 (results pages hold at most 100)", status)
+	}
 	var p pageOf[logEntry]
 	if status, raw := call(t, "GET", env.api+"/crawl-logs/"+c.ID, env.keyA, nil, &p); status != 200 || p.Page != 1 || p.Limit != 100 {
 		t.Errorf("defaults = %d %s, want page 1 limit 100", status, raw)

@@ -383,18 +383,24 @@ func allLogs(t testing.TB, base, key, id string, limit int) []logEntry {
 	}
 }
 
-// allPages reads every result page of a crawl.
+// allPages reads every result page of a crawl, 100 (the most) at a time.
 func allPages(t testing.TB, base, key, id string) []resultPage {
 	t.Helper()
-	var p pageOf[resultPage]
-	status, raw := call(t, "GET", base+"/crawls/"+id+"/pages?limit=1200", key, nil, &p)
-	if status != http.StatusOK {
-		t.Fatalf("GET pages = %d %s", status, raw)
+	var out []resultPage
+	for page := 1; ; page++ {
+		var p pageOf[resultPage]
+		status, raw := call(t, "GET", fmt.Sprintf("%s/crawls/%s/pages?page=%d&limit=100", base, id, page), key, nil, &p)
+		if status != http.StatusOK {
+			t.Fatalf("GET pages = %d %s", status, raw)
+		}
+		out = append(out, p.Results...)
+		if page >= p.TotalPages {
+			if len(out) != p.TotalResults {
+				t.Fatalf("pages: totalResults %d, got %d", p.TotalResults, len(out))
+			}
+			return out
+		}
 	}
-	if p.TotalResults != len(p.Results) {
-		t.Fatalf("pages: totalResults %d, got %d", p.TotalResults, len(p.Results))
-	}
-	return p.Results
 }
 
 // replay replays the history of a finished workflow run against the

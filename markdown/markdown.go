@@ -131,8 +131,8 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	// The extractor works on a copy: body stays whole for the rules, which
 	// run only when the extractor's answer is not taken.
 	res, err := trafilatura.ExtractDocument(doc.Selection.Clone().Nodes[0], trafilatura.Options{
-		OriginalURL:     pageURL,
-		EnableFallback:  true,
+		OriginalURL:    pageURL,
+		EnableFallback: true,
 		// Without links the extractor also drops blocks that are only
 		// links (navigation left inside the article).
 		IncludeLinks:    links,
