@@ -17,6 +17,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/markdown"
+	"github.com/durablecrawl/crawler/robots"
 	"github.com/durablecrawl/crawler/urlnorm"
 )
 
@@ -77,6 +78,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 	if err != nil {
 		return FetchPagesResult{}, err
 	}
+	var refusal func(from, to *url.URL) string // set below, once robots.txt is read
 	// Outcomes are saved in groups, one transaction each: a commit per
 	// page would cost more than the fetch. A group is bounded in pages and
 	// in HTML bytes, so a batch of large pages is not all held in memory.
@@ -110,10 +112,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		if r.Err != nil && ctx.Err() != nil {
 			return // cut short by the cancellation: leave the page claimed
 		}
-		out := a.outcome(ctx, c, byURL[r.URL], r, rl)
-		if in.NoLinks {
-			out.Links = nil
-		}
+		out := a.outcome(ctx, c, byURL[r.URL], r, rl, refusal, in.NoLinks)
 		mu.Lock()
 		done++
 		pending = append(pending, out)
@@ -132,26 +131,38 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		defer mu.Unlock()
 		return done
 	})()
-	urls, delay, err := a.applyRobots(ctx, c, o, urls, byURL, save)
+	urls, delay, policies, err := a.applyRobots(ctx, c, o, urls, byURL, save)
 	if err != nil {
 		return FetchPagesResult{}, err
 	}
+	// A redirect is followed only where a link would be: on the site, in
+	// scope and path rules, allowed by robots.txt, and not to a page the
+	// crawl already has (which would be fetched twice).
+	refusal = func(from, to *url.URL) string {
+		target, err := urlnorm.Clean(nil, to.String())
+		switch {
+		case err != nil:
+			return fmt.Sprintf("redirects to an unusable URL (%v)", err)
+		case !rl.scope.SameSite(target):
+			return fmt.Sprintf("redirects to another site: %s", target)
+		}
+		if source, err := urlnorm.Clean(nil, from.String()); err == nil && urlnorm.Key(source) == urlnorm.Key(target) {
+			return "" // /docs -> /docs/, http -> https and the like
+		}
+		if !rl.follows(target) {
+			return fmt.Sprintf("redirects outside the crawl's scope or path rules: %s", target)
+		}
+		if policy, ok := policies[origin(target)]; ok && !policy.Allows(target.RequestURI()) {
+			return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", target)
+		}
+		if known, err := a.Store.Known(ctx, c.ID, urlnorm.Key(target)); err == nil && known {
+			return fmt.Sprintf("redirects to %s, which this crawl already has", target)
+		}
+		return ""
+	}
 	batch := a.batch(o)
 	batch.Delay = delay
-	// A redirect to another site, or to a page this crawl already has, is
-	// not followed: the target is not fetched a second time.
-	batch.FollowRedirect = func(from, to *url.URL) bool {
-		target, err := urlnorm.Clean(nil, to.String())
-		if err != nil || !rl.scope.SameSite(target) {
-			return false
-		}
-		origin, err := urlnorm.Clean(nil, from.String())
-		if err == nil && urlnorm.Key(origin) == urlnorm.Key(target) {
-			return true // /docs -> /docs/ and the like
-		}
-		known, err := a.Store.Known(ctx, c.ID, urlnorm.Key(target))
-		return err != nil || !known
-	}
+	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
 	fetchErr := a.Static.FetchAll(ctx, urls, batch, emit)
 	save(pending)
 	if errors.Is(fetchErr, fetch.ErrNoEgressProxy) {
@@ -168,10 +179,11 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 
 // applyRobots drops the URLs robots.txt disallows (saving them as skipped
 // through save) and returns the others with the longest Crawl-delay of
-// their sites. Without ObeyRobots it changes nothing.
-func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Options, urls []string, byURL map[string]db.Page, save func([]db.FetchOutcome)) ([]string, time.Duration, error) {
+// their sites, and the sites' policies. Without ObeyRobots it changes
+// nothing.
+func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Options, urls []string, byURL map[string]db.Page, save func([]db.FetchOutcome)) ([]string, time.Duration, map[string]robots.Policy, error) {
 	if !a.Settings.ObeyRobots || len(urls) == 0 {
-		return urls, 0, nil
+		return urls, 0, nil, nil
 	}
 	parsed := make(map[string]*url.URL, len(urls))
 	var origins []string
@@ -189,7 +201,7 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 	}
 	policies, err := a.sitePolicies(ctx, c, o, origins)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var (
 		kept       []string
@@ -212,7 +224,7 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 		delay = max(delay, policy.CrawlDelay())
 	}
 	save(disallowed)
-	return kept, delay, nil
+	return kept, delay, policies, nil
 }
 
 // Bounds of a group of pages saved or stored in one transaction.
@@ -233,7 +245,8 @@ func (r *FetchPagesResult) count(state string) {
 }
 
 // outcome decides what a fetch result means for the crawl.
-func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetch.Result, rl rules) db.FetchOutcome {
+// With noLinks the page's links are not followed (a sitemap crawl).
+func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetch.Result, rl rules, refusal func(from, to *url.URL) string, noLinks bool) db.FetchOutcome {
 	out := db.FetchOutcome{
 		PageID: p.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
 		Engine: EngineStatic, Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond),
@@ -243,18 +256,15 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		out.State, out.Error = db.PageFailed, describeFetchError(r.Err)
 		return out
 	case r.Location != "":
-		// A redirect FollowRedirect declined.
-		target := r.Location
-		if base, err := url.Parse(r.FinalURL); err == nil {
-			if u, err := base.Parse(r.Location); err == nil {
-				target = u.String()
+		// A redirect FollowRedirect declined: say why.
+		out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirects to %s, not followed", r.Location)
+		from, err1 := url.Parse(r.FinalURL)
+		if err1 == nil {
+			if to, err := from.Parse(r.Location); err == nil {
+				if why := refusal(from, to); why != "" {
+					out.Error = why
+				}
 			}
-		}
-		out.State = db.PageSkipped
-		if u, err := url.Parse(target); err == nil && rl.scope.SameSite(u) {
-			out.Error = fmt.Sprintf("redirects to %s, which this crawl already has", target)
-		} else {
-			out.Error = fmt.Sprintf("redirects to another site: %s", target)
 		}
 		return out
 	case r.StatusCode < 200 || r.StatusCode > 299:
@@ -286,7 +296,7 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		}
 	}
 
-	if rl.depthLimit < 0 || p.Depth+1 <= rl.depthLimit {
+	if !noLinks && (rl.depthLimit < 0 || p.Depth+1 <= rl.depthLimit) {
 		out.Links = links(final, r.Links, rl, p.Depth+1, p.Rank)
 	}
 	if !rl.stores(final) {
@@ -296,9 +306,9 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 	}
 	if canon, ok := canonical(final, r.Canonical, rl); ok {
 		// The page is crawled under its canonical address: queued there if
-		// the crawl does not know it yet, skipped here. Only when the
-		// canonical page itself was not kept (two pages naming each other)
-		// is this copy stored.
+		// the crawl does not know it yet, skipped here. When the canonical
+		// page itself was not kept (it failed, or two pages name each
+		// other), this copy is stored.
 		key := urlnorm.Key(canon)
 		state, known, err := a.Store.StateOf(ctx, c.ID, key)
 		switch {
@@ -309,7 +319,7 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon)
 			out.Links = append([]db.NewPage{{URL: canon.String(), NormalizedURL: key, Depth: p.Depth, Rank: p.Rank}}, out.Links...)
 			return out
-		case state != db.PageSkipped:
+		case state != db.PageSkipped && state != db.PageFailed:
 			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon)
 			return out
 		}

@@ -16,7 +16,7 @@ import (
 
 // maxSitemapFiles bounds the sitemap files one crawl reads (indexes
 // included).
-const maxSitemapFiles = 500
+const maxSitemapFiles = 100
 
 // SeedSitemapInput names the crawl whose frontier is seeded.
 type SeedSitemapInput struct {
@@ -46,6 +46,8 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 	if err != nil {
 		return SeedSitemapResult{}, err
 	}
+	stop := keepAlive(ctx, func() any { return "reading sitemaps" })
+	defer stop()
 	var origins []string
 	for _, s := range o.StartURLs {
 		if u, err := urlnorm.Clean(nil, s); err == nil && !slices.Contains(origins, origin(u)) {
@@ -56,39 +58,41 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 	if err != nil {
 		return SeedSitemapResult{}, err
 	}
-	var level []string
+	// Sitemap files are read a few at a time, in the order they are named
+	// (robots.txt first), so that memory holds a few files and the crawl
+	// order is stable; reading stops at the page cap.
+	var queue []string
 	for _, org := range origins {
-		level = append(level, policies[org].Sitemaps()...)
-		level = append(level, org+"/sitemap.xml")
+		queue = append(queue, policies[org].Sitemaps()...)
+		queue = append(queue, org+"/sitemap.xml")
 	}
-	stop := keepAlive(ctx, func() any { return "reading sitemaps" })
-	defer stop()
-
 	var (
-		res     SeedSitemapResult
-		read    = map[string]bool{}
-		pages   []db.NewPage
-		seen    = map[string]bool{}
-		found   []string
-		limit   = a.Settings.MaxPagesPerCrawl
-		mu      sync.Mutex
-		nextLvl []string
+		res   SeedSitemapResult
+		read  = map[string]bool{}
+		pages []db.NewPage
+		seen  = map[string]bool{}
+		found []string
+		limit = a.Settings.MaxPagesPerCrawl
 	)
-	for len(level) > 0 && res.Sitemaps < maxSitemapFiles && len(pages) < limit {
-		var batch []string
-		for _, u := range level {
-			if !read[u] && len(batch)+res.Sitemaps < maxSitemapFiles {
+	batch := a.batch(o)
+	for len(queue) > 0 && len(read) < maxSitemapFiles && len(pages) < limit {
+		var chunk []string
+		for len(queue) > 0 && len(chunk) < max(batch.Parallelism, 1) && len(read) < maxSitemapFiles {
+			u := queue[0]
+			queue = queue[1:]
+			if !read[u] {
 				read[u] = true
-				batch = append(batch, u)
+				chunk = append(chunk, u)
 			}
 		}
-		nextLvl = nil
+		var mu sync.Mutex
 		files := map[string]sitemap.File{}
-		err := a.Static.FetchAll(ctx, batch, a.batch(o), func(r fetch.Result) {
+		room := limit - len(pages)
+		err := a.Static.FetchAll(ctx, chunk, batch, func(r fetch.Result) {
 			if r.Err != nil || r.StatusCode < 200 || r.StatusCode > 299 {
 				return
 			}
-			f, err := sitemap.Parse(r.Body)
+			f, err := sitemap.Parse(r.Body, room)
 			if err != nil {
 				return
 			}
@@ -99,15 +103,14 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 		if err != nil {
 			return res, err
 		}
-		// Files in the order they were named, so the crawl order is stable.
-		for _, u := range batch {
+		for _, u := range chunk {
 			f, ok := files[u]
 			if !ok {
 				continue
 			}
 			res.Sitemaps++
 			found = append(found, u)
-			nextLvl = append(nextLvl, f.Sitemaps...)
+			queue = append(queue, f.Sitemaps...)
 			for _, loc := range f.Pages {
 				p, err := urlnorm.Clean(nil, loc)
 				if err != nil || len(p.String()) > crawl.MaxURLLength || !rl.follows(p) {
@@ -121,7 +124,6 @@ func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (
 				pages = append(pages, db.NewPage{URL: p.String(), NormalizedURL: key, Depth: 1, Rank: childRank("000", len(pages))})
 			}
 		}
-		level = nextLvl
 	}
 	for start := 0; start < len(pages); start += 1000 {
 		if _, err := a.Store.Enqueue(ctx, c.ID, pages[start:min(start+1000, len(pages))]); err != nil {

@@ -61,11 +61,12 @@ func optionsPage(title, main string) string {
 }
 
 var optionsPages = map[string]string{
-	"/": `<p>The home page of the options site, with enough words to count as the main content of the page.</p>
-		<p><a href="/docs/intro">Docs</a> <a href="/blog/">Blog</a> <a href="https://external.example/page">An external page</a>
+	"/": `<p>The home page of the options site, with enough words to count as the main content of the page. Read the
+		<a href="/docs/intro">Docs</a> first, then <a href="https://external.example/page">An external page</a> for more.</p>
+		<p><a href="/blog/">Blog</a>
 		<a href="/redirect-me">Old docs address</a> <a href="/canonical-copy">Setup (copy)</a> <a href="/report.pdf">Report</a>
 		<a href="/big">Big page</a> <a href="/too-slow">Slow page</a> <a href="/private/secret">Private</a>
-		<a href="/deep/a/b/c/d">Deep page</a></p>`,
+		<a href="/deep/a/b/c/d">Deep page</a> <a href="/to-private">Members</a></p>`,
 	"/docs/intro":          `<p>Introduction to the docs. <a href="/docs/guide/setup">Setup</a> <a href="/docs/guide/advanced">Advanced</a></p>`,
 	"/docs/guide/setup":    `<p>How to set things up, step by step, with every detail a reader needs.</p>`,
 	"/docs/guide/advanced": `<p>Advanced topics for readers who finished the setup guide.</p>`,
@@ -121,6 +122,8 @@ func (s *optionsSite) serve(w http.ResponseWriter, r *http.Request) {
 		zw.Close()
 		w.Header().Set("Content-Type", "application/x-gzip")
 		w.Write(buf.Bytes())
+	case "/to-private":
+		http.Redirect(w, r, "/private/secret", http.StatusFound)
 	case "/redirect-me":
 		http.Redirect(w, r, "/docs/intro", http.StatusMovedPermanently)
 	case "/canonical-copy":

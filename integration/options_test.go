@@ -51,6 +51,7 @@ func TestDefaultsAndHygiene(t *testing.T) {
 		path, message, says string
 	}{
 		{"/private/secret", "Page skipped", "robots.txt"},
+		{"/to-private", "Page skipped", "robots.txt"},
 		{"/redirect-me", "Page skipped", "/docs/intro"},
 		{"/canonical-copy", "Page skipped", "canonical"},
 		{"/report.pdf", "Page skipped", "not an HTML page"},

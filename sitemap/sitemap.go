@@ -22,10 +22,11 @@ type File struct {
 // 50 MB).
 const maxUnzipped = 64 << 20
 
-// Parse reads a sitemap file. Gzipped content is inflated first. Entries
-// read before a syntax error are kept: a truncated sitemap still lists
-// pages. A file that is no sitemap at all is an error.
-func Parse(data []byte) (File, error) {
+// Parse reads a sitemap file, keeping at most maxEntries pages and as many
+// sitemaps. Gzipped content is inflated first (up to 64 MiB). Entries read
+// before a syntax error are kept: a truncated sitemap still lists pages. A
+// file that is no sitemap at all is an error.
+func Parse(data []byte, maxEntries int) (File, error) {
 	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
@@ -79,9 +80,9 @@ func Parse(data []byte) (File, error) {
 				u := strings.TrimSpace(loc.String())
 				switch {
 				case u == "":
-				case parent == "url":
+				case parent == "url" && len(f.Pages) < maxEntries:
 					f.Pages = append(f.Pages, u)
-				case parent == "sitemap":
+				case parent == "sitemap" && len(f.Sitemaps) < maxEntries:
 					f.Sitemaps = append(f.Sitemaps, u)
 				}
 			}

@@ -21,7 +21,7 @@ const index = `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
 </sitemapindex>`
 
 func TestURLSet(t *testing.T) {
-	f, err := Parse([]byte(urlset))
+	f, err := Parse([]byte(urlset), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestURLSet(t *testing.T) {
 }
 
 func TestIndex(t *testing.T) {
-	f, err := Parse([]byte(index))
+	f, err := Parse([]byte(index), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +46,14 @@ func TestGzipped(t *testing.T) {
 	zw := gzip.NewWriter(&buf)
 	zw.Write([]byte(urlset))
 	zw.Close()
-	f, err := Parse(buf.Bytes())
+	f, err := Parse(buf.Bytes(), 100)
 	if err != nil || len(f.Pages) != 2 {
 		t.Errorf("gzipped sitemap: %+v, %v", f, err)
 	}
 }
 
 func TestTruncated(t *testing.T) {
-	f, err := Parse([]byte(urlset[:len(urlset)/2+60]))
+	f, err := Parse([]byte(urlset[:len(urlset)/2+60]), 100)
 	if err != nil || len(f.Pages) != 1 {
 		t.Errorf("truncated sitemap: %+v, %v; want the first page", f, err)
 	}
@@ -61,8 +61,15 @@ func TestTruncated(t *testing.T) {
 
 func TestNotASitemap(t *testing.T) {
 	for _, body := range []string{"<html><body>Not found</body></html>", "plain text", ""} {
-		if _, err := Parse([]byte(body)); err == nil {
+		if _, err := Parse([]byte(body), 100); err == nil {
 			t.Errorf("Parse(%q) succeeded", body)
 		}
+	}
+}
+
+func TestEntryCap(t *testing.T) {
+	f, err := Parse([]byte(urlset), 1)
+	if err != nil || len(f.Pages) != 1 || f.Pages[0] != "https://example.com/a" {
+		t.Errorf("capped at 1: %+v, %v", f, err)
 	}
 }

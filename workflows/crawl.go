@@ -53,7 +53,9 @@ type CrawlInput struct {
 	Stored int `json:",omitempty"`
 	// Deadline is when the crawl's timeout elapses.
 	Deadline time.Time `json:",omitempty"`
-	// NoLinks is set when the crawl's pages come from its sitemaps.
+	// Seeded is set once the sitemaps are read; NoLinks when the crawl's
+	// pages come from them.
+	Seeded  bool `json:",omitempty"`
 	NoLinks bool `json:",omitempty"`
 }
 
@@ -88,14 +90,6 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 		}
 		in.Plan = &plan
 		in.Deadline = workflow.GetInfo(ctx).WorkflowStartTime.Add(time.Duration(plan.TimeoutSeconds) * time.Second)
-		if plan.UseSitemap {
-			var seeded activities.SeedSitemapResult
-			sitemapCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
-			if err := workflow.ExecuteActivity(sitemapCtx, a.SeedFromSitemap, activities.SeedSitemapInput{CrawlID: in.CrawlID}).Get(ctx, &seeded); err != nil {
-				return finishAfter(ctx, in, err)
-			}
-			in.NoLinks = seeded.Pages > 0
-		}
 	}
 
 	loopCtx, cancelLoop := workflow.WithCancel(ctx)
@@ -117,6 +111,17 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 	var loopErr error
 	loopDone, budgetSpent := false, false
 	workflow.Go(loopCtx, func(c workflow.Context) {
+		// Sitemaps are read under the crawl's timeout too.
+		if in.Plan.UseSitemap && !in.Seeded {
+			var seeded activities.SeedSitemapResult
+			sitemapCtx := workflow.WithActivityOptions(c, pageActivityOptions)
+			if loopErr = workflow.ExecuteActivity(sitemapCtx, a.SeedFromSitemap,
+				activities.SeedSitemapInput{CrawlID: in.CrawlID}).Get(c, &seeded); loopErr != nil {
+				loopDone = true
+				return
+			}
+			in.Seeded, in.NoLinks = true, seeded.Pages > 0
+		}
 		budgetSpent, loopErr = crawlLoop(c, &in)
 		loopDone = true
 	})
