@@ -112,7 +112,9 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		if r.Err != nil && ctx.Err() != nil {
 			return // cut short by the cancellation: leave the page claimed
 		}
-		out := a.outcome(ctx, c, byURL[r.URL], r, rl, refusal, in.NoLinks)
+		// The outcome's lookups run even if the activity is being cancelled,
+		// so that a page in hand is not recorded as failed for that.
+		out := a.outcome(context.WithoutCancel(ctx), c, byURL[r.URL], r, rl, refusal, in.NoLinks)
 		mu.Lock()
 		done++
 		pending = append(pending, out)
