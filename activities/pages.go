@@ -417,6 +417,9 @@ func describeFetchError(err error) string {
 	if fetch.Forbidden(err) {
 		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
 	}
+	if fetch.Timeout(err) {
+		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)"
+	}
 	msg := err.Error()
 	if len(msg) > 500 {
 		msg = msg[:500]

@@ -81,6 +81,12 @@ func TextUTF8(body []byte, contentType string) []byte {
 	return bytes.ReplaceAll(body, []byte{0}, nil)
 }
 
+// Timeout reports whether err is a fetch that ran out of time.
+func Timeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 // Forbidden reports whether err is a refusal by the network guard.
 func Forbidden(err error) bool { return errors.Is(err, netguard.ErrForbiddenAddress) }
 

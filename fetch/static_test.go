@@ -306,3 +306,18 @@ func TestCompressedBodiesStayWithinTheCap(t *testing.T) {
 		t.Errorf("gzip file: %d bytes, want the %d compressed bytes as sent", len(r.Body), bomb.Len())
 	}
 }
+
+func TestTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	s := NewStatic(StaticOptions{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond, MaxBytes: 1000})
+	got := fetchAll(t, s, []string{srv.URL + "/"}, Batch{Parallelism: 1})
+	if r := got[srv.URL+"/"]; !Timeout(r.Err) {
+		t.Errorf("slow page: err %v, want a timeout", r.Err)
+	}
+}
