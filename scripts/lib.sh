@@ -95,3 +95,34 @@ stop_postgres() {
     PG_STARTED=""
   fi
 }
+
+# ensure_browser: Debian's Chromium and the Playwright driver that
+# playwright-go needs (playwright-core pinned in tools/playwright, from the
+# npm registry; nothing is downloaded from elsewhere). Exports
+# CRAWLER_CHROMIUM_PATH and PLAYWRIGHT_DRIVER_PATH.
+ensure_browser() {
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  local chromium=${CRAWLER_CHROMIUM_PATH:-/usr/lib/chromium/chromium}
+  if [ ! -x "$chromium" ]; then
+    say "installing Chromium with apt"
+    $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2 \
+      || die "could not install Chromium"
+  fi
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    say "installing Node.js with apt"
+    $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >&2 \
+      || die "could not install Node.js"
+  fi
+  local pkg="$ROOT/tools/playwright"
+  if [ ! -f "$pkg/node_modules/playwright-core/cli.js" ]; then
+    say "installing the Playwright driver (playwright-core) from the npm registry"
+    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund >&2) || die "could not install playwright-core"
+  fi
+  local driver="$ROOT/bin/playwright-driver"
+  mkdir -p "$driver"
+  ln -sf "$(command -v node)" "$driver/node"
+  ln -sfn "$pkg/node_modules/playwright-core" "$driver/package"
+  export CRAWLER_CHROMIUM_PATH=$chromium
+  export PLAYWRIGHT_DRIVER_PATH=$driver
+}

@@ -1,0 +1,253 @@
+// Package browser renders pages in a real Chromium through playwright-go,
+// for sites whose content only exists after their JavaScript ran.
+//
+// One Browser (one Chromium) serves a worker process. Each crawl batch
+// opens a Session: a fresh browser context, so that cookies and storage do
+// not pass between crawls or teams, with a bounded pool of pages reused
+// across URLs. Images, media and fonts are not loaded, and every request
+// the page makes passes the same private-network guard as static fetching.
+//
+// This is the engine only: crawls do not use it yet (engineType
+// playwright is refused until it is wired into the workflow).
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/durablecrawl/crawler/netguard"
+)
+
+// Options configure a Browser.
+type Options struct {
+	// ChromiumPath is the Chromium executable (Debian's is
+	// /usr/lib/chromium/chromium; /usr/bin/chromium is a wrapper script).
+	ChromiumPath string
+	// DriverDir holds the Playwright driver: DriverDir/node and
+	// DriverDir/package/cli.js (see scripts/lib.sh).
+	DriverDir string
+	// Pages is the size of a session's page pool.
+	Pages int
+	// NavTimeout bounds one navigation; SettleTimeout bounds the wait for
+	// the page's network to go quiet after the load event.
+	NavTimeout    time.Duration
+	SettleTimeout time.Duration
+	// AllowPrivateNetworks lets pages reach private addresses.
+	AllowPrivateNetworks bool
+	UserAgent            string
+}
+
+// Browser is one Chromium shared by the sessions of a worker.
+type Browser struct {
+	opts Options
+	pw   *playwright.Playwright
+	b    playwright.Browser
+}
+
+// Launch starts the Playwright driver and Chromium. Nothing is downloaded:
+// the driver and the browser must be installed (make run and make test do
+// it).
+func Launch(o Options) (*Browser, error) {
+	if o.Pages < 1 {
+		o.Pages = 4
+	}
+	if o.NavTimeout == 0 {
+		o.NavTimeout = 30 * time.Second
+	}
+	if o.SettleTimeout == 0 {
+		o.SettleTimeout = 2 * time.Second
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{
+		DriverDirectory:     o.DriverDir,
+		SkipInstallBrowsers: true,
+		Verbose:             false,
+		Stdout:              io.Discard,
+		Stderr:              io.Discard,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the playwright driver in %s: %w", o.DriverDir, err)
+	}
+	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(o.ChromiumPath),
+		Headless:       playwright.Bool(true),
+		Args: []string{
+			"--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		},
+	})
+	if err != nil {
+		_ = pw.Stop()
+		return nil, fmt.Errorf("launch chromium %s: %w", o.ChromiumPath, err)
+	}
+	return &Browser{opts: o, pw: pw, b: b}, nil
+}
+
+// Close stops Chromium and the driver.
+func (b *Browser) Close() error {
+	err := b.b.Close()
+	if serr := b.pw.Stop(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Page is a rendered page.
+type Page struct {
+	URL        string
+	FinalURL   string
+	StatusCode int
+	// HTML is the DOM after rendering, serialized.
+	HTML string
+	// Links are the absolute targets of the rendered page's links.
+	Links    []string
+	Duration time.Duration
+}
+
+// Session is a browser context with a pool of pages. It is safe for
+// concurrent use; Close it when done.
+type Session struct {
+	b     *Browser
+	ctx   playwright.BrowserContext
+	pages chan playwright.Page
+	mu    sync.Mutex
+	open  []playwright.Page
+}
+
+// NewSession opens a fresh context: nothing of another session (cookies,
+// storage, cache) is visible in it.
+func (b *Browser) NewSession() (*Session, error) {
+	opts := playwright.BrowserNewContextOptions{}
+	if b.opts.UserAgent != "" {
+		opts.UserAgent = playwright.String(b.opts.UserAgent)
+	}
+	bctx, err := b.b.NewContext(opts)
+	if err != nil {
+		return nil, fmt.Errorf("new browser context: %w", err)
+	}
+	s := &Session{b: b, ctx: bctx, pages: make(chan playwright.Page, b.opts.Pages)}
+	if err := bctx.Route("**/*", s.route); err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("route requests: %w", err)
+	}
+	return s, nil
+}
+
+// route blocks what does not change a page's text, and requests to
+// forbidden addresses.
+func (s *Session) route(r playwright.Route) {
+	switch r.Request().ResourceType() {
+	case "image", "media", "font":
+		_ = r.Abort("blockedbyclient")
+		return
+	}
+	if !s.b.opts.AllowPrivateNetworks {
+		if u, err := url.Parse(r.Request().URL()); err == nil && forbidden(u.Hostname()) {
+			_ = r.Abort("addressunreachable")
+			return
+		}
+	}
+	_ = r.Continue()
+}
+
+// forbidden resolves host and reports whether any of its addresses is one
+// the crawler must not reach.
+func forbidden(host string) bool {
+	addrs, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", host)
+	if err != nil {
+		return false // the browser's own lookup fails the same way
+	}
+	for _, a := range addrs {
+		if !netguard.Allowed(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// page takes a page from the pool, opening one while the pool has room.
+func (s *Session) page() (playwright.Page, error) {
+	select {
+	case p := <-s.pages:
+		return p, nil
+	default:
+	}
+	s.mu.Lock()
+	if len(s.open) < s.b.opts.Pages {
+		p, err := s.ctx.NewPage()
+		if err == nil {
+			s.open = append(s.open, p)
+		}
+		s.mu.Unlock()
+		return p, err
+	}
+	s.mu.Unlock()
+	return <-s.pages, nil
+}
+
+// ErrRefused is returned for a URL whose address the guard refuses.
+var ErrRefused = errors.New("refused: the address is private, loopback, link-local or reserved")
+
+// Render opens rawURL, waits for the load event and then, for at most
+// SettleTimeout, for the network to go quiet (content fetched after the
+// load event), and returns the rendered DOM and its links.
+func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
+	start := time.Now()
+	out := Page{URL: rawURL, FinalURL: rawURL}
+	if u, err := url.Parse(rawURL); err == nil && !s.b.opts.AllowPrivateNetworks && forbidden(u.Hostname()) {
+		return out, ErrRefused
+	}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	p, err := s.page()
+	if err != nil {
+		return out, fmt.Errorf("open a page: %w", err)
+	}
+	defer func() { s.pages <- p }()
+
+	resp, err := p.Goto(rawURL, playwright.PageGotoOptions{
+		WaitUntil: playwright.WaitUntilStateLoad,
+		Timeout:   playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond)),
+	})
+	if err != nil {
+		return out, fmt.Errorf("navigate to %s: %w", rawURL, err)
+	}
+	if resp != nil {
+		out.StatusCode = resp.Status()
+	}
+	// Quiet network is a bound, not a condition: a page that polls forever
+	// is taken as it is when the bound runs out.
+	_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+		State:   playwright.LoadStateNetworkidle,
+		Timeout: playwright.Float(float64(s.b.opts.SettleTimeout / time.Millisecond)),
+	})
+	out.FinalURL = p.URL()
+	if out.HTML, err = p.Content(); err != nil {
+		return out, fmt.Errorf("read the rendered page: %w", err)
+	}
+	links, err := p.Evaluate(`() => Array.from(document.querySelectorAll('a[href]'), a => a.href)`)
+	if err == nil {
+		if list, ok := links.([]any); ok {
+			for _, l := range list {
+				if s, ok := l.(string); ok && s != "" {
+					out.Links = append(out.Links, s)
+				}
+			}
+		}
+	}
+	out.Duration = time.Since(start)
+	return out, nil
+}
+
+// Close closes the session's pages and context.
+func (s *Session) Close() error {
+	return s.ctx.Close()
+}

@@ -1,0 +1,141 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// launch starts the real Chromium that make test installs; without it the
+// test fails rather than skips.
+func launch(t *testing.T, allowPrivate bool) *Browser {
+	t.Helper()
+	chromium := os.Getenv("CRAWLER_CHROMIUM_PATH")
+	if chromium == "" {
+		chromium = "/usr/lib/chromium/chromium"
+	}
+	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
+	if driver == "" {
+		driver, _ = filepath.Abs("../bin/playwright-driver")
+	}
+	b, err := Launch(Options{ChromiumPath: chromium, DriverDir: driver, Pages: 2, AllowPrivateNetworks: allowPrivate,
+		NavTimeout: 10 * time.Second, SettleTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("launch the browser (make test installs Chromium and the driver): %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// jsSite serves a page whose text and links exist only after its script
+// ran: part at the load event, part fetched from an API after it.
+func jsSite(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var images atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/text":
+			time.Sleep(300 * time.Millisecond)
+			fmt.Fprint(w, "Text fetched after the load event.")
+		case "/pic.png":
+			images.Add(1)
+			w.Header().Set("Content-Type", "image/png")
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><html><head><title>App</title></head><body><div id="root"></div>
+<noscript>You need to enable JavaScript to run this app.</noscript>
+<img src="/pic.png">
+<script>
+window.addEventListener('load', () => {
+  const root = document.getElementById('root');
+  root.innerHTML = '<h1>Rendered by JavaScript</h1><a href="/about">About</a>';
+  setTimeout(() => fetch('/api/text').then(r => r.text()).then(t => {
+    const p = document.createElement('p'); p.textContent = t; root.appendChild(p);
+  }), 100);
+});
+</script></body></html>`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &images
+}
+
+func TestRenderRunsJavaScript(t *testing.T) {
+	b := launch(t, true)
+	srv, images := jsSite(t)
+	s, err := b.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.Render(context.Background(), srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.StatusCode != 200 || !strings.Contains(p.HTML, "Rendered by JavaScript") {
+		t.Errorf("status %d; rendered HTML lacks the script's heading:\n%s", p.StatusCode, p.HTML)
+	}
+	if !strings.Contains(p.HTML, "Text fetched after the load event.") {
+		t.Errorf("content fetched after the load event is missing:\n%s", p.HTML)
+	}
+	if len(p.Links) != 1 || p.Links[0] != srv.URL+"/about" {
+		t.Errorf("links = %v, want the rendered link, absolute", p.Links)
+	}
+	if n := images.Load(); n != 0 {
+		t.Errorf("the image was requested %d times; images are blocked", n)
+	}
+}
+
+func TestSessionsAreIsolated(t *testing.T) {
+	b := launch(t, true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if c, err := r.Cookie("seen"); err == nil {
+			fmt.Fprintf(w, "<p>cookie %s</p>", c.Value)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: "seen", Value: "yes"})
+		fmt.Fprint(w, "<p>no cookie</p>")
+	}))
+	defer srv.Close()
+	first, _ := b.NewSession()
+	defer first.Close()
+	render := func(s *Session) string {
+		p, err := s.Render(context.Background(), srv.URL+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.HTML
+	}
+	render(first)
+	if h := render(first); !strings.Contains(h, "cookie yes") {
+		t.Errorf("a session forgot its own cookie: %s", h)
+	}
+	second, _ := b.NewSession()
+	defer second.Close()
+	if h := render(second); !strings.Contains(h, "no cookie") {
+		t.Errorf("a cookie passed between sessions: %s", h)
+	}
+}
+
+func TestPrivateAddressRefused(t *testing.T) {
+	b := launch(t, false)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	s, _ := b.NewSession()
+	defer s.Close()
+	if _, err := s.Render(context.Background(), srv.URL+"/"); !errors.Is(err, ErrRefused) {
+		t.Errorf("render of a loopback page: %v, want ErrRefused", err)
+	}
+	if hits.Load() != 0 {
+		t.Error("the loopback server was reached")
+	}
+}
