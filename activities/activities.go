@@ -46,7 +46,8 @@ type crawlStore interface {
 
 var _ crawlStore = (*db.Store)(nil)
 
-// staticFetcher fetches pages over plain HTTP.
+// staticFetcher fetches pages: over plain HTTP (fetch.Static) or in a
+// browser (browser.Fetcher).
 type staticFetcher interface {
 	FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
 }
@@ -62,13 +63,18 @@ type Settings struct {
 	ObeyRobots bool
 	// UserAgent is matched against robots.txt groups.
 	UserAgent string
+	// BrowserAvailable says that browser workers poll BrowserTaskQueue.
+	BrowserAvailable bool
+	BrowserTaskQueue string
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities
 // with the worker; its fields are its dependencies.
 type Activities struct {
-	Store    crawlStore
-	Static   staticFetcher
+	Store  crawlStore
+	Static staticFetcher
+	// Browser renders pages; nil on workers without a browser.
+	Browser  staticFetcher
 	Settings Settings
 }
 

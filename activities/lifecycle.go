@@ -33,6 +33,10 @@ type CrawlPlan struct {
 	TimeoutSeconds int
 	// UseSitemap asks the workflow to seed the frontier from sitemaps.
 	UseSitemap bool
+	// Engine fetches the crawl's pages: cheerio (FetchPages) or playwright
+	// (RenderPages on BrowserTaskQueue).
+	Engine           string
+	BrowserTaskQueue string `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -49,6 +53,10 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		BatchSize:      batchSize(concurrency),
 		TimeoutSeconds: c.TimeoutSeconds,
 		UseSitemap:     o.UseSitemap,
+		Engine:         a.engineOf(o),
+	}
+	if plan.Engine == crawl.EnginePlaywright {
+		plan.BrowserTaskQueue = a.Settings.BrowserTaskQueue
 	}
 	if c.Status.Terminal() {
 		return plan, nil
@@ -82,27 +90,42 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		// belongs to the entry.
 		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "startUrls": o.StartURLs},
 	}
-	engine := engineLog(c, o)
+	engine := engineLog(c, o, plan.Engine)
 	if err := a.Store.InsertLogs(ctx, []db.CrawlLog{entry, engine}); err != nil {
 		return CrawlPlan{}, err
 	}
 	return plan, nil
 }
 
-// engineLog says which engine fetches the crawl's pages, and why.
-func engineLog(c *db.Crawl, o crawl.Options) db.CrawlLog {
-	e := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "engine", Level: "info", Message: "Engine chosen",
-		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "engine": crawl.EngineCheerio}}
+// engineOf decides the engine of a crawl: the one it asks for, or with
+// auto the one its stack implies (the browser only where the deployment
+// has browser workers), else static.
+func (a *Activities) engineOf(o crawl.Options) string {
 	switch {
-	case o.EngineType == crawl.EngineCheerio:
-		e.Description = "Pages are fetched by the static engine (cheerio), as the crawl asks."
+	case o.EngineType == crawl.EnginePlaywright:
+		return crawl.EnginePlaywright
+	case o.EngineType == crawl.EngineAuto && crawl.Stacks[o.Stack] == crawl.EnginePlaywright && a.Settings.BrowserAvailable:
+		return crawl.EnginePlaywright
+	}
+	return crawl.EngineCheerio
+}
+
+// engineLog says which engine fetches the crawl's pages, and why.
+func engineLog(c *db.Crawl, o crawl.Options, engine string) db.CrawlLog {
+	e := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "engine", Level: "info", Message: "Engine chosen",
+		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "engine": engine}}
+	switch {
+	case o.EngineType != crawl.EngineAuto:
+		e.Description = fmt.Sprintf("Pages are fetched by the %s engine, as the crawl asks.", o.EngineType)
+	case engine == crawl.EnginePlaywright:
+		e.Description = fmt.Sprintf("The stack %q renders its pages with JavaScript: pages are rendered by the browser engine (playwright).", o.Stack)
 	case o.Stack != "" && crawl.Stacks[o.Stack] == crawl.EnginePlaywright:
 		e.Level = "warn"
-		e.Description = fmt.Sprintf("The stack %q suggests the browser engine, which this server does not have yet; pages are fetched by the static engine (cheerio).", o.Stack)
+		e.Description = fmt.Sprintf("The stack %q suggests the browser engine, which this server does not run; pages are fetched by the static engine (cheerio).", o.Stack)
 	case o.Stack != "":
 		e.Description = fmt.Sprintf("The stack %q is served as static HTML: pages are fetched by the static engine (cheerio).", o.Stack)
 	default:
-		e.Description = "engineType auto: pages are fetched by the static engine (cheerio); the browser engine is not available on this server yet."
+		e.Description = "engineType auto: pages are fetched by the static engine (cheerio)."
 	}
 	return e
 }

@@ -43,13 +43,26 @@ type FetchPagesResult struct {
 	Skipped int
 }
 
-// EngineStatic names the static engine in page records.
-const EngineStatic = crawl.EngineCheerio
-
 // FetchPages claims up to Limit queued pages as batch Batch, fetches them
-// in parallel, stores each response and enqueues the links it finds within
-// the crawl's scope and depth.
+// in parallel with the static engine, stores each response and enqueues the
+// links it finds within the crawl's scope and depth.
 func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchPagesResult, error) {
+	return a.fetchBatch(ctx, in, a.Static, crawl.EngineCheerio)
+}
+
+// RenderPages is FetchPages with the browser engine: pages are rendered
+// in Chromium, links read from the rendered DOM. It runs on the browser
+// task queue, on workers started with a browser.
+func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (FetchPagesResult, error) {
+	if a.Browser == nil {
+		return FetchPagesResult{}, nonRetryable(errors.New("this worker has no browser: start it with --browser"))
+	}
+	return a.fetchBatch(ctx, in, a.Browser, crawl.EnginePlaywright)
+}
+
+// fetchBatch is the batch work of FetchPages and RenderPages, with engine
+// fetching the pages.
+func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine staticFetcher, engineName string) (FetchPagesResult, error) {
 	c, o, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
 		return FetchPagesResult{}, err
@@ -115,6 +128,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 		// The outcome's lookups run even if the activity is being cancelled,
 		// so that a page in hand is not recorded as failed for that.
 		out := a.outcome(context.WithoutCancel(ctx), c, byURL[r.URL], r, rl, refusal, in.NoLinks)
+		out.Engine = engineName
 		mu.Lock()
 		done++
 		pending = append(pending, out)
@@ -165,7 +179,7 @@ func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchP
 	batch := a.batch(o)
 	batch.Delay = delay
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
-	fetchErr := a.Static.FetchAll(ctx, urls, batch, emit)
+	fetchErr := engine.FetchAll(ctx, urls, batch, emit)
 	save(pending)
 	if errors.Is(fetchErr, fetch.ErrNoEgressProxy) {
 		return FetchPagesResult{}, nonRetryable(fetchErr)
@@ -251,7 +265,7 @@ func (r *FetchPagesResult) count(state string) {
 func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetch.Result, rl rules, refusal func(from, to *url.URL) string, noLinks bool) db.FetchOutcome {
 	out := db.FetchOutcome{
 		PageID: p.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
-		Engine: EngineStatic, Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond),
+		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond),
 	}
 	switch {
 	case r.Err != nil && r.StatusCode == 0:

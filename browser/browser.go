@@ -7,8 +7,8 @@
 // across URLs. Images, media and fonts are not loaded, and every request
 // the page makes passes the same private-network guard as static fetching.
 //
-// This is the engine only: crawls do not use it yet (engineType
-// playwright is refused until it is wired into the workflow).
+// Crawls use it through Fetcher, in the RenderPages activity on the
+// browser task queue.
 package browser
 
 import (
@@ -106,9 +106,11 @@ type Page struct {
 	StatusCode int
 	// HTML is the DOM after rendering, serialized.
 	HTML string
-	// Links are the absolute targets of the rendered page's links.
-	Links    []string
-	Duration time.Duration
+	// Links are the absolute targets of the rendered page's links;
+	// Canonical is its rel=canonical URL, if any.
+	Links     []string
+	Canonical string
+	Duration  time.Duration
 }
 
 // Session is a browser context with a pool of pages. It is safe for
@@ -233,15 +235,19 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 	if out.HTML, err = p.Content(); err != nil {
 		return out, fmt.Errorf("read the rendered page: %w", err)
 	}
-	links, err := p.Evaluate(`() => Array.from(document.querySelectorAll('a[href]'), a => a.href)`)
-	if err == nil {
-		if list, ok := links.([]any); ok {
+	found, err := p.Evaluate(`() => ({
+		links: Array.from(document.querySelectorAll('a[href]'), a => a.href),
+		canonical: (document.querySelector('link[rel="canonical"][href]') || {}).href || ''
+	})`)
+	if m, ok := found.(map[string]any); err == nil && ok {
+		if list, ok := m["links"].([]any); ok {
 			for _, l := range list {
 				if s, ok := l.(string); ok && s != "" {
 					out.Links = append(out.Links, s)
 				}
 			}
 		}
+		out.Canonical, _ = m["canonical"].(string)
 	}
 	out.Duration = time.Since(start)
 	return out, nil

@@ -46,6 +46,16 @@ type Config struct {
 	// ReconcileInterval is how often the worker compares running crawls
 	// with Temporal's view of their workflows.
 	ReconcileInterval time.Duration
+	// BrowserAvailable says that the deployment runs browser workers:
+	// engineType playwright is accepted and browser stacks use it.
+	BrowserAvailable bool
+	// BrowserTaskQueue is where RenderPages runs.
+	BrowserTaskQueue string
+	// ChromiumPath, PlaywrightDriverDir and BrowserPages configure the
+	// browser of a worker started with --browser.
+	ChromiumPath        string
+	PlaywrightDriverDir string
+	BrowserPages        int
 	// ObeyRobots makes crawls follow robots.txt (Disallow and Crawl-delay).
 	ObeyRobots bool
 	// StaticEgressProxy is the proxy URL used by crawls with useStaticIps;
@@ -81,6 +91,11 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		UserAgent:              r.str("CRAWLER_USER_AGENT", "durablecrawl/0.1 (+https://github.com/durablecrawl/crawler)"),
 		ReconcileInterval:      r.duration("CRAWLER_RECONCILE_INTERVAL", 30*time.Second),
 		ObeyRobots:             r.boolean("CRAWLER_OBEY_ROBOTS", true),
+		BrowserAvailable:       r.boolean("CRAWLER_BROWSER_AVAILABLE", false),
+		BrowserTaskQueue:       r.str("CRAWLER_BROWSER_TASK_QUEUE", "crawler-browser"),
+		ChromiumPath:           r.str("CRAWLER_CHROMIUM_PATH", "/usr/lib/chromium/chromium"),
+		PlaywrightDriverDir:    r.str("CRAWLER_PLAYWRIGHT_DRIVER_DIR", "bin/playwright-driver"),
+		BrowserPages:           r.integer("CRAWLER_BROWSER_PAGES", 4),
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),

@@ -603,11 +603,11 @@ func TestWorkflowStartFailure(t *testing.T) {
 func TestWorkerRestart(t *testing.T) {
 	t.Parallel()
 	start := func() (func(), func()) {
-		wk, static := worker.New(env.temporal, env.restartConfig, env.store)
+		wk := worker.New(env.temporal, env.restartConfig, env.store, nil)
 		if err := wk.Start(); err != nil {
 			t.Fatal(err)
 		}
-		return wk.Stop, static.Close
+		return wk.Stop, func() {}
 	}
 	slow := slowSite(t, 200*time.Millisecond)
 	stop, closeFetcher := start()

@@ -26,6 +26,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
@@ -103,33 +104,42 @@ func run(m *testing.M) int {
 	cfg, _ := config.LoadFrom(func(string) string { return "" })
 	cfg.PageTimeout = 3 * time.Second
 	cfg.MaxPageBytes = maxPageBytes
+	// The main deployment runs a browser worker too; the guarded one has
+	// none, as a static-only deployment.
+	br, err := testenv.Browser(true)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	defer br.Close()
 	for _, w := range []struct {
 		queue        string
 		allowPrivate bool
+		browser      *browser.Browser
 		addr         *string
-	}{{taskQueue, true, &env.api}, {guardedTaskQueue, false, &env.guardedAPI}} {
+	}{{taskQueue, true, br, &env.api}, {guardedTaskQueue, false, nil, &env.guardedAPI}} {
 		wc := cfg
 		wc.TaskQueue, wc.AllowPrivateNetworks = w.queue, w.allowPrivate
-		wk, static := worker.New(env.temporal, wc, env.store)
+		wc.BrowserAvailable, wc.BrowserTaskQueue = w.browser != nil, w.queue+"-browser"
+		wk := worker.New(env.temporal, wc, env.store, w.browser)
 		if err := wk.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 			return 1
 		}
-		defer static.Close()
 		defer wk.Stop()
-		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger}))
+		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
+			Server: crawl.Server{Browser: w.browser != nil}}))
 	}
 	proxy, hits := forwardProxy()
 	defer proxy.Close()
 	env.proxyHits = hits
 	pc := cfg
 	pc.TaskQueue, pc.AllowPrivateNetworks, pc.StaticEgressProxy = proxyTaskQueue, true, proxy.URL
-	pw, pstatic := worker.New(env.temporal, pc, env.store)
+	pw := worker.New(env.temporal, pc, env.store, nil)
 	if err := pw.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 		return 1
 	}
-	defer pstatic.Close()
 	defer pw.Stop()
 	env.proxyAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: proxyTaskQueue, Logger: logger,
 		Server: crawl.Server{StaticEgressProxy: true}, StaticIP: staticIP}))

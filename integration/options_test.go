@@ -292,15 +292,20 @@ func TestStackOriginTimeout(t *testing.T) {
 	if rec["stack"] != "react" || rec["origin"] != "web" || rec["timeout"] != float64(120) {
 		t.Errorf("read back: stack %v origin %v timeout %v", rec["stack"], rec["origin"], rec["timeout"])
 	}
-	if e, ok := c.message("Engine chosen"); !ok || e.Level != "warn" || !strings.Contains(e.Description, "react") {
-		t.Errorf("engine entry for stack react: %+v", e)
+	if e, ok := c.message("Engine chosen"); !ok || e.Data["engine"] != "playwright" || !strings.Contains(e.Description, "react") {
+		t.Errorf("engine entry for stack react on a deployment with browsers: %+v", e)
+	}
+	for _, p := range c.pages {
+		if p.Engine != "playwright" {
+			t.Errorf("%s fetched by %q, want playwright", p.URL, p.Engine)
+		}
 	}
 	wp := crawlSite(t, env.api, s.Server, map[string]any{"startUrls": []string{s.URL + "/"}, "maxDepth": 1, "maxResults": 5, "stack": "wordpress"}, "succeeded")
 	if e, ok := wp.message("Engine chosen"); !ok || e.Level != "info" || !strings.Contains(e.Description, "wordpress") {
 		t.Errorf("engine entry for stack wordpress: %+v", e)
 	}
 	var e errorObj
-	if status, raw := call(t, "POST", env.api+"/crawls", env.keyA, map[string]any{"startUrl": s.URL, "engineType": "playwright"}, &e); status != 400 || e.Error.Details[0].Field != "engineType" {
-		t.Errorf("engineType playwright = %d %s, want 400 until the browser engine lands", status, raw)
+	if status, raw := call(t, "POST", env.guardedAPI+"/crawls", env.keyA, map[string]any{"startUrl": s.URL, "engineType": "playwright"}, &e); status != 400 || e.Error.Details[0].Field != "engineType" {
+		t.Errorf("engineType playwright on a deployment without browsers = %d %s, want 400", status, raw)
 	}
 }

@@ -12,6 +12,8 @@ export TEMPORAL_NAMESPACE=${TEMPORAL_NAMESPACE:-default}
 export CRAWLER_HTTP_ADDR=${CRAWLER_HTTP_ADDR:-127.0.0.1:8080}
 # A local demo crawls local sites; a deployment leaves this false.
 export CRAWLER_ALLOW_PRIVATE_NETWORKS=${CRAWLER_ALLOW_PRIVATE_NETWORKS:-true}
+# The worker below runs a browser: playwright crawls are accepted.
+export CRAWLER_BROWSER_AVAILABLE=${CRAWLER_BROWSER_AVAILABLE:-true}
 UI_PORT=${TEMPORAL_UI_PORT:-8233}
 
 PIDS=()
@@ -26,6 +28,8 @@ trap cleanup INT TERM EXIT
 
 build_temporal
 build_crawler
+ensure_browser
+export CRAWLER_PLAYWRIGHT_DRIVER_DIR=$PLAYWRIGHT_DRIVER_PATH
 ensure_postgres "$DATABASE_URL"
 export DATABASE_URL=$PG_URL
 
@@ -55,7 +59,7 @@ say "applying migrations"
 bin/crawler migrate
 KEY=$(bin/crawler apikey create --team local)
 
-bin/crawler worker &
+bin/crawler worker --browser &
 PIDS+=($!)
 bin/crawler serve &
 PIDS+=($!)

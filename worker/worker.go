@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durablecrawl/crawler/activities"
+	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
@@ -36,10 +37,18 @@ func Dial(cfg config.Config, logger *slog.Logger) (client.Client, error) {
 	return c, nil
 }
 
-// New returns a worker for the crawl task queue with the crawl workflow and
-// its activities registered, and the fetcher it uses (close it after the
-// worker stops).
-func New(c client.Client, cfg config.Config, store *db.Store) (worker.Worker, *fetch.Static) {
+// Workers are the Temporal workers of one process: the crawl task queue
+// (workflows, static fetching, conversion, bookkeeping) and, when the
+// process has a browser, the browser task queue (RenderPages), so that
+// browser capacity is sized and scaled apart.
+type Workers struct {
+	workers []worker.Worker
+	static  *fetch.Static
+}
+
+// New returns the workers of a process; br is nil for a process without a
+// browser (the caller owns and closes br).
+func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browser) *Workers {
 	opts := fetch.StaticOptions{
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		UserAgent:            cfg.UserAgent,
@@ -50,13 +59,7 @@ func New(c client.Client, cfg config.Config, store *db.Store) (worker.Worker, *f
 		opts.EgressProxy, _ = url.Parse(cfg.StaticEgressProxy) // checked by config.Load
 	}
 	static := fetch.NewStatic(opts)
-	w := worker.New(c, cfg.TaskQueue, worker.Options{
-		// Each fetch activity runs up to MaxConcurrentPages requests of its
-		// own, so a few activities at once keep a worker busy.
-		MaxConcurrentActivityExecutionSize: 16,
-	})
-	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
-	w.RegisterActivity(&activities.Activities{
+	acts := &activities.Activities{
 		Store:  store,
 		Static: static,
 		Settings: activities.Settings{
@@ -65,24 +68,76 @@ func New(c client.Client, cfg config.Config, store *db.Store) (worker.Worker, *f
 			MaxConcurrentPages:     cfg.MaxConcurrentPages,
 			ObeyRobots:             cfg.ObeyRobots,
 			UserAgent:              cfg.UserAgent,
+			BrowserAvailable:       cfg.BrowserAvailable,
+			BrowserTaskQueue:       cfg.BrowserTaskQueue,
 		},
+	}
+	if br != nil {
+		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes}
+	}
+	w := worker.New(c, cfg.TaskQueue, worker.Options{
+		// Each fetch activity runs up to MaxConcurrentPages requests of its
+		// own, so a few activities at once keep a worker busy.
+		MaxConcurrentActivityExecutionSize: 16,
 	})
-	return w, static
+	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
+	w.RegisterActivity(acts)
+	ws := &Workers{workers: []worker.Worker{w}, static: static}
+	if br != nil {
+		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
+			// Each render activity keeps the browser's page pool busy.
+			MaxConcurrentActivityExecutionSize: 2,
+		})
+		bw.RegisterActivity(acts)
+		ws.workers = append(ws.workers, bw)
+	}
+	return ws
 }
 
-// Run runs a worker and the reconciler until ctx is done.
-func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Store, logger *slog.Logger) error {
+// Start starts every worker.
+func (w *Workers) Start() error {
+	for _, x := range w.workers {
+		if err := x.Start(); err != nil {
+			w.Stop()
+			return fmt.Errorf("start worker: %w", err)
+		}
+	}
+	return nil
+}
+
+// Stop stops the workers and releases the fetcher's connections.
+func (w *Workers) Stop() {
+	for _, x := range w.workers {
+		x.Stop()
+	}
+	w.static.Close()
+}
+
+// Run runs the workers (with a browser when withBrowser) and the
+// reconciler until ctx is done.
+func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Store, logger *slog.Logger, withBrowser bool) error {
 	if err := EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		return err
 	}
-	w, static := New(c, cfg, store)
-	defer static.Close()
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("start worker: %w", err)
+	var br *browser.Browser
+	if withBrowser {
+		var err error
+		br, err = browser.Launch(browser.Options{
+			ChromiumPath: cfg.ChromiumPath, DriverDir: cfg.PlaywrightDriverDir, Pages: cfg.BrowserPages,
+			NavTimeout: cfg.PageTimeout, AllowPrivateNetworks: cfg.AllowPrivateNetworks, UserAgent: cfg.UserAgent,
+		})
+		if err != nil {
+			return err
+		}
+		defer br.Close()
 	}
-	defer w.Stop()
-	logger.Info("worker started", "taskQueue", cfg.TaskQueue, "namespace", cfg.TemporalNamespace,
-		"allowPrivateNetworks", cfg.AllowPrivateNetworks)
+	ws := New(c, cfg, store, br)
+	if err := ws.Start(); err != nil {
+		return err
+	}
+	defer ws.Stop()
+	logger.Info("worker started", "taskQueue", cfg.TaskQueue, "browser", withBrowser, "browserTaskQueue", cfg.BrowserTaskQueue,
+		"namespace", cfg.TemporalNamespace, "allowPrivateNetworks", cfg.AllowPrivateNetworks)
 
 	rec := &Reconciler{Store: store, Temporal: c, Logger: logger}
 	rec.Run(ctx, cfg.ReconcileInterval)

@@ -156,13 +156,22 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 	firstBatch := in.Batch
 	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
+	fetchPages, fetchCtx := a.FetchPages, pageCtx
+	if in.Plan.Engine == crawl.EnginePlaywright {
+		browserOptions := pageActivityOptions
+		browserOptions.TaskQueue = in.Plan.BrowserTaskQueue
+		// No browser worker polling within minutes is a deployment fault:
+		// the crawl ends error rather than waiting out its timeout.
+		browserOptions.ScheduleToStartTimeout = 5 * time.Minute
+		fetchPages, fetchCtx = a.RenderPages, workflow.WithActivityOptions(ctx, browserOptions)
+	}
 	for {
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
 		if limit <= 0 {
 			return true, nil
 		}
 		var fetched activities.FetchPagesResult
-		err := workflow.ExecuteActivity(pageCtx, a.FetchPages,
+		err := workflow.ExecuteActivity(fetchCtx, fetchPages,
 			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks}).Get(ctx, &fetched)
 		if err != nil {
 			return false, err

@@ -29,7 +29,8 @@ const usage = `crawler: a durable web-crawl service on Temporal.
 
 Usage:
   crawler serve                          run the HTTP API
-  crawler worker                         run the Temporal worker (workflows and activities)
+  crawler worker [--browser]             run the Temporal worker (workflows and activities);
+                                         with --browser also Chromium and the browser task queue
   crawler migrate                        create the database if needed and apply migrations
   crawler apikey create --team NAME [--brand ID]
                                          create a team if needed and print a new API key
@@ -77,7 +78,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return serve(ctx, cfg, logger)
 	case "worker":
-		return runWorker(ctx, cfg, logger)
+		fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		withBrowser := fs.Bool("browser", false, "run a browser and poll the browser task queue too")
+		if err := fs.Parse(rest); err != nil {
+			return usageError{err.Error()}
+		}
+		return runWorker(ctx, cfg, logger, *withBrowser)
 	case "migrate":
 		return migrate(ctx, cfg, stdout)
 	case "apikey":
@@ -126,7 +133,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Store:     store,
 		Temporal:  tc,
 		TaskQueue: cfg.TaskQueue,
-		Server:    crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != ""},
+		Server:    crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable},
 		StaticIP:  cfg.StaticEgressIP,
 		Logger:    logger,
 	})
@@ -142,13 +149,13 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	return app.ShutdownWithTimeout(10 * time.Second)
 }
 
-func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, withBrowser bool) error {
 	store, tc, closeAll, err := connect(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	return worker.Run(ctx, tc, cfg, store, logger)
+	return worker.Run(ctx, tc, cfg, store, logger, withBrowser)
 }
 
 func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {

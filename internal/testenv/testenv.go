@@ -14,12 +14,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -112,4 +114,28 @@ func Temporal(ctx context.Context, stderr io.Writer, extraArgs ...string) (*test
 		Stdout:    stderr,
 		Stderr:    stderr,
 	})
+}
+
+// Browser launches the Chromium and Playwright driver that make test
+// installs (CRAWLER_CHROMIUM_PATH, PLAYWRIGHT_DRIVER_PATH, or their
+// defaults).
+func Browser(allowPrivate bool) (*browser.Browser, error) {
+	chromium := os.Getenv("CRAWLER_CHROMIUM_PATH")
+	if chromium == "" {
+		chromium = "/usr/lib/chromium/chromium"
+	}
+	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
+	if driver == "" {
+		cli, err := TemporalCLI() // bin/ at the repository root
+		if err != nil {
+			return nil, err
+		}
+		driver = filepath.Join(filepath.Dir(cli), "playwright-driver")
+	}
+	b, err := browser.Launch(browser.Options{ChromiumPath: chromium, DriverDir: driver, Pages: 4,
+		AllowPrivateNetworks: allowPrivate, NavTimeout: 10 * time.Second, SettleTimeout: 2 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("launch the browser (make test installs Chromium and the driver): %w", err)
+	}
+	return b, nil
 }

@@ -1,0 +1,84 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/durablecrawl/crawler/fetch"
+)
+
+// Fetcher renders batches of URLs the way fetch.Static fetches them, so
+// that a crawl's batch work is the same with either engine. Each batch
+// gets a session of its own.
+type Fetcher struct {
+	Browser *Browser
+	// MaxBytes cuts rendered pages larger than this.
+	MaxBytes int
+}
+
+// ErrNoBrowserEgress is returned for batches that must go through the
+// static egress proxy: the browser engine does not support it yet.
+var ErrNoBrowserEgress = errors.New("the browser engine cannot send requests through the static egress proxy yet")
+
+// FetchAll renders urls, at most b.Parallelism (and the session's page
+// pool) at a time, and calls emit once per URL from several goroutines.
+func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	if b.UseEgressProxy {
+		return ErrNoBrowserEgress
+	}
+	s, err := f.Browser.NewSession()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	workers := min(max(b.Parallelism, 1), f.Browser.opts.Pages, len(urls))
+	if b.Delay > 0 {
+		workers = 1
+	}
+	queue := make(chan string)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range queue {
+				p, err := s.Render(ctx, u)
+				r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
+					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8"}
+				if err != nil {
+					r.StatusCode = 0
+				} else {
+					body := []byte(p.HTML)
+					if f.MaxBytes > 0 && len(body) > f.MaxBytes {
+						body, r.Truncated = body[:f.MaxBytes], true
+					}
+					r.Body = fetch.TextUTF8(body, r.ContentType)
+				}
+				emit(r)
+				if b.Delay > 0 {
+					select {
+					case <-time.After(b.Delay):
+					case <-ctx.Done():
+					}
+				}
+			}
+		}()
+	}
+	for _, u := range urls {
+		select {
+		case queue <- u:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(queue)
+	wg.Wait()
+	return ctx.Err()
+}

@@ -1,0 +1,72 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// jsOnlySite serves pages whose text and links exist only after their
+// script runs, one of them fetched after the load event.
+func jsOnlySite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/more":
+			fmt.Fprint(w, "Loaded after the load event by the app.")
+			return
+		case "/", "/next":
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		title, link := "Home of the app", `<a href="/next">Next page</a>`
+		if r.URL.Path == "/next" {
+			title, link = "Second page of the app", ""
+		}
+		fmt.Fprintf(w, `<!doctype html><html><head><title>App</title></head><body><div id="root"></div>
+<noscript>You need to enable JavaScript to run this app.</noscript>
+<script>
+window.addEventListener('load', () => {
+  document.getElementById('root').innerHTML = '<main><h1>%s</h1><p>This paragraph was written by JavaScript, with enough words in it to be the main content of the page.</p>%s</main>';
+  setTimeout(() => fetch('/api/more').then(r => r.text()).then(t => {
+    const p = document.createElement('p'); p.textContent = t; document.querySelector('main').appendChild(p);
+  }), 50);
+});
+</script></body></html>`, title, link)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestPlaywrightEngine: engineType playwright (and the older engine)
+// renders pages in Chromium and follows links that only the rendered DOM
+// has; the static engine sees an empty app.
+func TestPlaywrightEngine(t *testing.T) {
+	t.Parallel()
+	s := jsOnlySite(t)
+	for _, body := range []map[string]any{
+		{"engineType": "playwright", "maxDepth": 1},
+		{"startUrls": []string{s.URL + "/"}, "engine": "playwright", "maxDepth": 1, "maxResults": 10},
+	} {
+		c := crawlSite(t, env.api, s, body, "succeeded")
+		if got := c.paths(); strings.Join(got, " ") != "/ /next" {
+			t.Errorf("playwright crawl stored %v, want / and /next", got)
+		}
+		for path, p := range c.pages {
+			if p.Engine != "playwright" || !strings.Contains(p.Markdown, "written by JavaScript") ||
+				!strings.Contains(p.Markdown, "Loaded after the load event") {
+				t.Errorf("%s (engine %q) lacks the rendered text:\n%s", path, p.Engine, p.Markdown)
+			}
+		}
+		if e, ok := c.message("Engine chosen"); !ok || e.Data["engine"] != "playwright" {
+			t.Errorf("engine entry: %+v", e)
+		}
+	}
+	static := crawlSite(t, env.api, s, map[string]any{"engineType": "cheerio", "maxDepth": 1}, "succeeded")
+	if len(static.pages) != 1 || strings.Contains(static.pages["/"].Markdown, "written by JavaScript") {
+		t.Errorf("the static engine saw rendered content: %v", static.pages)
+	}
+}
