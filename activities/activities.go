@@ -38,9 +38,8 @@ type crawlStore interface {
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
-	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
-	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
-	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
+	Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
+		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
 	CountPages(ctx context.Context, crawlID uuid.UUID) (map[string]int, error)
 }
 

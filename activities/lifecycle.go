@@ -37,6 +37,9 @@ type CrawlPlan struct {
 	// (RenderPages on BrowserTaskQueue).
 	Engine           string
 	BrowserTaskQueue string `json:",omitempty"`
+	// Detect asks FetchPages to check start pages for JavaScript content
+	// and switch the crawl to the browser engine when they need it.
+	Detect bool `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -55,8 +58,9 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		UseSitemap:     o.UseSitemap,
 		Engine:         a.engineOf(o),
 	}
-	if plan.Engine == crawl.EnginePlaywright {
+	if a.Settings.BrowserAvailable {
 		plan.BrowserTaskQueue = a.Settings.BrowserTaskQueue
+		plan.Detect = o.EngineType == crawl.EngineAuto && o.Stack == "" && plan.Engine == crawl.EngineCheerio
 	}
 	if c.Status.Terminal() {
 		return plan, nil
@@ -125,7 +129,7 @@ func engineLog(c *db.Crawl, o crawl.Options, engine string) db.CrawlLog {
 	case o.Stack != "":
 		e.Description = fmt.Sprintf("The stack %q is served as static HTML: pages are fetched by the static engine (cheerio).", o.Stack)
 	default:
-		e.Description = "engineType auto: pages are fetched by the static engine (cheerio)."
+		e.Description = "engineType auto: pages are fetched by the static engine (cheerio), unless the start page turns out to need JavaScript."
 	}
 	return e
 }
@@ -192,40 +196,31 @@ func (a *Activities) logLimit(ctx context.Context, c *db.Crawl) error {
 
 // finisher is what Finish needs of the database.
 type finisher interface {
-	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
-	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
-	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
+		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
 }
 
 // Finish ends a running crawl with status (compare-and-set: a crawl that
-// already ended keeps its status), closes the pages it left half-done,
-// writes the page entries a cancelled batch did not write, and then the
-// crawl's last log entry for whichever status it ended with. The workflow,
-// the API and the reconciler all end crawls through it; every step is
-// idempotent.
+// already ended keeps its status), closes the pages it left half-done, and
+// writes the page entries a cancelled batch did not write and then the
+// crawl's last entry for whichever status it ended with, in one
+// transaction. The workflow, the API and the reconciler all end crawls
+// through it; it is idempotent.
 func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Status, reason string) (*db.Crawl, error) {
-	c, _, err := store.FinishCrawl(ctx, id, status, reason)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.CloseLeftovers(ctx, id); err != nil {
-		return nil, err
-	}
-	unlogged, err := store.UnloggedPages(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var pageLogs []db.CrawlLog
-	for _, p := range unlogged {
-		if e, ok := pageLog(c, p); ok {
-			pageLogs = append(pageLogs, e)
+	return store.Finish(ctx, id, status, reason, func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog {
+		var logs []db.CrawlLog
+		for _, p := range unlogged {
+			if e, ok := pageLog(c, p); ok {
+				logs = append(logs, e)
+			}
 		}
-	}
-	if err := store.InsertLogs(ctx, pageLogs); err != nil {
-		return nil, err
-	}
-	if c.Status != status {
+		return append(logs, endLog(c, status, reason))
+	})
+}
+
+// endLog is a crawl's last log entry.
+func endLog(c *db.Crawl, asked crawl.Status, reason string) db.CrawlLog {
+	if c.Status != asked {
 		reason = c.ErrorMessage
 	}
 	level := "info"
@@ -239,7 +234,7 @@ func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Stat
 	if reason != "" {
 		desc += " " + reason
 	}
-	entry := db.CrawlLog{
+	return db.CrawlLog{
 		CrawlID: c.ID, TeamID: c.TeamID, Key: "end", Level: level,
 		Message:     endMessages[c.Status],
 		Description: desc,
@@ -248,10 +243,6 @@ func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Stat
 			"durationInSeconds": crawl.Duration(c.CreatedAt, c.CompletedAt, c.UpdatedAt),
 		},
 	}
-	if err := store.InsertLogs(ctx, []db.CrawlLog{entry}); err != nil {
-		return nil, err
-	}
-	return c, nil
 }
 
 var endMessages = map[crawl.Status]string{

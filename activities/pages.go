@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
@@ -31,6 +33,9 @@ type FetchPagesInput struct {
 	// NoLinks stops link following: the crawl's pages came from its
 	// sitemaps.
 	NoLinks bool `json:",omitempty"`
+	// Detect checks statically fetched start pages for content that only
+	// JavaScript makes (engineType auto on a deployment with browsers).
+	Detect bool `json:",omitempty"`
 }
 
 // FetchPagesResult counts what a fetch batch did.
@@ -41,6 +46,9 @@ type FetchPagesResult struct {
 	Fetched int
 	Failed  int
 	Skipped int
+	// SwitchTo names the engine the crawl goes on with when a start page
+	// turned out to need JavaScript; the page is queued again for it.
+	SwitchTo string `json:",omitempty"`
 }
 
 // FetchPages claims up to Limit queued pages as batch Batch, fetches them
@@ -101,6 +109,7 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		done         int
 		pending      []db.FetchOutcome
 		pendingBytes int
+		switchWhy    []string // start pages that need JavaScript, and why
 	)
 	save := func(outs []db.FetchOutcome) {
 		// Results in hand are saved even when the activity is being
@@ -127,8 +136,18 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		}
 		// The outcome's lookups run even if the activity is being cancelled,
 		// so that a page in hand is not recorded as failed for that.
-		out := a.outcome(context.WithoutCancel(ctx), c, byURL[r.URL], r, rl, refusal, in.NoLinks)
+		page := byURL[r.URL]
+		out := a.outcome(context.WithoutCancel(ctx), c, page, r, rl, refusal, in.NoLinks)
 		out.Engine = engineName
+		if in.Detect && page.Depth == 0 && out.State == db.PageFetched {
+			if js, why := browser.NeedsJavaScript(r.Body); js {
+				out.State, out.HTML = db.PageQueued, ""
+				out.Error = "needs JavaScript (" + why + "); queued again for the browser engine"
+				mu.Lock()
+				switchWhy = append(switchWhy, r.URL+": "+why)
+				mu.Unlock()
+			}
+		}
 		mu.Lock()
 		done++
 		pending = append(pending, out)
@@ -189,6 +208,17 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 	}
 	if firstErr != nil {
 		return FetchPagesResult{}, firstErr
+	}
+	if len(switchWhy) > 0 {
+		res.SwitchTo = crawl.EnginePlaywright
+		sort.Strings(switchWhy)
+		entry := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "engine-switch", Level: "info", Message: "Engine switched",
+			Description: fmt.Sprintf("The start page needs JavaScript (%s): the crawl goes on with the browser engine (playwright).",
+				strings.Join(switchWhy, "; ")),
+			Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "engine": crawl.EnginePlaywright}}
+		if err := a.Store.InsertLogs(ctx, []db.CrawlLog{entry}); err != nil {
+			return FetchPagesResult{}, err
+		}
 	}
 	return res, nil
 }

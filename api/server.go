@@ -26,9 +26,8 @@ type store interface {
 	Authenticate(ctx context.Context, key string) (db.Principal, error)
 	InsertCrawl(ctx context.Context, c *db.Crawl) error
 	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error)
-	FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*db.Crawl, bool, error)
-	CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error
-	UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]db.Page, error)
+	Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
+		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)

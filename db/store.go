@@ -119,8 +119,12 @@ func (s *Store) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*Crawl, err
 
 // CrawlByID returns a crawl whatever its team, for the worker.
 func (s *Store) CrawlByID(ctx context.Context, id uuid.UUID) (*Crawl, error) {
+	return crawlByID(ctx, s.db, id)
+}
+
+func crawlByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*Crawl, error) {
 	c := new(Crawl)
-	err := s.db.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	err := db.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
 	}
@@ -134,7 +138,11 @@ func (s *Store) CrawlByID(ctx context.Context, id uuid.UUID) (*Crawl, error) {
 // crawl as it is afterwards. A crawl that is no longer running is left
 // as it is (compare-and-set), so concurrent or repeated finishes agree.
 func (s *Store) FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
-	res, err := s.db.NewUpdate().Model((*Crawl)(nil)).
+	return finishCrawl(ctx, s.db, id, status, message)
+}
+
+func finishCrawl(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
+	res, err := db.NewUpdate().Model((*Crawl)(nil)).
 		Set("status = ?", status).
 		Set("error_message = ?", message).
 		Set("completed_at = clock_timestamp()").
@@ -145,8 +153,34 @@ func (s *Store) FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Stat
 		return nil, false, fmt.Errorf("finish crawl %s: %w", id, err)
 	}
 	n, _ := res.RowsAffected()
-	c, err := s.CrawlByID(ctx, id)
+	c, err := crawlByID(ctx, db, id)
 	return c, n == 1, err
+}
+
+// Finish ends a running crawl with status (compare-and-set: a crawl that
+// already ended keeps its own), closes the pages it left half-done and
+// writes the log entries that logs returns for the crawl as it ended and
+// its pages without an entry: all in one transaction, so that a reader who
+// sees the crawl ended also sees its last entries.
+func (s *Store) Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
+	logs func(c *Crawl, unlogged []Page) []CrawlLog) (*Crawl, error) {
+	var out *Crawl
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		c, _, err := finishCrawl(ctx, tx, id, status, message)
+		if err != nil {
+			return err
+		}
+		if err := closeLeftovers(ctx, tx, id); err != nil {
+			return err
+		}
+		unlogged, err := unloggedPages(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out = c
+		return insertLogs(ctx, tx, logs(c, unlogged))
+	})
+	return out, err
 }
 
 // RunningCrawls returns up to limit crawls that are running and were
@@ -368,6 +402,9 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 	if o.State == PageFetched {
 		q = q.Set("html = ?", o.HTML)
 	}
+	if o.State == PageQueued {
+		q = q.Set("batch = NULL") // back in the frontier, for another engine
+	}
 	res, err := q.Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
@@ -536,6 +573,10 @@ func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[string]i
 // InsertLogs writes log entries; an entry whose key the crawl already has
 // is skipped, so rewriting the same entries is harmless.
 func (s *Store) InsertLogs(ctx context.Context, logs []CrawlLog) error {
+	return insertLogs(ctx, s.db, logs)
+}
+
+func insertLogs(ctx context.Context, db bun.IDB, logs []CrawlLog) error {
 	if len(logs) == 0 {
 		return nil
 	}
@@ -544,7 +585,7 @@ func (s *Store) InsertLogs(ctx context.Context, logs []CrawlLog) error {
 			logs[i].Data = map[string]any{}
 		}
 	}
-	_, err := s.db.NewInsert().Model(&logs).
+	_, err := db.NewInsert().Model(&logs).
 		Column("crawl_id", "team_id", "key", "level", "message", "description", "data").
 		On("CONFLICT (crawl_id, key) DO NOTHING").Exec(ctx)
 	if err != nil {
@@ -623,11 +664,11 @@ func (s *Store) SaveRobots(ctx context.Context, rows []Robots) error {
 	return nil
 }
 
-// CloseLeftovers ends the pages a crawl left half-done when it stopped
+// closeLeftovers ends the pages a crawl left half-done when it stopped
 // (claimed but not saved, fetched but not converted): they are skipped and
 // their HTML is dropped.
-func (s *Store) CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error {
-	_, err := s.db.NewUpdate().Model((*Page)(nil)).
+func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
+	_, err := db.NewUpdate().Model((*Page)(nil)).
 		Set("state = ?", PageSkipped).
 		Set("html = NULL").
 		Set("error = ?", "the crawl ended before this page was finished").
@@ -639,11 +680,11 @@ func (s *Store) CloseLeftovers(ctx context.Context, crawlID uuid.UUID) error {
 	return nil
 }
 
-// UnloggedPages returns the crawl's pages that were fetched (or decided
+// unloggedPages returns the crawl's pages that were fetched (or decided
 // on) but have no log entry, in crawl order.
-func (s *Store) UnloggedPages(ctx context.Context, crawlID uuid.UUID) ([]Page, error) {
+func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, error) {
 	var pages []Page
-	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
+	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
 		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
 		Where("state IN (?)", bun.In([]string{PageStored, PageFailed, PageSkipped})).
 		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").

@@ -70,3 +70,35 @@ func TestPlaywrightEngine(t *testing.T) {
 		t.Errorf("the static engine saw rendered content: %v", static.pages)
 	}
 }
+
+// TestAutoSwitchesToTheBrowser: with engineType auto the start page is
+// fetched statically, found to need JavaScript, and the crawl goes on in
+// the browser, saying why; a static site stays static.
+func TestAutoSwitchesToTheBrowser(t *testing.T) {
+	t.Parallel()
+	s := jsOnlySite(t)
+	c := crawlSite(t, env.api, s, map[string]any{"maxDepth": 1}, "succeeded")
+	if got := c.paths(); strings.Join(got, " ") != "/ /next" {
+		t.Errorf("auto crawl stored %v, want / and /next", got)
+	}
+	for path, p := range c.pages {
+		if p.Engine != "playwright" || !strings.Contains(p.Markdown, "written by JavaScript") {
+			t.Errorf("%s (engine %q) lacks the rendered text:\n%s", path, p.Engine, p.Markdown)
+		}
+	}
+	e, ok := c.message("Engine switched")
+	if !ok || e.Data["engine"] != "playwright" || !strings.Contains(e.Description, "JavaScript") {
+		t.Errorf("no entry saying why the engine switched: %+v", c.logs)
+	}
+
+	static := newOptionsSite(t, false)
+	sc := crawlSite(t, env.api, static.Server, map[string]any{"maxDepth": 1}, "succeeded")
+	if _, switched := sc.message("Engine switched"); switched {
+		t.Error("a static site was switched to the browser")
+	}
+	for path, p := range sc.pages {
+		if p.Engine != "cheerio" {
+			t.Errorf("%s fetched by %q on a static site", path, p.Engine)
+		}
+	}
+}

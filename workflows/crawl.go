@@ -156,25 +156,32 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 	firstBatch := in.Batch
 	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
-	fetchPages, fetchCtx := a.FetchPages, pageCtx
-	if in.Plan.Engine == crawl.EnginePlaywright {
-		browserOptions := pageActivityOptions
-		browserOptions.TaskQueue = in.Plan.BrowserTaskQueue
-		// No browser worker polling within minutes is a deployment fault:
-		// the crawl ends error rather than waiting out its timeout.
-		browserOptions.ScheduleToStartTimeout = 5 * time.Minute
-		fetchPages, fetchCtx = a.RenderPages, workflow.WithActivityOptions(ctx, browserOptions)
-	}
+	browserOptions := pageActivityOptions
+	browserOptions.TaskQueue = in.Plan.BrowserTaskQueue
+	// No browser worker polling within minutes is a deployment fault: the
+	// crawl ends error rather than waiting out its timeout.
+	browserOptions.ScheduleToStartTimeout = 5 * time.Minute
+	browserCtx := workflow.WithActivityOptions(ctx, browserOptions)
 	for {
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
 		if limit <= 0 {
 			return true, nil
 		}
+		fetchPages, fetchCtx := a.FetchPages, pageCtx
+		if in.Plan.Engine == crawl.EnginePlaywright {
+			fetchPages, fetchCtx = a.RenderPages, browserCtx
+		}
 		var fetched activities.FetchPagesResult
-		err := workflow.ExecuteActivity(fetchCtx, fetchPages,
-			activities.FetchPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks}).Get(ctx, &fetched)
+		err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
+			CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
+		}).Get(ctx, &fetched)
 		if err != nil {
 			return false, err
+		}
+		if fetched.SwitchTo != "" {
+			// The decision holds for the rest of the crawl, across
+			// continue-as-new too: it lives in the plan.
+			in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
 		}
 		if fetched.Claimed == 0 {
 			return false, nil
