@@ -45,10 +45,12 @@ type Options struct {
 	UserAgent            string
 }
 
-// Browser is one Chromium shared by the sessions of a worker.
+// Browser is one Chromium shared by the sessions of a worker. When
+// Chromium dies, the next session starts a new one.
 type Browser struct {
 	opts Options
 	pw   *playwright.Playwright
+	mu   sync.Mutex
 	b    playwright.Browser
 }
 
@@ -75,8 +77,17 @@ func Launch(o Options) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the playwright driver in %s: %w", o.DriverDir, err)
 	}
-	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath: playwright.String(o.ChromiumPath),
+	br := &Browser{opts: o, pw: pw}
+	if br.b, err = br.launch(); err != nil {
+		_ = pw.Stop()
+		return nil, err
+	}
+	return br, nil
+}
+
+func (b *Browser) launch() (playwright.Browser, error) {
+	c, err := b.pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(b.opts.ChromiumPath),
 		Headless:       playwright.Bool(true),
 		Args: []string{
 			"--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
@@ -84,15 +95,42 @@ func Launch(o Options) (*Browser, error) {
 		},
 	})
 	if err != nil {
-		_ = pw.Stop()
-		return nil, fmt.Errorf("launch chromium %s: %w", o.ChromiumPath, err)
+		return nil, fmt.Errorf("launch chromium %s: %w", b.opts.ChromiumPath, err)
 	}
-	return &Browser{opts: o, pw: pw, b: b}, nil
+	return c, nil
 }
 
-// Close stops Chromium and the driver.
+// chromium returns the running Chromium, starting a new one when the last
+// one died (crashed, or was killed).
+func (b *Browser) chromium() (playwright.Browser, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b != nil && b.b.IsConnected() {
+		return b.b, nil
+	}
+	c, err := b.launch()
+	if err != nil {
+		return nil, err
+	}
+	b.b = c
+	return c, nil
+}
+
+// Connected reports whether Chromium runs.
+func (b *Browser) Connected() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b != nil && b.b.IsConnected()
+}
+
+// Close stops Chromium and the driver: no Chromium process is left.
 func (b *Browser) Close() error {
-	err := b.b.Close()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var err error
+	if b.b != nil && b.b.IsConnected() {
+		err = b.b.Close()
+	}
 	if serr := b.pw.Stop(); err == nil {
 		err = serr
 	}
@@ -130,7 +168,11 @@ func (b *Browser) NewSession() (*Session, error) {
 	if b.opts.UserAgent != "" {
 		opts.UserAgent = playwright.String(b.opts.UserAgent)
 	}
-	bctx, err := b.b.NewContext(opts)
+	c, err := b.chromium()
+	if err != nil {
+		return nil, err
+	}
+	bctx, err := c.NewContext(opts)
 	if err != nil {
 		return nil, fmt.Errorf("new browser context: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/durablecrawl/crawler/fetch"
@@ -17,6 +18,11 @@ type Fetcher struct {
 	// MaxBytes cuts rendered pages larger than this.
 	MaxBytes int
 }
+
+// ErrBrowserDied is returned for a batch during which Chromium died; the
+// pages it was rendering are not reported, so that a retry renders them
+// with a new Chromium.
+var ErrBrowserDied = errors.New("chromium died while rendering the batch")
 
 // ErrNoBrowserEgress is returned for batches that must go through the
 // static egress proxy: the browser engine does not support it yet.
@@ -41,6 +47,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		workers = 1
 	}
 	queue := make(chan string)
+	var died atomic.Bool
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -48,6 +55,10 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 			defer wg.Done()
 			for u := range queue {
 				p, err := s.Render(ctx, u)
+				if err != nil && !f.Browser.Connected() {
+					died.Store(true) // not the page's fault
+					continue
+				}
 				r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
 					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8"}
 				if err != nil {
@@ -80,5 +91,8 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 	}
 	close(queue)
 	wg.Wait()
+	if died.Load() {
+		return ErrBrowserDied
+	}
 	return ctx.Err()
 }

@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/durablecrawl/crawler/internal/proctest"
 )
 
 // jsOnlySite serves pages whose text and links exist only after their
@@ -99,6 +102,29 @@ func TestAutoSwitchesToTheBrowser(t *testing.T) {
 	for path, p := range sc.pages {
 		if p.Engine != "cheerio" {
 			t.Errorf("%s fetched by %q on a static site", path, p.Engine)
+		}
+	}
+}
+
+// TestBrowserKilledMidCrawl: Chromium dies in the middle of a playwright
+// crawl; the batch is retried in a new Chromium and the crawl completes
+// with every page.
+func TestBrowserKilledMidCrawl(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 300*time.Millisecond)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/", "engineType": "playwright",
+		"maxResults": 12, "maxConcurrentPages": 2})
+	waitFor(t, env.api, env.keyA, c.ID, time.Minute, "three pages", func(c crawlObj) bool { return c.TotalPages >= 3 })
+	if n := proctest.KillDescendants("chromium"); n == 0 {
+		t.Fatal("no Chromium process to kill")
+	}
+	done := waitStatus(t, env.api, env.keyA, c.ID, 2*time.Minute, "succeeded")
+	if done.TotalPages != 12 {
+		t.Errorf("totalPages = %d, want 12", done.TotalPages)
+	}
+	for _, p := range allPages(t, env.api, env.keyA, c.ID) {
+		if p.Engine != "playwright" || !strings.Contains(p.Markdown, "took its time") {
+			t.Errorf("%s: engine %q, markdown %q", p.URL, p.Engine, p.Markdown)
 		}
 	}
 }
