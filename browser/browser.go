@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/playwright-community/playwright-go"
@@ -156,9 +157,42 @@ type Page struct {
 type Session struct {
 	b     *Browser
 	ctx   playwright.BrowserContext
-	pages chan playwright.Page
+	pages chan *tab
 	mu    sync.Mutex
-	open  []playwright.Page
+	open  []*tab
+}
+
+// tab is a pooled page and what it has in flight on the network.
+type tab struct {
+	page     playwright.Page
+	inFlight atomic.Int64
+	lastNet  atomic.Int64 // unix nanoseconds of the last request start or end
+}
+
+func newTab(p playwright.Page) *tab {
+	t := &tab{page: p}
+	touch := func() { t.lastNet.Store(time.Now().UnixNano()) }
+	p.OnRequest(func(playwright.Request) { t.inFlight.Add(1); touch() })
+	p.OnRequestFinished(func(playwright.Request) { t.inFlight.Add(-1); touch() })
+	p.OnRequestFailed(func(playwright.Request) { t.inFlight.Add(-1); touch() })
+	return t
+}
+
+// quiet is how long a page's network must stay idle for its content to
+// count as settled.
+const quiet = 150 * time.Millisecond
+
+// settle waits until the page has had nothing in flight for quiet, or
+// until limit passes: content fetched after the load event arrives.
+func (t *tab) settle(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		idle := time.Since(time.Unix(0, t.lastNet.Load()))
+		if t.inFlight.Load() <= 0 && idle >= quiet {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }
 
 // NewSession opens a fresh context: nothing of another session (cookies,
@@ -176,7 +210,7 @@ func (b *Browser) NewSession() (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new browser context: %w", err)
 	}
-	s := &Session{b: b, ctx: bctx, pages: make(chan playwright.Page, b.opts.Pages)}
+	s := &Session{b: b, ctx: bctx, pages: make(chan *tab, b.opts.Pages)}
 	if err := bctx.Route("**/*", s.route); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("route requests: %w", err)
@@ -217,20 +251,23 @@ func forbidden(host string) bool {
 }
 
 // page takes a page from the pool, opening one while the pool has room.
-func (s *Session) page() (playwright.Page, error) {
+func (s *Session) page() (*tab, error) {
 	select {
-	case p := <-s.pages:
-		return p, nil
+	case t := <-s.pages:
+		return t, nil
 	default:
 	}
 	s.mu.Lock()
 	if len(s.open) < s.b.opts.Pages {
 		p, err := s.ctx.NewPage()
-		if err == nil {
-			s.open = append(s.open, p)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
 		}
+		t := newTab(p)
+		s.open = append(s.open, t)
 		s.mu.Unlock()
-		return p, err
+		return t, nil
 	}
 	s.mu.Unlock()
 	return <-s.pages, nil
@@ -240,8 +277,9 @@ func (s *Session) page() (playwright.Page, error) {
 var ErrRefused = errors.New("refused: the address is private, loopback, link-local or reserved")
 
 // Render opens rawURL, waits for the load event and then, for at most
-// SettleTimeout, for the network to go quiet (content fetched after the
-// load event), and returns the rendered DOM and its links.
+// SettleTimeout, for the page's network to stay idle for a moment (content
+// fetched after the load event), and returns the rendered DOM and its
+// links.
 func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 	start := time.Now()
 	out := Page{URL: rawURL, FinalURL: rawURL}
@@ -251,11 +289,12 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
-	p, err := s.page()
+	t, err := s.page()
 	if err != nil {
 		return out, fmt.Errorf("open a page: %w", err)
 	}
-	defer func() { s.pages <- p }()
+	defer func() { s.pages <- t }()
+	p := t.page
 
 	resp, err := p.Goto(rawURL, playwright.PageGotoOptions{
 		WaitUntil: playwright.WaitUntilStateLoad,
@@ -269,10 +308,7 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 	}
 	// Quiet network is a bound, not a condition: a page that polls forever
 	// is taken as it is when the bound runs out.
-	_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
-		State:   playwright.LoadStateNetworkidle,
-		Timeout: playwright.Float(float64(s.b.opts.SettleTimeout / time.Millisecond)),
-	})
+	t.settle(s.b.opts.SettleTimeout)
 	out.FinalURL = p.URL()
 	if out.HTML, err = p.Content(); err != nil {
 		return out, fmt.Errorf("read the rendered page: %w", err)

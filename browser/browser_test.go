@@ -14,10 +14,9 @@ import (
 	"time"
 )
 
-// launch starts the real Chromium that make test installs; without it the
-// test fails rather than skips.
-func launch(t *testing.T, allowPrivate bool) *Browser {
-	t.Helper()
+// benchOptions are the options of the real Chromium and driver that make
+// test installs, with a pool of pages.
+func benchOptions(pages int) Options {
 	chromium := os.Getenv("CRAWLER_CHROMIUM_PATH")
 	if chromium == "" {
 		chromium = "/usr/lib/chromium/chromium"
@@ -26,8 +25,17 @@ func launch(t *testing.T, allowPrivate bool) *Browser {
 	if driver == "" {
 		driver, _ = filepath.Abs("../bin/playwright-driver")
 	}
-	b, err := Launch(Options{ChromiumPath: chromium, DriverDir: driver, Pages: 2, AllowPrivateNetworks: allowPrivate,
-		NavTimeout: 10 * time.Second, SettleTimeout: 2 * time.Second})
+	return Options{ChromiumPath: chromium, DriverDir: driver, Pages: pages, AllowPrivateNetworks: true,
+		NavTimeout: 10 * time.Second, SettleTimeout: 2 * time.Second}
+}
+
+// launch starts the real Chromium that make test installs; without it the
+// test fails rather than skips.
+func launch(t *testing.T, allowPrivate bool) *Browser {
+	t.Helper()
+	o := benchOptions(2)
+	o.AllowPrivateNetworks = allowPrivate
+	b, err := Launch(o)
 	if err != nil {
 		t.Fatalf("launch the browser (make test installs Chromium and the driver): %v", err)
 	}

@@ -10,10 +10,9 @@ import (
 	"syscall"
 )
 
-// KillDescendants kills (SIGKILL) the processes this process started, at
-// any depth, whose command line holds name, as a crash would, and returns
-// how many it killed.
-func KillDescendants(name string) int {
+// descendants returns the processes this process started, at any depth,
+// whose command line holds name.
+func descendants(name string) []int {
 	parent := map[int]int{}
 	cmd := map[int]string{}
 	entries, _ := os.ReadDir("/proc")
@@ -35,19 +34,50 @@ func KillDescendants(name string) int {
 		line, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		cmd[pid] = string(line)
 	}
-	me, killed := os.Getpid(), 0
+	me := os.Getpid()
+	var out []int
 	for pid, c := range cmd {
 		if !strings.Contains(c, name) {
 			continue
 		}
 		for p := parent[pid]; p > 1; p = parent[p] {
 			if p == me {
-				if syscall.Kill(pid, syscall.SIGKILL) == nil {
-					killed++
-				}
+				out = append(out, pid)
 				break
 			}
 		}
 	}
+	return out
+}
+
+// KillDescendants kills (SIGKILL) the processes this process started, at
+// any depth, whose command line holds name, as a crash would, and returns
+// how many it killed.
+func KillDescendants(name string) int {
+	killed := 0
+	for _, pid := range descendants(name) {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed++
+		}
+	}
 	return killed
+}
+
+// DescendantsRSS is the resident memory, in bytes, of the processes this
+// process started whose command line holds name.
+func DescendantsRSS(name string) int64 {
+	var total int64
+	for _, pid := range descendants(name) {
+		status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
+				total += n << 10
+			}
+		}
+	}
+	return total
 }
