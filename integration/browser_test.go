@@ -128,3 +128,35 @@ func TestBrowserKilledMidCrawl(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedSite: a JavaScript app that links to plain HTML pages; the
+// crawl switches to the browser at the start page and the browser stores
+// both kinds with their text.
+func TestMixedSite(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><body><div id="app"></div><script>
+document.getElementById('app').innerHTML = '<main><h1>The app</h1><p>The app renders this text and two links for the crawler to follow.</p><a href="/plain">Plain page</a> <a href="/other">Other</a></main>';
+</script></body></html>`)
+		case "/plain", "/other":
+			fmt.Fprintf(w, `<html><body><main><h1>Plain HTML %s</h1><p>This page needs no JavaScript at all: its text is in the HTML the server sends.</p></main></body></html>`, r.URL.Path)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := crawlSite(t, env.api, srv, map[string]any{"maxDepth": 1}, "succeeded")
+	if got := strings.Join(c.paths(), " "); got != "/ /other /plain" {
+		t.Fatalf("stored %s, want / /other /plain", got)
+	}
+	if !strings.Contains(c.pages["/"].Markdown, "The app renders this text") ||
+		!strings.Contains(c.pages["/plain"].Markdown, "needs no JavaScript") {
+		t.Errorf("markdown: %q / %q", c.pages["/"].Markdown, c.pages["/plain"].Markdown)
+	}
+	if _, ok := c.message("Engine switched"); !ok {
+		t.Error("no engine switch logged")
+	}
+}
