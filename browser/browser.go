@@ -180,7 +180,7 @@ func newTab(p playwright.Page) *tab {
 
 // quiet is how long a page's network must stay idle for its content to
 // count as settled.
-const quiet = 150 * time.Millisecond
+const quiet = 300 * time.Millisecond
 
 // settle waits until the page has had nothing in flight for quiet, or
 // until limit passes: content fetched after the load event arrives.
@@ -196,9 +196,13 @@ func (t *tab) settle(limit time.Duration) {
 }
 
 // NewSession opens a fresh context: nothing of another session (cookies,
-// storage, cache) is visible in it.
-func (b *Browser) NewSession() (*Session, error) {
+// storage, cache) is visible in it. With a proxy (http://host:port) every
+// request of the session goes through it.
+func (b *Browser) NewSession(proxy ...string) (*Session, error) {
 	opts := playwright.BrowserNewContextOptions{}
+	if len(proxy) > 0 && proxy[0] != "" {
+		opts.Proxy = &playwright.Proxy{Server: proxy[0], Bypass: playwright.String("<-loopback>")}
+	}
 	if b.opts.UserAgent != "" {
 		opts.UserAgent = playwright.String(b.opts.UserAgent)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/durablecrawl/crawler/fetch"
 )
 
 // benchOptions are the options of the real Chromium and driver that make
@@ -145,5 +148,43 @@ func TestPrivateAddressRefused(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Error("the loopback server was reached")
+	}
+}
+
+// TestEgressProxy: a session with a proxy sends its requests through it.
+func TestEgressProxy(t *testing.T) {
+	b := launch(t, true)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>through the proxy</p>")
+	}))
+	defer target.Close()
+	var carried atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() {
+			http.Error(w, "not a proxy request", http.StatusBadRequest)
+			return
+		}
+		carried.Add(1)
+		resp, err := http.DefaultTransport.RoundTrip(r.Clone(r.Context()))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	targetURL := target.URL // loopback too goes through the session's proxy
+	f := Fetcher{Browser: b, EgressProxy: proxy.URL}
+	var got fetch.Result
+	err := f.FetchAll(context.Background(), []string{targetURL + "/"}, fetch.Batch{Parallelism: 1, UseEgressProxy: true},
+		func(r fetch.Result) { got = r })
+	if err != nil || carried.Load() == 0 || !strings.Contains(string(got.Body), "through the proxy") {
+		t.Fatalf("render through the proxy: %v, proxy carried %d requests, page %q", err, carried.Load(), got.Body)
 	}
 }

@@ -17,6 +17,8 @@ type Fetcher struct {
 	Browser *Browser
 	// MaxBytes cuts rendered pages larger than this.
 	MaxBytes int
+	// EgressProxy (http://host:port) carries batches with UseEgressProxy.
+	EgressProxy string
 }
 
 // ErrBrowserDied is returned for a batch during which Chromium died; the
@@ -24,20 +26,20 @@ type Fetcher struct {
 // with a new Chromium.
 var ErrBrowserDied = errors.New("chromium died while rendering the batch")
 
-// ErrNoBrowserEgress is returned for batches that must go through the
-// static egress proxy: the browser engine does not support it yet.
-var ErrNoBrowserEgress = errors.New("the browser engine cannot send requests through the static egress proxy yet")
-
 // FetchAll renders urls, at most b.Parallelism (and the session's page
 // pool) at a time, and calls emit once per URL from several goroutines.
 func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error {
 	if len(urls) == 0 {
 		return nil
 	}
+	proxy := ""
 	if b.UseEgressProxy {
-		return ErrNoBrowserEgress
+		if f.EgressProxy == "" {
+			return fetch.ErrNoEgressProxy
+		}
+		proxy = f.EgressProxy
 	}
-	s, err := f.Browser.NewSession()
+	s, err := f.Browser.NewSession(proxy)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		},
 	}
 	if br != nil {
-		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes}
+		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy}
 	}
 	w := worker.New(c, cfg.TaskQueue, worker.Options{
 		// Each fetch activity runs up to MaxConcurrentPages requests of its
