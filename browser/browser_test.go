@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/internal/testproxy"
 )
 
 // benchOptions are the options of the real Chromium and driver that make
@@ -159,25 +159,7 @@ func TestEgressProxy(t *testing.T) {
 		fmt.Fprint(w, "<p>through the proxy</p>")
 	}))
 	defer target.Close()
-	var carried atomic.Int32
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() {
-			http.Error(w, "not a proxy request", http.StatusBadRequest)
-			return
-		}
-		carried.Add(1)
-		resp, err := http.DefaultTransport.RoundTrip(r.Clone(r.Context()))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	}))
+	proxy, carried := testproxy.New()
 	defer proxy.Close()
 	targetURL := target.URL // loopback too goes through the session's proxy
 	f := Fetcher{Browser: b, EgressProxy: proxy.URL}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/durablecrawl/crawler/internal/testproxy"
 )
 
 func newStatic(allowPrivate bool, maxBytes int) *Static {
@@ -223,40 +224,14 @@ func TestBodiesBecomeStorableText(t *testing.T) {
 	}
 }
 
-// forwardProxy is a plain-HTTP forward proxy that counts what it carries.
-func forwardProxy(t *testing.T) (*httptest.Server, *atomic.Int32) {
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() {
-			http.Error(w, "not a proxy request", http.StatusBadRequest)
-			return
-		}
-		n.Add(1)
-		out, _ := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Via", "test-proxy")
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
-}
-
 func TestEgressProxy(t *testing.T) {
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<p>hello</p>")
 	}))
 	defer target.Close()
-	proxy, carried := forwardProxy(t)
+	proxy, carried := testproxy.New()
+	defer proxy.Close()
 	proxyURL, _ := url.Parse(proxy.URL)
 
 	open := NewStatic(StaticOptions{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -31,6 +30,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
+	"github.com/durablecrawl/crawler/internal/testproxy"
 	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -130,7 +130,7 @@ func run(m *testing.M) int {
 		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
 			Server: crawl.Server{Browser: w.browser != nil}}))
 	}
-	proxy, hits := forwardProxy()
+	proxy, hits := testproxy.New()
 	defer proxy.Close()
 	env.proxyHits = hits
 	pc := cfg
@@ -168,33 +168,6 @@ func run(m *testing.M) int {
 	}
 	env.teamA = p.TeamID.String()
 	return m.Run()
-}
-
-// forwardProxy is a plain-HTTP forward proxy that counts the requests it
-// carries.
-func forwardProxy() (*httptest.Server, *atomic.Int32) {
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() {
-			http.Error(w, "not a proxy request", http.StatusBadRequest)
-			return
-		}
-		n.Add(1)
-		out, _ := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
-		out.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-	}))
-	return srv, &n
 }
 
 // serve runs app on a free loopback port and returns its base URL.
