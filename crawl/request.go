@@ -190,7 +190,7 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 		if hasEngine {
 			field = "engine"
 		}
-		p.fail(field, "the playwright engine is not available on this server yet")
+		p.fail(field, "this deployment runs no browser workers, so the playwright engine is not available")
 	}
 
 	o.TimeoutSeconds = DefaultTimeout
