@@ -62,6 +62,7 @@ func (s score) String() string {
 
 func main() {
 	limit := flag.Int("n", 0, "score only the first n pages (0: all)")
+	diff := flag.Bool("diff", false, "print the snippets where this service and go-trafilatura disagree")
 	flag.Parse()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/markusmobius/go-trafilatura").Output()
 	if err != nil {
@@ -106,7 +107,7 @@ func main() {
 			text = res.ContentText
 		}
 		theirs.add(text, e)
-		if os.Getenv("X_DIFF") != "" {
+		if *diff {
 			for _, w := range e.with {
 				if strings.Contains(text, w) && !strings.Contains(ourText, w) {
 					fmt.Printf("MISS %s: %q\n", e.file, w)
