@@ -370,10 +370,10 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		for _, o := range outs {
 			saved, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
 			if err != nil {
-				saved, err = saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: PageFailed,
+				// Recorded as failed instead; its links are not followed.
+				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: PageFailed,
 					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
-					Error: fmt.Sprintf("the page could not be recorded: %v", err)})
-				if err != nil {
+					Error: fmt.Sprintf("the page could not be recorded: %v", err)}); err != nil {
 					return err
 				}
 				continue
