@@ -1,0 +1,328 @@
+// Package dedupe removes from a page's markdown the text fragments that
+// other pages of the same crawl already hold (deduplicateContent).
+//
+// A page's markdown is split into blocks: paragraphs, headings, list
+// items, table rows, code blocks, and the structure between them (rules,
+// table delimiter rows). Each block with text is a fragment, identified by
+// the hash of its normalized text. Which page owns a fragment is decided
+// elsewhere (the first page that claims it); given the set of fragments a
+// page owns, Assemble rebuilds its markdown from what it keeps.
+package dedupe
+
+import (
+	"crypto/sha256"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Kind is what a block of markdown is.
+type Kind uint8
+
+// Block kinds. Paragraph, Heading, ListItem, TableHeader, TableRow and
+// Code are fragments when they hold text; Rule and TableDelimiter are
+// structure.
+const (
+	Paragraph Kind = iota
+	Heading
+	ListItem
+	TableHeader
+	TableDelimiter
+	TableRow
+	Code
+	Rule
+)
+
+// Hash identifies a fragment: the first 16 bytes of the SHA-256 of its
+// normalized text.
+type Hash [16]byte
+
+// Block is one block of a page's markdown.
+type Block struct {
+	Kind Kind
+	// Text is the block's lines as they are in the page.
+	Text string
+	// Level is a heading's level, 1 to 6.
+	Level int
+	// Fragment is set when the block holds text; Hash is then its hash.
+	Fragment bool
+	Hash     Hash
+	// blankBefore is set when a blank line precedes the block.
+	blankBefore bool
+}
+
+var (
+	atxHeading   = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+|$)`)
+	setextLine   = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
+	rule         = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+	listMarker   = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)`)
+	fenceOpen    = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
+	tableDelim   = regexp.MustCompile(`^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
+	headingClose = regexp.MustCompile(`[ \t]+#+[ \t]*$`)
+)
+
+// Split cuts markdown into its blocks, in order.
+func Split(markdown string) []Block {
+	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
+	var blocks []Block
+	blank := false
+	add := func(b Block) {
+		b.blankBefore = blank && len(blocks) > 0
+		blank = false
+		blocks = append(blocks, b)
+	}
+	for i := 0; i < len(lines); {
+		line := lines[i]
+		switch {
+		case strings.TrimSpace(line) == "":
+			blank = true
+			i++
+		case fenceOpen.MatchString(line):
+			fence := fenceOpen.FindStringSubmatch(line)[1]
+			end := i + 1
+			for end < len(lines) && !closesFence(lines[end], fence) {
+				end++
+			}
+			end = min(end+1, len(lines))
+			add(Block{Kind: Code, Text: strings.Join(lines[i:end], "\n")})
+			i = end
+		case atxHeading.MatchString(line):
+			add(Block{Kind: Heading, Level: len(atxHeading.FindStringSubmatch(line)[1]), Text: line})
+			i++
+		case rule.MatchString(line):
+			add(Block{Kind: Rule, Text: line})
+			i++
+		case isTableRow(line):
+			if i+1 < len(lines) && tableDelim.MatchString(lines[i+1]) && strings.Contains(lines[i+1], "-") {
+				add(Block{Kind: TableHeader, Text: line})
+				add(Block{Kind: TableDelimiter, Text: lines[i+1]})
+				i += 2
+				continue
+			}
+			add(Block{Kind: TableRow, Text: line})
+			i++
+		case listMarker.MatchString(line):
+			end := i + 1
+			for end < len(lines) && continues(lines[end]) {
+				end++
+			}
+			add(Block{Kind: ListItem, Text: strings.Join(lines[i:end], "\n")})
+			i = end
+		default:
+			end := i + 1
+			for end < len(lines) && continues(lines[end]) && !setextLine.MatchString(lines[end]) {
+				end++
+			}
+			if end < len(lines) && setextLine.MatchString(lines[end]) && !strings.HasPrefix(strings.TrimSpace(line), ">") {
+				level := 1
+				if strings.Contains(lines[end], "-") {
+					level = 2
+				}
+				add(Block{Kind: Heading, Level: level, Text: strings.Join(lines[i:end+1], "\n")})
+				i = end + 1
+				continue
+			}
+			add(Block{Kind: Paragraph, Text: strings.Join(lines[i:end], "\n")})
+			i = end
+		}
+	}
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Kind == Rule || b.Kind == TableDelimiter {
+			continue
+		}
+		if n := normalize(*b); n != "" {
+			sum := sha256.Sum256([]byte(n))
+			b.Fragment, b.Hash = true, Hash(sum[:16])
+		}
+	}
+	return blocks
+}
+
+// continues reports whether line carries on the block above it rather
+// than starting a block of its own.
+func continues(line string) bool {
+	return strings.TrimSpace(line) != "" && !atxHeading.MatchString(line) && !fenceOpen.MatchString(line) &&
+		!rule.MatchString(line) && !listMarker.MatchString(line) && !isTableRow(line)
+}
+
+func closesFence(line, fence string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
+}
+
+func isTableRow(line string) bool {
+	return strings.HasPrefix(strings.TrimSpace(line), "|")
+}
+
+// normalize returns the text that identifies a block: without its
+// markdown markers (so that a list item is the same fragment whatever its
+// number, and a heading whatever its level), with whitespace collapsed and
+// case folded.
+func normalize(b Block) string {
+	text := b.Text
+	switch b.Kind {
+	case Heading:
+		if m := atxHeading.FindString(text); m != "" {
+			text = headingClose.ReplaceAllString(strings.TrimPrefix(text, m), "")
+		} else if nl := strings.LastIndexByte(text, '\n'); nl >= 0 {
+			text = text[:nl] // setext: drop the underline
+		}
+	case ListItem:
+		text = strings.TrimPrefix(text, listMarker.FindString(text))
+	case TableHeader, TableRow:
+		cells := strings.Split(strings.Trim(strings.TrimSpace(text), "|"), "|")
+		empty := true
+		for i, c := range cells {
+			cells[i] = strings.TrimSpace(c)
+			empty = empty && cells[i] == ""
+		}
+		if empty {
+			return ""
+		}
+		text = strings.Join(cells, "|")
+	}
+	return strings.ToLower(strings.Join(strings.Fields(text), " "))
+}
+
+// Hashes returns the distinct fragment hashes of blocks, sorted: claiming
+// them in one order everywhere keeps concurrent claims from deadlocking.
+func Hashes(blocks []Block) []Hash {
+	seen := make(map[Hash]bool, len(blocks))
+	var out []Hash
+	for _, b := range blocks {
+		if b.Fragment && !seen[b.Hash] {
+			seen[b.Hash] = true
+			out = append(out, b.Hash)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return string(out[i][:]) < string(out[j][:]) })
+	return out
+}
+
+// Result is a page's markdown after deduplication.
+type Result struct {
+	Markdown string
+	// Fragments counts the page's fragments, Removed those it lost.
+	Fragments, Removed int
+	// Released are hashes the page owns but does not show: headings whose
+	// content all went. Other pages may claim them.
+	Released []Hash
+}
+
+// Assemble rebuilds a page's markdown from the blocks it keeps: the
+// fragments it owns, the headings that still have content under them, and
+// the structure around what is left.
+func Assemble(blocks []Block, owned func(Hash) bool) Result {
+	keep := make([]bool, len(blocks))
+	var res Result
+	for i, b := range blocks {
+		if b.Fragment {
+			res.Fragments++
+			keep[i] = owned(b.Hash)
+		}
+	}
+	// A heading whose section had text and lost all of it goes too. The
+	// deepest headings are decided first: a section that keeps only a
+	// sub-heading without text under it has lost its text.
+	for i := len(blocks) - 1; i >= 0; i-- {
+		b := blocks[i]
+		if b.Kind != Heading || !keep[i] {
+			continue
+		}
+		had, kept := false, false
+		for j := i + 1; j < len(blocks) && !(blocks[j].Kind == Heading && blocks[j].Level <= b.Level); j++ {
+			if blocks[j].Fragment && blocks[j].Kind != Heading {
+				had = true
+				kept = kept || keep[j]
+			}
+		}
+		if had && !kept {
+			keep[i] = false
+		}
+	}
+	// A table keeps its delimiter row while any of its rows stay; a header
+	// row owned by another page is then left with empty cells, so that the
+	// rows still read as a table.
+	texts := make([]string, len(blocks))
+	for i, b := range blocks {
+		texts[i] = b.Text
+		if b.Kind != TableHeader {
+			continue
+		}
+		rows := false
+		for j := i + 2; j < len(blocks) && blocks[j].Kind == TableRow && !blocks[j].blankBefore; j++ {
+			rows = rows || keep[j]
+		}
+		switch {
+		case rows && !keep[i]:
+			keep[i], texts[i] = true, emptyRow(b.Text)
+			keep[i+1] = true
+		case keep[i]:
+			keep[i+1] = true
+		}
+	}
+	// Rules stay between kept blocks only.
+	for i, b := range blocks {
+		if b.Kind == Rule {
+			keep[i] = true
+		}
+	}
+
+	shown := make(map[Hash]bool)
+	var sb strings.Builder
+	blank, last := false, -1
+	for i, b := range blocks {
+		if i > 0 && b.blankBefore {
+			blank = true
+		}
+		if b.Fragment && (!keep[i] || texts[i] != b.Text) {
+			res.Removed++
+		}
+		if !keep[i] {
+			continue
+		}
+		if b.Kind == Rule && (last < 0 || blocks[last].Kind == Rule || !keptAfter(blocks, keep, i)) {
+			continue
+		}
+		if last >= 0 {
+			sb.WriteString("\n")
+			if blank {
+				sb.WriteString("\n")
+			}
+		}
+		sb.WriteString(texts[i])
+		blank, last = false, i
+		if b.Fragment && texts[i] == b.Text {
+			shown[b.Hash] = true
+		}
+	}
+	res.Markdown = sb.String()
+	if res.Removed > 0 && res.Removed == res.Fragments {
+		res.Markdown = "" // nothing of the page is left but structure
+	}
+	released := map[Hash]bool{}
+	for _, b := range blocks {
+		if b.Fragment && owned(b.Hash) && !shown[b.Hash] && !released[b.Hash] {
+			released[b.Hash] = true
+			res.Released = append(res.Released, b.Hash)
+		}
+	}
+	return res
+}
+
+// keptAfter reports whether a kept block other than a rule follows i.
+func keptAfter(blocks []Block, keep []bool, i int) bool {
+	for j := i + 1; j < len(blocks); j++ {
+		if keep[j] && blocks[j].Kind != Rule {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyRow returns a table row with the cells of row, emptied.
+func emptyRow(row string) string {
+	n := strings.Count(strings.Trim(strings.TrimSpace(row), "|"), "|") + 1
+	return "|" + strings.Repeat("  |", n)
+}

@@ -1,0 +1,262 @@
+package dedupe
+
+import (
+	"strings"
+	"testing"
+)
+
+// crawlPages deduplicates pages in order the way a crawl does: a page owns
+// the fragments nobody claimed before it, and gives back what it released.
+func crawlPages(pages ...string) []Result {
+	owner := map[Hash]int{}
+	var out []Result
+	for i, md := range pages {
+		blocks := Split(md)
+		for _, h := range Hashes(blocks) {
+			if _, ok := owner[h]; !ok {
+				owner[h] = i
+			}
+		}
+		r := Assemble(blocks, func(h Hash) bool { return owner[h] == i })
+		for _, h := range r.Released {
+			delete(owner, h)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestSplitKinds(t *testing.T) {
+	md := strings.Join([]string{
+		"# Title",
+		"",
+		"A paragraph",
+		"on two lines.",
+		"",
+		"- one",
+		"  more of one",
+		"- two",
+		"1. three",
+		"",
+		"| a | b |",
+		"|---|:-:|",
+		"| 1 | 2 |",
+		"",
+		"```go",
+		"x := 1",
+		"",
+		"y := 2",
+		"```",
+		"",
+		"---",
+		"",
+		"Setext",
+		"======",
+		"> quoted",
+		"> text",
+	}, "\n")
+	want := []struct {
+		kind Kind
+		text string
+	}{
+		{Heading, "# Title"},
+		{Paragraph, "A paragraph\non two lines."},
+		{ListItem, "- one\n  more of one"},
+		{ListItem, "- two"},
+		{ListItem, "1. three"},
+		{TableHeader, "| a | b |"},
+		{TableDelimiter, "|---|:-:|"},
+		{TableRow, "| 1 | 2 |"},
+		{Code, "```go\nx := 1\n\ny := 2\n```"},
+		{Rule, "---"},
+		{Heading, "Setext\n======"},
+		{Paragraph, "> quoted\n> text"},
+	}
+	got := Split(md)
+	if len(got) != len(want) {
+		for _, b := range got {
+			t.Logf("%d %q", b.Kind, b.Text)
+		}
+		t.Fatalf("got %d blocks, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].Kind != w.kind || got[i].Text != w.text {
+			t.Errorf("block %d = (%d, %q), want (%d, %q)", i, got[i].Kind, got[i].Text, w.kind, w.text)
+		}
+		if frag := w.kind != Rule && w.kind != TableDelimiter; got[i].Fragment != frag {
+			t.Errorf("block %d fragment = %v, want %v", i, got[i].Fragment, frag)
+		}
+	}
+}
+
+func TestNormalizedFragmentsMatch(t *testing.T) {
+	same := [][2]string{
+		{"Hello   World", "hello world"},
+		{"- item one", "7. Item  One"},
+		{"## Pricing", "# pricing #"},
+		{"|a|b|", "|  A | b  |"},
+		{"Line one\nline two", "line one line two"},
+	}
+	for _, p := range same {
+		a, b := Split(p[0]), Split(p[1])
+		if len(a) != 1 || len(b) != 1 || a[0].Hash != b[0].Hash {
+			t.Errorf("%q and %q should be one fragment", p[0], p[1])
+		}
+	}
+	different := [][2]string{
+		{"hello world", "hello, world"},
+		{"`x`", "x"},
+	}
+	for _, p := range different {
+		if Split(p[0])[0].Hash == Split(p[1])[0].Hash {
+			t.Errorf("%q and %q should be different fragments", p[0], p[1])
+		}
+	}
+}
+
+func TestCrawlOrderKeepsFirst(t *testing.T) {
+	tests := []struct {
+		name  string
+		pages []string
+		want  []string
+	}{
+		{
+			name: "shared boilerplate goes from later pages",
+			pages: []string{
+				"- Home\n- About\n\n# Welcome\n\nFirst page text.\n\nCopyright 2026 Example",
+				"- Home\n- About\n\n# Second\n\nSecond page text.\n\nCopyright 2026 Example",
+			},
+			want: []string{
+				"- Home\n- About\n\n# Welcome\n\nFirst page text.\n\nCopyright 2026 Example",
+				"# Second\n\nSecond page text.",
+			},
+		},
+		{
+			name: "a heading whose text all went goes too, a heading still with text stays",
+			pages: []string{
+				"# A\n\n## Shipping\n\nShips in two days.\n\n## Returns\n\nThirty days.",
+				"# B\n\n## Shipping\n\nShips in two days.\n\n## Sizes\n\nS, M and L.\n\n## Returns\n\nThirty days, free.",
+			},
+			want: []string{
+				"# A\n\n## Shipping\n\nShips in two days.\n\n## Returns\n\nThirty days.",
+				"# B\n\n## Sizes\n\nS, M and L.\n\nThirty days, free.",
+			},
+		},
+		{
+			name: "a section that keeps only an emptied sub-heading goes",
+			pages: []string{
+				"Intro.\n\n### Note\n\nShared note.",
+				"## Unique heading\n\n### Other note\n\nShared note.",
+			},
+			want: []string{
+				"Intro.\n\n### Note\n\nShared note.",
+				"",
+			},
+		},
+		{
+			name: "repeats within one page stay",
+			pages: []string{
+				"Same line.\n\nSame line.",
+			},
+			want: []string{"Same line.\n\nSame line."},
+		},
+		{
+			name: "table rows are fragments; the header reads on with empty cells",
+			pages: []string{
+				"| Plan | Price |\n|---|---|\n| Free | 0 |\n| Pro | 10 |",
+				"| Plan | Price |\n|---|---|\n| Free | 0 |\n| Team | 50 |",
+				"| Plan | Price |\n|---|---|\n| Pro | 10 |",
+			},
+			want: []string{
+				"| Plan | Price |\n|---|---|\n| Free | 0 |\n| Pro | 10 |",
+				"|  |  |\n|---|---|\n| Team | 50 |",
+				"",
+			},
+		},
+		{
+			name: "code blocks are one fragment",
+			pages: []string{
+				"```\nnpm install thing\n```\n\nSetup.",
+				"Usage.\n\n```\nnpm install thing\n```",
+			},
+			want: []string{
+				"```\nnpm install thing\n```\n\nSetup.",
+				"Usage.",
+			},
+		},
+		{
+			name: "rules stay between kept blocks only",
+			pages: []string{
+				"Header bar\n\n---\n\nFooter bar",
+				"Header bar\n\n---\n\nBody.\n\n---\n\nFooter bar",
+			},
+			want: []string{
+				"Header bar\n\n---\n\nFooter bar",
+				"Body.",
+			},
+		},
+		{
+			name: "a heading released by an emptied page is claimed by the next",
+			pages: []string{
+				"Shared.",
+				"## Specs\n\nShared.",
+				"## Specs\n\nNew specs.",
+			},
+			want: []string{"Shared.", "", "## Specs\n\nNew specs."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := crawlPages(tt.pages...)
+			for i := range tt.want {
+				if got[i].Markdown != tt.want[i] {
+					t.Errorf("page %d:\n got %q\nwant %q", i, got[i].Markdown, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestCounts(t *testing.T) {
+	r := crawlPages("A.\n\nB.", "A.\n\nC.\n\n| x |\n|---|\n| y |")
+	if r[0].Fragments != 2 || r[0].Removed != 0 {
+		t.Errorf("first page: %d fragments, %d removed", r[0].Fragments, r[0].Removed)
+	}
+	if r[1].Fragments != 4 || r[1].Removed != 1 {
+		t.Errorf("second page: %d fragments, %d removed; want 4, 1", r[1].Fragments, r[1].Removed)
+	}
+}
+
+func TestHashesSortedAndDistinct(t *testing.T) {
+	hs := Hashes(Split("b\n\na\n\nb\n\n---\n\nc"))
+	if len(hs) != 3 {
+		t.Fatalf("got %d hashes, want 3", len(hs))
+	}
+	for i := 1; i < len(hs); i++ {
+		if string(hs[i-1][:]) >= string(hs[i][:]) {
+			t.Fatalf("hashes not sorted: %x", hs)
+		}
+	}
+}
+
+func TestSplitAssembleKeepsPageWhole(t *testing.T) {
+	md := "# T\n\nP one.\n\n- a\n- b\n\n| h |\n|---|\n| r |\n\n```\ncode\n```\n\n---\n\nEnd."
+	if got := Assemble(Split(md), func(Hash) bool { return true }).Markdown; got != md {
+		t.Errorf("owning everything changed the page:\n got %q\nwant %q", got, md)
+	}
+}
+
+func FuzzAssemble(f *testing.F) {
+	f.Add("# a\n\nb\n\n- c\n| d |\n|---|\n```\ne")
+	f.Fuzz(func(t *testing.T, md string) {
+		blocks := Split(md)
+		all := Assemble(blocks, func(Hash) bool { return true })
+		none := Assemble(blocks, func(Hash) bool { return false })
+		if none.Removed != none.Fragments {
+			t.Fatalf("owning nothing kept %d of %d fragments", none.Fragments-none.Removed, none.Fragments)
+		}
+		if all.Removed > 0 && all.Removed == all.Fragments {
+			t.Fatalf("owning everything removed everything")
+		}
+	})
+}
