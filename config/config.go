@@ -65,6 +65,41 @@ type Config struct {
 	StaticEgressIP    string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// LLM is the model that runs extraction instructions; without one,
+	// crawls with extraction are refused.
+	LLM LLM
+}
+
+// LLM configures the model behind extraction.
+type LLM struct {
+	// Provider is openai (also any OpenAI-compatible server, with
+	// BaseURL), anthropic, googleai or ollama; "" means no LLM.
+	Provider string
+	Model    string
+	BaseURL  string
+	// APIKey comes from CRAWLER_LLM_API_KEY or the provider's usual
+	// variable; it is never logged nor put in workflow history.
+	APIKey string
+	// TaskQueue is where ExtractPage runs; RatePerSecond
+	// (TaskQueueActivitiesPerSecond) and Concurrency bound the calls.
+	TaskQueue     string
+	RatePerSecond float64
+	Concurrency   int
+	// ContextTokens is the model's context window; pages longer than it
+	// allows are sent in chunks. MaxAnswerTokens bounds one answer.
+	ContextTokens   int
+	MaxAnswerTokens int
+	// Timeout bounds one call.
+	Timeout time.Duration
+}
+
+// Enabled reports whether an LLM is configured.
+func (l LLM) Enabled() bool { return l.Provider != "" }
+
+// llmKeyVariables are the providers' usual API key variables, read when
+// CRAWLER_LLM_API_KEY is not set.
+var llmKeyVariables = map[string]string{
+	"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "googleai": "GOOGLE_API_KEY",
 }
 
 // Load reads the configuration from the environment.
@@ -99,9 +134,30 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
+		LLM: LLM{
+			Provider:        strings.ToLower(r.str("CRAWLER_LLM_PROVIDER", "")),
+			Model:           r.str("CRAWLER_LLM_MODEL", ""),
+			BaseURL:         r.str("CRAWLER_LLM_BASE_URL", ""),
+			APIKey:          r.str("CRAWLER_LLM_API_KEY", ""),
+			TaskQueue:       r.str("CRAWLER_LLM_TASK_QUEUE", "crawler-llm"),
+			RatePerSecond:   r.float("CRAWLER_LLM_RATE", 5),
+			Concurrency:     r.integer("CRAWLER_LLM_CONCURRENCY", 4),
+			ContextTokens:   r.integer("CRAWLER_LLM_CONTEXT_TOKENS", 8192),
+			MaxAnswerTokens: r.integer("CRAWLER_LLM_MAX_TOKENS", 1024),
+			Timeout:         r.duration("CRAWLER_LLM_TIMEOUT", 2*time.Minute),
+		},
+	}
+	// The providers' own key variables, in a fixed order.
+	for _, p := range []string{"anthropic", "googleai", "openai"} {
+		if key := r.str(llmKeyVariables[p], ""); c.LLM.APIKey == "" && c.LLM.Provider == p {
+			c.LLM.APIKey = key
+		}
 	}
 	if r.err != nil {
 		return Config{}, r.err
+	}
+	if err := c.LLM.check(); err != nil {
+		return Config{}, err
 	}
 	switch {
 	case c.MaxConcurrentPages < 1:
@@ -128,6 +184,39 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages
 	}
 	return c, nil
+}
+
+func (l *LLM) check() error {
+	if l.Provider == "" && l.BaseURL != "" {
+		l.Provider = "openai" // an OpenAI-compatible server
+	}
+	if l.Provider == "" {
+		return nil
+	}
+	switch l.Provider {
+	case "openai", "anthropic", "googleai", "ollama":
+	default:
+		return fmt.Errorf("CRAWLER_LLM_PROVIDER: %q is not one of openai, anthropic, googleai, ollama", l.Provider)
+	}
+	switch {
+	case l.Model == "":
+		return fmt.Errorf("CRAWLER_LLM_MODEL must name the model when CRAWLER_LLM_PROVIDER is set")
+	case l.APIKey == "" && l.Provider != "ollama" && !(l.Provider == "openai" && l.BaseURL != ""):
+		return fmt.Errorf("the %s provider needs an API key: set CRAWLER_LLM_API_KEY or %s", l.Provider, llmKeyVariables[l.Provider])
+	case l.RatePerSecond <= 0 || l.Concurrency < 1:
+		return fmt.Errorf("CRAWLER_LLM_RATE must be positive and CRAWLER_LLM_CONCURRENCY at least 1")
+	case l.MaxAnswerTokens < 16 || l.ContextTokens < l.MaxAnswerTokens+256:
+		return fmt.Errorf("CRAWLER_LLM_CONTEXT_TOKENS must exceed CRAWLER_LLM_MAX_TOKENS (at least 16) by 256 or more")
+	case l.Timeout <= 0:
+		return fmt.Errorf("CRAWLER_LLM_TIMEOUT must be positive")
+	}
+	if l.BaseURL != "" {
+		u, err := url.Parse(l.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("CRAWLER_LLM_BASE_URL: %q is not an http(s) URL", l.BaseURL)
+		}
+	}
+	return nil
 }
 
 // Variables returns the names of the environment variables Load reads.
@@ -175,6 +264,18 @@ func (r *reader) integer(key string, def int) int {
 		r.err = fmt.Errorf("%s: %q is not an integer", key, v)
 	}
 	return n
+}
+
+func (r *reader) float(key string, def float64) float64 {
+	v := strings.TrimSpace(r.getenv(key))
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not a number", key, v)
+	}
+	return f
 }
 
 func (r *reader) duration(key string, def time.Duration) time.Duration {
