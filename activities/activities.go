@@ -9,6 +9,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 
@@ -34,7 +35,12 @@ type crawlStore interface {
 	SaveRobots(ctx context.Context, rows []db.Robots) error
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
-	StorePages(ctx context.Context, crawlID uuid.UUID, pages []db.Converted, budget int) (int, error)
+	SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Converted) error
+	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep db.KeepFunc) (db.StoreResult, error)
+	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
+	ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (db.ExtractionSource, error)
+	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, answer string) error
+	SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID int64, value json.RawMessage, failure string, ms int) error
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
@@ -65,6 +71,8 @@ type Settings struct {
 	// BrowserAvailable says that browser workers poll BrowserTaskQueue.
 	BrowserAvailable bool
 	BrowserTaskQueue string
+	// LLMTaskQueue is where ExtractPage runs, on workers with an LLM.
+	LLMTaskQueue string
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities
@@ -73,7 +81,9 @@ type Activities struct {
 	Store  crawlStore
 	Static staticFetcher
 	// Browser renders pages; nil on workers without a browser.
-	Browser  staticFetcher
+	Browser staticFetcher
+	// LLM runs extraction instructions; nil on workers without an LLM.
+	LLM      llmExtractor
 	Settings Settings
 }
 

@@ -40,6 +40,9 @@ type CrawlPlan struct {
 	// Detect asks FetchPages to check start pages for JavaScript content
 	// and switch the crawl to the browser engine when they need it.
 	Detect bool `json:",omitempty"`
+	// LLMTaskQueue is set for a crawl with extraction instructions: its
+	// result pages go through ExtractPage there.
+	LLMTaskQueue string `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -57,6 +60,9 @@ func (a *Activities) StartCrawl(ctx context.Context, in StartCrawlInput) (CrawlP
 		TimeoutSeconds: c.TimeoutSeconds,
 		UseSitemap:     o.UseSitemap,
 		Engine:         a.engineOf(o),
+	}
+	if o.Extraction != "" {
+		plan.LLMTaskQueue = a.Settings.LLMTaskQueue
 	}
 	if a.Settings.BrowserAvailable {
 		plan.BrowserTaskQueue = a.Settings.BrowserTaskQueue
@@ -210,9 +216,7 @@ func Finish(ctx context.Context, store finisher, id uuid.UUID, status crawl.Stat
 	return store.Finish(ctx, id, status, reason, func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog {
 		var logs []db.CrawlLog
 		for _, p := range unlogged {
-			if e, ok := pageLog(c, p); ok {
-				logs = append(logs, e)
-			}
+			logs = append(logs, pageLogs(c, p)...)
 		}
 		return append(logs, endLog(c, status, reason))
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/dedupe"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/markdown"
 	"github.com/durablecrawl/crawler/robots"
@@ -477,20 +478,26 @@ type ConvertPagesInput struct {
 	Batch   int
 	// Budget is the most result pages the crawl may hold.
 	Budget int
+	// StoreLater leaves the converted pages to DeduplicatePages. Runs
+	// begun before deduplication was an activity of its own schedule
+	// ConvertPages without it: it then stores the pages itself.
+	StoreLater bool `json:",omitempty"`
 }
 
-// ConvertPagesResult counts the batch's new result pages.
+// ConvertPagesResult counts the batch's converted pages and, without
+// StoreLater, its new result pages.
 type ConvertPagesResult struct {
-	Stored  int
-	Skipped int
+	Converted int
+	Stored    int
+	Skipped   int
 	// TotalPages is the crawl's result count afterwards, right even when an
 	// earlier attempt of this activity stored part of the batch.
 	TotalPages int
 }
 
-// ConvertPages turns the batch's fetched HTML into markdown and stores each
-// page as a result, counting it on the crawl. Pages are loaded, converted
-// and stored in groups, one transaction a group.
+// ConvertPages turns the batch's fetched HTML into markdown. Pages are
+// loaded, converted (on every core) and saved in groups, one transaction
+// a group; a page the converter fails on is skipped and says why.
 func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (ConvertPagesResult, error) {
 	c, o, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
@@ -521,8 +528,6 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		if err != nil {
 			return res, err
 		}
-		// Conversion is CPU work: the group's pages are converted on every
-		// core at once, and kept in claim order.
 		results := make([]converted, len(pages))
 		var wg sync.WaitGroup
 		next := atomic.Int64{}
@@ -550,20 +555,99 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 			}
 			ready = append(ready, r.page)
 		}
-		stored, err := a.Store.StorePages(ctx, c.ID, ready, in.Budget)
+		if err := a.Store.SaveConverted(ctx, c.ID, ready); err != nil {
+			return res, err
+		}
+		res.Converted += len(ready)
+		progress.Store(int64(res.Converted + res.Skipped))
+	}
+	if !in.StoreLater {
+		stored, err := a.storeBatch(ctx, c, o, in.Batch, in.Budget)
 		if err != nil {
 			return res, err
 		}
-		res.Stored += stored
-		res.Skipped += len(ready) - stored
-		progress.Store(int64(res.Stored + res.Skipped))
+		res.Stored, res.Skipped, res.TotalPages = stored.Stored, res.Skipped+stored.Skipped, stored.TotalPages
+	}
+	return res, nil
+}
+
+// DeduplicatePagesInput names a fetch batch whose converted pages are to
+// become results.
+type DeduplicatePagesInput struct {
+	CrawlID string
+	Batch   int
+	// Budget is the most result pages the crawl may hold.
+	Budget int
+}
+
+// DeduplicatePagesResult counts the batch's new result pages.
+type DeduplicatePagesResult struct {
+	Stored  int
+	Skipped int
+	// TotalPages is the crawl's result count afterwards.
+	TotalPages int
+	// Extract lists the batch's result pages that wait for LLM extraction
+	// (a crawl with extraction instructions).
+	Extract []int64 `json:",omitempty"`
+}
+
+// DeduplicatePages makes the batch's converted pages results, in crawl
+// order: with deduplicateContent, each page loses the text fragments an
+// earlier page of the crawl holds (its raw markdown is kept as well).
+func (a *Activities) DeduplicatePages(ctx context.Context, in DeduplicatePagesInput) (DeduplicatePagesResult, error) {
+	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return DeduplicatePagesResult{}, err
+	}
+	res, err := a.storeBatch(ctx, c, o, in.Batch, in.Budget)
+	if err != nil || o.Extraction == "" {
+		return res, err
+	}
+	res.Extract, err = a.Store.PendingExtractions(ctx, c.ID, in.Batch)
+	return res, err
+}
+
+// storeBatch stores the converted pages of a batch as results.
+func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Options, batch, budget int) (DeduplicatePagesResult, error) {
+	defer keepAlive(ctx, func() any { return batch })()
+	stored, err := a.Store.StoreConverted(ctx, c.ID, batch, budget, keepFunc(o.DeduplicateContent))
+	if err != nil {
+		return DeduplicatePagesResult{}, err
 	}
 	after, err := a.Store.CrawlByID(ctx, c.ID)
 	if err != nil {
-		return res, err
+		return DeduplicatePagesResult{}, err
 	}
-	res.TotalPages = after.TotalPages
-	return res, nil
+	return DeduplicatePagesResult{Stored: stored.Stored, Skipped: stored.Skipped, TotalPages: after.TotalPages}, nil
+}
+
+// keepFunc returns what a page keeps of its markdown: all of it, or with
+// deduplication the fragments it is the first page of the crawl to hold.
+func keepFunc(deduplicate bool) db.KeepFunc {
+	return func(raw string, f db.Fragments) (db.Kept, error) {
+		blocks := dedupe.Split(raw)
+		if !deduplicate {
+			return db.Kept{Markdown: raw, Fragments: dedupe.Count(blocks)}, nil
+		}
+		hashes := dedupe.Hashes(blocks)
+		claims := make([][16]byte, len(hashes))
+		for i, h := range hashes {
+			claims[i] = h
+		}
+		owned, err := f.Claim(claims)
+		if err != nil {
+			return db.Kept{}, err
+		}
+		r := dedupe.Assemble(blocks, func(h dedupe.Hash) bool { return owned[h] })
+		released := make([][16]byte, len(r.Released))
+		for i, h := range r.Released {
+			released[i] = h
+		}
+		if err := f.Release(released); err != nil {
+			return db.Kept{}, err
+		}
+		return db.Kept{Markdown: r.Markdown, Fragments: r.Fragments, Removed: r.Removed}, nil
+	}
 }
 
 // converted is the outcome of converting one page.
@@ -605,8 +689,9 @@ type WriteLogsInput struct {
 	Batch   int
 }
 
-// WriteLogs writes one log entry for every page of the batch that reached
-// a final state. Entries are keyed by page, so a retry adds nothing.
+// WriteLogs writes the log entries of every page of the batch that
+// reached a final state: one a page, and one more for a result page whose
+// extraction failed. Entries are keyed by page, so a retry adds nothing.
 func (a *Activities) WriteLogs(ctx context.Context, in WriteLogsInput) (int, error) {
 	c, _, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
@@ -618,19 +703,39 @@ func (a *Activities) WriteLogs(ctx context.Context, in WriteLogsInput) (int, err
 	}
 	var logs []db.CrawlLog
 	for _, p := range pages {
-		if e, ok := pageLog(c, p); ok {
-			logs = append(logs, e)
-		}
+		logs = append(logs, pageLogs(c, p)...)
 	}
 	return len(logs), a.Store.InsertLogs(ctx, logs)
 }
 
+// pageLogs returns the log entries of a page in a final state: the page's
+// own, and for a result page whose extraction failed or never finished, an
+// error entry saying why.
+func pageLogs(c *db.Crawl, p db.Page) []db.CrawlLog {
+	e, ok := pageLog(c, p)
+	if !ok {
+		return nil
+	}
+	logs := []db.CrawlLog{e}
+	if p.State != db.PageStored || c.Extraction == "" {
+		return logs
+	}
+	why := deref(p.ExtractionError)
+	if p.ExtractedAt == nil {
+		why = "the extraction did not finish (the LLM task queue did not answer, or the crawl ended first)"
+	}
+	if why == "" {
+		return logs
+	}
+	return append(logs, db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("extraction:%d", p.ID),
+		Level: "error", Message: "Extraction failed",
+		Description: fmt.Sprintf("The extraction instructions could not be run on %s: %s. The page is kept without an extraction.", p.URL, why),
+		Data:        map[string]any{"url": p.URL, "statusCode": derefInt(p.StatusCode), "error": why}})
+}
+
 // pageLog returns the log entry of a page in a final state.
 func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
-	status := 0
-	if p.StatusCode != nil {
-		status = *p.StatusCode
-	}
+	status := derefInt(p.StatusCode)
 	data := map[string]any{"url": p.URL, "statusCode": status, "depth": p.Depth}
 	if p.FinalURL != nil && *p.FinalURL != p.URL {
 		data["finalUrl"] = *p.FinalURL
@@ -644,6 +749,19 @@ func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
 			p.URL, p.Depth, status, derefInt(p.FetchMS))
 		if t := deref(p.Title); t != "" {
 			data["title"] = t
+		}
+		if removed := derefInt(p.FragmentsRemoved); removed > 0 {
+			total := derefInt(p.Fragments)
+			data["fragments"], data["fragmentsRemoved"] = total, removed
+			if removed == total {
+				e.Description += fmt.Sprintf(" All of its %d text fragments already appeared on other pages of the crawl:"+
+					" its deduplicated markdown is empty (the page still counts as a result, and its raw markdown is kept).", total)
+			} else {
+				e.Description += fmt.Sprintf(" %d of its %d text fragments already appeared on other pages of the crawl and were removed.", removed, total)
+			}
+		}
+		if p.ExtractedAt != nil && p.ExtractionError == nil {
+			data["extracted"] = true
 		}
 		if note != "" {
 			e.Level = "warn"

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -125,25 +126,58 @@ func paginate[R, V any](s *server, c *fiber.Ctx, param string, limitMax int,
 
 // pageJSON is one result page of a crawl.
 type pageJSON struct {
-	URL        string     `json:"url"`
-	FinalURL   string     `json:"finalUrl,omitempty"`
-	StatusCode int        `json:"statusCode"`
-	Depth      int        `json:"depth"`
-	Title      string     `json:"title"`
-	Markdown   string     `json:"markdown"`
-	Engine     string     `json:"engine"`
-	FetchedAt  *time.Time `json:"fetchedAt"`
-	Extraction any        `json:"extraction"`
+	URL        string `json:"url"`
+	FinalURL   string `json:"finalUrl,omitempty"`
+	StatusCode int    `json:"statusCode"`
+	Depth      int    `json:"depth"`
+	Title      string `json:"title"`
+	// Markdown is deduplicated when the crawl's deduplicateContent is on,
+	// unless the request asks for raw=true.
+	Markdown string `json:"markdown"`
+	// Fragments counts the page's text fragments, FragmentsRemoved those
+	// deduplication removed from markdown.
+	Fragments        int        `json:"fragments"`
+	FragmentsRemoved int        `json:"fragmentsRemoved"`
+	Engine           string     `json:"engine"`
+	FetchedAt        *time.Time `json:"fetchedAt"`
+	// Extraction is the LLM's answer to the crawl's extraction
+	// instructions: JSON when it answered JSON, a string otherwise, null
+	// without extraction. ExtractionError says why it is missing.
+	Extraction      json.RawMessage `json:"extraction"`
+	ExtractionError string          `json:"extractionError,omitempty"`
 }
 
 // listPages handles GET /crawls/{id}/pages: the crawl's result pages in
-// the order they were stored.
+// the order they were stored. raw=true gives each page's markdown as it
+// was before deduplication.
 func (s *server) listPages(c *fiber.Ctx) error {
-	return paginate(s, c, "id", maxPagesLimit, s.Store.ListResults, resultView)
+	raw := false
+	if q := strings.TrimSpace(c.Query("raw")); q != "" {
+		b, err := strconv.ParseBool(q)
+		if err != nil {
+			return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters",
+				Details: []crawl.FieldError{{Field: "raw", Message: "must be true or false"}}}
+		}
+		raw = b
+	}
+	return paginate(s, c, "id", maxPagesLimit, s.Store.ListResults, func(p db.Page) pageJSON { return resultView(p, raw) })
 }
 
-func resultView(p db.Page) pageJSON {
-	v := pageJSON{URL: p.URL, Depth: p.Depth, Title: str(p.Title), Markdown: str(p.Markdown), Engine: str(p.Engine)}
+func resultView(p db.Page, raw bool) pageJSON {
+	v := pageJSON{URL: p.URL, Depth: p.Depth, Title: str(p.Title), Markdown: str(p.Markdown), Engine: str(p.Engine),
+		Extraction: json.RawMessage("null"), ExtractionError: str(p.ExtractionError)}
+	if raw && p.RawMarkdown != nil {
+		v.Markdown = *p.RawMarkdown
+	}
+	if p.Fragments != nil {
+		v.Fragments = *p.Fragments
+	}
+	if p.FragmentsRemoved != nil && !raw {
+		v.FragmentsRemoved = *p.FragmentsRemoved
+	}
+	if len(p.Extraction) > 0 {
+		v.Extraction = p.Extraction
+	}
 	if p.StatusCode != nil {
 		v.StatusCode = *p.StatusCode
 	}

@@ -64,6 +64,9 @@ type Server struct {
 	StaticEgressProxy bool // useStaticIps needs a configured proxy
 	LLM               bool // extraction needs a configured LLM
 	Browser           bool // engineType playwright needs the browser engine
+	// ExtractionLimit is the longest extraction the server's model leaves
+	// room for (0: MaxExtractionLength).
+	ExtractionLimit int
 }
 
 var knownFields = map[string]bool{
@@ -167,6 +170,8 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 		switch {
 		case len(s) > MaxExtractionLength:
 			p.fail("extraction", fmt.Sprintf("at most %d characters", MaxExtractionLength))
+		case srv.ExtractionLimit > 0 && len(s) > srv.ExtractionLimit:
+			p.fail("extraction", fmt.Sprintf("at most %d bytes with this server's model (a quarter of its context)", srv.ExtractionLimit))
 		case strings.TrimSpace(s) != "" && !srv.LLM:
 			p.fail("extraction", "no LLM is configured on this server, so extraction instructions cannot be honoured")
 		default:

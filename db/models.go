@@ -120,40 +120,50 @@ func (c *Crawl) Options() crawl.Options {
 // Page states. A page is discovered as PageQueued, claimed by one fetch
 // batch, and ends PageStored (a result), PageFailed or PageSkipped.
 const (
-	PageQueued  = "queued"
-	PageClaimed = "claimed"
-	PageFetched = "fetched" // HTML kept, waiting for conversion
-	PageStored  = "stored"
-	PageFailed  = "failed"
-	PageSkipped = "skipped"
+	PageQueued    = "queued"
+	PageClaimed   = "claimed"
+	PageFetched   = "fetched"   // HTML kept, waiting for conversion
+	PageConverted = "converted" // markdown made, waiting for deduplication
+	PageStored    = "stored"
+	PageFailed    = "failed"
+	PageSkipped   = "skipped"
 )
 
 // Page is a URL of a crawl: first a frontier entry, then a result.
 type Page struct {
 	bun.BaseModel `bun:"table:pages"`
 
-	ID            int64      `bun:"id,pk,autoincrement"`
-	CrawlID       uuid.UUID  `bun:"crawl_id,type:uuid,notnull"`
-	URL           string     `bun:"url,notnull"`
-	NormalizedURL string     `bun:"normalized_url,notnull"`
-	Depth         int        `bun:"depth,notnull"`
-	Rank          string     `bun:"rank,notnull"`
-	State         string     `bun:"state,notnull"`
-	Batch         *int       `bun:"batch"`
-	FinalURL      *string    `bun:"final_url"`
-	StatusCode    *int       `bun:"status_code"`
-	ContentType   *string    `bun:"content_type"`
-	Title         *string    `bun:"title"`
-	HTML          *string    `bun:"html"`
-	Markdown      *string    `bun:"markdown"`
-	Engine        *string    `bun:"engine"`
-	Error         *string    `bun:"error"`
-	Bytes         *int       `bun:"bytes"`
-	FetchMS       *int       `bun:"fetch_ms"`
-	ConvertMS     *int       `bun:"convert_ms"`
-	DiscoveredAt  time.Time  `bun:"discovered_at,nullzero,notnull,default:now()"`
-	FetchedAt     *time.Time `bun:"fetched_at"`
-	StoredAt      *time.Time `bun:"stored_at"`
+	ID            int64     `bun:"id,pk,autoincrement"`
+	CrawlID       uuid.UUID `bun:"crawl_id,type:uuid,notnull"`
+	URL           string    `bun:"url,notnull"`
+	NormalizedURL string    `bun:"normalized_url,notnull"`
+	Depth         int       `bun:"depth,notnull"`
+	Rank          string    `bun:"rank,notnull"`
+	State         string    `bun:"state,notnull"`
+	Batch         *int      `bun:"batch"`
+	FinalURL      *string   `bun:"final_url"`
+	StatusCode    *int      `bun:"status_code"`
+	ContentType   *string   `bun:"content_type"`
+	Title         *string   `bun:"title"`
+	HTML          *string   `bun:"html"`
+	Markdown      *string   `bun:"markdown"`
+	// RawMarkdown is the markdown before deduplication; Markdown is what
+	// deduplicateContent left of it.
+	RawMarkdown      *string         `bun:"raw_markdown"`
+	Fragments        *int            `bun:"fragments"`
+	FragmentsRemoved *int            `bun:"fragments_removed"`
+	Extraction       json.RawMessage `bun:"extraction,type:jsonb,nullzero"`
+	ExtractionError  *string         `bun:"extraction_error"`
+	ExtractionMS     *int            `bun:"extraction_ms"`
+	ExtractedAt      *time.Time      `bun:"extracted_at"`
+	Engine           *string         `bun:"engine"`
+	Error            *string         `bun:"error"`
+	Bytes            *int            `bun:"bytes"`
+	FetchMS          *int            `bun:"fetch_ms"`
+	ConvertMS        *int            `bun:"convert_ms"`
+	DiscoveredAt     time.Time       `bun:"discovered_at,nullzero,notnull,default:now()"`
+	FetchedAt        *time.Time      `bun:"fetched_at"`
+	StoredAt         *time.Time      `bun:"stored_at"`
 }
 
 // CrawlLog is one entry of a crawl's log (interface section 2.3).

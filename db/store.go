@@ -278,7 +278,7 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 // and markdown.
 func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]Page, error) {
 	var pages []Page
-	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
+	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).
 		Order("depth", "rank", "id").Scan(ctx)
 	if err != nil {
@@ -477,69 +477,6 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 	return owned, nil
 }
 
-// Converted is a fetched page turned into markdown.
-type Converted struct {
-	PageID    int64
-	Title     string
-	Markdown  string
-	ConvertMS int
-}
-
-// StorePages turns fetched pages into results: it saves their markdown and
-// counts them on the crawl, in one transaction, while the crawl is running
-// and below budget pages; pages past the budget, or converted after the
-// crawl ended, are skipped. It returns how many pages it stored; pages that
-// an earlier attempt stored are not counted again.
-func (s *Store) StorePages(ctx context.Context, crawlID uuid.UUID, pages []Converted, budget int) (int, error) {
-	stored := 0
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		stored = 0
-		var c Crawl
-		// The row lock orders this with FinishCrawl: no page is counted on
-		// a crawl that has ended.
-		if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
-			Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
-			return fmt.Errorf("lock crawl %s: %w", crawlID, err)
-		}
-		room := budget - c.TotalPages
-		if c.Status != crawl.StatusRunning {
-			room = 0
-		}
-		for _, p := range pages {
-			q := tx.NewUpdate().Model((*Page)(nil)).
-				Set("html = NULL").
-				Set("convert_ms = ?", p.ConvertMS).
-				Where("id = ?", p.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageFetched)
-			keep := stored < room
-			if keep {
-				q = q.Set("state = ?", PageStored).
-					Set("title = ?", p.Title).
-					Set("markdown = ?", p.Markdown).
-					Set("stored_at = clock_timestamp()")
-			} else {
-				q = q.Set("state = ?", PageSkipped).
-					Set("error = ?", "not stored: the crawl had ended or reached its page limit")
-			}
-			res, err := q.Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("store page %d: %w", p.PageID, err)
-			}
-			if n, _ := res.RowsAffected(); n == 1 && keep {
-				stored++
-			}
-		}
-		if stored == 0 {
-			return nil
-		}
-		_, err := tx.NewUpdate().Model((*Crawl)(nil)).
-			Set("total_pages = total_pages + ?", stored).
-			Set("updated_at = clock_timestamp()").
-			Where("id = ?", crawlID).Exec(ctx)
-		return err
-	})
-	return stored, err
-}
-
 // SkipPage marks a fetched page as skipped, with the reason.
 func (s *Store) SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error {
 	_, err := s.db.NewUpdate().Model((*Page)(nil)).
@@ -606,19 +543,6 @@ func (s *Store) ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int
 	return logs, int(total), nil
 }
 
-// ListResults returns one page of a crawl's result pages in crawl order,
-// and the total number of results.
-func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]Page, int, error) {
-	pages := []Page{}
-	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html").
-		Where("crawl_id = ?", crawlID).Where("state = ?", PageStored).
-		Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list results: %w", err)
-	}
-	return pages, int(total), nil
-}
-
 func nullString(s string) *string {
 	if s == "" {
 		return nil
@@ -672,7 +596,7 @@ func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
 		Set("state = ?", PageSkipped).
 		Set("html = NULL").
 		Set("error = ?", "the crawl ended before this page was finished").
-		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]string{PageClaimed, PageFetched})).
+		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]string{PageClaimed, PageFetched, PageConverted})).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("close leftover pages: %w", err)
@@ -684,7 +608,7 @@ func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
 // on) but have no log entry, in crawl order.
 func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, error) {
 	var pages []Page
-	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown").
+	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown").
 		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
 		Where("state IN (?)", bun.In([]string{PageStored, PageFailed, PageSkipped})).
 		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,10 +166,15 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 		t.Errorf("after two saves: %v", counts)
 	}
 	conv := []db.Converted{{PageID: pages[0].ID, Title: "Hi", Markdown: "hi"}}
-	stored1, err1 := store.StorePages(ctx, c.ID, conv, 3)
-	stored2, err2 := store.StorePages(ctx, c.ID, conv, 3)
-	if err1 != nil || err2 != nil || stored1 != 1 || stored2 != 0 {
-		t.Errorf("StorePages twice: %v %v %v %v, want 1 then 0", stored1, err1, stored2, err2)
+	for i := 0; i < 2; i++ {
+		if err := store.SaveConverted(ctx, c.ID, conv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3, keepAll)
+	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3, keepAll)
+	if err1 != nil || err2 != nil || stored1.Stored != 1 || stored2.Stored != 0 {
+		t.Errorf("StoreConverted twice: %v %v %v %v, want 1 then 0", stored1, err1, stored2, err2)
 	}
 	got, err := store.CrawlByID(ctx, c.ID)
 	if err != nil || got.TotalPages != 1 {
@@ -174,17 +182,25 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	}
 }
 
-func TestStorePageRespectsBudgetAndStatus(t *testing.T) {
+// keepAll keeps a page's markdown whole.
+func keepAll(raw string, _ db.Fragments) (db.Kept, error) { return db.Kept{Markdown: raw}, nil }
+
+// fetchedBatch enqueues paths as start pages ranked in order, claims them
+// as batch 0 and saves them fetched; it returns their ids in rank order.
+func fetchedBatch(t *testing.T, c *db.Crawl, paths ...string) []int64 {
+	t.Helper()
 	ctx := context.Background()
-	c := newCrawl(t)
-	var ids []int64
-	for i, p := range []string{"/1", "/2", "/3"} {
+	for i, p := range paths {
 		if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page(p, 0, fmt.Sprintf("%03d", i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pages, _ := store.ClaimBatch(ctx, c.ID, 0, 3)
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, len(paths))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var outs []db.FetchOutcome
+	var ids []int64
 	for _, p := range pages {
 		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: db.PageFetched, StatusCode: 200})
 		ids = append(ids, p.ID)
@@ -192,24 +208,135 @@ func TestStorePageRespectsBudgetAndStatus(t *testing.T) {
 	if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
 		t.Fatal(err)
 	}
-	// Budget 1: of two pages stored at once, one is kept.
-	n, err := store.StorePages(ctx, c.ID, []db.Converted{{PageID: ids[0]}, {PageID: ids[1]}}, 1)
-	if n != 1 || err != nil {
-		t.Fatalf("two pages under a budget of one: %d stored, %v", n, err)
+	return ids
+}
+
+func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	ids := fetchedBatch(t, c, "/1", "/2", "/3")
+	if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[0]}, {PageID: ids[1]}}); err != nil {
+		t.Fatal(err)
 	}
-	counts, _ := store.CountPages(ctx, c.ID)
-	if counts[db.PageStored] != 1 || counts[db.PageSkipped] != 1 {
-		t.Errorf("pages after the budget: %v", counts)
+	// Budget 1: of two pages stored at once, one is kept.
+	res, err := store.StoreConverted(ctx, c.ID, 0, 1, keepAll)
+	if res.Stored != 1 || res.Skipped != 1 || err != nil {
+		t.Fatalf("two pages under a budget of one: %+v, %v", res, err)
+	}
+	if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[2]}}); err != nil {
+		t.Fatal(err)
 	}
 	if _, _, err := store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := store.StorePages(ctx, c.ID, []db.Converted{{PageID: ids[2]}}, 10); n != 0 {
-		t.Error("a page was stored after the crawl ended")
+	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, keepAll); res.Stored != 0 || res.Skipped != 1 {
+		t.Errorf("after the crawl ended: %+v, want the page skipped", res)
 	}
 	got, _ := store.CrawlByID(ctx, c.ID)
 	if got.TotalPages != 1 || got.Status != crawl.StatusAborted {
 		t.Errorf("crawl after: %d pages, %s", got.TotalPages, got.Status)
+	}
+}
+
+func hashOf(s string) [16]byte {
+	var h [16]byte
+	copy(h[:], s)
+	return h
+}
+
+// TestStoreConvertedClaimsInCrawlOrder converts pages out of order: the
+// page ranked first still keeps the fragments they share, and the raw
+// markdown of every page is kept.
+func TestStoreConvertedClaimsInCrawlOrder(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	ids := fetchedBatch(t, c, "/first", "/second")
+	for _, i := range []int{1, 0} {
+		if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[i], Markdown: fmt.Sprintf("shared\nown %d", i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// keepOwned keeps the lines of a page it owns.
+	keepOwned := func(raw string, f db.Fragments) (db.Kept, error) {
+		lines := strings.Split(raw, "\n")
+		var hashes [][16]byte
+		for _, l := range lines {
+			hashes = append(hashes, hashOf(l))
+		}
+		owned, err := f.Claim(hashes)
+		if err != nil {
+			return db.Kept{}, err
+		}
+		var kept []string
+		for _, l := range lines {
+			if owned[hashOf(l)] {
+				kept = append(kept, l)
+			}
+		}
+		return db.Kept{Markdown: strings.Join(kept, "\n"), Fragments: len(lines), Removed: len(lines) - len(kept)}, nil
+	}
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwned); err != nil {
+		t.Fatal(err)
+	}
+	results, _, err := store.ListResults(ctx, c.ID, 1, 10)
+	if err != nil || len(results) != 2 {
+		t.Fatalf("results: %v, %v", results, err)
+	}
+	want := map[int64][2]string{ids[0]: {"shared\nown 0", "shared\nown 0"}, ids[1]: {"own 1", "shared\nown 1"}}
+	for _, r := range results {
+		if w := want[r.ID]; *r.Markdown != w[0] || *r.RawMarkdown != w[1] {
+			t.Errorf("page %s: markdown %q raw %q, want %q and %q", r.URL, *r.Markdown, *r.RawMarkdown, w[0], w[1])
+		}
+	}
+}
+
+// TestClaimFragmentsConcurrently has pages claim the same fragments at
+// once: each fragment ends with exactly one owner, and a page asking again
+// gets the same answer.
+func TestClaimFragmentsConcurrently(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	const pages, shared = 8, 300
+	var hashes [][16]byte
+	for i := 0; i < shared; i++ {
+		hashes = append(hashes, hashOf(fmt.Sprintf("shared %d", i)))
+	}
+	owned := make([]map[[16]byte]bool, pages)
+	errs := make([]error, pages)
+	var wg sync.WaitGroup
+	for p := 0; p < pages; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := append([][16]byte{hashOf(fmt.Sprintf("own %d", p))}, hashes...)
+			// Each page lists the fragments in another order.
+			rand.New(rand.NewSource(int64(p))).Shuffle(len(mine), func(i, j int) { mine[i], mine[j] = mine[j], mine[i] })
+			owned[p], errs[p] = store.ClaimFragments(ctx, c.ID, int64(1000+p), mine)
+		}()
+	}
+	wg.Wait()
+	for p := 0; p < pages; p++ {
+		if errs[p] != nil {
+			t.Fatalf("page %d: %v", p, errs[p])
+		}
+		if !owned[p][hashOf(fmt.Sprintf("own %d", p))] {
+			t.Errorf("page %d does not own its own fragment", p)
+		}
+	}
+	for _, h := range hashes {
+		owners := 0
+		for p := 0; p < pages; p++ {
+			if owned[p][h] {
+				owners++
+			}
+		}
+		if owners != 1 {
+			t.Fatalf("fragment %x has %d owners", h, owners)
+		}
+	}
+	again, err := store.ClaimFragments(ctx, c.ID, 1003, hashes)
+	if err != nil || len(again) != len(owned[3])-1 {
+		t.Errorf("page 3 claiming again owns %d (%v), first time %d shared", len(again), err, len(owned[3])-1)
 	}
 }
 

@@ -240,6 +240,11 @@ func defuse(s string) string { return defuser.Replace(s) }
 // token, text in other scripts less; three leaves room for both.
 const bytesPerToken = 3
 
+// InstructionLimit is the longest extraction instructions (in bytes) a
+// model with the given context takes: a quarter of the context, so that
+// pages still come in chunks of a useful size.
+func InstructionLimit(contextTokens int) int { return contextTokens * bytesPerToken / 4 }
+
 // Split cuts a page's markdown into chunks whose prompt, with the
 // instructions and the answer, fits the model's context. Cuts fall
 // between blocks where they can, then between lines, then anywhere.

@@ -603,8 +603,11 @@ func TestWorkflowStartFailure(t *testing.T) {
 func TestWorkerRestart(t *testing.T) {
 	t.Parallel()
 	start := func() (func(), func()) {
-		wk := worker.New(env.temporal, env.restartConfig, env.store, nil)
-		if err := wk.Start(); err != nil {
+		wk, err := worker.New(env.temporal, env.restartConfig, env.store, nil)
+		if err == nil {
+			err = wk.Start()
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		return wk.Stop, func() {}

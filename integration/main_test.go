@@ -121,8 +121,11 @@ func run(m *testing.M) int {
 		wc := cfg
 		wc.TaskQueue, wc.AllowPrivateNetworks = w.queue, w.allowPrivate
 		wc.BrowserAvailable, wc.BrowserTaskQueue = w.browser != nil, w.queue+"-browser"
-		wk := worker.New(env.temporal, wc, env.store, w.browser)
-		if err := wk.Start(); err != nil {
+		wk, err := worker.New(env.temporal, wc, env.store, w.browser)
+		if err == nil {
+			err = wk.Start()
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 			return 1
 		}
@@ -135,8 +138,11 @@ func run(m *testing.M) int {
 	env.proxyHits = hits
 	pc := cfg
 	pc.TaskQueue, pc.AllowPrivateNetworks, pc.StaticEgressProxy = proxyTaskQueue, true, proxy.URL
-	pw := worker.New(env.temporal, pc, env.store, nil)
-	if err := pw.Start(); err != nil {
+	pw, err := worker.New(env.temporal, pc, env.store, nil)
+	if err == nil {
+		err = pw.Start()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 		return 1
 	}
@@ -272,12 +278,16 @@ type logEntry struct {
 }
 
 type resultPage struct {
-	URL        string `json:"url"`
-	StatusCode int    `json:"statusCode"`
-	Depth      int    `json:"depth"`
-	Title      string `json:"title"`
-	Markdown   string `json:"markdown"`
-	Engine     string `json:"engine"`
+	URL              string          `json:"url"`
+	StatusCode       int             `json:"statusCode"`
+	Depth            int             `json:"depth"`
+	Title            string          `json:"title"`
+	Markdown         string          `json:"markdown"`
+	Fragments        int             `json:"fragments"`
+	FragmentsRemoved int             `json:"fragmentsRemoved"`
+	Engine           string          `json:"engine"`
+	Extraction       json.RawMessage `json:"extraction"`
+	ExtractionError  string          `json:"extractionError"`
 }
 
 type pageOf[T any] struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -47,8 +48,10 @@ type Workers struct {
 }
 
 // New returns the workers of a process; br is nil for a process without a
-// browser (the caller owns and closes br).
-func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browser) *Workers {
+// browser (the caller owns and closes br). A process with an LLM
+// configured also polls the LLM task queue (ExtractPage), under the rate
+// limit and concurrency of cfg.LLM.
+func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browser) (*Workers, error) {
 	opts := fetch.StaticOptions{
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		UserAgent:            cfg.UserAgent,
@@ -70,6 +73,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			UserAgent:              cfg.UserAgent,
 			BrowserAvailable:       cfg.BrowserAvailable,
 			BrowserTaskQueue:       cfg.BrowserTaskQueue,
+			LLMTaskQueue:           cfg.LLM.TaskQueue,
 		},
 	}
 	if br != nil {
@@ -91,7 +95,26 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		bw.RegisterActivity(acts)
 		ws.workers = append(ws.workers, bw)
 	}
-	return ws
+	if cfg.LLM.Enabled() {
+		llm, err := extract.New(context.Background(), extract.Config{
+			Provider: cfg.LLM.Provider, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey,
+			ContextTokens: cfg.LLM.ContextTokens, MaxAnswerTokens: cfg.LLM.MaxAnswerTokens, Timeout: cfg.LLM.Timeout,
+		}, nil)
+		if err != nil {
+			static.Close()
+			return nil, err
+		}
+		acts.LLM = llm
+		lw := worker.New(c, cfg.LLM.TaskQueue, worker.Options{
+			// The server hands out at most RatePerSecond extractions a
+			// second across every worker of the queue.
+			TaskQueueActivitiesPerSecond:       cfg.LLM.RatePerSecond,
+			MaxConcurrentActivityExecutionSize: cfg.LLM.Concurrency,
+		})
+		lw.RegisterActivity(acts)
+		ws.workers = append(ws.workers, lw)
+	}
+	return ws, nil
 }
 
 // Start starts every worker.
@@ -131,13 +154,17 @@ func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Stor
 		}
 		defer br.Close()
 	}
-	ws := New(c, cfg, store, br)
+	ws, err := New(c, cfg, store, br)
+	if err != nil {
+		return err
+	}
 	if err := ws.Start(); err != nil {
 		return err
 	}
 	defer ws.Stop()
 	logger.Info("worker started", "taskQueue", cfg.TaskQueue, "browser", withBrowser, "browserTaskQueue", cfg.BrowserTaskQueue,
-		"namespace", cfg.TemporalNamespace, "allowPrivateNetworks", cfg.AllowPrivateNetworks)
+		"namespace", cfg.TemporalNamespace, "allowPrivateNetworks", cfg.AllowPrivateNetworks,
+		"llmProvider", cfg.LLM.Provider, "llmModel", cfg.LLM.Model, "llmTaskQueue", cfg.LLM.TaskQueue)
 
 	rec := &Reconciler{Store: store, Temporal: c, Logger: logger}
 	rec.Run(ctx, cfg.ReconcileInterval)

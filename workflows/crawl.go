@@ -187,13 +187,9 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 			return false, nil
 		}
 		if fetched.Fetched > 0 {
-			var converted activities.ConvertPagesResult
-			err := workflow.ExecuteActivity(pageCtx, a.ConvertPages,
-				activities.ConvertPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &converted)
-			if err != nil {
+			if err := resultsOf(ctx, pageCtx, in); err != nil {
 				return false, err
 			}
-			in.Stored = converted.TotalPages
 		}
 		if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
 			activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: in.Batch}).Get(ctx, nil); err != nil {
@@ -204,6 +200,78 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
 		}
 	}
+}
+
+// dedupeAndExtract marks the workflow change that split storing results
+// out of ConvertPages into DeduplicatePages, followed by ExtractPage.
+const dedupeAndExtract = "deduplicate-and-extract"
+
+// resultsOf turns the fetched pages of the batch in.Batch into results:
+// converted to markdown, deduplicated and stored, then, for a crawl with
+// extraction instructions, each sent to the LLM.
+func resultsOf(ctx, pageCtx workflow.Context, in *CrawlInput) error {
+	if workflow.GetVersion(ctx, dedupeAndExtract, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// Runs begun before the change: ConvertPages stores the results.
+		var converted activities.ConvertPagesResult
+		err := workflow.ExecuteActivity(pageCtx, a.ConvertPages,
+			activities.ConvertPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &converted)
+		if err != nil {
+			return err
+		}
+		in.Stored = converted.TotalPages
+		return nil
+	}
+	err := workflow.ExecuteActivity(pageCtx, a.ConvertPages, activities.ConvertPagesInput{
+		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget, StoreLater: true}).Get(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var stored activities.DeduplicatePagesResult
+	err = workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
+		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &stored)
+	if err != nil {
+		return err
+	}
+	in.Stored = stored.TotalPages
+	if in.Plan.LLMTaskQueue == "" || len(stored.Extract) == 0 {
+		return nil
+	}
+	return extractPages(ctx, in, stored.Extract)
+}
+
+// extractWindow bounds a crawl's extractions in flight, so that one crawl
+// does not fill the LLM task queue ahead of the others.
+const extractWindow = 32
+
+// extractPages runs ExtractPage on each page on the LLM task queue, at
+// most extractWindow at a time. An extraction that fails for good leaves
+// its page without one (WriteLogs says so); only a cancellation stops the
+// crawl.
+func extractPages(ctx workflow.Context, in *CrawlInput, pageIDs []int64) error {
+	opts := llmActivityOptions
+	opts.TaskQueue = in.Plan.LLMTaskQueue
+	llmCtx := workflow.WithActivityOptions(ctx, opts)
+	logger := workflow.GetLogger(ctx)
+	sel := workflow.NewSelector(ctx)
+	inFlight, next := 0, 0
+	for next < len(pageIDs) || inFlight > 0 {
+		for ; next < len(pageIDs) && inFlight < extractWindow; next++ {
+			pageID := pageIDs[next]
+			f := workflow.ExecuteActivity(llmCtx, a.ExtractPage, activities.ExtractPageInput{CrawlID: in.CrawlID, PageID: pageID})
+			inFlight++
+			sel.AddFuture(f, func(f workflow.Future) {
+				inFlight--
+				if err := f.Get(ctx, nil); err != nil && ctx.Err() == nil {
+					logger.Warn("extraction failed", "CrawlID", in.CrawlID, "PageID", pageID, "Error", err)
+				}
+			})
+		}
+		sel.Select(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // finishAfter ends the crawl after err stopped it: aborted when the
@@ -271,6 +339,23 @@ var pageActivityOptions = workflow.ActivityOptions{
 		BackoffCoefficient: 2,
 		MaximumInterval:    30 * time.Second,
 		MaximumAttempts:    5,
+	},
+}
+
+// llmActivityOptions are those of ExtractPage (its TaskQueue is the
+// crawl's LLM task queue). Rate limits and server errors are retried with
+// backoff; the activity records the failure itself on its last attempt.
+// The wait for a worker is long: the task queue's rate limit may hold
+// pages back for minutes.
+var llmActivityOptions = workflow.ActivityOptions{
+	ScheduleToStartTimeout: 30 * time.Minute,
+	StartToCloseTimeout:    time.Hour,
+	HeartbeatTimeout:       30 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    time.Minute,
+		MaximumAttempts:    6,
 	},
 }
 

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
@@ -43,12 +44,16 @@ func TestCrawlSucceeds(t *testing.T) {
 	env := newEnv(t, 100, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
 		Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 0, Budget: 100}).
-		Return(activities.ConvertPagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 0, Budget: 100, StoreLater: true}).
+		Return(activities.ConvertPagesResult{Converted: 3}, nil).Once()
+	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 100}).
+		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Failed: 1}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 1, Budget: 100}).
-		Return(activities.ConvertPagesResult{Stored: 1, TotalPages: 4}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 1, Budget: 100, StoreLater: true}).
+		Return(activities.ConvertPagesResult{Converted: 1}, nil).Once()
+	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 100}).
+		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	var status crawl.Status
@@ -76,12 +81,13 @@ func TestCrawlStopsAtBudget(t *testing.T) {
 	// The second batch may claim only what is left of the budget.
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4}).
 		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 3, Failed: 1}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).
-		Return(activities.ConvertPagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 1}).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).
-		Return(activities.ConvertPagesResult{Stored: 1, TotalPages: 4}, nil).Once()
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
 	var status crawl.Status
 	expectFinish(env, &status, 4)
 
@@ -111,7 +117,7 @@ func TestCrawlFailsWithoutPages(t *testing.T) {
 	if status != crawl.StatusFailed {
 		t.Errorf("status = %q, want failed", status)
 	}
-	env.AssertNotCalled(t, "ConvertPages", mock.Anything, mock.Anything)
+	env.AssertNotCalled(t, "DeduplicatePages", mock.Anything, mock.Anything)
 }
 
 func TestCrawlTimesOut(t *testing.T) {
@@ -120,10 +126,11 @@ func TestCrawlTimesOut(t *testing.T) {
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).After(20 * time.Second)
 	stored := 0
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.ConvertPagesInput) (activities.ConvertPagesResult, error) {
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
 			stored++
-			return activities.ConvertPagesResult{Stored: 1, TotalPages: stored}, nil
+			return activities.DeduplicatePagesResult{Stored: 1, TotalPages: stored}, nil
 		})
 	var status crawl.Status
 	expectFinish(env, &status, 3)
@@ -154,8 +161,9 @@ func TestCrawlCancelled(t *testing.T) {
 	env := newEnv(t, 100, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).After(time.Minute)
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).
-		Return(activities.ConvertPagesResult{Stored: 1, TotalPages: 1}, nil)
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 1}, nil)
 	var status crawl.Status
 	expectFinish(env, &status, 1)
 	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
@@ -204,4 +212,87 @@ func TestCrawlAlreadyEnded(t *testing.T) {
 		t.Errorf("status = %q, want the crawl's own aborted", res.Status)
 	}
 	env.AssertNotCalled(t, "FetchPages", mock.Anything, mock.Anything)
+}
+
+// TestCrawlExtractsEveryResultPage runs ExtractPage on the LLM task queue
+// for each page DeduplicatePages lists, more than a window's worth, and
+// goes on when one of them fails for good.
+func TestCrawlExtractsEveryResultPage(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(CrawlWorkflow, RegisterOptions())
+	env.RegisterActivity(&activities.Activities{})
+	env.OnActivity(a.StartCrawl, mock.Anything, mock.Anything).Return(activities.CrawlPlan{
+		Status: crawl.StatusRunning, Budget: 100, BatchSize: 50, TimeoutSeconds: 1800, LLMTaskQueue: "llm",
+	}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 50}).
+		Return(activities.FetchPagesResult{Claimed: 45, Fetched: 45}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 50}).
+		Return(activities.FetchPagesResult{}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 45}, nil)
+	var ids []int64
+	for i := int64(1); i <= 45; i++ {
+		ids = append(ids, i)
+	}
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+		Return(activities.DeduplicatePagesResult{Stored: 45, TotalPages: 45, Extract: ids}, nil).Once()
+	extracted := map[int64]bool{}
+	var logsAfter int
+	env.OnActivity(a.ExtractPage, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.ExtractPageInput) (activities.ExtractPageResult, error) {
+			if q := activity.GetInfo(ctx).TaskQueue; q != "llm" {
+				t.Errorf("ExtractPage ran on %q, want the LLM task queue", q)
+			}
+			extracted[in.PageID] = true
+			if in.PageID == 7 {
+				return activities.ExtractPageResult{}, temporal.NewNonRetryableApplicationError("gone", "Test", nil)
+			}
+			return activities.ExtractPageResult{}, nil
+		})
+	env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.WriteLogsInput) (int, error) {
+			logsAfter = len(extracted)
+			return 1, nil
+		})
+	var status crawl.Status
+	expectFinish(env, &status, 45)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if status != crawl.StatusSucceeded || len(extracted) != 45 {
+		t.Errorf("status %q after %d extractions; want succeeded after 45", status, len(extracted))
+	}
+	if logsAfter != 45 {
+		t.Errorf("the batch was logged after %d extractions, want all 45", logsAfter)
+	}
+}
+
+// TestCrawlBeforeDeduplicationActivity replays the branch of runs begun
+// before DeduplicatePages existed: ConvertPages stores the results itself.
+func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
+	env := newEnv(t, 100, 1800)
+	env.OnGetVersion(dedupeAndExtract, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+		Return(activities.FetchPagesResult{}, nil).Once()
+	var convertIn activities.ConvertPagesInput
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ConvertPagesInput) (activities.ConvertPagesResult, error) {
+			convertIn = in
+			return activities.ConvertPagesResult{Stored: 2, TotalPages: 2}, nil
+		}).Once()
+	var status crawl.Status
+	expectFinish(env, &status, 2)
+
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if convertIn.StoreLater || status != crawl.StatusSucceeded {
+		t.Errorf("ConvertPages asked to store later (%v), status %q", convertIn.StoreLater, status)
+	}
+	env.AssertNotCalled(t, "DeduplicatePages", mock.Anything, mock.Anything)
 }

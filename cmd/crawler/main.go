@@ -22,6 +22,7 @@ import (
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/worker"
 )
 
@@ -133,9 +134,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Store:     store,
 		Temporal:  tc,
 		TaskQueue: cfg.TaskQueue,
-		Server:    crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable},
-		StaticIP:  cfg.StaticEgressIP,
-		Logger:    logger,
+		Server: crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable,
+			LLM: cfg.LLM.Enabled(), ExtractionLimit: extract.InstructionLimit(cfg.LLM.ContextTokens)},
+		StaticIP: cfg.StaticEgressIP,
+		Logger:   logger,
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.HTTPAddr) }()

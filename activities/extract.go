@@ -1,0 +1,119 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/durablecrawl/crawler/extract"
+)
+
+// llmExtractor is what ExtractPage needs of the model.
+type llmExtractor interface {
+	Split(pageURL, instructions, markdown string) ([]extract.Chunk, error)
+	Ask(ctx context.Context, instructions string, c extract.Chunk) (string, error)
+}
+
+var _ llmExtractor = (*extract.Extractor)(nil)
+
+// ExtractPageInput names a result page to run the crawl's extraction
+// instructions on.
+type ExtractPageInput struct {
+	CrawlID string
+	PageID  int64
+}
+
+// ExtractPageResult says how the page's extraction ended.
+type ExtractPageResult struct {
+	// Failed is set when the extraction was given up; the page stays a
+	// result, with the reason recorded and logged.
+	Failed bool `json:",omitempty"`
+}
+
+// maxRetryAfter caps the wait a rate-limited provider asks for.
+const maxRetryAfter = 5 * time.Minute
+
+// ExtractPage sends a result page's markdown (before deduplication: the
+// page whole) with the crawl's extraction instructions to the LLM, in
+// chunks that fit the model's context, and stores the combined answer on
+// the page. It runs on the LLM task queue, whose rate limit and
+// concurrency bound the calls.
+//
+// Rate limits (429), server errors (5xx) and timeouts fail the attempt,
+// so that Temporal retries it with backoff (after the provider's
+// Retry-After when it gave one); on the last attempt, and for any other
+// refusal (4xx), the page's extraction is recorded as failed and the
+// crawl goes on. Each chunk's answer is saved as it arrives, and a page
+// whose extraction is recorded is not sent again: a retry pays only for
+// what it did not get.
+func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (ExtractPageResult, error) {
+	if a.LLM == nil {
+		return ExtractPageResult{}, nonRetryable(errors.New("this worker has no LLM: set CRAWLER_LLM_PROVIDER and CRAWLER_LLM_MODEL"))
+	}
+	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	if err != nil {
+		return ExtractPageResult{}, err
+	}
+	if c.Status.Terminal() || o.Extraction == "" {
+		return ExtractPageResult{}, nil
+	}
+	src, err := a.Store.ExtractionSource(ctx, c.ID, in.PageID)
+	if err != nil || src.Done {
+		return ExtractPageResult{}, err
+	}
+	began := time.Now()
+	elapsed := func() int { return int(time.Since(began) / time.Millisecond) }
+	fail := func(why string) (ExtractPageResult, error) {
+		return ExtractPageResult{Failed: true}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, nil, why, elapsed())
+	}
+	if strings.TrimSpace(src.Markdown) == "" {
+		// Nothing to read: no call is paid for.
+		return ExtractPageResult{}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, []byte("null"), "", 0)
+	}
+	chunks, err := a.LLM.Split(src.URL, o.Extraction, src.Markdown)
+	if err != nil {
+		return fail(err.Error())
+	}
+
+	answers := make([]string, len(chunks))
+	done := 0
+	defer keepAlive(ctx, func() any { return done })()
+	for i, ch := range chunks {
+		if answer, ok := src.Answers[i]; ok && src.Chunks == len(chunks) {
+			answers[i], done = answer, done+1
+			continue
+		}
+		answer, err := a.LLM.Ask(ctx, o.Extraction, ch)
+		if ctx.Err() != nil {
+			return ExtractPageResult{}, ctx.Err()
+		}
+		var llmErr *extract.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &llmErr) && llmErr.Retryable && !lastAttempt(ctx):
+			return ExtractPageResult{}, temporal.NewApplicationErrorWithOptions(
+				fmt.Sprintf("chunk %d of %d: %v", i+1, len(chunks), err), "LLMUnavailable",
+				temporal.ApplicationErrorOptions{NextRetryDelay: min(llmErr.RetryAfter, maxRetryAfter)})
+		case errors.As(err, &llmErr) && llmErr.Retryable:
+			return fail(fmt.Sprintf("gave up after %d attempts: %v", activity.GetInfo(ctx).Attempt, err))
+		default:
+			return fail(err.Error())
+		}
+		if err := a.Store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), answer); err != nil {
+			return ExtractPageResult{}, err
+		}
+		answers[i], done = answer, done+1
+	}
+	return ExtractPageResult{}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, extract.Combine(answers), "", elapsed())
+}
+
+// lastAttempt reports whether the running activity will not be retried.
+func lastAttempt(ctx context.Context) bool {
+	info := activity.GetInfo(ctx)
+	return info.RetryPolicy != nil && info.RetryPolicy.MaximumAttempts > 0 && info.Attempt >= info.RetryPolicy.MaximumAttempts
+}

@@ -1,0 +1,174 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// repetitiveSite is a shop whose pages share a navigation list, a footer
+// and a promotion, and repeat paragraphs, headings and table rows across
+// pages. /about holds nothing of its own but its heading.
+func repetitiveSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	shell := func(title, main string) string {
+		return fmt.Sprintf(`<!doctype html><html><head><title>%s</title></head><body>
+<ul><li>Home</li><li>Products</li><li>About us</li></ul>
+%s
+<p>Spring sale: every order ships free this week.</p>
+<p>© 2026 Repeat Shop. All rights reserved.</p>
+</body></html>`, title, main)
+	}
+	pages := map[string]string{
+		"/": shell("Repeat Shop", `<h1>Welcome</h1><p>We sell red and blue things.</p>
+<p><a href="/red">Red</a> <a href="/blue">Blue</a> <a href="/about">About</a></p>`),
+		"/red": shell("Red", `<h1>Red thing</h1><p>The red thing is bright.</p>
+<h2>Shipping</h2><p>Orders leave our store within two days.</p>
+<table><tr><th>Size</th><th>Price</th></tr><tr><td>S</td><td>10</td></tr><tr><td>L</td><td>14</td></tr></table>`),
+		"/blue": shell("Blue", `<h1>Blue thing</h1><p>The blue thing is calm.</p>
+<h2>Shipping</h2><p>Orders leave our store within two days.</p>
+<h2>Returns</h2><p>Send it back within a month.</p>
+<table><tr><th>Size</th><th>Price</th></tr><tr><td>S</td><td>10</td></tr><tr><td>M</td><td>12</td></tr></table>`),
+		"/about": shell("About", `<h1>About us</h1><h2>Shipping</h2><p>Orders leave our store within two days.</p>`),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// dedupedMarkdown is what each page keeps with deduplicateContent, in the
+// crawl's order: the start page first, then its links in order. The start
+// page keeps the shared navigation, promotion and footer; the others lose
+// them, the repeated shipping section, and repeated table rows (a table
+// whose header another page holds keeps an empty header row). /about's
+// heading goes with the text under it, and the page is left empty.
+var dedupedMarkdown = map[string]string{
+	"/": "- Home\n- Products\n- About us\n\n# Welcome\n\nWe sell red and blue things.\n\nRed Blue About\n\n" +
+		"Spring sale: every order ships free this week.\n\n© 2026 Repeat Shop. All rights reserved.",
+	"/red": "# Red thing\n\nThe red thing is bright.\n\n## Shipping\n\nOrders leave our store within two days.\n\n" +
+		"| Size | Price |\n|------|-------|\n| S    | 10    |\n| L    | 14    |",
+	"/blue":  "# Blue thing\n\nThe blue thing is calm.\n\n## Returns\n\nSend it back within a month.\n\n|  |  |\n|------|-------|\n| M    | 12    |",
+	"/about": "",
+}
+
+// TestDeduplicateContent crawls the repetitive site with several pages
+// fetched at once, with and without deduplicateContent, and checks each
+// page's markdown exactly.
+func TestDeduplicateContent(t *testing.T) {
+	t.Parallel()
+	site := repetitiveSite(t)
+	base := map[string]any{"excludeNonMainTags": false, "includeLinks": false, "maxDepth": 1, "maxConcurrentPages": 4}
+	with := map[string]any{"deduplicateContent": true}
+	without := map[string]any{"deduplicateContent": false}
+	for k, v := range base {
+		with[k], without[k] = v, v
+	}
+	deduped := crawlSite(t, env.api, site, with, "succeeded")
+	whole := crawlSite(t, env.api, site, without, "succeeded")
+
+	if deduped.crawl.TotalPages != 4 || whole.crawl.TotalPages != 4 {
+		t.Fatalf("stored %d and %d pages, want 4 each (an emptied page still counts)", deduped.crawl.TotalPages, whole.crawl.TotalPages)
+	}
+	for path, want := range dedupedMarkdown {
+		if got := deduped.pages[path].Markdown; got != want {
+			t.Errorf("%s deduplicated:\n got %q\nwant %q", path, got, want)
+		}
+	}
+	// Without deduplication every page is whole: the shared parts are on
+	// each, and the raw markdown of the deduplicated crawl is the same.
+	raw := map[string]string{}
+	var rawPages pageOf[resultPage]
+	status, body := call(t, "GET", env.api+"/crawls/"+deduped.crawl.ID+"/pages?raw=true&limit=100", env.keyA, nil, &rawPages)
+	if status != http.StatusOK {
+		t.Fatalf("GET pages?raw=true = %d %s", status, body)
+	}
+	for _, p := range rawPages.Results {
+		raw[strings.TrimPrefix(p.URL, site.URL)] = p.Markdown
+	}
+	for path, p := range whole.pages {
+		for _, shared := range []string{"- Home\n- Products\n- About us", "Spring sale", "© 2026 Repeat Shop"} {
+			if !strings.Contains(p.Markdown, shared) {
+				t.Errorf("%s without deduplication lacks %q:\n%s", path, shared, p.Markdown)
+			}
+		}
+		if raw[path] != p.Markdown {
+			t.Errorf("%s: raw markdown of the deduplicated crawl differs from the crawl without:\n%q\n%q", path, raw[path], p.Markdown)
+		}
+		if p.FragmentsRemoved != 0 || p.Fragments == 0 {
+			t.Errorf("%s without deduplication: %d of %d fragments removed", path, p.FragmentsRemoved, p.Fragments)
+		}
+	}
+	if p := deduped.pages["/about"]; p.FragmentsRemoved != p.Fragments || p.Fragments != 8 {
+		t.Errorf("/about: %d of %d fragments removed, want 8 of 8", p.FragmentsRemoved, p.Fragments)
+	}
+	entry, ok := deduped.entry("/about")
+	if !ok || !strings.Contains(entry.Description, "already appeared on other pages") || !strings.Contains(entry.Description, "empty") {
+		t.Errorf("/about's log entry does not say it was emptied: %+v", entry)
+	}
+	status, body = call(t, "GET", env.api+"/crawls/"+deduped.crawl.ID+"/pages?raw=maybe", env.keyA, nil, nil)
+	if status != http.StatusBadRequest || !strings.Contains(string(body), `"raw"`) {
+		t.Errorf("raw=maybe: %d %s, want a 400 naming raw", status, body)
+	}
+}
+
+// TestDeduplicateOwnershipUnderConcurrency crawls a site whose pages all
+// repeat one another, 32 at a time: every fragment is kept by exactly one
+// page, the first in crawl order, and nothing is lost.
+func TestDeduplicateOwnershipUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	const n = 60
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &i); err != nil && r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<html><body><h1>Page %d</h1>", i)
+		for j := 0; j < n; j++ {
+			if r.URL.Path == "/" {
+				fmt.Fprintf(w, `<a href="/p/%d">p%d</a> `, j+1, j+1)
+			}
+		}
+		// Paragraph k appears on pages k..k+4: shared by five pages each.
+		for k := max(0, i-4); k <= i; k++ {
+			fmt.Fprintf(w, "<p>Shared paragraph number %d.</p>", k)
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	c := crawlSite(t, env.api, srv, map[string]any{"excludeNonMainTags": false, "includeLinks": false,
+		"maxDepth": 1, "maxConcurrentPages": 32, "maxResults": 100}, "succeeded")
+	if len(c.pages) != n+1 {
+		t.Fatalf("%d pages stored, want %d", len(c.pages), n+1)
+	}
+	owners := map[int][]string{}
+	for path, p := range c.pages {
+		for _, line := range strings.Split(p.Markdown, "\n") {
+			var k int
+			if _, err := fmt.Sscanf(line, "Shared paragraph number %d.", &k); err == nil {
+				owners[k] = append(owners[k], path)
+			}
+		}
+	}
+	for k := 0; k <= n; k++ {
+		// Page k is the first, in crawl order, to hold paragraph k.
+		want := fmt.Sprintf("/p/%d", k)
+		if k == 0 {
+			want = "/"
+		}
+		if len(owners[k]) != 1 || owners[k][0] != want {
+			t.Errorf("paragraph %d kept by %v, want only %s", k, owners[k], want)
+		}
+	}
+}
