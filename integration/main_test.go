@@ -29,6 +29,8 @@ import (
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/extract"
+	"github.com/durablecrawl/crawler/internal/fakellm"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/internal/testproxy"
 	"github.com/durablecrawl/crawler/worker"
@@ -47,6 +49,9 @@ var env struct {
 	// forward proxy.
 	proxyAPI  string
 	proxyHits *atomic.Int32
+	// llmAPI's worker has an LLM: the fake OpenAI-compatible server llm.
+	llmAPI string
+	llm    *fakellm.Server
 	// restartAPI's worker is started and stopped by TestWorkerRestart.
 	restartAPI    string
 	restartConfig config.Config
@@ -60,6 +65,12 @@ const (
 	guardedTaskQueue = "crawls-test-guarded"
 	restartTaskQueue = "crawls-test-restart"
 	proxyTaskQueue   = "crawls-test-proxy"
+	llmTaskQueue     = "crawls-test-llm"
+	// llmKey is the test LLM's API key: it must not reach workflow history.
+	llmKey = "sk-integration-secret-key"
+	// llmContext is the test model's context window, in tokens: small, so
+	// that a long page is sent in chunks.
+	llmContext = 2048
 	restartPageCap   = 40
 	// staticIP is what the proxied deployment publishes as its address.
 	staticIP = "203.0.113.7"
@@ -149,6 +160,25 @@ func run(m *testing.M) int {
 	defer pw.Stop()
 	env.proxyAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: proxyTaskQueue, Logger: logger,
 		Server: crawl.Server{StaticEgressProxy: true}, StaticIP: staticIP}))
+
+	env.llm = fakellm.New(llmAnswer)
+	defer env.llm.Close()
+	lc := cfg
+	lc.TaskQueue, lc.AllowPrivateNetworks = llmTaskQueue, true
+	lc.LLM = config.LLM{Provider: "openai", Model: "test-model", BaseURL: env.llm.BaseURL(), APIKey: llmKey,
+		TaskQueue: llmTaskQueue + "-extract", RatePerSecond: 50, Concurrency: 4,
+		ContextTokens: llmContext, MaxAnswerTokens: 256, Timeout: 10 * time.Second}
+	lw, err := worker.New(env.temporal, lc, env.store, nil)
+	if err == nil {
+		err = lw.Start()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
+		return 1
+	}
+	defer lw.Stop()
+	env.llmAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: llmTaskQueue, Logger: logger,
+		Server: crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext)}}))
 
 	env.restartConfig = cfg
 	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true
@@ -409,6 +439,12 @@ func replay(t testing.TB, workflowID, runID string) {
 		}
 		history.Events = append(history.Events, ev)
 	}
+	replayHistory(t, workflowID, history)
+}
+
+// replayHistory replays one run's history against the current code.
+func replayHistory(t testing.TB, workflowID string, history *historypb.History) {
+	t.Helper()
 	r := sdkworker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	if err := r.ReplayWorkflowHistory(nil, history); err != nil {
