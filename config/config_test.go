@@ -125,3 +125,48 @@ func TestComposeFile(t *testing.T) {
 		t.Error("no postgres service")
 	}
 }
+
+func TestLLMSettings(t *testing.T) {
+	tests := []struct {
+		name     string
+		vars     map[string]string
+		provider string
+		key      string
+		fails    string
+	}{
+		{"none", nil, "", "", ""},
+		{"an OpenAI-compatible server needs only its URL and model",
+			map[string]string{"CRAWLER_LLM_BASE_URL": "http://127.0.0.1:8000/v1", "CRAWLER_LLM_MODEL": "local"}, "openai", "", ""},
+		{"the provider's own key variable",
+			map[string]string{"CRAWLER_LLM_PROVIDER": "Anthropic", "CRAWLER_LLM_MODEL": "m", "ANTHROPIC_API_KEY": "a-key", "OPENAI_API_KEY": "o-key"},
+			"anthropic", "a-key", ""},
+		{"CRAWLER_LLM_API_KEY first",
+			map[string]string{"CRAWLER_LLM_PROVIDER": "openai", "CRAWLER_LLM_MODEL": "m", "CRAWLER_LLM_API_KEY": "c-key", "OPENAI_API_KEY": "o-key"},
+			"openai", "c-key", ""},
+		{"ollama needs no key", map[string]string{"CRAWLER_LLM_PROVIDER": "ollama", "CRAWLER_LLM_MODEL": "llama3"}, "ollama", "", ""},
+		{"unknown provider", map[string]string{"CRAWLER_LLM_PROVIDER": "acme", "CRAWLER_LLM_MODEL": "m"}, "", "", "CRAWLER_LLM_PROVIDER"},
+		{"no model", map[string]string{"CRAWLER_LLM_PROVIDER": "ollama"}, "", "", "CRAWLER_LLM_MODEL"},
+		{"no key for OpenAI itself", map[string]string{"CRAWLER_LLM_PROVIDER": "openai", "CRAWLER_LLM_MODEL": "m"}, "", "", "OPENAI_API_KEY"},
+		{"context too small", map[string]string{"CRAWLER_LLM_PROVIDER": "ollama", "CRAWLER_LLM_MODEL": "m",
+			"CRAWLER_LLM_CONTEXT_TOKENS": "1024", "CRAWLER_LLM_MAX_TOKENS": "1000"}, "", "", "CRAWLER_LLM_CONTEXT_TOKENS"},
+		{"rate not a number", map[string]string{"CRAWLER_LLM_RATE": "fast"}, "", "", "CRAWLER_LLM_RATE"},
+		{"bad base URL", map[string]string{"CRAWLER_LLM_BASE_URL": "localhost:8000", "CRAWLER_LLM_MODEL": "m"}, "", "", "CRAWLER_LLM_BASE_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.LoadFrom(env(tt.vars))
+			if tt.fails != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.fails) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.fails)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.LLM.Provider != tt.provider || c.LLM.APIKey != tt.key || c.LLM.Enabled() != (tt.provider != "") {
+				t.Errorf("provider %q key %q enabled %v; want %q %q", c.LLM.Provider, c.LLM.APIKey, c.LLM.Enabled(), tt.provider, tt.key)
+			}
+		})
+	}
+}

@@ -135,7 +135,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Temporal:  tc,
 		TaskQueue: cfg.TaskQueue,
 		Server: crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable,
-			LLM: cfg.LLM.Enabled(), ExtractionLimit: extract.InstructionLimit(cfg.LLM.ContextTokens)},
+			LLM: cfg.LLM.Enabled(), ExtractionLimit: extractionLimit(cfg.LLM)},
 		StaticIP: cfg.StaticEgressIP,
 		Logger:   logger,
 	})
@@ -211,4 +211,13 @@ func apikey(ctx context.Context, cfg config.Config, args []string, stdout io.Wri
 	}
 	fmt.Fprintln(stdout, key)
 	return nil
+}
+
+// extractionLimit is the longest extraction the configured model takes; 0
+// without a model (extraction is then refused whatever its length).
+func extractionLimit(l config.LLM) int {
+	if !l.Enabled() {
+		return 0
+	}
+	return extract.InstructionLimit(l.ContextTokens)
 }
