@@ -142,7 +142,14 @@ func Split(markdown string) []Block {
 // continues reports whether line carries on the block above it rather
 // than starting a block of its own.
 func continues(line string) bool {
-	return strings.TrimSpace(line) != "" && !atxHeading.MatchString(line) && !fenceOpen.MatchString(line) &&
+	t := strings.TrimLeft(line, " \t")
+	if t == "" {
+		return false
+	}
+	if !strings.ContainsRune("#`~-*_+|0123456789", rune(t[0])) {
+		return true // no block starts otherwise: skip the patterns
+	}
+	return !atxHeading.MatchString(line) && !fenceOpen.MatchString(line) &&
 		!rule.MatchString(line) && !listMarker.MatchString(line) && !isTableRow(line)
 }
 

@@ -51,8 +51,10 @@ func TestPlaywrightEngine(t *testing.T) {
 	t.Parallel()
 	s := jsOnlySite(t)
 	for _, body := range []map[string]any{
-		{"engineType": "playwright", "maxDepth": 1},
-		{"startUrls": []string{s.URL + "/"}, "engine": "playwright", "maxDepth": 1, "maxResults": 10},
+		// Both pages hold the app's paragraphs: deduplication would take
+		// them off the second.
+		{"engineType": "playwright", "maxDepth": 1, "deduplicateContent": false},
+		{"startUrls": []string{s.URL + "/"}, "engine": "playwright", "maxDepth": 1, "maxResults": 10, "deduplicateContent": false},
 	} {
 		c := crawlSite(t, env.api, s, body, "succeeded")
 		if got := c.paths(); strings.Join(got, " ") != "/ /next" {
@@ -80,7 +82,7 @@ func TestPlaywrightEngine(t *testing.T) {
 func TestAutoSwitchesToTheBrowser(t *testing.T) {
 	t.Parallel()
 	s := jsOnlySite(t)
-	c := crawlSite(t, env.api, s, map[string]any{"maxDepth": 1}, "succeeded")
+	c := crawlSite(t, env.api, s, map[string]any{"maxDepth": 1, "deduplicateContent": false}, "succeeded")
 	if got := c.paths(); strings.Join(got, " ") != "/ /next" {
 		t.Errorf("auto crawl stored %v, want / and /next", got)
 	}

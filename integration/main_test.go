@@ -70,8 +70,8 @@ const (
 	llmKey = "sk-integration-secret-key"
 	// llmContext is the test model's context window, in tokens: small, so
 	// that a long page is sent in chunks.
-	llmContext = 2048
-	restartPageCap   = 40
+	llmContext     = 2048
+	restartPageCap = 40
 	// staticIP is what the proxied deployment publishes as its address.
 	staticIP = "203.0.113.7"
 	// maxPageBytes is the test workers' response size cap.

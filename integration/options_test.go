@@ -85,7 +85,8 @@ func TestDefaultsAndHygiene(t *testing.T) {
 func TestExcludeNonMainTagsFalse(t *testing.T) {
 	t.Parallel()
 	s := newOptionsSite(t, false)
-	c := crawlSite(t, env.api, s.Server, map[string]any{"excludeNonMainTags": false, "maxDepth": 1}, "succeeded")
+	c := crawlSite(t, env.api, s.Server, map[string]any{"excludeNonMainTags": false, "maxDepth": 1,
+		"deduplicateContent": false}, "succeeded")
 	md := c.pages["/about"].Markdown
 	for _, want := range []string{navText, footerNote, "Sidebar links", "About the options site."} {
 		if !strings.Contains(md, want) {
@@ -145,7 +146,8 @@ func TestPathFilters(t *testing.T) {
 func TestTagFilters(t *testing.T) {
 	t.Parallel()
 	s := newOptionsSite(t, false)
-	only := crawlSite(t, env.api, s.Server, map[string]any{"includeOnlyTags": []string{"h1", "footer"}, "maxDepth": 1}, "succeeded")
+	only := crawlSite(t, env.api, s.Server, map[string]any{"includeOnlyTags": []string{"h1", "footer"}, "maxDepth": 1,
+		"deduplicateContent": false}, "succeeded")
 	if md := only.pages["/about"].Markdown; md != "# about\n\n"+footerNote+" Partner" {
 		t.Errorf("includeOnlyTags h1, footer: %q", md)
 	}
