@@ -103,12 +103,7 @@ func parseJSON(s string) (any, bool) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, false
 	}
-	// A bare number or word from a model is an answer in words, not data.
-	switch v.(type) {
-	case map[string]any, []any, nil:
-		return v, true
-	}
-	return nil, false
+	return v, true
 }
 
 // unfence returns the content of an answer that is one fenced code block.

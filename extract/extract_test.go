@@ -169,7 +169,9 @@ func TestCombine(t *testing.T) {
 		{"nulls drop", []string{`null`, `{"a":1}`, `null`}, `{"a":1}`},
 		{"all null", []string{`null`, ` null`}, `null`},
 		{"text joins", []string{"First part.", "Second part."}, `"First part.\n\nSecond part."`},
-		{"a bare number is text", []string{"42"}, `"42"`},
+		{"a bare number is JSON", []string{"42"}, `42`},
+		{"a JSON string stays one", []string{`"red"`}, `"red"`},
+		{"scalars of several parts", []string{`1`, `null`, `2`}, `[1,2]`},
 		{"mixed shapes stay apart", []string{`[1]`, `{"a":1}`}, `[[1],{"a":1}]`},
 		{"nothing", []string{"", "  "}, `null`},
 	}
