@@ -624,11 +624,12 @@ func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Option
 // keepFunc returns what a page keeps of its markdown: all of it, or with
 // deduplication the fragments it is the first page of the crawl to hold.
 func keepFunc(deduplicate bool) db.KeepFunc {
+	if !deduplicate {
+		// Not even split: the page is stored as it is.
+		return func(raw string, _ db.Fragments) (db.Kept, error) { return db.Kept{Markdown: raw}, nil }
+	}
 	return func(raw string, f db.Fragments) (db.Kept, error) {
 		blocks := dedupe.Split(raw)
-		if !deduplicate {
-			return db.Kept{Markdown: raw, Fragments: dedupe.Count(blocks)}, nil
-		}
 		hashes := dedupe.Hashes(blocks)
 		claims := make([][16]byte, len(hashes))
 		for i, h := range hashes {

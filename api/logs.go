@@ -135,7 +135,8 @@ type pageJSON struct {
 	// unless the request asks for raw=true.
 	Markdown string `json:"markdown"`
 	// Fragments counts the page's text fragments, FragmentsRemoved those
-	// deduplication removed from markdown.
+	// deduplication removed from markdown; both are 0 on a crawl that did
+	// not deduplicate.
 	Fragments        int        `json:"fragments"`
 	FragmentsRemoved int        `json:"fragmentsRemoved"`
 	Engine           string     `json:"engine"`

@@ -333,14 +333,3 @@ func emptyRow(row string) string {
 	n := strings.Count(strings.Trim(strings.TrimSpace(row), "|"), "|") + 1
 	return "|" + strings.Repeat("  |", n)
 }
-
-// Count returns the number of fragments among blocks.
-func Count(blocks []Block) int {
-	n := 0
-	for _, b := range blocks {
-		if b.Fragment {
-			n++
-		}
-	}
-	return n
-}

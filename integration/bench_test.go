@@ -35,8 +35,12 @@ func treeSite(b *testing.B) *httptest.Server {
 // the worker and Postgres: pages per second, and the peak Go heap of the
 // process that runs the worker.
 func BenchmarkStaticCrawl(b *testing.B) {
-	for _, concurrency := range []int{8, 32} {
-		b.Run(fmt.Sprintf("pages=1000/concurrency=%d", concurrency), func(b *testing.B) {
+	for _, run := range []struct {
+		concurrency int
+		dedupe      bool
+	}{{8, true}, {32, true}, {32, false}} {
+		concurrency := run.concurrency
+		b.Run(fmt.Sprintf("pages=1000/concurrency=%d/dedupe=%v", concurrency, run.dedupe), func(b *testing.B) {
 			site := treeSite(b)
 			var peak atomic.Uint64
 			stop := make(chan struct{})
@@ -61,6 +65,7 @@ func BenchmarkStaticCrawl(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				c := create(b, env.api, env.keyA, map[string]any{
 					"startUrl": site.URL + "/0", "maxResults": 1000, "maxDepth": 5, "maxConcurrentPages": concurrency,
+					"deduplicateContent": run.dedupe,
 				})
 				done := waitFor(b, env.api, env.keyA, c.ID, 10*time.Minute, "the end", func(c crawlObj) bool { return c.Status != "running" })
 				if done.Status != "succeeded" || done.TotalPages != 1000 {
