@@ -35,18 +35,20 @@ func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Co
 		if err != nil || !running {
 			return err
 		}
-		for _, p := range pages {
-			_, err := tx.NewUpdate().Model((*Page)(nil)).
-				Set("state = ?", PageConverted).
-				Set("html = NULL").
-				Set("title = ?", p.Title).
-				Set("raw_markdown = ?", p.Markdown).
-				Set("convert_ms = ?", p.ConvertMS).
-				Where("id = ?", p.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageFetched).
-				Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("save markdown of page %d: %w", p.PageID, err)
-			}
+		ids := make([]int64, len(pages))
+		titles, markdowns := make([]string, len(pages)), make([]string, len(pages))
+		ms := make([]int, len(pages))
+		for i, p := range pages {
+			ids[i], titles[i], markdowns[i], ms[i] = p.PageID, p.Title, p.Markdown, p.ConvertMS
+		}
+		_, err = tx.NewRaw(`
+UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[]) AS d(id, title, markdown, ms)
+WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
+			PageConverted, pgdialect.Array(ids), pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(ms),
+			crawlID, PageFetched).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("save markdown of %d pages: %w", len(pages), err)
 		}
 		return nil
 	})
@@ -148,7 +150,7 @@ type StoreResult struct {
 }
 
 // storeGroup is how many pages StoreConverted stores in one transaction.
-const storeGroup = 16
+const storeGroup = 32
 
 // StoreConverted turns the converted pages of a batch into results, one
 // at a time in crawl order (depth, rank), so that the first page of the
@@ -187,27 +189,50 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 			if err != nil {
 				return fmt.Errorf("load converted pages: %w", err)
 			}
+			// The group's results and skips are written in one statement
+			// each: the claims are the only round trip a page costs.
+			var (
+				ids, skipped           []int64
+				markdowns              []string
+				fragments, removedFrag []int
+			)
 			for _, p := range pages {
-				q := tx.NewUpdate().Model((*Page)(nil)).Where("id = ?", p.ID)
-				if got.Stored >= room {
-					q = q.Set("state = ?", PageSkipped).
-						Set("error = ?", "not stored: the crawl had ended or reached its page limit")
-					got.Skipped++
-				} else {
-					k, err := keep(deref(p.RawMarkdown), Fragments{ctx: ctx, db: tx, crawlID: crawlID, pageID: p.ID})
-					if err != nil {
-						return err
-					}
-					q = q.Set("state = ?", PageStored).
-						Set("markdown = ?", k.Markdown).
-						Set("fragments = ?", k.Fragments).
-						Set("fragments_removed = ?", k.Removed).
-						Set("stored_at = clock_timestamp()")
-					got.Stored++
+				if len(ids) >= room {
+					skipped = append(skipped, p.ID)
+					continue
 				}
-				if _, err := q.Exec(ctx); err != nil {
-					return fmt.Errorf("store page %d: %w", p.ID, err)
+				k, err := keep(deref(p.RawMarkdown), Fragments{ctx: ctx, db: tx, crawlID: crawlID, pageID: p.ID})
+				if err != nil {
+					return err
 				}
+				ids, markdowns = append(ids, p.ID), append(markdowns, k.Markdown)
+				fragments, removedFrag = append(fragments, k.Fragments), append(removedFrag, k.Removed)
+			}
+			if len(skipped) > 0 {
+				if _, err := tx.NewUpdate().Model((*Page)(nil)).
+					Set("state = ?", PageSkipped).
+					Set("error = ?", "not stored: the crawl had ended or reached its page limit").
+					Where("id IN (?)", bun.In(skipped)).Where("state = ?", PageConverted).Exec(ctx); err != nil {
+					return fmt.Errorf("skip pages over the budget: %w", err)
+				}
+			}
+			got.Skipped = len(skipped)
+			if len(ids) > 0 {
+				// stored_at follows crawl order within the group (results
+				// are listed by it): the transaction's time plus the page's
+				// position in microseconds.
+				res, err := tx.NewRaw(`
+UPDATE pages AS p SET state = ?, markdown = d.markdown, fragments = d.fragments,
+    fragments_removed = d.removed, stored_at = now() + d.ord * interval '1 microsecond'
+FROM unnest(?::bigint[], ?::text[], ?::integer[], ?::integer[]) WITH ORDINALITY AS d(id, markdown, fragments, removed, ord)
+WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
+					PageStored, pgdialect.Array(ids), pgdialect.Array(markdowns), pgdialect.Array(fragments),
+					pgdialect.Array(removedFrag), crawlID, PageConverted).Exec(ctx)
+				if err != nil {
+					return fmt.Errorf("store pages: %w", err)
+				}
+				n, _ := res.RowsAffected()
+				got.Stored = int(n)
 			}
 			if got.Stored == 0 {
 				return nil
