@@ -39,7 +39,7 @@ type crawlStore interface {
 	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep db.KeepFunc) (db.StoreResult, error)
 	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 	ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (db.ExtractionSource, error)
-	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, answer string) error
+	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a db.ChunkAnswer) error
 	SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID int64, value json.RawMessage, failure string, ms int) error
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)

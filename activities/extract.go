@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 )
 
@@ -84,8 +87,9 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 	done := 0
 	defer keepAlive(ctx, func() any { return done })()
 	for i, ch := range chunks {
-		if answer, ok := src.Answers[i]; ok && src.Chunks == len(chunks) {
-			answers[i], done = answer, done+1
+		digest := questionDigest(o.Extraction, ch)
+		if saved, ok := src.Answers[i]; ok && saved.Digest == digest {
+			answers[i], done = saved.Answer, done+1
 			continue
 		}
 		answer, err := a.LLM.Ask(ctx, o.Extraction, ch)
@@ -104,12 +108,21 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 		default:
 			return fail(err.Error())
 		}
-		if err := a.Store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), answer); err != nil {
+		if err := a.Store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), db.ChunkAnswer{Digest: digest, Answer: answer}); err != nil {
 			return ExtractPageResult{}, err
 		}
 		answers[i], done = answer, done+1
 	}
 	return ExtractPageResult{}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, extract.Combine(answers), "", elapsed())
+}
+
+// questionDigest identifies what a call asks: the instructions, the
+// chunk's text and its place in the page. A saved answer is reused only for
+// the same question.
+func questionDigest(instructions string, c extract.Chunk) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d/%d\x00%s\x00%s", c.Index, c.Count, instructions, c.Text)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // lastAttempt reports whether the running activity will not be retried.

@@ -562,6 +562,8 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		progress.Store(int64(res.Converted + res.Skipped))
 	}
 	if !in.StoreLater {
+		// These crawls began without deduplication: they end without it.
+		o.DeduplicateContent = false
 		stored, err := a.storeBatch(ctx, c, o, in.Batch, in.Budget)
 		if err != nil {
 			return res, err
@@ -640,6 +642,9 @@ func keepFunc(deduplicate bool) db.KeepFunc {
 			return db.Kept{}, err
 		}
 		r := dedupe.Assemble(blocks, func(h dedupe.Hash) bool { return owned[h] })
+		if r.Removed == 0 {
+			r.Markdown = raw // nothing removed: the page as it was, to the byte
+		}
 		released := make([][16]byte, len(r.Released))
 		for i, h := range r.Released {
 			released[i] = h

@@ -161,14 +161,22 @@ func (s *server) listPages(c *fiber.Ctx) error {
 		}
 		raw = b
 	}
-	return paginate(s, c, "id", maxPagesLimit, s.Store.ListResults, func(p db.Page) pageJSON { return resultView(p, raw) })
+	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]db.Page, int, error) {
+		return s.Store.ListResults(ctx, id, page, limit, raw)
+	}
+	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) pageJSON { return resultView(p, raw) })
 }
 
 func resultView(p db.Page, raw bool) pageJSON {
 	v := pageJSON{URL: p.URL, Depth: p.Depth, Title: str(p.Title), Markdown: str(p.Markdown), Engine: str(p.Engine),
 		Extraction: json.RawMessage("null"), ExtractionError: str(p.ExtractionError)}
-	if raw && p.RawMarkdown != nil {
-		v.Markdown = *p.RawMarkdown
+	if raw {
+		// Pages stored before deduplication existed have no raw markdown:
+		// theirs was never deduplicated.
+		v.Markdown = str(p.RawMarkdown)
+		if p.RawMarkdown == nil {
+			v.Markdown = str(p.Markdown)
+		}
 	}
 	if p.Fragments != nil {
 		v.Fragments = *p.Fragments

@@ -30,7 +30,7 @@ type store interface {
 		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
-	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)
+	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error)
 }
 
 var _ store = (*db.Store)(nil)

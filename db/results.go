@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -271,10 +272,14 @@ type ExtractionSource struct {
 	Markdown string
 	// Done is set once the page's extraction is recorded.
 	Done bool
-	// Answers holds the answers already paid for, by chunk, of a page
-	// split in Chunks chunks.
-	Chunks  int
-	Answers map[int]string
+	// Answers holds the answers already paid for, by chunk.
+	Answers map[int]ChunkAnswer
+}
+
+// ChunkAnswer is the LLM's answer for one chunk of a page; Digest
+// identifies the question (instructions and chunk).
+type ChunkAnswer struct {
+	Digest, Answer string
 }
 
 // ExtractionSource returns a result page's URL, its markdown before
@@ -295,33 +300,34 @@ func (s *Store) ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID 
 	}
 	var rows []struct {
 		Chunk  int    `bun:"chunk"`
-		Chunks int    `bun:"chunks"`
+		Digest string `bun:"digest"`
 		Answer string `bun:"answer"`
 	}
-	err = s.db.NewSelect().Table("extraction_chunks").Column("chunk", "chunks", "answer").
+	err = s.db.NewSelect().Table("extraction_chunks").Column("chunk", "digest", "answer").
 		Where("page_id = ?", pageID).Order("chunk").Scan(ctx, &rows)
 	if err != nil {
 		return ExtractionSource{}, fmt.Errorf("load chunk answers of page %d: %w", pageID, err)
 	}
-	src.Answers = map[int]string{}
+	src.Answers = make(map[int]ChunkAnswer, len(rows))
 	for _, r := range rows {
-		src.Chunks = r.Chunks
-		src.Answers[r.Chunk] = r.Answer
+		src.Answers[r.Chunk] = ChunkAnswer{Digest: r.Digest, Answer: r.Answer}
 	}
 	return src, nil
 }
 
 // SaveChunkAnswer keeps the answer for one chunk of a page, so that a
 // retry does not ask for it again. Answers for another split of the page
-// (the model's context changed) are dropped.
-func (s *Store) SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, answer string) error {
+// (the model's context changed) are dropped; the answer of a chunk that
+// was asked differently is replaced.
+func (s *Store) SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a ChunkAnswer) error {
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Table("extraction_chunks").
 			Where("page_id = ?", pageID).Where("chunks <> ?", chunks).Exec(ctx); err != nil {
 			return fmt.Errorf("drop stale chunk answers of page %d: %w", pageID, err)
 		}
-		_, err := tx.NewRaw(`INSERT INTO extraction_chunks (page_id, chunk, chunks, answer) VALUES (?, ?, ?, ?)
-ON CONFLICT (page_id, chunk) DO NOTHING`, pageID, chunk, chunks, answer).Exec(ctx)
+		_, err := tx.NewRaw(`INSERT INTO extraction_chunks (page_id, chunk, chunks, digest, answer) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (page_id, chunk) DO UPDATE SET digest = excluded.digest, answer = excluded.answer`,
+			pageID, chunk, chunks, a.Digest, a.Answer).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("save chunk answer of page %d: %w", pageID, err)
 		}
@@ -339,7 +345,7 @@ func (s *Store) SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID in
 			return err
 		}
 		q := tx.NewUpdate().Model((*Page)(nil)).
-			Set("extraction_error = ?", nullString(failure)).
+			Set("extraction_error = ?", nullString(strings.ReplaceAll(failure, "\x00", ""))).
 			Set("extraction_ms = ?", ms).
 			Set("extracted_at = clock_timestamp()").
 			Where("id = ?", pageID).Where("crawl_id = ?", crawlID).Where("extracted_at IS NULL")
@@ -355,10 +361,15 @@ func (s *Store) SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID in
 }
 
 // ListResults returns one page of a crawl's result pages in crawl order,
-// and the total number of results.
-func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]Page, int, error) {
+// and the total number of results. Pages come with their markdown, or with
+// raw their markdown before deduplication (in RawMarkdown).
+func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]Page, int, error) {
 	pages := []Page{}
-	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html").
+	skip := "raw_markdown"
+	if raw {
+		skip = "markdown"
+	}
+	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", skip).
 		Where("crawl_id = ?", crawlID).Where("state = ?", PageStored).
 		Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {

@@ -278,14 +278,23 @@ func TestStoreConvertedClaimsInCrawlOrder(t *testing.T) {
 	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwned); err != nil {
 		t.Fatal(err)
 	}
-	results, _, err := store.ListResults(ctx, c.ID, 1, 10)
-	if err != nil || len(results) != 2 {
-		t.Fatalf("results: %v, %v", results, err)
-	}
 	want := map[int64][2]string{ids[0]: {"shared\nown 0", "shared\nown 0"}, ids[1]: {"own 1", "shared\nown 1"}}
-	for _, r := range results {
-		if w := want[r.ID]; *r.Markdown != w[0] || *r.RawMarkdown != w[1] {
-			t.Errorf("page %s: markdown %q raw %q, want %q and %q", r.URL, *r.Markdown, *r.RawMarkdown, w[0], w[1])
+	for _, raw := range []bool{false, true} {
+		results, _, err := store.ListResults(ctx, c.ID, 1, 10, raw)
+		if err != nil || len(results) != 2 {
+			t.Fatalf("results: %v, %v", results, err)
+		}
+		for i, r := range results {
+			if r.ID != ids[i] {
+				t.Errorf("result %d is page %d, want %d: results are in crawl order", i, r.ID, ids[i])
+			}
+			got, w := r.Markdown, want[r.ID][0]
+			if raw {
+				got, w = r.RawMarkdown, want[r.ID][1]
+			}
+			if got == nil || *got != w {
+				t.Errorf("page %s (raw %v): markdown %v, want %q", r.URL, raw, got, w)
+			}
 		}
 	}
 }

@@ -77,7 +77,7 @@ func Split(markdown string) []Block {
 		case strings.TrimSpace(line) == "":
 			blank = true
 			i++
-		case fenceOpen.MatchString(line):
+		case isFence(line):
 			fence := fenceOpen.FindStringSubmatch(line)[1]
 			end := i + 1
 			for end < len(lines) && !closesFence(lines[end], fence) {
@@ -149,8 +149,22 @@ func continues(line string) bool {
 	if !strings.ContainsRune("#`~-*_+|0123456789", rune(t[0])) {
 		return true // no block starts otherwise: skip the patterns
 	}
-	return !atxHeading.MatchString(line) && !fenceOpen.MatchString(line) &&
+	return !atxHeading.MatchString(line) && !isFence(line) &&
 		!rule.MatchString(line) && !listMarker.MatchString(line) && !isTableRow(line)
+}
+
+// isFence reports whether line opens a fenced code block. A backtick
+// fence's info string has no backtick: "```npm i x``` does it" is text.
+func isFence(line string) bool {
+	m := fenceOpen.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	if m[1][0] == '`' {
+		rest := strings.TrimLeft(line, " ")[len(m[1]):]
+		return !strings.Contains(rest, "`")
+	}
+	return true
 }
 
 func closesFence(line, fence string) bool {
@@ -224,9 +238,12 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 	keep := make([]bool, len(blocks))
 	var res Result
 	for i, b := range blocks {
-		if b.Fragment {
+		switch {
+		case b.Fragment:
 			res.Fragments++
 			keep[i] = owned(b.Hash)
+		case b.Kind != TableDelimiter:
+			keep[i] = true // no text to compare (an empty list item, a rule): structure
 		}
 	}
 	// A heading whose section had text and lost all of it goes too. The
@@ -270,9 +287,10 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 		}
 	}
 	// Rules stay between kept blocks only.
+	lastText := -1
 	for i, b := range blocks {
-		if b.Kind == Rule {
-			keep[i] = true
+		if keep[i] && b.Kind != Rule {
+			lastText = i
 		}
 	}
 
@@ -289,7 +307,7 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 		if !keep[i] {
 			continue
 		}
-		if b.Kind == Rule && (last < 0 || blocks[last].Kind == Rule || !keptAfter(blocks, keep, i)) {
+		if b.Kind == Rule && (last < 0 || blocks[last].Kind == Rule || i > lastText) {
 			continue
 		}
 		if last >= 0 {
@@ -316,16 +334,6 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 		}
 	}
 	return res
-}
-
-// keptAfter reports whether a kept block other than a rule follows i.
-func keptAfter(blocks []Block, keep []bool, i int) bool {
-	for j := i + 1; j < len(blocks); j++ {
-		if keep[j] && blocks[j].Kind != Rule {
-			return true
-		}
-	}
-	return false
 }
 
 // emptyRow returns a table row with the cells of row, emptied.

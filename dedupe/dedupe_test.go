@@ -90,6 +90,16 @@ func TestSplitKinds(t *testing.T) {
 	}
 }
 
+func TestInlineBackticksAreNotAFence(t *testing.T) {
+	blocks := Split("```npm install foo``` installs it.\n\n# Next\n\nText.")
+	if len(blocks) != 3 || blocks[0].Kind != Paragraph || blocks[1].Kind != Heading {
+		for _, b := range blocks {
+			t.Logf("%d %q", b.Kind, b.Text)
+		}
+		t.Fatal("a line with inline triple backticks opened a code block")
+	}
+}
+
 func TestNormalizedFragmentsMatch(t *testing.T) {
 	same := [][2]string{
 		{"Hello   World", "hello world"},

@@ -27,9 +27,10 @@ func Combine(answers []string) json.RawMessage {
 			texts = append(texts, a)
 			continue
 		}
-		if v != nil {
-			values = append(values, v)
+		if v == nil {
+			continue // this part holds nothing the instructions ask for
 		}
+		values = append(values, v)
 		texts = append(texts, a)
 	}
 	if len(texts) == 0 {
@@ -38,7 +39,7 @@ func Combine(answers []string) json.RawMessage {
 	if !allJSON {
 		return mustMarshal(strings.Join(texts, "\n\n"))
 	}
-	if len(texts) == 1 {
+	if len(texts) == 1 && !strings.Contains(texts[0], `\u0000`) {
 		var buf bytes.Buffer
 		if json.Compact(&buf, []byte(texts[0])) == nil {
 			return json.RawMessage(buf.Bytes()) // as the model wrote it, keys in its order
@@ -122,7 +123,10 @@ func unfence(s string) string {
 	return strings.TrimSpace(body[nl+1:])
 }
 
+// mustMarshal encodes v without NUL characters, which Postgres's jsonb
+// refuses.
 func mustMarshal(v any) json.RawMessage {
+	v = withoutNUL(v)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -130,4 +134,22 @@ func mustMarshal(v any) json.RawMessage {
 		return json.RawMessage("null") // unreachable: values come from the JSON decoder
 	}
 	return json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+}
+
+func withoutNUL(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, "\x00", "")
+	case []any:
+		for i := range x {
+			x[i] = withoutNUL(x[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[strings.ReplaceAll(k, "\x00", "")] = withoutNUL(val)
+		}
+		return out
+	}
+	return v
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
+	"google.golang.org/api/googleapi"
 )
 
 // Config names the model and the limits of a call.
@@ -75,8 +76,10 @@ func New(ctx context.Context, cfg Config, transport http.RoundTripper) (*Extract
 		}
 		model, err = anthropic.New(opts...)
 	case "googleai":
+		// Google's client drops the API key when given an HTTP client, so
+		// it keeps its own; its errors carry their status (see classify).
 		model, err = googleai.New(ctx, googleai.WithAPIKey(cfg.APIKey), googleai.WithDefaultModel(cfg.Model),
-			googleai.WithHTTPClient(client), googleai.WithRest())
+			googleai.WithRest())
 	case "ollama":
 		opts := []ollama.Option{ollama.WithModel(cfg.Model), ollama.WithHTTPClient(client)}
 		if cfg.BaseURL != "" {
@@ -88,6 +91,9 @@ func New(ctx context.Context, cfg Config, transport http.RoundTripper) (*Extract
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s client: %w", cfg.Provider, err)
+	}
+	if err := CheckLimits(cfg.ContextTokens, cfg.MaxAnswerTokens); err != nil {
+		return nil, err
 	}
 	return &Extractor{model: model, cfg: cfg, legacyMaxTokens: cfg.Provider == "openai" && cfg.BaseURL != ""}, nil
 }
@@ -134,12 +140,27 @@ func (e *Extractor) Ask(ctx context.Context, instructions string, c Chunk) (stri
 	if len(resp.Choices) == 0 {
 		return "", &Error{Status: status, Err: errors.New("the answer held no choices")}
 	}
-	return resp.Choices[0].Content, nil
+	// Postgres keeps no NUL characters; a model has no use for them.
+	return strings.ReplaceAll(resp.Choices[0].Content, "\x00", ""), nil
 }
 
-// classify tells retryable failures from the others.
+// classify tells retryable failures from the others, by the answer's
+// HTTP status: recorded by the transport, or carried by the error of a
+// client that keeps its own transport (Google's).
 func classify(ctx context.Context, err error, status int, retryAfter time.Duration) *Error {
+	var gerr *googleapi.Error
+	if status == 0 && errors.As(err, &gerr) {
+		status = gerr.Code
+	}
 	e := &Error{Status: status, RetryAfter: retryAfter, Err: err}
+	var lerr *llms.Error
+	if status == 0 && ctx.Err() == nil && errors.As(err, &lerr) {
+		switch lerr.Code {
+		case llms.ErrCodeAuthentication, llms.ErrCodeInvalidRequest, llms.ErrCodeResourceNotFound,
+			llms.ErrCodeContentFilter, llms.ErrCodeTokenLimit, llms.ErrCodeQuotaExceeded, llms.ErrCodeNotImplemented:
+			return e // refused: retrying will not help
+		}
+	}
 	switch {
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
 		e.Retryable = true
@@ -240,6 +261,22 @@ func defuse(s string) string { return defuser.Replace(s) }
 // token, text in other scripts less; three leaves room for both.
 const bytesPerToken = 3
 
+// minPageRoom is the least room, in bytes, a chunk must leave for the
+// page: a model with less cannot read pages in useful parts.
+const minPageRoom = 1024
+
+// CheckLimits reports whether a model with the given context and answer
+// sizes leaves room for instructions of InstructionLimit bytes and a
+// useful part of a page.
+func CheckLimits(contextTokens, answerTokens int) error {
+	instructions := strings.Repeat("x", InstructionLimit(contextTokens))
+	if _, err := SplitFor(contextTokens, answerTokens, "https://example.com/a/page/with/a/long/enough/address", instructions, ""); err != nil {
+		return fmt.Errorf("CRAWLER_LLM_CONTEXT_TOKENS (%d) leaves too little room next to CRAWLER_LLM_MAX_TOKENS (%d): %w",
+			contextTokens, answerTokens, err)
+	}
+	return nil
+}
+
 // InstructionLimit is the longest extraction instructions (in bytes) a
 // model with the given context takes: a quarter of the context, so that
 // pages still come in chunks of a useful size.
@@ -256,7 +293,7 @@ func (e *Extractor) Split(pageURL, instructions, markdown string) ([]Chunk, erro
 func SplitFor(contextTokens, answerTokens int, pageURL, instructions, markdown string) ([]Chunk, error) {
 	overhead := (len(SystemPrompt)+len(UserPrompt(instructions, Chunk{URL: pageURL, Count: 2})))/bytesPerToken + 16
 	room := (contextTokens - answerTokens - overhead) * bytesPerToken
-	if room < 256 {
+	if room < minPageRoom {
 		return nil, fmt.Errorf("the extraction instructions leave no room for the page in the model's context of %d tokens", contextTokens)
 	}
 	var texts []string

@@ -139,6 +139,17 @@ func TestSplitFitsContext(t *testing.T) {
 	}
 }
 
+func TestCheckLimits(t *testing.T) {
+	for _, tc := range []struct {
+		context, answer int
+		ok              bool
+	}{{8192, 1024, true}, {2048, 256, true}, {1280, 1024, false}, {2048, 1500, false}} {
+		if err := extract.CheckLimits(tc.context, tc.answer); (err == nil) != tc.ok {
+			t.Errorf("context %d, answer %d: %v", tc.context, tc.answer, err)
+		}
+	}
+}
+
 func TestSplitRefusesInstructionsLargerThanContext(t *testing.T) {
 	_, err := extract.SplitFor(1024, 256, "https://a.test/", strings.Repeat("long instructions ", 400), "page")
 	if err == nil {
@@ -174,6 +185,8 @@ func TestCombine(t *testing.T) {
 		{"scalars of several parts", []string{`1`, `null`, `2`}, `[1,2]`},
 		{"mixed shapes stay apart", []string{`[1]`, `{"a":1}`}, `[[1],{"a":1}]`},
 		{"nothing", []string{"", "  "}, `null`},
+		{"null parts drop from text too", []string{"First part.", "null", "Third part."}, `"First part.\n\nThird part."`},
+		{"NUL characters go", []string{`{"a":"x\u0000y"}`}, `{"a":"xy"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -344,18 +344,18 @@ var pageActivityOptions = workflow.ActivityOptions{
 
 // llmActivityOptions are those of ExtractPage (its TaskQueue is the
 // crawl's LLM task queue). Rate limits and server errors are retried with
-// backoff; the activity records the failure itself on its last attempt.
-// The wait for a worker is long: the task queue's rate limit may hold
-// pages back for minutes.
+// backoff for about three minutes when the provider names no wait; the
+// activity records the failure itself on its last attempt. There is no
+// limit on the wait for a worker: the queue's rate limit may hold pages
+// back for long, and the crawl's own timeout bounds it.
 var llmActivityOptions = workflow.ActivityOptions{
-	ScheduleToStartTimeout: 30 * time.Minute,
-	StartToCloseTimeout:    time.Hour,
-	HeartbeatTimeout:       30 * time.Second,
+	StartToCloseTimeout: time.Hour,
+	HeartbeatTimeout:    30 * time.Second,
 	RetryPolicy: &temporal.RetryPolicy{
-		InitialInterval:    time.Second,
+		InitialInterval:    2 * time.Second,
 		BackoffCoefficient: 2,
 		MaximumInterval:    time.Minute,
-		MaximumAttempts:    6,
+		MaximumAttempts:    8,
 	},
 }
 

@@ -130,6 +130,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 
+	if cfg.LLM.Enabled() {
+		if err := extract.CheckLimits(cfg.LLM.ContextTokens, cfg.LLM.MaxAnswerTokens); err != nil {
+			return err
+		}
+	}
 	app := api.New(api.Options{
 		Store:     store,
 		Temporal:  tc,

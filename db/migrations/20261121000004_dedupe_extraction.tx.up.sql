@@ -37,10 +37,13 @@ CREATE TABLE fragments (
 
 -- extraction_chunks keeps the LLM's answer for each chunk of a page as it
 -- arrives, so that a retried extraction does not pay for a chunk twice.
+-- digest identifies what was asked (instructions and chunk text): an
+-- answer is reused only for the same question.
 CREATE TABLE extraction_chunks (
     page_id bigint  NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
     chunk   integer NOT NULL,
     chunks  integer NOT NULL,
+    digest  text    NOT NULL,
     answer  text    NOT NULL,
     PRIMARY KEY (page_id, chunk)
 );
