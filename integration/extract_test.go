@@ -64,6 +64,11 @@ func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
 		return fakellm.Reply{Content: `{"path": "/slow"}`, Delay: 3 * time.Second}
 	case "/long":
 		return fakellm.Reply{Content: fmt.Sprintf(`["part-%d"]`, part)}
+	case "/long-flaky":
+		if part == 2 && n == 1 {
+			return fakellm.Reply{Status: http.StatusServiceUnavailable}
+		}
+		return fakellm.Reply{Content: fmt.Sprintf(`["part-%d"]`, part)}
 	case "/prose":
 		return fakellm.Reply{Content: "A page written in prose."}
 	}
@@ -85,7 +90,7 @@ func callsFor(pageURL string) []fakellm.Call {
 // answer.
 func extractionSite(t *testing.T) *httptest.Server {
 	t.Helper()
-	paths := []string{"/plain", "/ratelimited", "/flaky", "/bad", "/slow", "/long", "/prose"}
+	paths := []string{"/plain", "/ratelimited", "/flaky", "/bad", "/slow", "/long", "/long-flaky", "/prose"}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		switch r.URL.Path {
@@ -95,8 +100,8 @@ func extractionSite(t *testing.T) *httptest.Server {
 				fmt.Fprintf(w, `<a href="%s">%s</a> `, p, p)
 			}
 			fmt.Fprint(w, "</body></html>")
-		case "/long":
-			fmt.Fprint(w, "<html><body><h1>Long product sheet</h1>")
+		case "/long", "/long-flaky":
+			fmt.Fprintf(w, "<html><body><h1>Long product sheet %s</h1>", r.URL.Path)
 			for i := 0; i < 300; i++ {
 				fmt.Fprintf(w, "<p>Specification line %d of the long product sheet, with enough words to fill a context.</p>", i)
 			}
@@ -122,8 +127,8 @@ func TestExtraction(t *testing.T) {
 	const instructions = "Return the product name as JSON."
 	c := crawlSite(t, env.llmAPI, site, map[string]any{"extraction": instructions, "maxDepth": 1,
 		"maxConcurrentPages": 4}, "succeeded")
-	if len(c.pages) != 8 {
-		t.Fatalf("stored %v, want the start page and its 7 links", c.paths())
+	if len(c.pages) != 9 {
+		t.Fatalf("stored %v, want the start page and its 8 links", c.paths())
 	}
 
 	for _, path := range []string{"/", "/plain", "/ratelimited", "/flaky", "/slow"} {
@@ -195,6 +200,25 @@ func TestExtraction(t *testing.T) {
 		}
 	}
 
+	// A part that failed once is asked again on the retry; the parts
+	// answered before it are not paid for twice.
+	flaky := callsFor(site.URL + "/long-flaky")
+	perPart := map[string]int{}
+	for _, call := range flaky {
+		perPart[partInPrompt.FindString(call.User)]++
+	}
+	if len(perPart) < 3 || len(flaky) != len(perPart)+1 {
+		t.Errorf("/long-flaky took %d calls for %d parts, want one more for the failed part only", len(flaky), len(perPart))
+	}
+	for part, n := range perPart {
+		if want := 1 + btoi(strings.HasPrefix(part, `part="2 `)); n != want {
+			t.Errorf("/long-flaky %s asked %d times, want %d", part, n, want)
+		}
+	}
+	if err := json.Unmarshal(c.pages["/long-flaky"].Extraction, &parts); err != nil || len(parts) != len(perPart) || parts[1] != "part-2" {
+		t.Errorf("/long-flaky: extraction %s, want every part's answer once, in order", c.pages["/long-flaky"].Extraction)
+	}
+
 	// Neither the API key nor the instructions are in workflow history:
 	// it holds IDs and counters.
 	for _, h := range crawlHistories(t, "crawl-"+c.crawl.ID) {
@@ -206,6 +230,13 @@ func TestExtraction(t *testing.T) {
 		}
 		replayHistory(t, "crawl-"+c.crawl.ID, h)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // crawlHistories returns the histories of every run of a workflow, the
