@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
+	"golang.org/x/time/rate"
 	"google.golang.org/api/googleapi"
 )
 
@@ -36,12 +37,17 @@ type Config struct {
 	MaxAnswerTokens int
 	// Timeout bounds one call.
 	Timeout time.Duration
+	// CallsPerSecond bounds this process's calls (0: no bound). The LLM
+	// task queue's rate limit counts pages; a page sent in parts makes
+	// several calls, which this keeps within the same rate.
+	CallsPerSecond float64
 }
 
 // Extractor asks one model.
 type Extractor struct {
-	model llms.Model
-	cfg   Config
+	model   llms.Model
+	cfg     Config
+	limiter *rate.Limiter
 	// legacyMaxTokens sends max_tokens rather than max_completion_tokens,
 	// which OpenAI-compatible servers do not all know.
 	legacyMaxTokens bool
@@ -95,7 +101,11 @@ func New(ctx context.Context, cfg Config, transport http.RoundTripper) (*Extract
 	if err := CheckLimits(cfg.ContextTokens, cfg.MaxAnswerTokens); err != nil {
 		return nil, err
 	}
-	return &Extractor{model: model, cfg: cfg, legacyMaxTokens: cfg.Provider == "openai" && cfg.BaseURL != ""}, nil
+	e := &Extractor{model: model, cfg: cfg, legacyMaxTokens: cfg.Provider == "openai" && cfg.BaseURL != ""}
+	if cfg.CallsPerSecond > 0 {
+		e.limiter = rate.NewLimiter(rate.Limit(cfg.CallsPerSecond), 1)
+	}
+	return e, nil
 }
 
 // Error is a failed call. Retryable failures (rate limits, server errors,
@@ -121,6 +131,11 @@ func (e *Error) Unwrap() error { return e.Err }
 // Ask sends one chunk of a page with the instructions and returns the
 // model's answer. A failure is an *Error.
 func (e *Extractor) Ask(ctx context.Context, instructions string, c Chunk) (string, error) {
+	if e.limiter != nil {
+		if err := e.limiter.Wait(ctx); err != nil {
+			return "", &Error{Retryable: true, Err: fmt.Errorf("waiting for the call rate: %w", err)}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
 	rec := &callRecord{}

@@ -206,3 +206,26 @@ func TestProvidersBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestCallRate: a process's calls keep to CallsPerSecond, whatever the
+// number of parts a page is sent in.
+func TestCallRate(t *testing.T) {
+	srv := fakellm.New(func(fakellm.Call, int) fakellm.Reply { return fakellm.Reply{Content: "ok"} })
+	defer srv.Close()
+	e, err := extract.New(context.Background(), extract.Config{Provider: "openai", Model: "m", BaseURL: srv.BaseURL(),
+		ContextTokens: 4096, MaxAnswerTokens: 256, Timeout: 5 * time.Second, CallsPerSecond: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i := 0; i < 6; i++ {
+		if _, err := e.Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first call goes at once, the five others 200 ms apart: never
+	// sooner than a second.
+	if d := time.Since(start); d < 950*time.Millisecond {
+		t.Errorf("6 calls at 5 a second took %v", d)
+	}
+}

@@ -99,6 +99,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		llm, err := extract.New(context.Background(), extract.Config{
 			Provider: cfg.LLM.Provider, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey,
 			ContextTokens: cfg.LLM.ContextTokens, MaxAnswerTokens: cfg.LLM.MaxAnswerTokens, Timeout: cfg.LLM.Timeout,
+			CallsPerSecond: cfg.LLM.RatePerSecond,
 		}, nil)
 		if err != nil {
 			static.Close()
