@@ -21,7 +21,6 @@ import (
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
-	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
 
@@ -603,14 +602,11 @@ func TestWorkflowStartFailure(t *testing.T) {
 func TestWorkerRestart(t *testing.T) {
 	t.Parallel()
 	start := func() (func(), func()) {
-		wk, err := worker.New(env.temporal, env.restartConfig, env.store, nil)
-		if err == nil {
-			err = wk.Start()
-		}
+		stop, err := startWorker(env.restartConfig, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return wk.Stop, func() {}
+		return stop, func() {}
 	}
 	slow := slowSite(t, 200*time.Millisecond)
 	stop, closeFetcher := start()

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -245,15 +243,7 @@ func crawlHistories(t *testing.T, workflowID string) []*historypb.History {
 	t.Helper()
 	var out []*historypb.History
 	for runID := ""; ; {
-		iter := env.temporal.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		h := &historypb.History{}
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				t.Fatalf("history of %s: %v", workflowID, err)
-			}
-			h.Events = append(h.Events, ev)
-		}
+		h := runHistory(t, workflowID, runID)
 		out = append(out, h)
 		runID = h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
 		if runID == "" {

@@ -132,15 +132,12 @@ func run(m *testing.M) int {
 		wc := cfg
 		wc.TaskQueue, wc.AllowPrivateNetworks = w.queue, w.allowPrivate
 		wc.BrowserAvailable, wc.BrowserTaskQueue = w.browser != nil, w.queue+"-browser"
-		wk, err := worker.New(env.temporal, wc, env.store, w.browser)
-		if err == nil {
-			err = wk.Start()
-		}
+		stop, err := startWorker(wc, w.browser)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 			return 1
 		}
-		defer wk.Stop()
+		defer stop()
 		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
 			Server: crawl.Server{Browser: w.browser != nil}}))
 	}
@@ -149,15 +146,12 @@ func run(m *testing.M) int {
 	env.proxyHits = hits
 	pc := cfg
 	pc.TaskQueue, pc.AllowPrivateNetworks, pc.StaticEgressProxy = proxyTaskQueue, true, proxy.URL
-	pw, err := worker.New(env.temporal, pc, env.store, nil)
-	if err == nil {
-		err = pw.Start()
-	}
+	stopProxied, err := startWorker(pc, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 		return 1
 	}
-	defer pw.Stop()
+	defer stopProxied()
 	env.proxyAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: proxyTaskQueue, Logger: logger,
 		Server: crawl.Server{StaticEgressProxy: true}, StaticIP: staticIP}))
 
@@ -168,15 +162,12 @@ func run(m *testing.M) int {
 	lc.LLM = config.LLM{Provider: "openai", Model: "test-model", BaseURL: env.llm.BaseURL(), APIKey: llmKey,
 		TaskQueue: llmTaskQueue + "-extract", RatePerSecond: 50, Concurrency: 4,
 		ContextTokens: llmContext, MaxAnswerTokens: 256, Timeout: 10 * time.Second}
-	lw, err := worker.New(env.temporal, lc, env.store, nil)
-	if err == nil {
-		err = lw.Start()
-	}
+	stopLLM, err := startWorker(lc, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
 		return 1
 	}
-	defer lw.Stop()
+	defer stopLLM()
 	env.llmAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: llmTaskQueue, Logger: logger,
 		Server: crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext)}}))
 
@@ -204,6 +195,19 @@ func run(m *testing.M) int {
 	}
 	env.teamA = p.TeamID.String()
 	return m.Run()
+}
+
+// startWorker starts the workers of a deployment configured by c, with
+// br as its browser (nil for none), and returns how to stop them.
+func startWorker(c config.Config, br *browser.Browser) (func(), error) {
+	w, err := worker.New(env.temporal, c, env.store, br)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Start(); err != nil {
+		return nil, err
+	}
+	return w.Stop, nil
 }
 
 // serve runs app on a free loopback port and returns its base URL.
@@ -430,6 +434,13 @@ func allPages(t testing.TB, base, key, id string) []resultPage {
 // current workflow code: a change that breaks determinism fails here.
 func replay(t testing.TB, workflowID, runID string) {
 	t.Helper()
+	replayHistory(t, workflowID, runHistory(t, workflowID, runID))
+}
+
+// runHistory returns the history of one run of a workflow ("" for the
+// latest).
+func runHistory(t testing.TB, workflowID, runID string) *historypb.History {
+	t.Helper()
 	iter := env.temporal.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	history := &historypb.History{}
 	for iter.HasNext() {
@@ -439,7 +450,7 @@ func replay(t testing.TB, workflowID, runID string) {
 		}
 		history.Events = append(history.Events, ev)
 	}
-	replayHistory(t, workflowID, history)
+	return history
 }
 
 // replayHistory replays one run's history against the current code.
