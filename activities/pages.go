@@ -623,36 +623,31 @@ func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Option
 	return DeduplicatePagesResult{Stored: stored.Stored, Skipped: stored.Skipped, TotalPages: after.TotalPages}, nil
 }
 
-// keepFunc returns what a page keeps of its markdown: all of it, or with
-// deduplication the fragments it is the first page of the crawl to hold.
+// keepFunc returns how a page is stored: whole, or with deduplication
+// keeping the fragments it is the first page of the crawl to hold.
 func keepFunc(deduplicate bool) db.KeepFunc {
-	if !deduplicate {
-		// Not even split: the page is stored as it is.
-		return func(raw string, _ db.Fragments) (db.Kept, error) { return db.Kept{Markdown: raw}, nil }
-	}
-	return func(raw string, f db.Fragments) (db.Kept, error) {
+	return func(raw string) db.Plan {
+		if !deduplicate {
+			// Not even split: the page is stored as it is.
+			return db.Plan{Keep: func(func([16]byte) bool) (db.Kept, [][16]byte) { return db.Kept{Markdown: raw}, nil }}
+		}
 		blocks := dedupe.Split(raw)
 		hashes := dedupe.Hashes(blocks)
 		claims := make([][16]byte, len(hashes))
 		for i, h := range hashes {
 			claims[i] = h
 		}
-		owned, err := f.Claim(claims)
-		if err != nil {
-			return db.Kept{}, err
-		}
-		r := dedupe.Assemble(blocks, func(h dedupe.Hash) bool { return owned[h] })
-		if r.Removed == 0 {
-			r.Markdown = raw // nothing removed: the page as it was, to the byte
-		}
-		released := make([][16]byte, len(r.Released))
-		for i, h := range r.Released {
-			released[i] = h
-		}
-		if err := f.Release(released); err != nil {
-			return db.Kept{}, err
-		}
-		return db.Kept{Markdown: r.Markdown, Fragments: r.Fragments, Removed: r.Removed}, nil
+		return db.Plan{Hashes: claims, Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
+			r := dedupe.Assemble(blocks, func(h dedupe.Hash) bool { return owned(h) })
+			if r.Removed == 0 {
+				r.Markdown = raw // nothing removed: the page as it was, to the byte
+			}
+			back := make([][16]byte, len(r.Released))
+			for i, h := range r.Released {
+				back[i] = h
+			}
+			return db.Kept{Markdown: r.Markdown, Fragments: r.Fragments, Removed: r.Removed}, back
+		}}
 	}
 }
 

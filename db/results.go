@@ -63,87 +63,149 @@ type Kept struct {
 	Fragments, Removed int
 }
 
-// Fragments claims text fragments of a crawl for one page. It works inside
-// the transaction that stores the page, so that a page's claims and its
-// result are committed together or not at all.
-type Fragments struct {
-	ctx     context.Context
-	db      bun.IDB
-	crawlID uuid.UUID
-	pageID  int64
+// Plan is how a converted page is deduplicated: the fragments it claims,
+// and what it keeps once it knows which of them it owns.
+type Plan struct {
+	// Hashes are the page's fragments; none for a page kept whole.
+	Hashes [][16]byte
+	// Keep returns the page's result, and the fragments it owns but does
+	// not show (given back, for a later page to claim).
+	Keep func(owned func([16]byte) bool) (Kept, [][16]byte)
 }
 
-// Claim makes the page the owner of every fragment among hashes that no
-// other page of the crawl owns, and returns the ones the page owns: one
-// round trip, whatever the number of fragments. Two pages claiming a
-// fragment at once cannot both get it, nor both miss it: the primary key
-// of fragments decides, and the later claim waits for the earlier one to
-// commit or roll back. Claims are made in hash order, so that concurrent
-// claims do not deadlock.
-func (f Fragments) Claim(hashes [][16]byte) (map[[16]byte]bool, error) {
-	owned := make(map[[16]byte]bool, len(hashes))
-	if len(hashes) == 0 {
-		return owned, nil
-	}
-	hexes := hexHashes(hashes)
-	var got []string
-	err := f.db.NewRaw(`
-WITH claimed AS (
-    INSERT INTO fragments (crawl_id, hash, page_id)
-    SELECT ?, decode(h, 'hex'), ? FROM unnest(?::text[]) AS h ORDER BY h
-    ON CONFLICT DO NOTHING
-    RETURNING hash)
-SELECT encode(hash, 'hex') FROM claimed
-UNION ALL
-SELECT encode(hash, 'hex') FROM fragments
-WHERE crawl_id = ? AND page_id = ? AND hash IN (SELECT decode(h, 'hex') FROM unnest(?::text[]) AS h)`,
-		f.crawlID, f.pageID, pgdialect.Array(hexes), f.crawlID, f.pageID, pgdialect.Array(hexes)).
-		Scan(f.ctx, &got)
-	if err != nil {
-		return nil, fmt.Errorf("claim fragments of page %d: %w", f.pageID, err)
-	}
-	for _, g := range got {
-		var h [16]byte
-		if _, err := hex.Decode(h[:], []byte(g)); err != nil {
-			return nil, fmt.Errorf("claim fragments of page %d: hash %q: %w", f.pageID, g, err)
+// KeepFunc returns the plan of a converted page whose markdown is raw.
+type KeepFunc func(raw string) Plan
+
+// Claim asks for a page's fragments.
+type Claim struct {
+	PageID int64
+	Hashes [][16]byte
+}
+
+// ClaimFragments claims fragments for pages, the earlier in claims first:
+// every fragment no page of the crawl owns yet goes to the first of the
+// pages that holds it. It returns the owner of each fragment asked for
+// (a page of claims, or the earlier page that held it already) as far as
+// the statement sees: one that another transaction claimed at the same
+// moment has no owner in the answer, and is not the pages'.
+//
+// It is one statement however many pages and fragments: the first page
+// holding each fragment is chosen in it, then inserted with ON CONFLICT DO
+// NOTHING. Fragments are inserted in hash order, so that concurrent claims
+// do not deadlock; two claims of one fragment at once cannot both get it,
+// nor both miss it: the primary key of fragments decides, and the later
+// claim waits for the earlier one to commit or roll back.
+func (s *Store) ClaimFragments(ctx context.Context, crawlID uuid.UUID, claims []Claim) (map[[16]byte]int64, error) {
+	return claimFragments(ctx, s.db, crawlID, claims)
+}
+
+func claimFragments(ctx context.Context, db bun.IDB, crawlID uuid.UUID, claims []Claim) (map[[16]byte]int64, error) {
+	var (
+		hashes []string
+		pages  []int64
+		orders []int
+	)
+	for i, c := range claims {
+		for _, h := range c.Hashes {
+			hashes, pages, orders = append(hashes, hex.EncodeToString(h[:])), append(pages, c.PageID), append(orders, i)
 		}
-		owned[h] = true
 	}
-	return owned, nil
-}
-
-// Release gives up fragments the page owns, so that a later page may
-// claim them.
-func (f Fragments) Release(hashes [][16]byte) error {
+	owners := make(map[[16]byte]int64, len(hashes))
 	if len(hashes) == 0 {
-		return nil
+		return owners, nil
 	}
-	_, err := f.db.NewRaw(`
-DELETE FROM fragments WHERE crawl_id = ? AND page_id = ?
-AND hash IN (SELECT decode(h, 'hex') FROM unnest(?::text[]) AS h)`,
-		f.crawlID, f.pageID, pgdialect.Array(hexHashes(hashes))).Exec(f.ctx)
+	var rows []struct {
+		Hash   string `bun:"hash"`
+		PageID int64  `bun:"page_id"`
+	}
+	err := db.NewRaw(`
+WITH asked AS (
+    SELECT decode(h, 'hex') AS hash, p AS page_id, o AS ord
+    FROM unnest(?::text[], ?::bigint[], ?::integer[]) AS a(h, p, o)),
+first AS (
+    SELECT DISTINCT ON (hash) hash, page_id FROM asked ORDER BY hash, ord),
+claimed AS (
+    INSERT INTO fragments (crawl_id, hash, page_id)
+    SELECT ?, hash, page_id FROM first ORDER BY hash
+    ON CONFLICT DO NOTHING
+    RETURNING hash, page_id)
+SELECT encode(hash, 'hex') AS hash, page_id FROM claimed
+UNION ALL
+SELECT encode(f.hash, 'hex'), f.page_id FROM fragments f
+WHERE f.crawl_id = ? AND f.hash IN (SELECT hash FROM first)`,
+		pgdialect.Array(hashes), pgdialect.Array(pages), pgdialect.Array(orders), crawlID, crawlID).
+		Scan(ctx, &rows)
 	if err != nil {
-		return fmt.Errorf("release fragments of page %d: %w", f.pageID, err)
+		return nil, fmt.Errorf("claim fragments of %d pages: %w", len(claims), err)
 	}
-	return nil
-}
-
-func hexHashes(hashes [][16]byte) []string {
-	out := make([]string, len(hashes))
-	for i, h := range hashes {
-		out[i] = hex.EncodeToString(h[:])
+	for _, r := range rows {
+		var h [16]byte
+		if _, err := hex.Decode(h[:], []byte(r.Hash)); err != nil {
+			return nil, fmt.Errorf("claim fragments: hash %q: %w", r.Hash, err)
+		}
+		owners[h] = r.PageID
 	}
-	return out
+	return owners, nil
 }
 
-// ClaimFragments is Fragments.Claim outside a transaction of the Store's.
-func (s *Store) ClaimFragments(ctx context.Context, crawlID uuid.UUID, pageID int64, hashes [][16]byte) (map[[16]byte]bool, error) {
-	return Fragments{ctx: ctx, db: s.db, crawlID: crawlID, pageID: pageID}.Claim(hashes)
+// settle applies, in order, what the pages of a group keep: a fragment a
+// page gives back goes to the next page of the group that holds it, or is
+// freed for later groups. It returns each page's result.
+func settle(ctx context.Context, db bun.IDB, crawlID uuid.UUID, ids []int64, plans []Plan, owners map[[16]byte]int64) ([]Kept, error) {
+	kept := make([]Kept, len(plans))
+	moved := map[[16]byte]int64{} // final owner of each given-back fragment; 0: none
+	for i, plan := range plans {
+		id := ids[i]
+		var back [][16]byte
+		kept[i], back = plan.Keep(func(h [16]byte) bool { return owners[h] == id })
+		for _, h := range back {
+			if owners[h] != id {
+				continue
+			}
+			owners[h], moved[h] = 0, 0
+			for j := i + 1; j < len(plans); j++ {
+				if holds(plans[j].Hashes, h) {
+					owners[h], moved[h] = ids[j], ids[j]
+					break
+				}
+			}
+		}
+	}
+	if len(moved) == 0 {
+		return kept, nil
+	}
+	var freed, movedHashes []string
+	var to []int64
+	for h, owner := range moved {
+		if owner == 0 {
+			freed = append(freed, hex.EncodeToString(h[:]))
+		} else {
+			movedHashes, to = append(movedHashes, hex.EncodeToString(h[:])), append(to, owner)
+		}
+	}
+	if len(freed) > 0 {
+		if _, err := db.NewRaw(`DELETE FROM fragments WHERE crawl_id = ? AND hash IN (SELECT decode(h, 'hex') FROM unnest(?::text[]) AS h)`,
+			crawlID, pgdialect.Array(freed)).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("free fragments: %w", err)
+		}
+	}
+	if len(movedHashes) > 0 {
+		if _, err := db.NewRaw(`UPDATE fragments AS f SET page_id = m.p FROM unnest(?::text[], ?::bigint[]) AS m(h, p)
+WHERE f.crawl_id = ? AND f.hash = decode(m.h, 'hex')`, pgdialect.Array(movedHashes), pgdialect.Array(to), crawlID).Exec(ctx); err != nil {
+			return nil, fmt.Errorf("hand fragments on: %w", err)
+		}
+	}
+	return kept, nil
 }
 
-// KeepFunc decides what a converted page keeps of its markdown (raw),
-// claiming the crawl's fragments through f.
-type KeepFunc func(raw string, f Fragments) (Kept, error)
+func holds(hashes [][16]byte, h [16]byte) bool {
+	for _, x := range hashes {
+		if x == h {
+			return true
+		}
+	}
+	return false
+}
 
 // StoreResult counts what StoreConverted did.
 type StoreResult struct {
@@ -153,14 +215,15 @@ type StoreResult struct {
 // storeGroup is how many pages StoreConverted stores in one transaction.
 const storeGroup = 32
 
-// StoreConverted turns the converted pages of a batch into results, one
-// at a time in crawl order (depth, rank), so that the first page of the
-// crawl to hold a fragment is the one that keeps it, whatever the
-// concurrency. keep decides each page's markdown. Pages are stored in
-// groups, one transaction each, with the crawl row locked: no page is
-// stored or counted once the crawl has ended or reached budget results
-// (those pages are skipped). A page an earlier attempt stored is not
-// stored or counted again.
+// StoreConverted turns the converted pages of a batch into results in
+// crawl order (depth, rank), so that the first page of the crawl to hold a
+// fragment is the one that keeps it, whatever the concurrency; keep plans
+// each page. Pages are stored in groups, one transaction each, with the
+// crawl row locked: a group's fragments are claimed in one statement, and
+// no page is stored or counted once the crawl has ended or reached budget
+// results (those pages are skipped). A page an earlier attempt stored is
+// not stored or counted again, and a retried group claims what it claimed
+// before: its claims and its results commit together.
 func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep KeepFunc) (StoreResult, error) {
 	var ids []int64
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
@@ -190,24 +253,35 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 			if err != nil {
 				return fmt.Errorf("load converted pages: %w", err)
 			}
-			// The group's results and skips are written in one statement
-			// each: the claims are the only round trip a page costs.
+			// The group's pages are planned, their fragments claimed in one
+			// statement in crawl order, and their results and skips
+			// written in one statement each.
 			var (
-				ids, skipped           []int64
-				markdowns              []string
-				fragments, removedFrag []int
+				keptIDs, skipped []int64
+				plans        []Plan
+				claims       []Claim
 			)
 			for _, p := range pages {
-				if len(ids) >= room {
+				if len(keptIDs) >= room {
 					skipped = append(skipped, p.ID)
 					continue
 				}
-				k, err := keep(deref(p.RawMarkdown), Fragments{ctx: ctx, db: tx, crawlID: crawlID, pageID: p.ID})
-				if err != nil {
-					return err
-				}
-				ids, markdowns = append(ids, p.ID), append(markdowns, k.Markdown)
-				fragments, removedFrag = append(fragments, k.Fragments), append(removedFrag, k.Removed)
+				plan := keep(deref(p.RawMarkdown))
+				keptIDs, plans = append(keptIDs, p.ID), append(plans, plan)
+				claims = append(claims, Claim{PageID: p.ID, Hashes: plan.Hashes})
+			}
+			owners, err := claimFragments(ctx, tx, crawlID, claims)
+			if err != nil {
+				return err
+			}
+			results, err := settle(ctx, tx, crawlID, keptIDs, plans, owners)
+			if err != nil {
+				return err
+			}
+			markdowns := make([]string, len(results))
+			fragments, removedFrag := make([]int, len(results)), make([]int, len(results))
+			for i, k := range results {
+				markdowns[i], fragments[i], removedFrag[i] = k.Markdown, k.Fragments, k.Removed
 			}
 			if len(skipped) > 0 {
 				if _, err := tx.NewUpdate().Model((*Page)(nil)).
@@ -218,21 +292,21 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 				}
 			}
 			got.Skipped = len(skipped)
-			if len(ids) > 0 {
+			if len(keptIDs) > 0 {
 				// stored_at follows crawl order within the group (results
 				// are listed by it): the transaction's time plus the page's
 				// position in microseconds.
-				res, err := tx.NewRaw(`
+				stored, err := tx.NewRaw(`
 UPDATE pages AS p SET state = ?, markdown = d.markdown, fragments = d.fragments,
     fragments_removed = d.removed, stored_at = now() + d.ord * interval '1 microsecond'
 FROM unnest(?::bigint[], ?::text[], ?::integer[], ?::integer[]) WITH ORDINALITY AS d(id, markdown, fragments, removed, ord)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
-					PageStored, pgdialect.Array(ids), pgdialect.Array(markdowns), pgdialect.Array(fragments),
+					PageStored, pgdialect.Array(keptIDs), pgdialect.Array(markdowns), pgdialect.Array(fragments),
 					pgdialect.Array(removedFrag), crawlID, PageConverted).Exec(ctx)
 				if err != nil {
 					return fmt.Errorf("store pages: %w", err)
 				}
-				n, _ := res.RowsAffected()
+				n, _ := stored.RowsAffected()
 				got.Stored = int(n)
 			}
 			if got.Stored == 0 {

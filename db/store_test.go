@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // newCrawl stores a running crawl of a new team.
-func newCrawl(t *testing.T) *db.Crawl {
+func newCrawl(t testing.TB) *db.Crawl {
 	t.Helper()
 	ctx := context.Background()
 	key, err := store.CreateAPIKey(ctx, "team-"+uuid.NewString(), nil)
@@ -183,11 +183,45 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 }
 
 // keepAll keeps a page's markdown whole.
-func keepAll(raw string, _ db.Fragments) (db.Kept, error) { return db.Kept{Markdown: raw}, nil }
+func keepAll(raw string) db.Plan {
+	return db.Plan{Keep: func(func([16]byte) bool) (db.Kept, [][16]byte) { return db.Kept{Markdown: raw}, nil }}
+}
+
+// keepOwnedLines plans a page whose fragments are its lines: it keeps the
+// lines it owns, and gives back a line starting with # when it keeps no
+// other line.
+func keepOwnedLines(raw string) db.Plan {
+	lines := strings.Split(raw, "\n")
+	var hashes [][16]byte
+	for _, l := range lines {
+		hashes = append(hashes, hashOf(l))
+	}
+	return db.Plan{Hashes: hashes, Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
+		var kept, headings []string
+		for _, l := range lines {
+			switch {
+			case !owned(hashOf(l)):
+			case strings.HasPrefix(l, "#"):
+				headings = append(headings, l)
+			default:
+				kept = append(kept, l)
+			}
+		}
+		var back [][16]byte
+		if len(kept) == 0 {
+			for _, h := range headings {
+				back = append(back, hashOf(h))
+			}
+		} else {
+			kept = append(headings, kept...)
+		}
+		return db.Kept{Markdown: strings.Join(kept, "\n"), Fragments: len(lines), Removed: len(lines) - len(kept)}, back
+	}}
+}
 
 // fetchedBatch enqueues paths as start pages ranked in order, claims them
 // as batch 0 and saves them fetched; it returns their ids in rank order.
-func fetchedBatch(t *testing.T, c *db.Crawl, paths ...string) []int64 {
+func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 	t.Helper()
 	ctx := context.Background()
 	for i, p := range paths {
@@ -256,26 +290,7 @@ func TestStoreConvertedClaimsInCrawlOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// keepOwned keeps the lines of a page it owns.
-	keepOwned := func(raw string, f db.Fragments) (db.Kept, error) {
-		lines := strings.Split(raw, "\n")
-		var hashes [][16]byte
-		for _, l := range lines {
-			hashes = append(hashes, hashOf(l))
-		}
-		owned, err := f.Claim(hashes)
-		if err != nil {
-			return db.Kept{}, err
-		}
-		var kept []string
-		for _, l := range lines {
-			if owned[hashOf(l)] {
-				kept = append(kept, l)
-			}
-		}
-		return db.Kept{Markdown: strings.Join(kept, "\n"), Fragments: len(lines), Removed: len(lines) - len(kept)}, nil
-	}
-	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwned); err != nil {
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwnedLines); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64][2]string{ids[0]: {"shared\nown 0", "shared\nown 0"}, ids[1]: {"own 1", "shared\nown 1"}}
@@ -310,7 +325,7 @@ func TestClaimFragmentsConcurrently(t *testing.T) {
 	for i := 0; i < shared; i++ {
 		hashes = append(hashes, hashOf(fmt.Sprintf("shared %d", i)))
 	}
-	owned := make([]map[[16]byte]bool, pages)
+	owners := make([]map[[16]byte]int64, pages)
 	errs := make([]error, pages)
 	var wg sync.WaitGroup
 	for p := 0; p < pages; p++ {
@@ -320,7 +335,7 @@ func TestClaimFragmentsConcurrently(t *testing.T) {
 			mine := append([][16]byte{hashOf(fmt.Sprintf("own %d", p))}, hashes...)
 			// Each page lists the fragments in another order.
 			rand.New(rand.NewSource(int64(p))).Shuffle(len(mine), func(i, j int) { mine[i], mine[j] = mine[j], mine[i] })
-			owned[p], errs[p] = store.ClaimFragments(ctx, c.ID, int64(1000+p), mine)
+			owners[p], errs[p] = store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: int64(1000 + p), Hashes: mine}})
 		}()
 	}
 	wg.Wait()
@@ -328,24 +343,64 @@ func TestClaimFragmentsConcurrently(t *testing.T) {
 		if errs[p] != nil {
 			t.Fatalf("page %d: %v", p, errs[p])
 		}
-		if !owned[p][hashOf(fmt.Sprintf("own %d", p))] {
+		if owners[p][hashOf(fmt.Sprintf("own %d", p))] != int64(1000+p) {
 			t.Errorf("page %d does not own its own fragment", p)
 		}
 	}
+	// Exactly one page was told it owns each shared fragment.
 	for _, h := range hashes {
-		owners := 0
+		n := 0
 		for p := 0; p < pages; p++ {
-			if owned[p][h] {
-				owners++
+			if owners[p][h] == int64(1000+p) {
+				n++
 			}
 		}
-		if owners != 1 {
-			t.Fatalf("fragment %x has %d owners", h, owners)
+		if n != 1 {
+			t.Fatalf("fragment %x: %d pages own it", h, n)
 		}
 	}
-	again, err := store.ClaimFragments(ctx, c.ID, 1003, hashes)
-	if err != nil || len(again) != len(owned[3])-1 {
-		t.Errorf("page 3 claiming again owns %d (%v), first time %d shared", len(again), err, len(owned[3])-1)
+	// Asking again changes nothing, and names every owner.
+	again, err := store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: 2000, Hashes: hashes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hashes {
+		if p := again[h] - 1000; p < 0 || p >= pages || owners[p][h] != again[h] {
+			t.Fatalf("fragment %x: owner now %d", h, again[h])
+		}
+	}
+}
+
+// TestGivenBackFragmentGoesToTheNextPage: within a group, a heading a page
+// gives back (its text all went) is kept by the next page that holds it.
+func TestGivenBackFragmentGoesToTheNextPage(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	ids := fetchedBatch(t, c, "/1", "/2", "/3", "/4")
+	raws := []string{"shared", "#specs\nshared", "#specs\nnew specs", "#specs\nother specs"}
+	var conv []db.Converted
+	for i, id := range ids {
+		conv = append(conv, db.Converted{PageID: id, Markdown: raws[i]})
+	}
+	if err := store.SaveConverted(ctx, c.ID, conv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwnedLines); err != nil {
+		t.Fatal(err)
+	}
+	results, _, err := store.ListResults(ctx, c.ID, 1, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"shared", "", "#specs\nnew specs", "other specs"}
+	for i, r := range results {
+		if *r.Markdown != want[i] {
+			t.Errorf("page %d: %q, want %q", i+1, *r.Markdown, want[i])
+		}
+	}
+	owners, err := store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: 99, Hashes: [][16]byte{hashOf("#specs")}}})
+	if err != nil || owners[hashOf("#specs")] != ids[2] {
+		t.Errorf("#specs owned by %d (%v), want page 3 (%d)", owners[hashOf("#specs")], err, ids[2])
 	}
 }
 
@@ -410,3 +465,42 @@ func TestLogs(t *testing.T) {
 		t.Errorf("last page holds %d entries, want 5", len(last))
 	}
 }
+
+// BenchmarkStoreConverted measures DeduplicatePages' database side: a
+// batch of 256 converted pages stored in crawl order, each with 30
+// fragments, 20 of them shared with earlier pages. ns/page is per page.
+func BenchmarkStoreConverted(b *testing.B) {
+	ctx := context.Background()
+	const batch = 256
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		c := newCrawl(b)
+		var paths []string
+		for i := 0; i < batch; i++ {
+			paths = append(paths, fmt.Sprintf("/p%d", i))
+		}
+		ids := fetchedBatch(b, c, paths...)
+		var conv []db.Converted
+		for i, id := range ids {
+			var lines []string
+			for j := 0; j < 20; j++ {
+				lines = append(lines, fmt.Sprintf("shared %d", j))
+			}
+			for j := 0; j < 10; j++ {
+				lines = append(lines, fmt.Sprintf("own %d.%d", i, j))
+			}
+			conv = append(conv, db.Converted{PageID: id, Markdown: strings.Join(lines, "\n")})
+		}
+		if err := store.SaveConverted(ctx, c.ID, conv); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := store.StoreConverted(ctx, c.ID, 0, 10000, keepOwnedLines)
+		if err != nil || res.Stored != batch {
+			b.Fatalf("stored %d: %v", res.Stored, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/page")
+}
+
