@@ -258,8 +258,8 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 			// written in one statement each.
 			var (
 				keptIDs, skipped []int64
-				plans        []Plan
-				claims       []Claim
+				plans            []Plan
+				claims           []Claim
 			)
 			for _, p := range pages {
 				if len(keptIDs) >= room {

@@ -503,4 +503,3 @@ func BenchmarkStoreConverted(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/page")
 }
-
