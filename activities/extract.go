@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -84,12 +85,13 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 	}
 
 	answers := make([]string, len(chunks))
-	done := 0
-	defer keepAlive(ctx, func() any { return done })()
+	var done atomic.Int64 // parts answered, reported by the heartbeat
+	defer keepAlive(ctx, func() any { return done.Load() })()
 	for i, ch := range chunks {
 		digest := questionDigest(o.Extraction, ch)
 		if saved, ok := src.Answers[i]; ok && saved.Digest == digest {
-			answers[i], done = saved.Answer, done+1
+			answers[i] = saved.Answer
+			done.Add(1)
 			continue
 		}
 		answer, err := a.LLM.Ask(ctx, o.Extraction, ch)
@@ -111,7 +113,8 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 		if err := a.Store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), db.ChunkAnswer{Digest: digest, Answer: answer}); err != nil {
 			return ExtractPageResult{}, err
 		}
-		answers[i], done = answer, done+1
+		answers[i] = answer
+		done.Add(1)
 	}
 	return ExtractPageResult{}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, extract.Combine(answers), "", elapsed())
 }
