@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -236,6 +237,8 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	}
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 45, TotalPages: 45, Extract: ids}, nil).Once()
+	// The test environment runs activities on goroutines of their own.
+	var mu sync.Mutex
 	extracted := map[int64]bool{}
 	var logsAfter int
 	env.OnActivity(a.ExtractPage, mock.Anything, mock.Anything).Return(
@@ -243,7 +246,9 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 			if q := activity.GetInfo(ctx).TaskQueue; q != "llm" {
 				t.Errorf("ExtractPage ran on %q, want the LLM task queue", q)
 			}
+			mu.Lock()
 			extracted[in.PageID] = true
+			mu.Unlock()
 			if in.PageID == 7 {
 				return activities.ExtractPageResult{}, temporal.NewNonRetryableApplicationError("gone", "Test", nil)
 			}
@@ -251,6 +256,8 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 		})
 	env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.WriteLogsInput) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
 			logsAfter = len(extracted)
 			return 1, nil
 		})
