@@ -632,21 +632,12 @@ func keepFunc(deduplicate bool) db.KeepFunc {
 			return db.Plan{Keep: func(func([16]byte) bool) (db.Kept, [][16]byte) { return db.Kept{Markdown: raw}, nil }}
 		}
 		blocks := dedupe.Split(raw)
-		hashes := dedupe.Hashes(blocks)
-		claims := make([][16]byte, len(hashes))
-		for i, h := range hashes {
-			claims[i] = h
-		}
-		return db.Plan{Hashes: claims, Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
-			r := dedupe.Assemble(blocks, func(h dedupe.Hash) bool { return owned(h) })
+		return db.Plan{Hashes: dedupe.Hashes(blocks), Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
+			r := dedupe.Assemble(blocks, owned)
 			if r.Removed == 0 {
 				r.Markdown = raw // nothing removed: the page as it was, to the byte
 			}
-			back := make([][16]byte, len(r.Released))
-			for i, h := range r.Released {
-				back[i] = h
-			}
-			return db.Kept{Markdown: r.Markdown, Fragments: r.Fragments, Removed: r.Removed}, back
+			return db.Kept{Markdown: r.Markdown, Fragments: r.Fragments, Removed: r.Removed}, r.Released
 		}}
 	}
 }

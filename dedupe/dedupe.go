@@ -34,8 +34,9 @@ const (
 )
 
 // Hash identifies a fragment: the first 16 bytes of the SHA-256 of its
-// normalized text.
-type Hash [16]byte
+// normalized text. It is an alias, so that hashes pass to the database
+// layer as they are.
+type Hash = [16]byte
 
 // Block is one block of a page's markdown.
 type Block struct {

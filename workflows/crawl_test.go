@@ -41,6 +41,19 @@ func expectFinish(env *testsuite.TestWorkflowEnvironment, got *crawl.Status, tot
 		}).Once()
 }
 
+// runCrawl runs the crawl workflow to its end and checks that it ends
+// without error, having asked FinishCrawl for want.
+func runCrawl(t *testing.T, env *testsuite.TestWorkflowEnvironment, status *crawl.Status, want crawl.Status) {
+	t.Helper()
+	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if *status != want {
+		t.Errorf("status = %q, want %q", *status, want)
+	}
+}
+
 func TestCrawlSucceeds(t *testing.T) {
 	env := newEnv(t, 100, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
@@ -92,13 +105,7 @@ func TestCrawlStopsAtBudget(t *testing.T) {
 	var status crawl.Status
 	expectFinish(env, &status, 4)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow error: %v", err)
-	}
-	if status != crawl.StatusSucceeded {
-		t.Errorf("status = %q, want succeeded", status)
-	}
+	runCrawl(t, env, &status, crawl.StatusSucceeded)
 	env.AssertExpectations(t) // no third FetchPages: the budget is spent
 }
 
@@ -111,13 +118,7 @@ func TestCrawlFailsWithoutPages(t *testing.T) {
 	var status crawl.Status
 	expectFinish(env, &status, 0)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow error: %v", err)
-	}
-	if status != crawl.StatusFailed {
-		t.Errorf("status = %q, want failed", status)
-	}
+	runCrawl(t, env, &status, crawl.StatusFailed)
 	env.AssertNotCalled(t, "DeduplicatePages", mock.Anything, mock.Anything)
 }
 
@@ -143,13 +144,7 @@ func TestCrawlTimesOut(t *testing.T) {
 		}
 	})
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow error: %v", err)
-	}
-	if status != crawl.StatusTimedOut {
-		t.Errorf("status = %q, want timed_out", status)
-	}
+	runCrawl(t, env, &status, crawl.StatusTimedOut)
 	if d := finishedAt.Sub(start); d < 60*time.Second || d > 61*time.Second {
 		t.Errorf("finished %v after the start, want 60s", d)
 	}
