@@ -101,34 +101,31 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		return FetchPagesResult{}, err
 	}
 	var refusal func(from, to *url.URL) string // set below, once robots.txt is read
-	// Outcomes are saved in groups, one transaction each: a commit per
-	// page would cost more than the fetch. A group is bounded in pages and
-	// in HTML bytes, so a batch of large pages is not all held in memory.
 	var (
-		mu           sync.Mutex
-		firstErr     error
-		done         int
-		pending      []db.FetchOutcome
-		pendingBytes int
-		switchWhy    []string // start pages that need JavaScript, and why
+		mu        sync.Mutex
+		done      int
+		switchWhy []string // start pages that need JavaScript, and why
 	)
-	save := func(outs []db.FetchOutcome) {
+	w := newOutcomeWriter(func(outs []db.FetchOutcome) error {
 		// Results in hand are saved even when the activity is being
 		// cancelled: a retry then need not fetch them again, and a crawl
 		// that ended refuses them anyway.
 		saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		err := a.Store.SaveFetches(saveCtx, c.ID, outs)
+		if err := a.Store.SaveFetches(saveCtx, c.ID, outs); err != nil {
+			return err
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			return
-		}
 		for _, o := range outs {
 			res.count(o.State)
+		}
+		return nil
+	})
+	defer w.close()
+	save := func(outs []db.FetchOutcome) {
+		for _, o := range outs {
+			w.add(o)
 		}
 	}
 	emit := func(r fetch.Result) {
@@ -151,16 +148,8 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		}
 		mu.Lock()
 		done++
-		pending = append(pending, out)
-		pendingBytes += len(out.HTML)
-		var full []db.FetchOutcome
-		if len(pending) >= saveGroupPages || pendingBytes >= saveGroupBytes {
-			full, pending, pendingBytes = pending, nil, 0
-		}
 		mu.Unlock()
-		if full != nil {
-			save(full)
-		}
+		w.add(out)
 	}
 	defer keepAlive(ctx, func() any {
 		mu.Lock()
@@ -200,15 +189,15 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 	batch.Delay = delay
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
 	fetchErr := engine.FetchAll(ctx, urls, batch, emit)
-	save(pending)
+	saveErr := w.close()
 	if errors.Is(fetchErr, fetch.ErrNoEgressProxy) {
 		return FetchPagesResult{}, nonRetryable(fetchErr)
 	}
 	if fetchErr != nil {
 		return FetchPagesResult{}, fetchErr
 	}
-	if firstErr != nil {
-		return FetchPagesResult{}, firstErr
+	if saveErr != nil {
+		return FetchPagesResult{}, saveErr
 	}
 	if len(switchWhy) > 0 {
 		res.SwitchTo = crawl.EnginePlaywright
@@ -273,12 +262,6 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 	save(disallowed)
 	return kept, delay, policies, nil
 }
-
-// Bounds of a group of pages saved or stored in one transaction.
-const (
-	saveGroupPages = 32
-	saveGroupBytes = 8 << 20
-)
 
 func (r *FetchPagesResult) count(state string) {
 	switch state {

@@ -31,7 +31,7 @@ func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Co
 	if len(pages) == 0 {
 		return nil
 	}
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
 		if err != nil || !running {
 			return err
@@ -235,7 +235,7 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 	var res StoreResult
 	for start := 0; start < len(ids); start += storeGroup {
 		var got StoreResult
-		err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			got = StoreResult{}
 			var c Crawl
 			if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
@@ -394,7 +394,7 @@ func (s *Store) ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID 
 // (the model's context changed) are dropped; the answer of a chunk that
 // was asked differently is replaced.
 func (s *Store) SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a ChunkAnswer) error {
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Table("extraction_chunks").
 			Where("page_id = ?", pageID).Where("chunks <> ?", chunks).Exec(ctx); err != nil {
 			return fmt.Errorf("drop stale chunk answers of page %d: %w", pageID, err)
@@ -413,7 +413,7 @@ ON CONFLICT (page_id, chunk) DO UPDATE SET digest = excluded.digest, answer = ex
 // failed (failure), once: a page already extracted keeps its first
 // record. Nothing is recorded on a crawl that has ended.
 func (s *Store) SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID int64, value json.RawMessage, failure string, ms int) error {
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
 		if err != nil || !running {
 			return err

@@ -53,7 +53,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, teamName string, brandID *stri
 	if err != nil {
 		return "", err
 	}
-	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		team := &Team{Name: teamName}
 		if _, err := tx.NewInsert().Model(team).On("CONFLICT (name) DO UPDATE SET name = EXCLUDED.name").
 			Returning("id").Exec(ctx); err != nil {
@@ -165,7 +165,7 @@ func finishCrawl(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Sta
 func (s *Store) Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
 	logs func(c *Crawl, unlogged []Page) []CrawlLog) (*Crawl, error) {
 	var out *Crawl
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c, _, err := finishCrawl(ctx, tx, id, status, message)
 		if err != nil {
 			return err
@@ -235,6 +235,9 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 			rows[i] = row
 		}
 	}
+	// Rows are written in key order: two writers enqueueing overlapping
+	// links lock them in the same order, so they wait, never deadlock.
+	sort.Slice(rows, func(i, j int) bool { return rows[i].NormalizedURL < rows[j].NormalizedURL })
 	res, err := db.NewInsert().Model(&rows).
 		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state").
 		On("CONFLICT (crawl_id, normalized_url) DO UPDATE").
@@ -361,7 +364,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 	if len(outs) == 0 {
 		return nil
 	}
-	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
 		if err != nil || !running {
 			return err
@@ -453,7 +456,7 @@ func lockRunning(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, mode string)
 func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target NewPage) (bool, error) {
 	note := fmt.Sprintf("reached through a redirect; kept as page %d", pageID)
 	var owned bool
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewRaw(`
 			INSERT INTO pages (crawl_id, url, normalized_url, depth, state, error)
 			VALUES (?, ?, ?, ?, ?, ?)

@@ -1,0 +1,303 @@
+// Package testsite serves a generated website shaped like a real one, for
+// tests and benchmarks: a home page, sections, and pages in a tree under
+// them, every page carrying the same navigation bar and footer, links to
+// its parent, children and next sibling, and one cross link to a page of
+// another section. Pages weigh 8 to 20 KB. The site is deterministic: the
+// same size gives the same pages, links and text.
+//
+// The site counts what it serves, so that a test can tell how often each
+// page was fetched, and can be made flaky: some requests answer 429 or
+// 503 (with or without Retry-After) and some connections are reset.
+package testsite
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Options shape a site.
+type Options struct {
+	// Pages is how many HTML pages the site has (at least 1).
+	Pages int
+	// Sections are the home page's children, each the root of a tree;
+	// default 6.
+	Sections int
+	// Fanout is how many children every other page has; default 3.
+	Fanout int
+	// FailOneIn makes about one request in FailOneIn answer 429 or 503
+	// (0: never). Which requests fail depends on the path and how often it
+	// was asked for, so a retried page eventually succeeds.
+	FailOneIn int
+	// ResetOneIn makes about one request in ResetOneIn end with a reset
+	// connection and no response (0: never).
+	ResetOneIn int
+}
+
+// Site is a generated site. It implements http.Handler.
+type Site struct {
+	opts     Options
+	parent   []int
+	children [][]int
+	depth    []int
+	section  []int
+
+	mu       sync.Mutex
+	served   map[int]int // successful page responses by page
+	attempts map[string]int
+	failures int
+	resets   int
+}
+
+// New builds the site's link structure.
+func New(o Options) *Site {
+	if o.Pages < 1 {
+		o.Pages = 1
+	}
+	if o.Sections <= 0 {
+		o.Sections = 6
+	}
+	if o.Fanout <= 0 {
+		o.Fanout = 3
+	}
+	s := &Site{opts: o, parent: make([]int, o.Pages), children: make([][]int, o.Pages),
+		depth: make([]int, o.Pages), section: make([]int, o.Pages),
+		served: map[int]int{}, attempts: map[string]int{}}
+	s.parent[0] = -1
+	// Breadth-first: page numbers grow with depth.
+	next := 1
+	for p := 0; p < o.Pages && next < o.Pages; p++ {
+		n := o.Fanout
+		if p == 0 {
+			n = o.Sections
+		}
+		for i := 0; i < n && next < o.Pages; i++ {
+			s.parent[next], s.depth[next] = p, s.depth[p]+1
+			s.section[next] = s.section[p]
+			if p == 0 {
+				s.section[next] = next
+			}
+			s.children[p] = append(s.children[p], next)
+			next++
+		}
+	}
+	return s
+}
+
+// Pages is the number of pages of the site.
+func (s *Site) Pages() int { return s.opts.Pages }
+
+// Path returns the URL path of page n.
+func (s *Site) Path(n int) string {
+	if n == 0 {
+		return "/"
+	}
+	return fmt.Sprintf("/s%d/p%d", s.section[n], n)
+}
+
+// Depth returns how many link hops page n is from the home page by the
+// tree (shared links may make it closer).
+func (s *Site) Depth(n int) int { return s.depth[n] }
+
+// page returns the page number of a path, or -1.
+func (s *Site) page(path string) int {
+	if path == "/" {
+		return 0
+	}
+	sec, rest, ok := strings.Cut(strings.TrimPrefix(path, "/s"), "/p")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 || n >= s.opts.Pages || strconv.Itoa(s.section[n]) != sec {
+		return -1
+	}
+	return n
+}
+
+// Stats is what the site has served.
+type Stats struct {
+	// Requests counts successful page responses; Distinct the pages among
+	// them; Repeats the responses beyond each page's first.
+	Requests, Distinct, Repeats int
+	// Failures counts 429 and 503 answers, Resets reset connections.
+	Failures, Resets int
+	// MostServed is a page served the most, and how often.
+	MostServed      string
+	MostServedTimes int
+}
+
+// Stats returns what the site has served so far.
+func (s *Site) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Stats{Distinct: len(s.served), Failures: s.failures, Resets: s.resets}
+	for n, times := range s.served {
+		st.Requests += times
+		st.Repeats += times - 1
+		if times > st.MostServedTimes || (times == st.MostServedTimes && s.Path(n) < st.MostServed) {
+			st.MostServed, st.MostServedTimes = s.Path(n), times
+		}
+	}
+	return st
+}
+
+// Served returns how often page n was served.
+func (s *Site) Served(n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served[n]
+}
+
+// Reset forgets what the site has served.
+func (s *Site) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served, s.attempts, s.failures, s.resets = map[int]int{}, map[string]int{}, 0, 0
+}
+
+// ServeHTTP answers a page, robots.txt, or 404.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/robots.txt" {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		return
+	}
+	n := s.page(r.URL.Path)
+	if n < 0 {
+		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.attempts[r.URL.Path]++
+	roll := roll(r.URL.Path, s.attempts[r.URL.Path])
+	fail := s.opts.FailOneIn > 0 && roll%uint32(s.opts.FailOneIn) == 0
+	reset := !fail && s.opts.ResetOneIn > 0 && (roll/7)%uint32(s.opts.ResetOneIn) == 0
+	switch {
+	case fail:
+		s.failures++
+	case reset:
+		s.resets++
+	default:
+		s.served[n]++
+	}
+	s.mu.Unlock()
+	switch {
+	case fail:
+		switch roll % 3 {
+		case 0:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case 1:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}
+		return
+	case reset:
+		resetConnection(w)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(s.HTML(n))
+}
+
+// roll is a deterministic number for the attempt-th request of path.
+func roll(path string, attempt int) uint32 {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s#%d", path, attempt)
+	return h.Sum32()
+}
+
+// resetConnection closes the request's connection with a TCP reset.
+func resetConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+var words = strings.Fields(`crawl durable page section guide release index archive
+	reference install server client browser network request response header
+	cache queue worker batch frontier markdown content article summary detail
+	history station river mountain garden harbour market library bridge valley
+	signal orbit lantern meadow copper violet timber canyon pepper marble`)
+
+// HTML returns the page n.
+func (s *Site) HTML(n int) []byte {
+	var b strings.Builder
+	b.Grow(20 << 10)
+	title := "Home"
+	if n > 0 {
+		title = fmt.Sprintf("Page %d of section %d", n, s.section[n])
+	}
+	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>"+
+		"<link rel=\"stylesheet\" href=\"/site.css\"><script src=\"/site.js\" defer></script></head><body>\n", title)
+	// The navigation bar every page shares: home and the sections.
+	b.WriteString(`<header class="site-header"><a class="logo" href="/">Example Docs</a><nav class="main-nav"><ul>`)
+	for _, sec := range s.children[0] {
+		fmt.Fprintf(&b, `<li><a href="%s">Section %d</a></li>`, s.Path(sec), sec)
+	}
+	b.WriteString("</ul></nav></header>\n")
+	if n > 0 {
+		fmt.Fprintf(&b, `<nav class="breadcrumbs"><a href="/">Home</a> › <a href="%s">Up</a></nav>`, s.Path(s.parent[n]))
+	}
+	fmt.Fprintf(&b, "<main><article><h1>%s</h1>\n", title)
+	rng := uint32(n)*2654435761 + 1
+	next := func() uint32 { rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5; return rng }
+	paragraphs := 11 + int(uint32(n)*37%16)
+	for i := 0; i < paragraphs; i++ {
+		if i%4 == 2 {
+			fmt.Fprintf(&b, "<h2>Part %d of page %d</h2>\n", i/4+1, n)
+		}
+		b.WriteString("<p>")
+		for w := 0; w < 90; w++ {
+			if w > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[next()%uint32(len(words))])
+		}
+		fmt.Fprintf(&b, " (page %d, paragraph %d).</p>\n", n, i)
+	}
+	// Links within the article: children, next sibling, a cross link.
+	b.WriteString("<h2>Read on</h2><ul>")
+	for _, c := range s.children[n] {
+		fmt.Fprintf(&b, `<li><a href="%s">Page %d</a></li>`, s.Path(c), c)
+	}
+	if n > 0 {
+		sib := s.children[s.parent[n]]
+		for i, c := range sib {
+			if c == n && i+1 < len(sib) {
+				fmt.Fprintf(&b, `<li><a href="%s">Next: page %d</a></li>`, s.Path(sib[i+1]), sib[i+1])
+			}
+		}
+	}
+	if s.opts.Pages > 1 {
+		cross := int((uint64(n)*7919 + 13) % uint64(s.opts.Pages))
+		fmt.Fprintf(&b, `<li><a href="%s">Related: page %d</a></li>`, s.Path(cross), cross)
+	}
+	b.WriteString("</ul></article>\n")
+	b.WriteString(`<aside class="sidebar"><h3>Popular</h3><ul>`)
+	for _, sec := range s.children[0] {
+		if len(s.children[sec]) > 0 {
+			fmt.Fprintf(&b, `<li><a href="%s">Popular page %d</a></li>`, s.Path(s.children[sec][0]), s.children[sec][0])
+		}
+	}
+	b.WriteString("</ul></aside></main>\n")
+	b.WriteString(`<footer><p>Example Docs is written by its readers. Every page may be copied and shared.</p>` +
+		`<a href="/">Home</a> <a href="` + s.Path(min(1, s.opts.Pages-1)) + `">Getting started</a></footer>` +
+		"\n</body></html>\n")
+	return []byte(b.String())
+}
