@@ -65,6 +65,9 @@ type Config struct {
 	StaticEgressIP    string
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// DebugAddr, when set, is where the worker serves Go's profiles
+	// (/debug/pprof/), for operators and benchmarks; keep it private.
+	DebugAddr string
 	// LLM is the model that runs extraction instructions; without one,
 	// crawls with extraction are refused.
 	LLM LLM
@@ -134,6 +137,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
+		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
 		LLM: LLM{
 			Provider:        strings.ToLower(r.str("CRAWLER_LLM_PROVIDER", "")),
 			Model:           r.str("CRAWLER_LLM_MODEL", ""),

@@ -162,6 +162,14 @@ func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, with
 		return err
 	}
 	defer closeAll()
+	if cfg.DebugAddr != "" {
+		stop, err := serveDebug(cfg.DebugAddr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		logger.Info("profiles served", "addr", "http://"+cfg.DebugAddr+"/debug/pprof/")
+	}
 	return worker.Run(ctx, tc, cfg, store, logger, withBrowser)
 }
 

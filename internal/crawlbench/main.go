@@ -1,0 +1,613 @@
+// Command crawlbench measures this service against a peer crawler on the
+// same machine, in one run: it generates a link-dense site (internal/
+// testsite), serves it locally, and crawls it whole through the service's
+// HTTP API (worker and API in processes of their own, a private Temporal
+// dev server, a fresh Postgres database) and with Crawlee's CheerioCrawler
+// (bench/crawlee), alternating, several rounds at each concurrency. It
+// prints pages per second, wall time and peak resident memory of each run,
+// the medians and their ratio, the worker's CPU profile during one crawl,
+// and how the worker's peak memory grows from a 1,000-page to a
+// 10,000-page crawl.
+//
+// Run it through `make bench`, which builds and installs what it needs.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/internal/testsite"
+)
+
+type flags struct {
+	pages       int
+	rounds      int
+	concurrency []int
+	crawler     string
+	temporal    string
+	crawlee     string
+	database    string
+	profile     time.Duration
+	memory      bool
+	peer        bool
+}
+
+func main() {
+	var f flags
+	var conc string
+	flag.IntVar(&f.pages, "pages", 5000, "pages of the generated site")
+	flag.IntVar(&f.rounds, "rounds", 3, "rounds at each concurrency")
+	flag.StringVar(&conc, "concurrency", "16,32", "pages in flight, comma-separated")
+	flag.StringVar(&f.crawler, "crawler", "bin/crawler", "the service's binary")
+	flag.StringVar(&f.temporal, "temporal", "bin/temporal", "the Temporal CLI (dev server)")
+	flag.StringVar(&f.crawlee, "crawlee", "bench/crawlee", "the peer crawler's folder (npm ci done)")
+	flag.StringVar(&f.database, "database", "postgres://postgres@127.0.0.1:5432/crawler_bench?sslmode=disable", "Postgres database to create afresh")
+	flag.DurationVar(&f.profile, "profile", 15*time.Second, "length of the worker's CPU profile (0: none)")
+	flag.BoolVar(&f.memory, "memory", true, "compare the worker's peak memory on 1,000 and 10,000 pages")
+	flag.BoolVar(&f.peer, "peer", true, "crawl with Crawlee too")
+	flag.Parse()
+	for _, c := range strings.Split(conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			fatalf("-concurrency: %q", conc)
+		}
+		f.concurrency = append(f.concurrency, n)
+	}
+	if err := run(f); err != nil {
+		fatalf("%v", err)
+	}
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "crawlbench: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "crawlbench: "+format+"\n", args...)
+}
+
+// variant is one way of crawling the site.
+type variant struct {
+	name string
+	// options are added to the crawl request; nil means Crawlee.
+	options map[string]any
+}
+
+var variants = []variant{
+	{"service, default options", map[string]any{}},
+	{"service, whole body, no dedupe", map[string]any{"excludeNonMainTags": false, "deduplicateContent": false}},
+	{"Crawlee CheerioCrawler", nil},
+}
+
+// result is one measured crawl.
+type result struct {
+	variant     string
+	concurrency int
+	round       int
+	pages       int
+	seconds     float64
+	peakRSS     int64 // bytes
+	repeats     int
+}
+
+func (r result) rate() float64 { return float64(r.pages) / r.seconds }
+
+func run(f flags) error {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "crawlbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	site := testsite.New(testsite.Options{Pages: f.pages})
+	siteURL, stopSite, err := serveSite(site)
+	if err != nil {
+		return err
+	}
+	defer stopSite()
+
+	svc, err := startService(ctx, f, tmp)
+	if err != nil {
+		return err
+	}
+	defer svc.stop()
+
+	var results []result
+	var profile []byte
+	for _, c := range f.concurrency {
+		for round := 1; round <= f.rounds; round++ {
+			for _, v := range variants {
+				if v.options == nil && !f.peer {
+					continue
+				}
+				site.Reset()
+				var r result
+				if v.options == nil {
+					r, err = crawlWithCrawlee(f, tmp, siteURL, c)
+				} else {
+					profileNow := f.profile > 0 && profile == nil && len(v.options) == 0 && c == f.concurrency[len(f.concurrency)-1]
+					r, profile, err = svc.crawl(siteURL, c, v.options, profileNow, f.profile, profile)
+				}
+				if err != nil {
+					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
+				}
+				st := site.Stats()
+				r.variant, r.concurrency, r.round, r.repeats = v.name, c, round, st.Repeats
+				if st.Distinct != f.pages {
+					return fmt.Errorf("%s at concurrency %d: the site served %d of its %d pages", v.name, c, st.Distinct, f.pages)
+				}
+				logf("%-32s concurrency %2d round %d: %5d pages in %6.1f s = %6.1f pages/s, peak RSS %4d MB, %d repeat fetches",
+					v.name, c, round, r.pages, r.seconds, r.rate(), r.peakRSS>>20, r.repeats)
+				results = append(results, r)
+			}
+		}
+	}
+	printResults(os.Stdout, f, results)
+	if profile != nil {
+		printProfile(os.Stdout, f, tmp, profile)
+	}
+	if f.memory {
+		if err := memoryCheck(os.Stdout, svc, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serveSite serves site on a free loopback port.
+func serveSite(site *testsite.Site) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// crawlWithCrawlee runs the peer crawler on the site; its own timing of
+// crawler.run() is used (its start-up is not counted against it).
+func crawlWithCrawlee(f flags, tmp, siteURL string, concurrency int) (result, error) {
+	var out bytes.Buffer
+	cmd := exec.Command("node", "crawl.mjs", "--start-url", siteURL+"/", "--concurrency", strconv.Itoa(concurrency),
+		"--max-pages", strconv.Itoa(f.pages+100), "--storage", filepath.Join(tmp, "crawlee"))
+	cmd.Dir = f.crawlee
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return result{}, fmt.Errorf("crawl.mjs: %w", err)
+	}
+	var got struct {
+		Pages, Failed int
+		Seconds       float64
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		return result{}, fmt.Errorf("crawl.mjs printed %q: %w", out.String(), err)
+	}
+	if got.Pages != f.pages || got.Failed != 0 {
+		return result{}, fmt.Errorf("Crawlee crawled %d pages (%d failed), want %d", got.Pages, got.Failed, f.pages)
+	}
+	peak := int64(0)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peak = ru.Maxrss << 10
+	}
+	return result{pages: got.Pages, seconds: got.Seconds, peakRSS: peak}, nil
+}
+
+// service is the crawl service under measurement.
+type service struct {
+	f         flags
+	tmp       string
+	env       []string
+	temporal  *proc
+	worker    *proc
+	api       *proc
+	apiURL    string
+	debugAddr string
+	key       string
+}
+
+func startService(ctx context.Context, f flags, tmp string) (*service, error) {
+	s := &service{f: f, tmp: tmp}
+	ports, err := freePorts(4)
+	if err != nil {
+		return nil, err
+	}
+	temporalAddr := fmt.Sprintf("127.0.0.1:%d", ports[0])
+	s.apiURL = fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	s.debugAddr = fmt.Sprintf("127.0.0.1:%d", ports[3])
+	s.temporal, err = startProc(tmp, "temporal", nil, f.temporal, "server", "start-dev", "--ip", "127.0.0.1",
+		"--port", strconv.Itoa(ports[0]), "--headless", "--log-level", "error",
+		"--db-filename", filepath.Join(tmp, "temporal.db"))
+	if err != nil {
+		return nil, err
+	}
+	if err := waitTCP(temporalAddr, 30*time.Second); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("temporal: %w", err)
+	}
+	if err := recreateDatabase(ctx, f.database); err != nil {
+		s.stop()
+		return nil, err
+	}
+	s.env = append(os.Environ(),
+		"DATABASE_URL="+f.database,
+		"TEMPORAL_ADDRESS="+temporalAddr,
+		"CRAWLER_TASK_QUEUE=crawlbench",
+		"CRAWLER_HTTP_ADDR="+strings.TrimPrefix(s.apiURL, "http://"),
+		"CRAWLER_ALLOW_PRIVATE_NETWORKS=true",
+		"CRAWLER_MAX_CONCURRENT_PAGES=32",
+		"CRAWLER_MAX_PAGES_PER_CRAWL="+strconv.Itoa(max(f.pages, 10000)),
+		"CRAWLER_DEBUG_ADDR="+s.debugAddr,
+		"CRAWLER_LOG_LEVEL=warn",
+	)
+	migrate := exec.Command(f.crawler, "migrate")
+	migrate.Env = s.env
+	if out, err := migrate.CombinedOutput(); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("migrate: %v: %s", err, out)
+	}
+	cmd := exec.Command(f.crawler, "apikey", "create", "--team", "bench")
+	cmd.Env = s.env
+	out, err := cmd.Output()
+	if err != nil {
+		s.stop()
+		return nil, fmt.Errorf("apikey: %w", err)
+	}
+	s.key = strings.TrimSpace(string(out))
+	if s.worker, err = startProc(tmp, "worker", s.env, f.crawler, "worker"); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if s.api, err = startProc(tmp, "api", s.env, f.crawler, "serve"); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if err := waitTCP(strings.TrimPrefix(s.apiURL, "http://"), 30*time.Second); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	return s, nil
+}
+
+func (s *service) stop() {
+	for _, p := range []*proc{s.api, s.worker, s.temporal} {
+		if p != nil {
+			p.stop()
+		}
+	}
+}
+
+// restartWorker starts a fresh worker process, so that its peak memory
+// counts from zero.
+func (s *service) restartWorker() error {
+	s.worker.stop()
+	var err error
+	s.worker, err = startProc(s.tmp, "worker", s.env, s.f.crawler, "worker")
+	return err
+}
+
+// crawl crawls the site through the API and waits for the end. With
+// profileNow, the worker's CPU is profiled meanwhile (for up to length).
+func (s *service) crawl(siteURL string, concurrency int, options map[string]any, profileNow bool, length time.Duration, profile []byte) (result, []byte, error) {
+	body := map[string]any{"startUrl": siteURL + "/", "entireWebsite": true, "maxConcurrentPages": concurrency}
+	for k, v := range options {
+		body[k] = v
+	}
+	s.worker.resetPeak()
+	began := time.Now()
+	var c struct {
+		ID         string `json:"id"`
+		Status     string `json:"status"`
+		TotalPages int    `json:"totalPages"`
+	}
+	if err := s.call("POST", "/crawls", body, &c); err != nil {
+		return result{}, profile, err
+	}
+	var wg sync.WaitGroup
+	if profileNow {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", s.debugAddr, int(length.Seconds())))
+			if err != nil {
+				logf("profile: %v", err)
+				return
+			}
+			defer resp.Body.Close()
+			profile, _ = io.ReadAll(resp.Body)
+		}()
+	}
+	for c.Status == "running" {
+		time.Sleep(50 * time.Millisecond)
+		if err := s.call("GET", "/crawls/"+c.ID, nil, &c); err != nil {
+			return result{}, profile, err
+		}
+	}
+	seconds := time.Since(began).Seconds()
+	wg.Wait()
+	if c.Status != "succeeded" || c.TotalPages != s.f.pages {
+		return result{}, profile, fmt.Errorf("crawl %s ended %s with %d pages, want succeeded with %d", c.ID, c.Status, c.TotalPages, s.f.pages)
+	}
+	return result{pages: c.TotalPages, seconds: seconds, peakRSS: s.worker.peak()}, profile, nil
+}
+
+func (s *service) call(method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.apiURL+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// memoryCheck crawls a 1,000-page and a 10,000-page site, each with a
+// fresh worker, and prints the worker's peak resident memory of each.
+func memoryCheck(w io.Writer, s *service, f flags) error {
+	fmt.Fprintf(w, "\n### Worker memory by crawl size (default options, concurrency 16)\n\n")
+	fmt.Fprintf(w, "| pages | seconds | pages/s | worker peak RSS (MB) |\n|---:|---:|---:|---:|\n")
+	var peaks []int64
+	for _, n := range []int{1000, 10000} {
+		site := testsite.New(testsite.Options{Pages: n})
+		siteURL, stop, err := serveSite(site)
+		if err != nil {
+			return err
+		}
+		if err := s.restartWorker(); err != nil {
+			stop()
+			return err
+		}
+		pages := s.f.pages
+		s.f.pages = n
+		r, _, err := s.crawl(siteURL, 16, nil, false, 0, nil)
+		s.f.pages = pages
+		stop()
+		if err != nil {
+			return fmt.Errorf("memory check, %d pages: %w", n, err)
+		}
+		peak := s.worker.highWater()
+		peaks = append(peaks, peak)
+		logf("memory check: %d pages in %.1f s, worker peak RSS %d MB", n, r.seconds, peak>>20)
+		fmt.Fprintf(w, "| %d | %.1f | %.1f | %d |\n", n, r.seconds, r.rate(), peak>>20)
+	}
+	fmt.Fprintf(w, "\nPeak at 10,000 pages / peak at 1,000 pages: %.2f\n", float64(peaks[1])/float64(peaks[0]))
+	return nil
+}
+
+func printResults(w io.Writer, f flags, results []result) {
+	fmt.Fprintf(w, "### Crawls of a %d-page link-dense site\n\n", f.pages)
+	fmt.Fprintf(w, "| concurrency | crawler | round | pages | wall (s) | pages/s | peak RSS (MB) | repeat fetches |\n")
+	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		fmt.Fprintf(w, "| %d | %s | %d | %d | %.1f | %.1f | %d | %d |\n",
+			r.concurrency, r.variant, r.round, r.pages, r.seconds, r.rate(), r.peakRSS>>20, r.repeats)
+	}
+	fmt.Fprintf(w, "\n### Medians\n\n| concurrency | crawler | pages/s | wall (s) | peak RSS (MB) | × Crawlee |\n|---:|---|---:|---:|---:|---:|\n")
+	for _, c := range f.concurrency {
+		peer := 0.0
+		for _, v := range slices.Backward(variants) {
+			var rates, secs []float64
+			var rss []int64
+			for _, r := range results {
+				if r.concurrency == c && r.variant == v.name {
+					rates, secs, rss = append(rates, r.rate()), append(secs, r.seconds), append(rss, r.peakRSS)
+				}
+			}
+			if len(rates) == 0 {
+				continue
+			}
+			rate := median(rates)
+			ratio := "—"
+			if v.options == nil {
+				peer = rate
+			} else if peer > 0 {
+				ratio = fmt.Sprintf("%.2f", rate/peer)
+			}
+			fmt.Fprintf(w, "| %d | %s | %.1f | %.1f | %d | %s |\n", c, v.name, rate, median(secs), medianInt(rss)>>20, ratio)
+		}
+	}
+}
+
+func printProfile(w io.Writer, f flags, tmp string, profile []byte) {
+	path := filepath.Join(tmp, "worker.pprof")
+	if err := os.WriteFile(path, profile, 0o644); err != nil {
+		logf("profile: %v", err)
+		return
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", f.crawler, path).CombinedOutput()
+	if err != nil {
+		logf("pprof: %v: %s", err, out)
+		return
+	}
+	fmt.Fprintf(w, "\n### Worker CPU profile (%v of the first default-options crawl at concurrency %d)\n\n```\n%s```\n",
+		f.profile, f.concurrency[len(f.concurrency)-1], out)
+	out, err = exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=25", f.crawler, path).CombinedOutput()
+	if err == nil {
+		fmt.Fprintf(w, "\nBy cumulative time:\n\n```\n%s```\n", out)
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianInt(v []int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func waitTCP(addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s does not answer: %w", addr, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// recreateDatabase drops and creates the database of dsn.
+func recreateDatabase(ctx context.Context, dsn string) error {
+	name := dsn[strings.LastIndex(dsn, "/")+1:]
+	name, _, _ = strings.Cut(name, "?")
+	admin := strings.Replace(dsn, "/"+name, "/postgres", 1)
+	conn, err := db.Open(ctx, admin)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`); err != nil {
+		return fmt.Errorf("drop %s: %w", name, err)
+	}
+	return db.EnsureDatabase(ctx, dsn)
+}
+
+// proc is a child process whose resident memory is sampled.
+type proc struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	max  int64
+	done chan struct{}
+}
+
+func startProc(tmp, name string, env []string, path string, args ...string) (*proc, error) {
+	logFile, err := os.OpenFile(filepath.Join(tmp, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	go p.sample()
+	return p, nil
+}
+
+func (p *proc) sample() {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+			if rss := p.status("VmRSS:"); rss > 0 {
+				p.mu.Lock()
+				p.max = max(p.max, rss)
+				p.mu.Unlock()
+			}
+		}
+	}
+}
+
+// status reads a field of /proc/PID/status, in bytes.
+func (p *proc) status(field string) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func (p *proc) resetPeak() {
+	p.mu.Lock()
+	p.max = 0
+	p.mu.Unlock()
+}
+
+// peak is the highest resident memory sampled since resetPeak.
+func (p *proc) peak() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.max
+}
+
+// highWater is the process's peak resident memory over its life, as the
+// kernel counts it.
+func (p *proc) highWater() int64 { return max(p.status("VmHWM:"), p.peak()) }
+
+func (p *proc) stop() {
+	if p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
