@@ -162,6 +162,9 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 	// crawl ends error rather than waiting out its timeout.
 	browserOptions.ScheduleToStartTimeout = 5 * time.Minute
 	browserCtx := workflow.WithActivityOptions(ctx, browserOptions)
+	if workflow.GetVersion(ctx, pipelinedBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		return pipelinedLoop(ctx, in, pageCtx, browserCtx)
+	}
 	for {
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
 		if limit <= 0 {
@@ -197,6 +200,110 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 		}
 		in.Batch++
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || in.Batch-firstBatch >= batchesPerRun {
+			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+		}
+	}
+}
+
+// pipelinedBatches marks the workflow change that fetches the next batch
+// while the last one is converted, deduplicated and logged.
+const pipelinedBatches = "pipelined-batches"
+
+// pipelinedLoop is crawlLoop with two stages: fetching, and the results
+// of fetched batches (conversion, deduplication, extraction, logs), which
+// a workflow goroutine works through in batch order. Fetching runs at
+// most one batch ahead, so that network waits and CPU work overlap while
+// the crawl keeps its breadth-first order, deduplication its page order,
+// and the budget its bound: a batch claims no more pages than the budget
+// has room for once the batches still in the results stage are stored.
+// Only fetching adds to the frontier, so an empty claim means it is done.
+func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context) (bool, error) {
+	firstBatch := in.Batch
+	type fetchedBatch struct{ batch, fetched int }
+	var (
+		queue      []fetchedBatch // fetched, results not done; queue[0] is in the results stage
+		resultsErr error
+	)
+	workflow.Go(ctx, func(c workflow.Context) {
+		for {
+			if err := workflow.Await(c, func() bool { return len(queue) > 0 }); err != nil {
+				return
+			}
+			b := queue[0]
+			batchIn := *in
+			batchIn.Batch = b.batch
+			if b.fetched > 0 {
+				if err := resultsOf(c, pageCtx, &batchIn); err != nil {
+					resultsErr = err
+					return
+				}
+				in.Stored = batchIn.Stored
+			}
+			if err := workflow.ExecuteActivity(c, a.WriteLogs,
+				activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: b.batch}).Get(c, nil); err != nil {
+				resultsErr = err
+				return
+			}
+			queue = queue[1:]
+		}
+	})
+	pending := func() int {
+		n := 0
+		for _, b := range queue {
+			n += b.fetched
+		}
+		return n
+	}
+	// drained waits for the results stage to finish every fetched batch.
+	drained := func() error {
+		if err := workflow.Await(ctx, func() bool { return len(queue) == 0 || resultsErr != nil }); err != nil {
+			return err
+		}
+		return resultsErr
+	}
+	for {
+		if err := workflow.Await(ctx, func() bool { return len(queue) < 2 || resultsErr != nil }); err != nil {
+			return false, err
+		}
+		if resultsErr != nil {
+			return false, resultsErr
+		}
+		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored-pending())
+		if limit <= 0 {
+			if len(queue) == 0 {
+				return true, nil
+			}
+			// The batches in the results stage may fill the budget, or
+			// leave room (pages they skip): wait and see.
+			if err := drained(); err != nil {
+				return false, err
+			}
+			continue
+		}
+		fetchPages, fetchCtx := a.FetchPages, pageCtx
+		if in.Plan.Engine == crawl.EnginePlaywright {
+			fetchPages, fetchCtx = a.RenderPages, browserCtx
+		}
+		var fetched activities.FetchPagesResult
+		err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
+			CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
+		}).Get(ctx, &fetched)
+		if err != nil {
+			return false, err
+		}
+		if fetched.SwitchTo != "" {
+			in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
+		}
+		if fetched.Claimed == 0 {
+			// The frontier is empty for good: only fetching adds to it.
+			return false, drained()
+		}
+		queue = append(queue, fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
+		in.Batch++
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || in.Batch-firstBatch >= batchesPerRun {
+			if err := drained(); err != nil {
+				return false, err
+			}
 			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
 		}
 	}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -297,4 +298,56 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 		t.Errorf("ConvertPages asked to store later (%v), status %q", convertIn.StoreLater, status)
 	}
 	env.AssertNotCalled(t, "DeduplicatePages", mock.Anything, mock.Anything)
+}
+
+// TestCrawlRefillsAfterSkippedPages: fetched pages that do not become
+// results (a conversion failure) leave room in the budget, which the
+// next batch takes once the results stage has caught up.
+func TestCrawlRefillsAfterSkippedPages(t *testing.T) {
+	env := newEnv(t, 4, 1800)
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4}).
+		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 4}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 2, Skipped: 2}, nil)
+	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 4}).
+		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 2}).
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
+	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 4}).
+		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 4}, nil).Once()
+	var status crawl.Status
+	expectFinish(env, &status, 4)
+
+	runCrawl(t, env, &status, crawl.StatusSucceeded)
+	env.AssertExpectations(t)
+}
+
+// TestCrawlBeforePipelining replays the branch of runs begun before
+// fetching overlapped the results stage: each batch is fetched, stored
+// and logged before the next is claimed.
+func TestCrawlBeforePipelining(t *testing.T) {
+	env := newEnv(t, 100, 1800)
+	env.OnGetVersion(pipelinedBatches, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	var order []string
+	record := func(what string) { order = append(order, what) }
+	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FetchPagesInput) (activities.FetchPagesResult, error) {
+			record("fetch")
+			if in.Batch == 2 {
+				return activities.FetchPagesResult{}, nil
+			}
+			return activities.FetchPagesResult{Claimed: 3, Fetched: 3}, nil
+		})
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 3}, nil)
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
+			record("store")
+			return activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3 * (in.Batch + 1)}, nil
+		})
+	var status crawl.Status
+	expectFinish(env, &status, 6)
+
+	runCrawl(t, env, &status, crawl.StatusSucceeded)
+	if got := fmt.Sprint(order); got != "[fetch store fetch store fetch]" {
+		t.Errorf("activities ran in the order %s", got)
+	}
 }

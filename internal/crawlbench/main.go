@@ -31,6 +31,9 @@ import (
 	"syscall"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
@@ -46,6 +49,7 @@ type flags struct {
 	profile     time.Duration
 	memory      bool
 	peer        bool
+	timeline    bool
 }
 
 func main() {
@@ -61,6 +65,7 @@ func main() {
 	flag.DurationVar(&f.profile, "profile", 15*time.Second, "length of the worker's CPU profile (0: none)")
 	flag.BoolVar(&f.memory, "memory", true, "compare the worker's peak memory on 1,000 and 10,000 pages")
 	flag.BoolVar(&f.peer, "peer", true, "crawl with Crawlee too")
+	flag.BoolVar(&f.timeline, "timeline", false, "print the time each activity type took in every crawl")
 	flag.Parse()
 	for _, c := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
@@ -131,7 +136,7 @@ func run(f flags) error {
 	defer svc.stop()
 
 	var results []result
-	var profile []byte
+	profiles := map[string][]byte{} // by variant
 	for _, c := range f.concurrency {
 		for round := 1; round <= f.rounds; round++ {
 			for _, v := range variants {
@@ -143,8 +148,12 @@ func run(f flags) error {
 				if v.options == nil {
 					r, err = crawlWithCrawlee(f, tmp, siteURL, c)
 				} else {
-					profileNow := f.profile > 0 && profile == nil && len(v.options) == 0 && c == f.concurrency[len(f.concurrency)-1]
-					r, profile, err = svc.crawl(siteURL, c, v.options, profileNow, f.profile, profile)
+					profileNow := f.profile > 0 && profiles[v.name] == nil && c == f.concurrency[len(f.concurrency)-1]
+					var profile []byte
+					r, profile, err = svc.crawl(siteURL, c, v.options, profileNow, f.profile, nil)
+					if profile != nil {
+						profiles[v.name] = profile
+					}
 				}
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
@@ -161,8 +170,10 @@ func run(f flags) error {
 		}
 	}
 	printResults(os.Stdout, f, results)
-	if profile != nil {
-		printProfile(os.Stdout, f, tmp, profile)
+	for _, v := range variants {
+		if p := profiles[v.name]; p != nil {
+			printProfile(os.Stdout, f, tmp, v.name, p)
+		}
 	}
 	if f.memory {
 		if err := memoryCheck(os.Stdout, svc, f); err != nil {
@@ -213,15 +224,16 @@ func crawlWithCrawlee(f flags, tmp, siteURL string, concurrency int) (result, er
 
 // service is the crawl service under measurement.
 type service struct {
-	f         flags
-	tmp       string
-	env       []string
-	temporal  *proc
-	worker    *proc
-	api       *proc
-	apiURL    string
-	debugAddr string
-	key       string
+	f            flags
+	tmp          string
+	env          []string
+	temporal     *proc
+	worker       *proc
+	api          *proc
+	apiURL       string
+	debugAddr    string
+	temporalAddr string
+	key          string
 }
 
 func startService(ctx context.Context, f flags, tmp string) (*service, error) {
@@ -231,6 +243,7 @@ func startService(ctx context.Context, f flags, tmp string) (*service, error) {
 		return nil, err
 	}
 	temporalAddr := fmt.Sprintf("127.0.0.1:%d", ports[0])
+	s.temporalAddr = temporalAddr
 	s.apiURL = fmt.Sprintf("http://127.0.0.1:%d", ports[2])
 	s.debugAddr = fmt.Sprintf("127.0.0.1:%d", ports[3])
 	s.temporal, err = startProc(tmp, "temporal", nil, f.temporal, "server", "start-dev", "--ip", "127.0.0.1",
@@ -346,8 +359,82 @@ func (s *service) crawl(siteURL string, concurrency int, options map[string]any,
 	if c.Status != "succeeded" || c.TotalPages != s.f.pages {
 		return result{}, profile, fmt.Errorf("crawl %s ended %s with %d pages, want succeeded with %d", c.ID, c.Status, c.TotalPages, s.f.pages)
 	}
+	if s.f.timeline {
+		if err := s.printTimeline(c.ID, seconds); err != nil {
+			logf("timeline: %v", err)
+		}
+	}
 	return result{pages: c.TotalPages, seconds: seconds, peakRSS: s.worker.peak()}, profile, nil
 }
+
+// printTimeline prints, for each activity type of the crawl's workflow
+// runs, how many ran and their summed time from start to completion.
+func (s *service) printTimeline(crawlID string, wall float64) error {
+	tc, err := client.Dial(client.Options{HostPort: s.temporalAddr, Logger: quietLogger{}})
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	type stat struct {
+		n   int
+		sum time.Duration
+	}
+	stats := map[string]*stat{}
+	scheduled := map[int64]string{}
+	started := map[int64]time.Time{}
+	runs, events := 0, 0
+	runID := ""
+	for {
+		iter := tc.GetWorkflowHistory(context.Background(), "crawl-"+crawlID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		runs++
+		next := ""
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				return err
+			}
+			events++
+			switch {
+			case ev.GetActivityTaskScheduledEventAttributes() != nil:
+				scheduled[ev.GetEventId()] = ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+			case ev.GetActivityTaskStartedEventAttributes() != nil:
+				started[ev.GetActivityTaskStartedEventAttributes().GetScheduledEventId()] = ev.GetEventTime().AsTime()
+			case ev.GetActivityTaskCompletedEventAttributes() != nil:
+				id := ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
+				name := scheduled[id]
+				if stats[name] == nil {
+					stats[name] = &stat{}
+				}
+				stats[name].n++
+				stats[name].sum += ev.GetEventTime().AsTime().Sub(started[id])
+			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+				next = ev.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId()
+			}
+		}
+		if next == "" {
+			break
+		}
+		runID = next
+	}
+	names := make([]string, 0, len(stats))
+	for name := range stats {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	logf("timeline of crawl %s (%.1f s wall, %d runs, %d events):", crawlID, wall, runs, events)
+	for _, name := range names {
+		logf("  %-18s %4d runs, %7.2f s in all", name, stats[name].n, stats[name].sum.Seconds())
+	}
+	return nil
+}
+
+// quietLogger drops the Temporal client's logs.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}
 
 func (s *service) call(method, path string, body, out any) error {
 	var rd io.Reader
@@ -440,7 +527,7 @@ func printResults(w io.Writer, f flags, results []result) {
 	}
 }
 
-func printProfile(w io.Writer, f flags, tmp string, profile []byte) {
+func printProfile(w io.Writer, f flags, tmp, variant string, profile []byte) {
 	path := filepath.Join(tmp, "worker.pprof")
 	if err := os.WriteFile(path, profile, 0o644); err != nil {
 		logf("profile: %v", err)
@@ -451,8 +538,8 @@ func printProfile(w io.Writer, f flags, tmp string, profile []byte) {
 		logf("pprof: %v: %s", err, out)
 		return
 	}
-	fmt.Fprintf(w, "\n### Worker CPU profile (%v of the first default-options crawl at concurrency %d)\n\n```\n%s```\n",
-		f.profile, f.concurrency[len(f.concurrency)-1], out)
+	fmt.Fprintf(w, "\n### Worker CPU profile: %s (the first %v of its first crawl at concurrency %d)\n\n```\n%s```\n",
+		variant, f.profile, f.concurrency[len(f.concurrency)-1], out)
 	out, err = exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=25", f.crawler, path).CombinedOutput()
 	if err == nil {
 		fmt.Fprintf(w, "\nBy cumulative time:\n\n```\n%s```\n", out)
