@@ -321,20 +321,9 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		}
 		if r.IsHTML() {
 			r.Body = TextUTF8(body, r.ContentType)
+			r.Links, r.Canonical = pageLinks(r.Body, resp.Request.URL)
 		} else {
 			r.Body = append([]byte(nil), body...)
-		}
-	})
-	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
-		if r := get(e.Request.Ctx); r != nil {
-			if abs := e.Request.AbsoluteURL(e.Attr("href")); abs != "" {
-				r.Links = append(r.Links, abs)
-			}
-		}
-	})
-	c.OnHTML(`link[rel="canonical"][href]`, func(e *colly.HTMLElement) {
-		if r := get(e.Request.Ctx); r != nil && r.Canonical == "" {
-			r.Canonical = e.Request.AbsoluteURL(e.Attr("href"))
 		}
 	})
 	c.OnScraped(func(resp *colly.Response) { finish(resp.Ctx) })
