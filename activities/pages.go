@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"runtime"
 	"sort"
@@ -50,6 +51,13 @@ type FetchPagesResult struct {
 	// SwitchTo names the engine the crawl goes on with when a start page
 	// turned out to need JavaScript; the page is queued again for it.
 	SwitchTo string `json:",omitempty"`
+	// Retried counts pages whose fetch failed for a passing reason and
+	// that went back to the frontier for another attempt.
+	Retried int `json:",omitempty"`
+	// Waiting, set when nothing could be claimed, counts the pages that
+	// wait for a retry; the first may be fetched after RetryIn.
+	Waiting int           `json:",omitempty"`
+	RetryIn time.Duration `json:",omitempty"`
 }
 
 // FetchPages claims up to Limit queued pages as batch Batch, fetches them
@@ -84,6 +92,10 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		return FetchPagesResult{}, err
 	}
 	res := FetchPagesResult{Claimed: len(pages)}
+	if len(pages) == 0 {
+		res.Waiting, res.RetryIn, err = a.Store.RetriesWaiting(ctx, c.ID)
+		return res, err
+	}
 
 	byURL := make(map[string]db.Page, len(pages))
 	var urls []string
@@ -118,6 +130,10 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		mu.Lock()
 		defer mu.Unlock()
 		for _, o := range outs {
+			if o.RetryIn > 0 {
+				res.Retried++
+				continue
+			}
 			res.count(o.State)
 		}
 		return nil
@@ -137,6 +153,9 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		page := byURL[r.URL]
 		out := a.outcome(context.WithoutCancel(ctx), c, page, r, rl, refusal, in.NoLinks)
 		out.Engine = engineName
+		if out.State == db.PageFailed {
+			retryLater(c, page, r, &out)
+		}
 		if in.Detect && page.Depth == 0 && out.State == db.PageFetched {
 			if js, why := browser.NeedsJavaScript(r.Body); js {
 				out.State, out.HTML = db.PageQueued, ""
@@ -261,6 +280,46 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 	}
 	save(disallowed)
 	return kept, delay, policies, nil
+}
+
+// Retries of a page whose fetch failed for a passing reason (see
+// fetch.Transient): at most fetchAttempts fetches in all (timeoutAttempts
+// when it timed out, which costs a whole page timeout each time), the
+// n-th retry after 2^(n-1) seconds, or after the wait the server asked
+// for (up to maxFetchRetryAfter).
+const (
+	fetchAttempts   = 6
+	timeoutAttempts = 2
+	maxFetchRetryAfter   = time.Minute
+)
+
+// retryLater turns the failed fetch out of page into a retry when the
+// failure may pass and the page has attempts left: the page goes back to
+// the frontier, and a warn entry says so.
+func retryLater(c *db.Crawl, page db.Page, r fetch.Result, out *db.FetchOutcome) {
+	attempts := fetchAttempts
+	if r.StatusCode == 0 && fetch.Timeout(r.Err) {
+		attempts = timeoutAttempts
+	}
+	attempt := page.Attempts + 1 // the one that just failed
+	if !fetch.Transient(r) || attempt >= attempts {
+		if page.Attempts > 0 {
+			out.Error = fmt.Sprintf("%s (after %d attempts)", out.Error, attempt)
+		}
+		return
+	}
+	delay := time.Duration(1<<page.Attempts) * time.Second
+	if r.RetryAfter > 0 {
+		delay = min(r.RetryAfter, maxFetchRetryAfter)
+	}
+	why := out.Error
+	out.State, out.HTML, out.Links, out.RetryIn = db.PageQueued, "", nil, delay
+	out.Log = &db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("retry:%d:%d", page.ID, attempt),
+		Level: "warn", Message: "Page retried",
+		Description: fmt.Sprintf("Attempt %d of %d to fetch %s failed: %s. It is tried again in %s.",
+			attempt, attempts, page.URL, why, delay),
+		Data: map[string]any{"url": page.URL, "statusCode": r.StatusCode, "depth": page.Depth,
+			"attempt": attempt, "retryInSeconds": delay.Seconds(), "error": why}}
 }
 
 func (r *FetchPagesResult) count(state string) {
@@ -745,8 +804,11 @@ func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
 	case db.PageFailed:
 		e.Level, e.Message = "error", "Page failed"
 		e.Description = fmt.Sprintf("Could not crawl %s: %s.", p.URL, note)
-		if status >= 400 && status < 500 {
-			e.Level = "warn"
+		if status >= 400 && status < 500 && status != http.StatusTooManyRequests && p.Attempts == 0 {
+			e.Level = "warn" // the page is missing or refused: the site's state, not a failure
+		}
+		if p.Attempts > 0 {
+			data["attempts"] = p.Attempts + 1
 		}
 		data["error"] = note
 	case db.PageSkipped:

@@ -141,6 +141,10 @@ type Page struct {
 	Rank          string    `bun:"rank,notnull"`
 	State         string    `bun:"state,notnull"`
 	Batch         *int      `bun:"batch"`
+	// Attempts counts the page's failed fetches that were retried;
+	// NotBefore is when a page queued again for a retry may be fetched.
+	Attempts  int        `bun:"attempts,notnull,default:0"`
+	NotBefore *time.Time `bun:"not_before"`
 	FinalURL      *string   `bun:"final_url"`
 	StatusCode    *int      `bun:"status_code"`
 	ContentType   *string   `bun:"content_type"`
@@ -166,7 +170,7 @@ type Page struct {
 	StoredAt         *time.Time      `bun:"stored_at"`
 }
 
-// CrawlLog is one entry of a crawl's log (interface section 2.3).
+// CrawlLog is one entry of a crawl's log, as GET /crawl-logs lists it.
 type CrawlLog struct {
 	bun.BaseModel `bun:"table:crawl_logs"`
 

@@ -264,17 +264,37 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 		UPDATE pages SET state = ?, batch = ?
 		WHERE id IN (
 			SELECT id FROM pages
-			WHERE crawl_id = ? AND state = ?
+			WHERE crawl_id = ? AND state = ? AND (not_before IS NULL OR not_before <= clock_timestamp())
 			ORDER BY depth, rank, id
 			LIMIT ?
 			FOR UPDATE SKIP LOCKED)
-		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, discovered_at`,
+		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, attempts, discovered_at`,
 		PageClaimed, batch, crawlID, PageQueued, limit).Scan(ctx, &pages)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("claim batch %d: %w", batch, err)
 	}
 	sortPages(pages)
 	return pages, nil
+}
+
+// RetriesWaiting returns how many of the crawl's queued pages wait for a
+// retry, and how long until the first of them may be fetched.
+func (s *Store) RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error) {
+	var row struct {
+		N      int     `bun:"n"`
+		WaitMS float64 `bun:"wait_ms"`
+	}
+	err := retry(ctx, func(ctx context.Context) error {
+		return s.db.NewRaw(`
+			SELECT count(*) AS n,
+			       coalesce(extract(epoch FROM min(not_before) - clock_timestamp()) * 1000, 0) AS wait_ms
+			FROM pages WHERE crawl_id = ? AND state = ? AND not_before > clock_timestamp()`,
+			crawlID, PageQueued).Scan(ctx, &row)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("pages waiting for a retry: %w", err)
+	}
+	return row.N, max(time.Duration(row.WaitMS)*time.Millisecond, 0), nil
 }
 
 // BatchPages returns the pages of a batch in claim order, without their HTML
@@ -352,6 +372,10 @@ type FetchOutcome struct {
 	FetchMS     int
 	// Links are the in-scope pages the page links to, enqueued with it.
 	Links []NewPage
+	// RetryIn, with State PageQueued, puts the page back in the frontier
+	// for another attempt after this long; Log is written with it.
+	RetryIn time.Duration
+	Log     *CrawlLog
 }
 
 // SaveFetches records the fetches of claimed pages and enqueues their
@@ -383,6 +407,11 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			}
 			if saved {
 				links = append(links, o.Links...)
+				if o.Log != nil {
+					if err := insertLogs(ctx, tx, []CrawlLog{*o.Log}); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		_, err = enqueue(ctx, tx, crawlID, links)
@@ -406,7 +435,11 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 		q = q.Set("html = ?", o.HTML)
 	}
 	if o.State == PageQueued {
-		q = q.Set("batch = NULL") // back in the frontier, for another engine
+		q = q.Set("batch = NULL") // back in the frontier, for another engine or a retry
+	}
+	if o.State == PageQueued && o.RetryIn > 0 {
+		q = q.Set("attempts = attempts + 1").
+			Set("not_before = clock_timestamp() + ? * interval '1 millisecond'", o.RetryIn.Milliseconds())
 	}
 	res, err := q.Exec(ctx)
 	if err != nil {

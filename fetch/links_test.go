@@ -1,9 +1,13 @@
 package fetch
 
 import (
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPageLinks(t *testing.T) {
@@ -33,5 +37,55 @@ func TestPageLinks(t *testing.T) {
 				t.Errorf("got %q, canonical %q; want %q, %q", links, canonical, tc.links, tc.canonical)
 			}
 		})
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Duration{
+		"": 0, "3": 3 * time.Second, " 120 ": 2 * time.Minute, "-5": 0, "soon": 0,
+		"Mon, 23 Nov 2026 12:00:30 GMT": 30 * time.Second, "Mon, 23 Nov 2026 11:00:00 GMT": 0,
+	} {
+		if got := parseRetryAfter(in, now); got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestTransient fetches from a server that answers each way once, and
+// checks which failures are worth another attempt.
+func TestTransient(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/busy":
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/limited":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/gone":
+			w.WriteHeader(http.StatusNotFound)
+		case "/broken":
+			w.WriteHeader(http.StatusInternalServerError)
+		case "/reset":
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.(*net.TCPConn).SetLinger(0)
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	urls := []string{srv.URL + "/busy", srv.URL + "/limited", srv.URL + "/gone", srv.URL + "/broken", srv.URL + "/reset", closed.URL + "/refused"}
+	got := fetchAll(t, newStatic(true, 2000), urls, Batch{Parallelism: 6})
+	for u, want := range map[string]bool{
+		srv.URL + "/busy": true, srv.URL + "/limited": true, srv.URL + "/gone": false,
+		srv.URL + "/broken": true, srv.URL + "/reset": true, closed.URL + "/refused": false,
+	} {
+		if r := got[u]; Transient(r) != want {
+			t.Errorf("%s: status %d, error %v: Transient = %v, want %v", u, r.StatusCode, r.Err, !want, want)
+		}
+	}
+	if r := got[srv.URL+"/busy"]; r.RetryAfter != 7*time.Second {
+		t.Errorf("/busy: RetryAfter = %v, want 7s", r.RetryAfter)
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -44,8 +46,11 @@ type Result struct {
 	// document order; Canonical is its rel=canonical URL, if any.
 	Links     []string
 	Canonical string
-	Duration  time.Duration
-	Err       error
+	// RetryAfter is the wait a 429 or 503 response asked for (its
+	// Retry-After header); 0 when it named none.
+	RetryAfter time.Duration
+	Duration   time.Duration
+	Err        error
 
 	started time.Time
 }
@@ -309,6 +314,7 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 			if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 				r.Location = resp.Headers.Get("Location")
 			}
+			r.RetryAfter = parseRetryAfter(resp.Headers.Get("Retry-After"), time.Now())
 		}
 		body := resp.Body
 		if len(body) > s.opts.MaxBytes {
@@ -374,4 +380,46 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		finish(cc)
 	}
 	return ctx.Err()
+}
+
+// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// Transient reports whether a fetch that failed may succeed when tried
+// again soon: the server was busy or failing for a moment (408, 425, 429,
+// 500, 502, 503, 504), or the connection broke off or timed out. A
+// refused connection, an unknown host or a forbidden address will not
+// change.
+func Transient(r Result) bool {
+	switch r.StatusCode {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	case 0:
+	default:
+		return false
+	}
+	err := r.Err
+	if err == nil || Forbidden(err) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) || errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	return Timeout(err) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.EPIPE) ||
+		strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "EOF")
 }

@@ -65,3 +65,45 @@ func TestLinkDenseSite(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestFlakySite crawls a site that answers 429 or 503 (some with
+// Retry-After) to about one request in ten and resets about one
+// connection in twenty: every page is still stored, each retry is a warn
+// entry, and no page fails.
+func TestFlakySite(t *testing.T) {
+	t.Parallel()
+	site := testsite.New(testsite.Options{Pages: 300, FailOneIn: 10, ResetOneIn: 20})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	c := crawlDense(t, site, srv.URL, map[string]any{"maxConcurrentPages": 16, "excludeNonMainTags": false, "deduplicateContent": false})
+	st := site.Stats()
+	logs := allLogs(t, env.api, env.keyA, c.ID, 1200)
+	retries, failed := 0, 0
+	for _, l := range logs {
+		switch l.Message {
+		case "Page retried":
+			retries++
+			if l.Level != "warn" || l.Data["attempt"] == nil || l.Data["url"] == nil {
+				t.Errorf("retry entry %+v", l)
+			}
+		case "Page failed":
+			failed++
+		}
+	}
+	t.Logf("site: %+v; %d retry entries", st, retries)
+	if st.Failures == 0 || st.Resets == 0 {
+		t.Fatalf("the site did not misbehave: %+v", st)
+	}
+	// Every 429 and 503 is a retry of the crawl's. A connection reset on a
+	// reused keep-alive connection is retried by Go's HTTP client at once,
+	// before the crawl sees it; one on a new connection is the crawl's.
+	if retries < st.Failures || retries > st.Failures+st.Resets {
+		t.Errorf("%d retry entries for %d failed and %d reset requests", retries, st.Failures, st.Resets)
+	}
+	if failed != 0 {
+		t.Errorf("%d pages failed", failed)
+	}
+	if st.Repeats != 0 {
+		t.Errorf("%d pages were served twice", st.Repeats)
+	}
+}

@@ -205,10 +205,10 @@ func (c crawled) paths() []string {
 	return sortedStrings(out)
 }
 
-// entry returns the page log entry of path.
+// entry returns the page log entry of path (its outcome, not a retry).
 func (c crawled) entry(path string) (logEntry, bool) {
 	for _, l := range c.logs {
-		if l.Data["url"] == c.base+path && strings.HasPrefix(l.Message, "Page") {
+		if l.Data["url"] == c.base+path && strings.HasPrefix(l.Message, "Page") && l.Message != "Page retried" {
 			return l, true
 		}
 	}

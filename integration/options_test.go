@@ -56,6 +56,7 @@ func TestDefaultsAndHygiene(t *testing.T) {
 		{"/canonical-copy", "Page skipped", "canonical"},
 		{"/report.pdf", "Page skipped", "not an HTML page"},
 		{"/too-slow", "Page failed", "Timeout"},
+		{"/too-slow", "Page failed", "after 2 attempts"},
 	}
 	for _, ck := range checks {
 		e, ok := c.entry(ck.path)

@@ -294,6 +294,14 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		if fetched.SwitchTo != "" {
 			in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
 		}
+		if fetched.Claimed == 0 && fetched.Waiting > 0 {
+			// Pages wait for a retry (the site was busy): sleep until the
+			// first may go. The crawl's timeout bounds the wait.
+			if err := workflow.Sleep(ctx, max(fetched.RetryIn, minRetryWait)); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if fetched.Claimed == 0 {
 			// The frontier is empty for good: only fetching adds to it.
 			return false, drained()
@@ -308,6 +316,9 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		}
 	}
 }
+
+// minRetryWait is the shortest sleep for pages that wait for a retry.
+const minRetryWait = 200 * time.Millisecond
 
 // dedupeAndExtract marks the workflow change that split storing results
 // out of ConvertPages into DeduplicatePages, followed by ExtractPage.

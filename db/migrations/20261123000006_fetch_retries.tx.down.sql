@@ -1,0 +1,2 @@
+ALTER TABLE pages DROP COLUMN IF EXISTS not_before;
+ALTER TABLE pages DROP COLUMN IF EXISTS attempts;
