@@ -288,9 +288,9 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 // n-th retry after 2^(n-1) seconds, or after the wait the server asked
 // for (up to maxFetchRetryAfter).
 const (
-	fetchAttempts   = 6
-	timeoutAttempts = 2
-	maxFetchRetryAfter   = time.Minute
+	fetchAttempts      = 6
+	timeoutAttempts    = 2
+	maxFetchRetryAfter = time.Minute
 )
 
 // retryLater turns the failed fetch out of page into a retry when the

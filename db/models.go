@@ -143,14 +143,14 @@ type Page struct {
 	Batch         *int      `bun:"batch"`
 	// Attempts counts the page's failed fetches that were retried;
 	// NotBefore is when a page queued again for a retry may be fetched.
-	Attempts  int        `bun:"attempts,notnull,default:0"`
-	NotBefore *time.Time `bun:"not_before"`
-	FinalURL      *string   `bun:"final_url"`
-	StatusCode    *int      `bun:"status_code"`
-	ContentType   *string   `bun:"content_type"`
-	Title         *string   `bun:"title"`
-	HTML          *string   `bun:"html"`
-	Markdown      *string   `bun:"markdown"`
+	Attempts    int        `bun:"attempts,notnull,default:0"`
+	NotBefore   *time.Time `bun:"not_before"`
+	FinalURL    *string    `bun:"final_url"`
+	StatusCode  *int       `bun:"status_code"`
+	ContentType *string    `bun:"content_type"`
+	Title       *string    `bun:"title"`
+	HTML        *string    `bun:"html"`
+	Markdown    *string    `bun:"markdown"`
 	// RawMarkdown is the markdown before deduplication; Markdown is what
 	// deduplicateContent left of it.
 	RawMarkdown      *string         `bun:"raw_markdown"`
