@@ -118,7 +118,8 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		done      int
 		switchWhy []string // start pages that need JavaScript, and why
 	)
-	w := newOutcomeWriter(func(outs []db.FetchOutcome) error {
+	batch := a.batch(o)
+	w := newOutcomeWriter(batch.Parallelism, func(outs []db.FetchOutcome) error {
 		// Results in hand are saved even when the activity is being
 		// cancelled: a retry then need not fetch them again, and a crawl
 		// that ended refuses them anyway.
@@ -204,7 +205,6 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		}
 		return ""
 	}
-	batch := a.batch(o)
 	batch.Delay = delay
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
 	fetchErr := engine.FetchAll(ctx, urls, batch, emit)

@@ -14,8 +14,15 @@ import (
 // flight, without paying a commit per page.
 type outcomeWriter struct {
 	save func([]db.FetchOutcome) error
+	// limit bounds the outcomes added and not yet saved: add waits for
+	// room. Fetches wait with it, so the pages in flight (being fetched,
+	// or fetched and not saved) stay within the batch's parallelism, and
+	// a crash loses no more than those.
+	limit int
 
 	mu      sync.Mutex
+	room    *sync.Cond
+	unsaved int // added, and not saved or dropped yet
 	pending []db.FetchOutcome
 	err     error
 	wake    chan struct{}
@@ -30,8 +37,11 @@ const (
 	saveGroupBytes = 8 << 20
 )
 
-func newOutcomeWriter(save func([]db.FetchOutcome) error) *outcomeWriter {
-	w := &outcomeWriter{save: save, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// newOutcomeWriter starts a writer that saves outcomes with save, at most
+// limit of them unsaved at a time (0: no bound).
+func newOutcomeWriter(limit int, save func([]db.FetchOutcome) error) *outcomeWriter {
+	w := &outcomeWriter{save: save, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	w.room = sync.NewCond(&w.mu)
 	go w.run()
 	return w
 }
@@ -41,7 +51,11 @@ func newOutcomeWriter(save func([]db.FetchOutcome) error) *outcomeWriter {
 // them again.
 func (w *outcomeWriter) add(o db.FetchOutcome) {
 	w.mu.Lock()
+	for w.limit > 0 && w.unsaved >= w.limit && !w.closed {
+		w.room.Wait()
+	}
 	w.pending = append(w.pending, o)
+	w.unsaved++
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -55,6 +69,7 @@ func (w *outcomeWriter) close() error {
 	w.once.Do(func() {
 		w.mu.Lock()
 		w.closed = true
+		w.room.Broadcast()
 		w.mu.Unlock()
 		select {
 		case w.wake <- struct{}{}:
@@ -80,20 +95,24 @@ func (w *outcomeWriter) run() {
 		w.pending = w.pending[n:]
 		closed, failed := w.closed, w.err != nil
 		w.mu.Unlock()
-		switch {
-		case len(group) > 0 && !failed:
-			if err := w.save(group); err != nil {
-				w.mu.Lock()
-				if w.err == nil {
-					w.err = err
+		if len(group) > 0 {
+			if !failed { // after a failure, outcomes are dropped
+				if err := w.save(group); err != nil {
+					w.mu.Lock()
+					if w.err == nil {
+						w.err = err
+					}
+					w.mu.Unlock()
 				}
-				w.mu.Unlock()
 			}
+			w.mu.Lock()
+			w.unsaved -= len(group)
+			w.room.Broadcast()
+			w.mu.Unlock()
 			continue
-		case closed:
+		}
+		if closed {
 			return
-		case len(group) > 0:
-			continue // failed: drop
 		}
 		<-w.wake
 	}
