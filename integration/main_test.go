@@ -39,7 +39,9 @@ import (
 
 // env is the service under test, shared by the package's tests.
 var env struct {
-	store        *db.Store
+	store *db.Store
+	// databaseURL is the test database, for workers in processes of their own.
+	databaseURL  string
 	temporal     client.Client
 	temporalAddr string
 	// api crawls with private networks allowed (the test sites are on
@@ -88,13 +90,14 @@ func run(m *testing.M) int {
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	database, _, drop, err := testenv.Database(ctx, "crawler_it")
+	database, dsn, drop, err := testenv.Database(ctx, "crawler_it")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration:", err)
 		return 1
 	}
 	defer drop()
 	env.store = db.NewStore(database)
+	env.databaseURL = dsn
 
 	// Tests get continue-as-new suggested after 40 events, so that every
 	// crawl of more than a few batches exercises it. Benchmarks measure

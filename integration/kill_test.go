@@ -1,0 +1,104 @@
+package integration
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/internal/testsite"
+)
+
+// buildCrawler builds the service's binary for tests that run it in
+// processes of their own.
+func buildCrawler(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "crawler")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/crawler").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestWorkerKilled crawls a link-dense site at concurrency 16 with the
+// worker in a process of its own, kills that process (SIGKILL) mid-crawl
+// and starts another: the crawl ends with every page stored once and
+// logged once, and the site served again no more pages than were in
+// flight when the worker died.
+func TestWorkerKilled(t *testing.T) {
+	t.Parallel()
+	const (
+		queue       = "crawls-test-kill"
+		concurrency = 16
+	)
+	bin := buildCrawler(t)
+	site := testsite.New(testsite.Options{Pages: 1200})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: queue}))
+	start := func(name string) *exec.Cmd {
+		cmd := exec.Command(bin, "worker")
+		cmd.Env = append(os.Environ(),
+			"DATABASE_URL="+env.databaseURL, "TEMPORAL_ADDRESS="+env.temporalAddr, "CRAWLER_TASK_QUEUE="+queue,
+			"CRAWLER_ALLOW_PRIVATE_NETWORKS=true", "CRAWLER_LOG_LEVEL=error", "CRAWLER_RECONCILE_INTERVAL=1h")
+		logFile, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			logFile.Close()
+		})
+		return cmd
+	}
+
+	first := start("worker-1")
+	c := create(t, base, env.keyA, map[string]any{"startUrl": srv.URL + "/", "entireWebsite": true,
+		"maxConcurrentPages": concurrency})
+	waitFor(t, base, env.keyA, c.ID, 2*time.Minute, "300 pages", func(c crawlObj) bool { return c.TotalPages >= 300 })
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	atKill := site.Stats()
+	start("worker-2")
+
+	done := waitStatus(t, base, env.keyA, c.ID, 3*time.Minute, "succeeded")
+	if done.TotalPages != site.Pages() {
+		t.Errorf("totalPages = %d, want %d", done.TotalPages, site.Pages())
+	}
+	stored := map[string]int{}
+	for _, p := range allPages(t, base, env.keyA, c.ID) {
+		stored[p.URL]++
+	}
+	logged := map[string]int{}
+	for _, l := range allLogs(t, base, env.keyA, c.ID, 1200) {
+		if l.Message == "Page crawled" {
+			logged[fmt.Sprint(l.Data["url"])]++
+		}
+	}
+	if len(stored) != site.Pages() || len(logged) != site.Pages() {
+		t.Errorf("%d pages stored and %d logged, want %d", len(stored), len(logged), site.Pages())
+	}
+	for u, n := range stored {
+		if n != 1 || logged[u] != 1 {
+			t.Errorf("%s stored %d times, logged %d times", u, n, logged[u])
+		}
+	}
+	st := site.Stats()
+	t.Logf("killed after %d pages served; in the end %+v", atKill.Requests, st)
+	if st.Repeats > concurrency {
+		t.Errorf("%d pages fetched again after the kill; at most %d were in flight", st.Repeats, concurrency)
+	}
+}
