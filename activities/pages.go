@@ -80,6 +80,11 @@ func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (Fetch
 // fetchBatch is the batch work of FetchPages and RenderPages, with engine
 // fetching the pages.
 func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine staticFetcher, engineName string) (FetchPagesResult, error) {
+	// Heartbeats start with the activity: a claim that waits on the
+	// database must not look like a dead worker, or Temporal would run a
+	// retry of the batch beside this attempt.
+	var done atomic.Int64
+	defer keepAlive(ctx, func() any { return done.Load() })()
 	c, o, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
 		return FetchPagesResult{}, err
@@ -115,7 +120,6 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 	var refusal func(from, to *url.URL) string // set below, once robots.txt is read
 	var (
 		mu        sync.Mutex
-		done      int
 		switchWhy []string // start pages that need JavaScript, and why
 	)
 	batch := a.batch(o)
@@ -166,16 +170,9 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 				mu.Unlock()
 			}
 		}
-		mu.Lock()
-		done++
-		mu.Unlock()
+		done.Add(1)
 		w.add(out)
 	}
-	defer keepAlive(ctx, func() any {
-		mu.Lock()
-		defer mu.Unlock()
-		return done
-	})()
 	urls, delay, policies, err := a.applyRobots(ctx, c, o, urls, byURL, save)
 	if err != nil {
 		return FetchPagesResult{}, err
@@ -541,6 +538,8 @@ type ConvertPagesResult struct {
 // loaded, converted (on every core) and saved in groups, one transaction
 // a group; a page the converter fails on is skipped and says why.
 func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (ConvertPagesResult, error) {
+	var progress atomic.Int64
+	defer keepAlive(ctx, func() any { return progress.Load() })()
 	c, o, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
 		return ConvertPagesResult{}, err
@@ -563,8 +562,6 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		mdOptions.KeepLink = rl.scope.SameSite
 	}
 	var res ConvertPagesResult
-	var progress atomic.Int64
-	defer keepAlive(ctx, func() any { return progress.Load() })()
 	for start := 0; start < len(ids); start += convertGroup {
 		pages, err := a.Store.PagesWithHTML(ctx, c.ID, ids[start:min(start+convertGroup, len(ids))])
 		if err != nil {
@@ -639,6 +636,7 @@ type DeduplicatePagesResult struct {
 // order: with deduplicateContent, each page loses the text fragments an
 // earlier page of the crawl holds (its raw markdown is kept as well).
 func (a *Activities) DeduplicatePages(ctx context.Context, in DeduplicatePagesInput) (DeduplicatePagesResult, error) {
+	defer keepAlive(ctx, func() any { return in.Batch })()
 	c, o, err := a.loadCrawl(ctx, in.CrawlID)
 	if err != nil {
 		return DeduplicatePagesResult{}, err
@@ -653,7 +651,6 @@ func (a *Activities) DeduplicatePages(ctx context.Context, in DeduplicatePagesIn
 
 // storeBatch stores the converted pages of a batch as results.
 func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Options, batch, budget int) (DeduplicatePagesResult, error) {
-	defer keepAlive(ctx, func() any { return batch })()
 	stored, err := a.Store.StoreConverted(ctx, c.ID, batch, budget, keepFunc(o.DeduplicateContent))
 	if err != nil {
 		return DeduplicatePagesResult{}, err

@@ -70,6 +70,14 @@ type CrawlResult struct {
 // the server does not suggest continue-as-new.
 const batchesPerRun = 500
 
+// eventsPerRun is the history length after which a run continues as new
+// at its next batch. Up to two batches may still be in the results stage
+// and finish in this run; with extraction each adds about six events per
+// page (ExtractPage's three, and a workflow task for its completion), at
+// most 256 pages a batch, so a run stays under 10,000 events: a replay of
+// its history stays quick, and far below Temporal's hard limit.
+const eventsPerRun = 5000
+
 // CrawlWorkflow crawls breadth-first: each round claims a batch of queued
 // pages (shallowest first), fetches them, converts them to markdown and
 // logs them, until the frontier is empty or the page budget is spent. The
@@ -308,7 +316,8 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		}
 		queue = append(queue, fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
 		in.Batch++
-		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || in.Batch-firstBatch >= batchesPerRun {
+		info := workflow.GetInfo(ctx)
+		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= eventsPerRun || in.Batch-firstBatch >= batchesPerRun {
 			if err := drained(); err != nil {
 				return false, err
 			}
