@@ -79,11 +79,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	if br != nil {
 		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy}
 	}
-	w := worker.New(c, cfg.TaskQueue, worker.Options{
-		// Each fetch activity runs up to MaxConcurrentPages requests of its
-		// own, so a few activities at once keep a worker busy.
-		MaxConcurrentActivityExecutionSize: 16,
-	})
+	w := worker.New(c, cfg.TaskQueue, CrawlWorkerOptions())
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterActivity(acts)
 	ws := &Workers{workers: []worker.Worker{w}, static: static}
@@ -116,6 +112,21 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		ws.workers = append(ws.workers, lw)
 	}
 	return ws, nil
+}
+
+// CrawlWorkerOptions are the options of the crawl task queue's worker.
+func CrawlWorkerOptions() worker.Options {
+	return worker.Options{
+		// Each fetch activity runs up to MaxConcurrentPages requests of its
+		// own, so a few activities at once keep a worker busy.
+		MaxConcurrentActivityExecutionSize: 16,
+		// A panic in workflow code, or a change that breaks a running
+		// crawl's determinism, fails the run at once: the reconciler then
+		// ends the crawl error, with a log entry. The default would retry
+		// the workflow task until the execution timeout, and the crawl
+		// would read timed_out long after.
+		WorkflowPanicPolicy: worker.FailWorkflow,
+	}
 }
 
 // Start starts every worker.
