@@ -85,7 +85,10 @@ type Activities struct {
 	// Browser renders pages; nil on workers without a browser.
 	Browser staticFetcher
 	// LLM runs extraction instructions; nil on workers without an LLM.
-	LLM      llmExtractor
+	LLM llmExtractor
+	// Pollers returns how many workers polled an activity task queue
+	// lately (Temporal's view).
+	Pollers  func(ctx context.Context, taskQueue string) (int, error)
 	Settings Settings
 }
 

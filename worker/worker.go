@@ -76,6 +76,13 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			LLMTaskQueue:           cfg.LLM.TaskQueue,
 		},
 	}
+	acts.Pollers = func(ctx context.Context, queue string) (int, error) {
+		resp, err := c.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_ACTIVITY)
+		if err != nil {
+			return 0, fmt.Errorf("describe task queue %s: %w", queue, err)
+		}
+		return len(resp.GetPollers()), nil
+	}
 	if br != nil {
 		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy}
 	}

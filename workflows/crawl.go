@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -166,8 +167,9 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
 	browserOptions := pageActivityOptions
 	browserOptions.TaskQueue = in.Plan.BrowserTaskQueue
-	// No browser worker polling within minutes is a deployment fault: the
-	// crawl ends error rather than waiting out its timeout.
+	// A batch no browser worker takes within minutes means busy browser
+	// workers (the crawl waits on) or none at all (a deployment fault: the
+	// crawl ends error rather than waiting out its timeout).
 	browserOptions.ScheduleToStartTimeout = 5 * time.Minute
 	browserCtx := workflow.WithActivityOptions(ctx, browserOptions)
 	if workflow.GetVersion(ctx, pipelinedBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
@@ -296,6 +298,16 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
 			CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
 		}).Get(ctx, &fetched)
+		if err != nil && in.Plan.Engine == crawl.EnginePlaywright && notStarted(err) {
+			// No browser worker took the batch in time. Busy ones are
+			// waited for (the crawl's timeout bounds the wait); none at all
+			// is a deployment fault, which ends the crawl error.
+			var workers int
+			if werr := workflow.ExecuteActivity(ctx, a.BrowserWorkers, activities.BrowserWorkersInput{
+				TaskQueue: in.Plan.BrowserTaskQueue}).Get(ctx, &workers); werr == nil && workers > 0 {
+				continue
+			}
+		}
 		if err != nil {
 			return false, err
 		}
@@ -324,6 +336,13 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
 		}
 	}
+}
+
+// notStarted reports whether err is an activity that no worker started
+// within its schedule-to-start timeout.
+func notStarted(err error) bool {
+	var te *temporal.TimeoutError
+	return errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START
 }
 
 // minRetryWait is the shortest sleep for pages that wait for a retry.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -349,5 +350,46 @@ func TestCrawlBeforePipelining(t *testing.T) {
 	runCrawl(t, env, &status, crawl.StatusSucceeded)
 	if got := fmt.Sprint(order); got != "[fetch store fetch store fetch]" {
 		t.Errorf("activities ran in the order %s", got)
+	}
+}
+
+// TestBrowserQueue: a browser batch that no worker starts in time waits
+// for busy browser workers, and ends the crawl error when there are none.
+func TestBrowserQueue(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		workers int
+		want    crawl.Status
+	}{{"busy workers are waited for", 2, crawl.StatusSucceeded}, {"no worker is an error", 0, crawl.StatusError}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.RegisterWorkflowWithOptions(CrawlWorkflow, RegisterOptions())
+			env.RegisterActivity(&activities.Activities{})
+			env.OnActivity(a.StartCrawl, mock.Anything, mock.Anything).Return(activities.CrawlPlan{
+				Status: crawl.StatusRunning, Budget: 10, BatchSize: 10, TimeoutSeconds: 1800,
+				Engine: crawl.EnginePlaywright, BrowserTaskQueue: "browsers",
+			}, nil).Once()
+			env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).
+				Return(activities.FetchPagesResult{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil)).Once()
+			env.OnActivity(a.BrowserWorkers, mock.Anything, activities.BrowserWorkersInput{TaskQueue: "browsers"}).
+				Return(tc.workers, nil).Once()
+			if tc.workers > 0 {
+				env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil)
+				env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).
+					Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+				env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
+				env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+					Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 1}, nil)
+				env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).Return(activities.FetchPagesResult{}, nil).Once()
+			}
+			var status crawl.Status
+			expectFinish(env, &status, 1)
+			env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+			if status != tc.want {
+				t.Errorf("status = %q, want %q", status, tc.want)
+			}
+			env.AssertExpectations(t)
+		})
 	}
 }
