@@ -50,6 +50,9 @@ type flags struct {
 	memory      bool
 	peer        bool
 	timeline    bool
+	compare     bool
+	restarts    bool
+	many        bool
 }
 
 func main() {
@@ -66,6 +69,9 @@ func main() {
 	flag.BoolVar(&f.memory, "memory", true, "compare the worker's peak memory on 1,000 and 10,000 pages")
 	flag.BoolVar(&f.peer, "peer", true, "crawl with Crawlee too")
 	flag.BoolVar(&f.timeline, "timeline", false, "print the time each activity type took in every crawl")
+	flag.BoolVar(&f.compare, "compare", true, "crawl the site with the service and Crawlee, side by side")
+	flag.BoolVar(&f.restarts, "restarts", true, "crawl 10,000 pages through worker kills and Temporal and Postgres restarts")
+	flag.BoolVar(&f.many, "many", true, "crawl twenty 500-page sites at once beside a 10,000-page crawl")
 	flag.Parse()
 	for _, c := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
@@ -115,13 +121,39 @@ type result struct {
 func (r result) rate() float64 { return float64(r.pages) / r.seconds }
 
 func run(f flags) error {
-	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "crawlbench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	// The restart drill's Postgres runs as its own user, which must reach
+	// its folder in here.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if f.compare {
+		if err := compare(f, filepath.Join(tmp, "compare")); err != nil {
+			return err
+		}
+	}
+	if f.restarts {
+		if err := restartDrill(os.Stdout, f, filepath.Join(tmp, "restarts")); err != nil {
+			return fmt.Errorf("restart drill: %w", err)
+		}
+	}
+	if f.many {
+		if err := manyCrawls(os.Stdout, f, filepath.Join(tmp, "many")); err != nil {
+			return fmt.Errorf("many crawls: %w", err)
+		}
+	}
+	return nil
+}
 
+// compare crawls the site with the service and with Crawlee, alternating.
+func compare(f flags, tmp string) error {
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
 	site := testsite.New(testsite.Options{Pages: f.pages})
 	siteURL, stopSite, err := serveSite(site)
 	if err != nil {
@@ -129,12 +161,11 @@ func run(f flags) error {
 	}
 	defer stopSite()
 
-	svc, err := startService(ctx, f, tmp)
+	svc, err := startService(context.Background(), f, tmp, f.database)
 	if err != nil {
 		return err
 	}
 	defer svc.stop()
-
 	var results []result
 	profiles := map[string][]byte{} // by variant
 	for _, c := range f.concurrency {
@@ -236,7 +267,9 @@ type service struct {
 	key          string
 }
 
-func startService(ctx context.Context, f flags, tmp string) (*service, error) {
+// startService starts a Temporal dev server keeping its state in tmp, a
+// fresh database at database, and the worker and API processes.
+func startService(ctx context.Context, f flags, tmp, database string) (*service, error) {
 	s := &service{f: f, tmp: tmp}
 	ports, err := freePorts(4)
 	if err != nil {
@@ -246,22 +279,15 @@ func startService(ctx context.Context, f flags, tmp string) (*service, error) {
 	s.temporalAddr = temporalAddr
 	s.apiURL = fmt.Sprintf("http://127.0.0.1:%d", ports[2])
 	s.debugAddr = fmt.Sprintf("127.0.0.1:%d", ports[3])
-	s.temporal, err = startProc(tmp, "temporal", nil, f.temporal, "server", "start-dev", "--ip", "127.0.0.1",
-		"--port", strconv.Itoa(ports[0]), "--headless", "--log-level", "error",
-		"--db-filename", filepath.Join(tmp, "temporal.db"))
-	if err != nil {
+	if err := s.startTemporal(); err != nil {
 		return nil, err
 	}
-	if err := waitTCP(temporalAddr, 30*time.Second); err != nil {
-		s.stop()
-		return nil, fmt.Errorf("temporal: %w", err)
-	}
-	if err := recreateDatabase(ctx, f.database); err != nil {
+	if err := recreateDatabase(ctx, database); err != nil {
 		s.stop()
 		return nil, err
 	}
 	s.env = append(os.Environ(),
-		"DATABASE_URL="+f.database,
+		"DATABASE_URL="+database,
 		"TEMPORAL_ADDRESS="+temporalAddr,
 		"CRAWLER_TASK_QUEUE=crawlbench",
 		"CRAWLER_HTTP_ADDR="+strings.TrimPrefix(s.apiURL, "http://"),
@@ -306,6 +332,23 @@ func (s *service) stop() {
 			p.stop()
 		}
 	}
+}
+
+// startTemporal starts the Temporal dev server on its address, with its
+// state in tmp (a restart picks up where the last one stopped).
+func (s *service) startTemporal() error {
+	_, port, _ := net.SplitHostPort(s.temporalAddr)
+	var err error
+	s.temporal, err = startProc(s.tmp, "temporal", nil, s.f.temporal, "server", "start-dev", "--ip", "127.0.0.1",
+		"--port", port, "--headless", "--log-level", "error", "--db-filename", filepath.Join(s.tmp, "temporal.db"))
+	if err != nil {
+		return err
+	}
+	if err := waitTCP(s.temporalAddr, 30*time.Second); err != nil {
+		s.stop()
+		return fmt.Errorf("temporal: %w", err)
+	}
+	return nil
 }
 
 // restartWorker starts a fresh worker process, so that its peak memory
@@ -370,9 +413,16 @@ func (s *service) crawl(siteURL string, concurrency int, options map[string]any,
 // printTimeline prints, for each activity type of the crawl's workflow
 // runs, how many ran and their summed time from start to completion.
 func (s *service) printTimeline(crawlID string, wall float64) error {
+	_, _, err := s.timeline(crawlID, wall)
+	return err
+}
+
+// timeline logs the activity times of a crawl's workflow runs and returns
+// how many runs and events its history has.
+func (s *service) timeline(crawlID string, wall float64) (int, int, error) {
 	tc, err := client.Dial(client.Options{HostPort: s.temporalAddr, Logger: quietLogger{}})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	defer tc.Close()
 	type stat struct {
@@ -391,7 +441,7 @@ func (s *service) printTimeline(crawlID string, wall float64) error {
 		for iter.HasNext() {
 			ev, err := iter.Next()
 			if err != nil {
-				return err
+				return 0, 0, err
 			}
 			events++
 			switch {
@@ -425,7 +475,7 @@ func (s *service) printTimeline(crawlID string, wall float64) error {
 	for _, name := range names {
 		logf("  %-18s %4d runs, %7.2f s in all", name, stats[name].n, stats[name].sum.Seconds())
 	}
-	return nil
+	return runs, events, nil
 }
 
 // quietLogger drops the Temporal client's logs.
