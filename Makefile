@@ -9,7 +9,7 @@ test:
 	@scripts/test.sh
 
 bench:
-	@scripts/test.sh -run '^$$' -bench . -benchmem
+	@scripts/bench.sh
 
 build:
 	go build -o bin/crawler ./cmd/crawler

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make bench: the Go benchmarks, then internal/crawlbench: this service and
+# Crawlee crawl one generated link-dense site side by side, a 10,000-page
+# crawl goes through worker kills and Temporal and Postgres restarts, and
+# twenty crawls run beside a 10,000-page one. Tables go to stdout and to
+# .data/bench/latest.md. Arguments are passed to crawlbench (for example
+# -pages 2000 -rounds 1 -restarts=false -many=false for a quick look).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+trap stop_postgres EXIT
+build_temporal
+ensure_browser
+ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
+export CRAWLER_TEST_DATABASE_URL=$PG_URL
+export TEMPORAL_CLI_PATH=$TEMPORAL_BIN
+build_crawler
+if [ ! -f bench/crawlee/node_modules/@crawlee/cheerio/package.json ]; then
+  say "installing the peer crawler (Crawlee, pinned in bench/crawlee) from the npm registry"
+  (cd bench/crawlee && npm ci --ignore-scripts --no-audit --no-fund >&2) || die "could not install Crawlee"
+fi
+
+if [ "${BENCH_GO:-1}" != 0 ]; then
+  say "running the Go benchmarks (BENCH_GO=0 skips them)"
+  go test -count=1 -run '^$' -bench . -benchmem -timeout 60m ./...
+fi
+
+say "crawling side by side with Crawlee, then the restart drill and the many-crawls run"
+mkdir -p .data/bench
+go run ./internal/crawlbench -crawler bin/crawler -temporal "$TEMPORAL_BIN" \
+  -database "${PG_URL%/*}/crawler_bench?sslmode=disable" "$@" | tee .data/bench/latest.md
