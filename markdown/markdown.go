@@ -128,9 +128,10 @@ func Convert(page []byte, o Options) (Document, error) {
 // first; when it finds less than minMainText, the rule-based selection
 // below is used if it finds more.
 func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, links bool) *goquery.Selection {
-	// The extractor works on a copy: body stays whole for the rules, which
-	// run only when the extractor's answer is not taken.
-	res, err := trafilatura.ExtractDocument(doc.Selection.Clone().Nodes[0], trafilatura.Options{
+	// The extractor copies the document before it changes anything, so
+	// body stays whole for the rules, which run only when the extractor's
+	// answer is not taken.
+	res, err := trafilatura.ExtractDocument(doc.Selection.Nodes[0], trafilatura.Options{
 		OriginalURL:    pageURL,
 		EnableFallback: true,
 		// Without links the extractor also drops blocks that are only
