@@ -146,7 +146,7 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 	return c.JSON(crawlView(rec, time.Now()))
 }
 
-// crawlJSON is the Crawl object of the interface (section 2.1), plus the
+// crawlJSON is the Crawl object that POST and GET /crawls answer, plus the
 // options of the older request shape that the crawl was created with.
 type crawlJSON struct {
 	ID                 string     `json:"id"`

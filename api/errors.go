@@ -21,7 +21,7 @@ var statusOf = map[string]int{
 	crawl.EUNAVAILABLE:  http.StatusServiceUnavailable,
 }
 
-// errorBody is the JSON body of every error response (DESIGN.md).
+// errorBody is the JSON body of every error response.
 type errorBody struct {
 	Error errorJSON `json:"error"`
 }

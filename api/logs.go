@@ -14,7 +14,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 )
 
-// Page size bounds of the paginated reads (interface sections 4.3 and 8).
+// Page size bounds of the paginated reads (GET /crawl-logs and /crawls/{id}/pages).
 const (
 	defaultLimit = 100
 	maxLimit     = 1200
@@ -54,7 +54,7 @@ func pageParams(c *fiber.Ctx, limitMax int) (page, limit int, err error) {
 	return page, limit, nil
 }
 
-// pageOf is the paginated answer of the interface (section 2.4).
+// pageOf is the answer of every paginated read.
 type pageOf[T any] struct {
 	Results      []T `json:"results"`
 	Page         int `json:"page"`
@@ -71,7 +71,7 @@ func newPage[T any](results []T, page, limit, total int) pageOf[T] {
 		TotalPages: (total + limit - 1) / limit, TotalResults: total}
 }
 
-// logJSON is a crawl log entry (interface section 2.3).
+// logJSON is a crawl log entry as GET /crawl-logs lists it.
 type logJSON struct {
 	ID          string         `json:"id"`
 	Message     string         `json:"message"`

@@ -5,7 +5,7 @@ package crawl
 
 import "time"
 
-// Status is the state of a crawl (interface section 3).
+// Status is the state of a crawl.
 type Status string
 
 // The statuses of a crawl. Every status but StatusRunning is terminal.
