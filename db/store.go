@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/durablecrawl/crawler/crawl"
 )
@@ -393,6 +394,26 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		if err != nil || !running {
 			return err
 		}
+		// One statement for the group; when the database refuses it (a
+		// page it cannot store), page by page, so that only that page fails.
+		savedIDs, err := savepoint(ctx, tx, func() (map[int64]bool, error) { return saveFetchGroup(ctx, tx, crawlID, outs) })
+		if err == nil {
+			var links []NewPage
+			var logs []CrawlLog
+			for _, o := range outs {
+				if savedIDs[o.PageID] {
+					links = append(links, o.Links...)
+					if o.Log != nil {
+						logs = append(logs, *o.Log)
+					}
+				}
+			}
+			if err := insertLogs(ctx, tx, logs); err != nil {
+				return err
+			}
+			_, err = enqueue(ctx, tx, crawlID, links)
+			return err
+		}
 		var links []NewPage
 		for _, o := range outs {
 			saved, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
@@ -417,6 +438,51 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		_, err = enqueue(ctx, tx, crawlID, links)
 		return err
 	})
+}
+
+// saveFetchGroup records the fetches of claimed pages in one statement and
+// returns the pages it saved (those still claimed), as saveFetch does one.
+func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome) (map[int64]bool, error) {
+	n := len(outs)
+	ids, retryMS := make([]int64, n), make([]int64, n)
+	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
+	for i, o := range outs {
+		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, o.State, o.FinalURL, o.StatusCode, o.ContentType
+		engines[i], errs[i], bytes[i], ms[i] = o.Engine, o.Error, o.Bytes, o.FetchMS
+		if o.State == PageFetched {
+			htmls[i] = o.HTML
+		}
+		if o.State == PageQueued {
+			retryMS[i] = o.RetryIn.Milliseconds()
+		}
+	}
+	var saved []int64
+	err := tx.NewRaw(`
+UPDATE pages AS p SET
+    state = d.state, final_url = nullif(d.final_url, ''), status_code = nullif(d.status, 0),
+    content_type = nullif(d.content_type, ''), engine = nullif(d.engine, ''), error = nullif(d.error, ''),
+    bytes = d.bytes, fetch_ms = d.ms, fetched_at = clock_timestamp(),
+    html = CASE WHEN d.state = ? THEN d.html ELSE p.html END,
+    batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
+    attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
+    not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[])
+    AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms)
+WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
+RETURNING p.id`,
+		PageFetched, PageQueued,
+		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
+		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
+		pgdialect.Array(retryMS), crawlID, PageClaimed).Scan(ctx, &saved)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
+	}
+	out := make(map[int64]bool, len(saved))
+	for _, id := range saved {
+		out[id] = true
+	}
+	return out, nil
 }
 
 func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
