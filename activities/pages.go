@@ -665,11 +665,10 @@ func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Option
 // keepFunc returns how a page is stored: whole, or with deduplication
 // keeping the fragments it is the first page of the crawl to hold.
 func keepFunc(deduplicate bool) db.KeepFunc {
+	if !deduplicate {
+		return nil // not even split: pages are stored as they are
+	}
 	return func(raw string) db.Plan {
-		if !deduplicate {
-			// Not even split: the page is stored as it is.
-			return db.Plan{Keep: func(func([16]byte) bool) (db.Kept, [][16]byte) { return db.Kept{Markdown: raw}, nil }}
-		}
 		blocks := dedupe.Split(raw)
 		return db.Plan{Hashes: dedupe.Hashes(blocks), Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
 			r := dedupe.Assemble(blocks, owned)

@@ -224,7 +224,14 @@ const storeGroup = 32
 // results (those pages are skipped). A page an earlier attempt stored is
 // not stored or counted again, and a retried group claims what it claimed
 // before: its claims and its results commit together.
+//
+// A nil keep stores every page whole: the markdown is copied inside the
+// database, in one statement for the batch, without passing through the
+// worker.
 func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep KeepFunc) (StoreResult, error) {
+	if keep == nil {
+		return s.storeWhole(ctx, crawlID, batch, budget)
+	}
 	var ids []int64
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageConverted).
@@ -325,6 +332,57 @@ WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 		res.Skipped += got.Skipped
 	}
 	return res, nil
+}
+
+// storeWhole is StoreConverted for pages kept whole.
+func (s *Store) storeWhole(ctx context.Context, crawlID uuid.UUID, batch, budget int) (StoreResult, error) {
+	var res StoreResult
+	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res = StoreResult{}
+		var c Crawl
+		if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
+			Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
+			return fmt.Errorf("lock crawl %s: %w", crawlID, err)
+		}
+		room := max(budget-c.TotalPages, 0)
+		if c.Status != crawl.StatusRunning {
+			room = 0
+		}
+		// The batch's first pages in crawl order, up to the room left, are
+		// stored; stored_at follows that order (results are listed by it).
+		stored, err := tx.NewRaw(`
+WITH chosen AS (
+    SELECT id, row_number() OVER (ORDER BY depth, rank, id) AS ord FROM pages
+    WHERE crawl_id = ? AND batch = ? AND state = ?
+    ORDER BY depth, rank, id LIMIT ?)
+UPDATE pages AS p SET state = ?, markdown = p.raw_markdown, fragments = 0, fragments_removed = 0,
+    stored_at = now() + chosen.ord * interval '1 microsecond'
+FROM chosen WHERE p.id = chosen.id`,
+			crawlID, batch, PageConverted, room, PageStored).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("store pages of batch %d: %w", batch, err)
+		}
+		n, _ := stored.RowsAffected()
+		res.Stored = int(n)
+		skipped, err := tx.NewUpdate().Model((*Page)(nil)).
+			Set("state = ?", PageSkipped).
+			Set("error = ?", "not stored: the crawl had ended or reached its page limit").
+			Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageConverted).Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("skip pages over the budget: %w", err)
+		}
+		n, _ = skipped.RowsAffected()
+		res.Skipped = int(n)
+		if res.Stored == 0 {
+			return nil
+		}
+		_, err = tx.NewUpdate().Model((*Crawl)(nil)).
+			Set("total_pages = total_pages + ?", res.Stored).
+			Set("updated_at = clock_timestamp()").
+			Where("id = ?", crawlID).Exec(ctx)
+		return err
+	})
+	return res, err
 }
 
 // PendingExtractions returns the result pages of a batch whose

@@ -171,8 +171,8 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3, keepAll)
-	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3, keepAll)
+	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3, nil)
+	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3, nil)
 	if err1 != nil || err2 != nil || stored1.Stored != 1 || stored2.Stored != 0 {
 		t.Errorf("StoreConverted twice: %v %v %v %v, want 1 then 0", stored1, err1, stored2, err2)
 	}
@@ -246,6 +246,14 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 }
 
 func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
+	// Planned page by page (deduplication), or stored whole in one
+	// statement (keep nil): the same rules.
+	for name, keep := range map[string]db.KeepFunc{"planned": keepAll, "whole": nil} {
+		t.Run(name, func(t *testing.T) { storeConvertedRespectsBudgetAndStatus(t, keep) })
+	}
+}
+
+func storeConvertedRespectsBudgetAndStatus(t *testing.T, keep db.KeepFunc) {
 	ctx := context.Background()
 	c := newCrawl(t)
 	ids := fetchedBatch(t, c, "/1", "/2", "/3")
@@ -253,9 +261,17 @@ func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Budget 1: of two pages stored at once, one is kept.
-	res, err := store.StoreConverted(ctx, c.ID, 0, 1, keepAll)
+	res, err := store.StoreConverted(ctx, c.ID, 0, 1, keep)
 	if res.Stored != 1 || res.Skipped != 1 || err != nil {
 		t.Fatalf("two pages under a budget of one: %+v, %v", res, err)
+	}
+	// The one kept is the first in crawl order, with its markdown.
+	var first db.Page
+	if err := store.DB().NewSelect().Model(&first).Where("id = ?", ids[0]).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if first.State != db.PageStored || first.Markdown == nil || first.StoredAt == nil {
+		t.Errorf("first page after storing: state %s, markdown %v, stored at %v", first.State, first.Markdown, first.StoredAt)
 	}
 	if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[2]}}); err != nil {
 		t.Fatal(err)
@@ -263,7 +279,7 @@ func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
 	if _, _, err := store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, keepAll); res.Stored != 0 || res.Skipped != 1 {
+	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, keep); res.Stored != 0 || res.Skipped != 1 {
 		t.Errorf("after the crawl ended: %+v, want the page skipped", res)
 	}
 	got, _ := store.CrawlByID(ctx, c.ID)

@@ -219,39 +219,79 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 // while the last one is converted, deduplicated and logged.
 const pipelinedBatches = "pipelined-batches"
 
-// pipelinedLoop is crawlLoop with two stages: fetching, and the results
-// of fetched batches (conversion, deduplication, extraction, logs), which
-// a workflow goroutine works through in batch order. Fetching runs at
-// most one batch ahead, so that network waits and CPU work overlap while
-// the crawl keeps its breadth-first order, deduplication its page order,
-// and the budget its bound: a batch claims no more pages than the budget
-// has room for once the batches still in the results stage are stored.
-// Only fetching adds to the frontier, so an empty claim means it is done.
+// pipelinedLoop is crawlLoop as three stages that overlap: fetching,
+// conversion, and storing (deduplication, extraction, logs). Conversion
+// and storing each take the fetched batches in batch order, in workflow
+// goroutines; conversion may run a batch ahead of storing, and fetching up
+// to maxFetchedAhead batches ahead of both. Network waits, the worker's
+// CPU and the database's thus work at once while the crawl keeps its
+// breadth-first order, deduplication its page order, and the budget its
+// bound: a batch claims no more pages than the budget has room for once
+// the batches in the later stages are stored. Only fetching adds to the
+// frontier, so an empty claim means it is done.
 func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context) (bool, error) {
 	firstBatch := in.Batch
-	type fetchedBatch struct{ batch, fetched int }
+	type fetchedBatch struct {
+		batch, fetched int
+		converted      bool
+	}
 	var (
-		queue      []fetchedBatch // fetched, results not done; queue[0] is in the results stage
+		// queue holds the fetched batches whose results are not done, in
+		// batch order: converted ones first, then the one converting.
+		queue      []*fetchedBatch
 		resultsErr error
 	)
+	fail := func(err error) {
+		if resultsErr == nil {
+			resultsErr = err
+		}
+	}
+	// Conversion takes the batches in order, while the batch before is
+	// deduplicated and stored: batches convert independently.
 	workflow.Go(ctx, func(c workflow.Context) {
 		for {
-			if err := workflow.Await(c, func() bool { return len(queue) > 0 }); err != nil {
+			var next *fetchedBatch
+			if err := workflow.Await(c, func() bool {
+				for _, b := range queue {
+					if !b.converted {
+						next = b
+						return true
+					}
+				}
+				return resultsErr != nil
+			}); err != nil || resultsErr != nil {
+				return
+			}
+			if next.fetched > 0 {
+				if err := workflow.ExecuteActivity(pageCtx, a.ConvertPages, activities.ConvertPagesInput{
+					CrawlID: in.CrawlID, Batch: next.batch, Budget: in.Plan.Budget, StoreLater: true}).Get(c, nil); err != nil {
+					fail(err)
+					return
+				}
+			}
+			next.converted = true
+		}
+	})
+	// Deduplication, extraction and logs take converted batches in order:
+	// the first page of the crawl to hold a fragment keeps it.
+	workflow.Go(ctx, func(c workflow.Context) {
+		for {
+			if err := workflow.Await(c, func() bool { return (len(queue) > 0 && queue[0].converted) || resultsErr != nil }); err != nil || resultsErr != nil {
 				return
 			}
 			b := queue[0]
-			batchIn := *in
-			batchIn.Batch = b.batch
 			if b.fetched > 0 {
-				if err := resultsOf(c, pageCtx, &batchIn); err != nil {
-					resultsErr = err
+				batchIn := *in
+				batchIn.Batch = b.batch
+				if err := storeResults(c, pageCtx, &batchIn); err != nil {
+					fail(err)
 					return
 				}
 				in.Stored = batchIn.Stored
 			}
 			if err := workflow.ExecuteActivity(c, a.WriteLogs,
 				activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: b.batch}).Get(c, nil); err != nil {
-				resultsErr = err
+				fail(err)
 				return
 			}
 			queue = queue[1:]
@@ -272,7 +312,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		return resultsErr
 	}
 	for {
-		if err := workflow.Await(ctx, func() bool { return len(queue) < 2 || resultsErr != nil }); err != nil {
+		if err := workflow.Await(ctx, func() bool { return len(queue) < maxFetchedAhead || resultsErr != nil }); err != nil {
 			return false, err
 		}
 		if resultsErr != nil {
@@ -326,7 +366,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			// The frontier is empty for good: only fetching adds to it.
 			return false, drained()
 		}
-		queue = append(queue, fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
+		queue = append(queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
 		in.Batch++
 		info := workflow.GetInfo(ctx)
 		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= eventsPerRun || in.Batch-firstBatch >= batchesPerRun {
@@ -344,6 +384,10 @@ func notStarted(err error) bool {
 	var te *temporal.TimeoutError
 	return errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START
 }
+
+// maxFetchedAhead bounds the fetched batches whose results are not done:
+// one storing, one converting, one waiting.
+const maxFetchedAhead = 3
 
 // minRetryWait is the shortest sleep for pages that wait for a retry.
 const minRetryWait = 200 * time.Millisecond
@@ -372,8 +416,15 @@ func resultsOf(ctx, pageCtx workflow.Context, in *CrawlInput) error {
 	if err != nil {
 		return err
 	}
+	return storeResults(ctx, pageCtx, in)
+}
+
+// storeResults deduplicates and stores the converted pages of the batch
+// in.Batch, then, for a crawl with extraction instructions, sends each
+// to the LLM.
+func storeResults(ctx, pageCtx workflow.Context, in *CrawlInput) error {
 	var stored activities.DeduplicatePagesResult
-	err = workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
+	err := workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
 		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &stored)
 	if err != nil {
 		return err

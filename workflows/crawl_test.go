@@ -277,6 +277,8 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 // before DeduplicatePages existed: ConvertPages stores the results itself.
 func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 	env := newEnv(t, 100, 1800)
+	// Such runs began before pipelining too.
+	env.OnGetVersion(pipelinedBatches, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnGetVersion(dedupeAndExtract, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
