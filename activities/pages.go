@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/durablecrawl/crawler/browser"
@@ -561,44 +562,78 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 	if !o.IncludeExternalLinks {
 		mdOptions.KeepLink = rl.scope.SameSite
 	}
-	var res ConvertPagesResult
-	for start := 0; start < len(ids); start += convertGroup {
-		pages, err := a.Store.PagesWithHTML(ctx, c.ID, ids[start:min(start+convertGroup, len(ids))])
-		if err != nil {
-			return res, err
+	// Three steps overlap: the next group of pages loads from the database
+	// while this one converts on every core and the last one is saved.
+	stop := make(chan struct{})
+	defer close(stop)
+	type loaded struct {
+		pages []db.Page
+		err   error
+	}
+	loads := make(chan loaded, 1)
+	go func() {
+		defer close(loads)
+		for start := 0; start < len(ids); start += convertGroup {
+			pages, err := a.Store.PagesWithHTML(ctx, c.ID, ids[start:min(start+convertGroup, len(ids))])
+			select {
+			case loads <- loaded{pages, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
 		}
-		results := make([]converted, len(pages))
+	}()
+	type group struct {
+		pages   []db.Page
+		results []converted
+	}
+	var res ConvertPagesResult
+	saves := make(chan group, 1)
+	saved := make(chan error, 1)
+	go func() {
+		var err error
+		for g := range saves {
+			if err == nil {
+				err = a.saveConverted(ctx, c.ID, g.pages, g.results, &res)
+				progress.Store(int64(res.Converted + res.Skipped))
+			}
+		}
+		saved <- err
+	}()
+	var loadErr error
+	for l := range loads {
+		if loadErr = l.err; loadErr != nil {
+			break
+		}
+		results := make([]converted, len(l.pages))
 		var wg sync.WaitGroup
 		next := atomic.Int64{}
-		for w := 0; w < min(runtime.GOMAXPROCS(0), len(pages)); w++ {
+		for w := 0; w < min(runtime.GOMAXPROCS(0), len(l.pages)); w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := int(next.Add(1) - 1); i < len(pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-					results[i] = convertPage(pages[i], mdOptions)
+				for i := int(next.Add(1) - 1); i < len(l.pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+					results[i] = convertPage(l.pages[i], mdOptions)
 				}
 			}()
 		}
 		wg.Wait()
-		if err := ctx.Err(); err != nil {
-			return res, err
+		if ctx.Err() != nil {
+			break
 		}
-		var ready []db.Converted
-		for i, r := range results {
-			if r.err != nil {
-				if err := a.Store.SkipPage(ctx, c.ID, pages[i].ID, fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
-					return res, err
-				}
-				res.Skipped++
-				continue
-			}
-			ready = append(ready, r.page)
-		}
-		if err := a.Store.SaveConverted(ctx, c.ID, ready); err != nil {
-			return res, err
-		}
-		res.Converted += len(ready)
-		progress.Store(int64(res.Converted + res.Skipped))
+		saves <- group{l.pages, results}
+	}
+	close(saves)
+	saveErr := <-saved
+	switch {
+	case loadErr != nil:
+		return res, loadErr
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case saveErr != nil:
+		return res, saveErr
 	}
 	if !in.StoreLater {
 		// These crawls began without deduplication: they end without it.
@@ -680,6 +715,27 @@ func keepFunc(deduplicate bool) db.KeepFunc {
 	}
 }
 
+// saveConverted records a group's conversions: the markdown of the pages
+// converted, and why the others were skipped. It counts them in res.
+func (a *Activities) saveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Page, results []converted, res *ConvertPagesResult) error {
+	var ready []db.Converted
+	for i, r := range results {
+		if r.err != nil {
+			if err := a.Store.SkipPage(ctx, crawlID, pages[i].ID, fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
+				return err
+			}
+			res.Skipped++
+			continue
+		}
+		ready = append(ready, r.page)
+	}
+	if err := a.Store.SaveConverted(ctx, crawlID, ready); err != nil {
+		return err
+	}
+	res.Converted += len(ready)
+	return nil
+}
+
 // converted is the outcome of converting one page.
 type converted struct {
 	page db.Converted
@@ -711,7 +767,7 @@ func convertPage(p db.Page, o markdown.Options) (out converted) {
 }
 
 // convertGroup is how many pages ConvertPages loads and stores at once.
-const convertGroup = 16
+const convertGroup = 32
 
 // WriteLogsInput names a batch whose pages get their log entries.
 type WriteLogsInput struct {
