@@ -204,6 +204,7 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		return ""
 	}
 	batch.Delay = delay
+	batch.Admit = func(u string) bool { return w.admit(ctx, byURL[u].ID) }
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
 	fetchErr := engine.FetchAll(ctx, urls, batch, emit)
 	saveErr := w.close()

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"sync"
 
 	"github.com/durablecrawl/crawler/db"
@@ -14,21 +15,21 @@ import (
 // flight, without paying a commit per page.
 type outcomeWriter struct {
 	save func([]db.FetchOutcome) error
-	// limit bounds the outcomes added and not yet saved: add waits for
-	// room. Fetches wait with it, so the pages in flight (being fetched,
-	// or fetched and not saved) stay within the batch's parallelism, and
-	// a crash loses no more than those.
+	// limit bounds the pages in flight: admitted for fetching, or fetched
+	// and not saved yet. admit waits for room, so that a crash loses no
+	// more than the batch's parallelism.
 	limit int
 
-	mu      sync.Mutex
-	room    *sync.Cond
-	unsaved int // added, and not saved or dropped yet
-	pending []db.FetchOutcome
-	err     error
-	wake    chan struct{}
-	closed  bool
-	done    chan struct{}
-	once    sync.Once
+	mu       sync.Mutex
+	room     *sync.Cond
+	admitted map[int64]bool // pages admitted and not added yet
+	unsaved  int            // added, and not saved or dropped yet
+	pending  []db.FetchOutcome
+	err      error
+	wake     chan struct{}
+	closed   bool
+	done     chan struct{}
+	once     sync.Once
 }
 
 // Bounds of one group of outcomes saved in one transaction.
@@ -37,13 +38,35 @@ const (
 	saveGroupBytes = 8 << 20
 )
 
-// newOutcomeWriter starts a writer that saves outcomes with save, at most
-// limit of them unsaved at a time (0: no bound).
+// newOutcomeWriter starts a writer that saves outcomes with save, with at
+// most limit pages in flight (0: no bound).
 func newOutcomeWriter(limit int, save func([]db.FetchOutcome) error) *outcomeWriter {
-	w := &outcomeWriter{save: save, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	w := &outcomeWriter{save: save, limit: limit, admitted: map[int64]bool{},
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	w.room = sync.NewCond(&w.mu)
 	go w.run()
 	return w
+}
+
+// admit waits until the page may be fetched: until fewer than limit pages
+// are in flight. It reports false when ctx ended first.
+func (w *outcomeWriter) admit(ctx context.Context, pageID int64) bool {
+	stop := context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.room.Broadcast()
+		w.mu.Unlock()
+	})
+	defer stop()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.limit > 0 && len(w.admitted)+w.unsaved >= w.limit && !w.closed && ctx.Err() == nil {
+		w.room.Wait()
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	w.admitted[pageID] = true
+	return true
 }
 
 // add queues an outcome for saving. After the first failed save, outcomes
@@ -51,9 +74,7 @@ func newOutcomeWriter(limit int, save func([]db.FetchOutcome) error) *outcomeWri
 // them again.
 func (w *outcomeWriter) add(o db.FetchOutcome) {
 	w.mu.Lock()
-	for w.limit > 0 && w.unsaved >= w.limit && !w.closed {
-		w.room.Wait()
-	}
+	delete(w.admitted, o.PageID)
 	w.pending = append(w.pending, o)
 	w.unsaved++
 	w.mu.Unlock()

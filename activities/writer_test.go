@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -10,40 +11,42 @@ import (
 	"github.com/durablecrawl/crawler/db"
 )
 
-// TestOutcomeWriterBound adds outcomes from many goroutines to a writer
-// whose saves are slow: every outcome is saved once, and never more than
-// the limit wait unsaved.
+// TestOutcomeWriterBound fetches from many goroutines through a writer
+// whose saves are slow: every outcome is saved once, and the pages in
+// flight (admitted, or added and not saved) never exceed the limit.
 func TestOutcomeWriterBound(t *testing.T) {
 	const limit, total = 4, 200
 	var (
-		mu    sync.Mutex
-		saved = map[int64]int{}
-		added atomic.Int64
-		peak  atomic.Int64
+		mu       sync.Mutex
+		saved    = map[int64]int{}
+		inFlight atomic.Int64
+		peak     atomic.Int64
 	)
 	w := newOutcomeWriter(limit, func(outs []db.FetchOutcome) error {
+		time.Sleep(time.Millisecond)
 		mu.Lock()
-		n := 0
-		for _, s := range saved {
-			n += s
-		}
-		if unsaved := added.Load() - int64(n); unsaved > peak.Load() {
-			peak.Store(unsaved)
-		}
 		for _, o := range outs {
 			saved[o.PageID]++
 		}
 		mu.Unlock()
-		time.Sleep(time.Millisecond)
+		inFlight.Add(-int64(len(outs)))
 		return nil
 	})
+	ctx := context.Background()
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := g; i < total; i += 8 {
-				added.Add(1)
+				if !w.admit(ctx, int64(i)) {
+					t.Error("not admitted")
+					return
+				}
+				if n := inFlight.Add(1); n > peak.Load() {
+					peak.Store(n)
+				}
+				time.Sleep(100 * time.Microsecond) // the fetch
 				w.add(db.FetchOutcome{PageID: int64(i)})
 			}
 		}()
@@ -60,10 +63,23 @@ func TestOutcomeWriterBound(t *testing.T) {
 			t.Errorf("outcome %d saved %d times", id, n)
 		}
 	}
-	// added counts an outcome just before add takes it, so a goroutine
-	// waiting in add may be counted too: at most one each.
-	if p := peak.Load(); p > limit+8 {
-		t.Errorf("%d outcomes unsaved at once, limit %d", p, limit)
+	if p := peak.Load(); p > limit {
+		t.Errorf("%d pages in flight at once, limit %d", p, limit)
+	}
+}
+
+// TestOutcomeWriterAdmitCancelled: a fetch waiting for room gives up when
+// its batch is cancelled.
+func TestOutcomeWriterAdmitCancelled(t *testing.T) {
+	w := newOutcomeWriter(1, func([]db.FetchOutcome) error { return nil })
+	defer w.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	if !w.admit(ctx, 1) {
+		t.Fatal("the first page was not admitted")
+	}
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	if w.admit(ctx, 2) {
+		t.Error("a second page was admitted beyond the limit")
 	}
 }
 

@@ -217,6 +217,10 @@ type Batch struct {
 	// Delay is a pause after each request (a site's Crawl-delay); with a
 	// delay, requests go one at a time.
 	Delay time.Duration
+	// Admit, when set, is asked before each request and may wait: the
+	// caller's bound on pages in flight. It returns false to drop the
+	// request (the batch is being cancelled).
+	Admit func(url string) bool
 	// FollowRedirect decides whether a redirect from one URL to another is
 	// followed; nil follows all. A redirect not followed ends with the
 	// redirect response itself (Result.Location names its target).
@@ -291,6 +295,20 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		return pending[cc]
 	}
 
+	if b.Admit != nil {
+		c.OnRequest(func(req *colly.Request) {
+			r := get(req.Ctx)
+			if r == nil || b.Admit(r.URL) {
+				return
+			}
+			r.Err = ctx.Err()
+			if r.Err == nil {
+				r.Err = errors.New("the request was not admitted")
+			}
+			req.Abort()
+			finish(req.Ctx)
+		})
+	}
 	if b.UseEgressProxy {
 		c.OnRequest(func(req *colly.Request) {
 			if err := s.checkTarget(ctx, req.URL); err != nil {

@@ -2,10 +2,12 @@ package integration
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -39,7 +41,18 @@ func TestWorkerKilled(t *testing.T) {
 	)
 	bin := buildCrawler(t)
 	site := testsite.New(testsite.Options{Pages: 1200})
-	srv := httptest.NewServer(site)
+	// The site itself kills the worker when it is asked for its 500th
+	// request: mid-batch, with requests in flight.
+	var requests atomic.Int32
+	killed := make(chan struct{})
+	var first *exec.Cmd
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 500 {
+			_ = first.Process.Signal(syscall.SIGKILL)
+			close(killed)
+		}
+		site.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: queue}))
 	start := func(name string) *exec.Cmd {
@@ -63,12 +76,13 @@ func TestWorkerKilled(t *testing.T) {
 		return cmd
 	}
 
-	first := start("worker-1")
+	first = start("worker-1")
 	c := create(t, base, env.keyA, map[string]any{"startUrl": srv.URL + "/", "entireWebsite": true,
 		"maxConcurrentPages": concurrency})
-	waitFor(t, base, env.keyA, c.ID, 2*time.Minute, "300 pages", func(c crawlObj) bool { return c.TotalPages >= 300 })
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	select {
+	case <-killed:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the crawl did not reach 500 requests")
 	}
 	_ = first.Wait()
 	atKill := site.Stats()

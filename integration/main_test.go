@@ -380,6 +380,7 @@ func waitStatus(t testing.TB, base, key, id string, timeout time.Duration, want 
 	if got := int64(c.CompletedAt.Sub(c.CreatedAt) / time.Second); *c.DurationInSeconds != got {
 		t.Errorf("durationInSeconds = %d, want %d (completedAt - createdAt)", *c.DurationInSeconds, got)
 	}
+	recordHistories(t, id, c.Status)
 	return c
 }
 
