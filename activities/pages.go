@@ -124,7 +124,7 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		switchWhy []string // start pages that need JavaScript, and why
 	)
 	batch := a.batch(o)
-	w := newOutcomeWriter(batch.Parallelism, func(outs []db.FetchOutcome) error {
+	w := newOutcomeWriter(inFlightPages(batch.Parallelism), func(outs []db.FetchOutcome) error {
 		// Results in hand are saved even when the activity is being
 		// cancelled: a retry then need not fetch them again, and a crawl
 		// that ended refuses them anyway.
@@ -280,6 +280,11 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 	save(disallowed)
 	return kept, delay, policies, nil
 }
+
+// inFlightPages bounds a batch's pages in flight: admitted for fetching and
+// not saved yet. Twice the parallelism lets one group of responses be saved
+// while the next is fetched; a worker that dies loses at most these.
+func inFlightPages(parallelism int) int { return 2 * parallelism }
 
 // Retries of a page whose fetch failed for a passing reason (see
 // fetch.Transient): at most fetchAttempts fetches in all (timeoutAttempts

@@ -10,9 +10,10 @@ import (
 // outcomeWriter saves a batch's fetch outcomes as they arrive, with one
 // writer: the batch's transactions never wait on one another, and while
 // one is written the outcomes that arrive meanwhile gather for the next
-// (a group commit). A page is thus saved within about one transaction of
-// its fetch, so a worker that dies loses little more than the pages in
-// flight, without paying a commit per page.
+// (a group commit). Fetches are admitted only while the pages in flight
+// (being fetched, or fetched and not saved) stay within a bound, so a
+// worker that dies loses no more than those, without paying a commit per
+// page.
 type outcomeWriter struct {
 	save func([]db.FetchOutcome) error
 	// limit bounds the pages in flight: admitted for fetching, or fetched
