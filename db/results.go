@@ -244,17 +244,12 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 		var got StoreResult
 		err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			got = StoreResult{}
-			var c Crawl
-			if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
-				Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
-				return fmt.Errorf("lock crawl %s: %w", crawlID, err)
-			}
-			room := budget - c.TotalPages
-			if c.Status != crawl.StatusRunning {
-				room = 0
+			room, err := roomFor(ctx, tx, crawlID, budget)
+			if err != nil {
+				return err
 			}
 			var pages []Page
-			err := tx.NewSelect().Model(&pages).Column("id", "raw_markdown").
+			err = tx.NewSelect().Model(&pages).Column("id", "raw_markdown").
 				Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids[start:min(start+storeGroup, len(ids))])).
 				Where("state = ?", PageConverted).Order("depth", "rank", "id").Scan(ctx)
 			if err != nil {
@@ -316,14 +311,7 @@ WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 				n, _ := stored.RowsAffected()
 				got.Stored = int(n)
 			}
-			if got.Stored == 0 {
-				return nil
-			}
-			_, err = tx.NewUpdate().Model((*Crawl)(nil)).
-				Set("total_pages = total_pages + ?", got.Stored).
-				Set("updated_at = clock_timestamp()").
-				Where("id = ?", crawlID).Exec(ctx)
-			return err
+			return countStored(ctx, tx, crawlID, got.Stored)
 		})
 		if err != nil {
 			return res, err
@@ -339,14 +327,9 @@ func (s *Store) storeWhole(ctx context.Context, crawlID uuid.UUID, batch, budget
 	var res StoreResult
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res = StoreResult{}
-		var c Crawl
-		if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
-			Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
-			return fmt.Errorf("lock crawl %s: %w", crawlID, err)
-		}
-		room := max(budget-c.TotalPages, 0)
-		if c.Status != crawl.StatusRunning {
-			room = 0
+		room, err := roomFor(ctx, tx, crawlID, budget)
+		if err != nil {
+			return err
 		}
 		// The batch's first pages in crawl order, up to the room left, are
 		// stored; stored_at follows that order (results are listed by it).
@@ -373,16 +356,36 @@ FROM chosen WHERE p.id = chosen.id`,
 		}
 		n, _ = skipped.RowsAffected()
 		res.Skipped = int(n)
-		if res.Stored == 0 {
-			return nil
-		}
-		_, err = tx.NewUpdate().Model((*Crawl)(nil)).
-			Set("total_pages = total_pages + ?", res.Stored).
-			Set("updated_at = clock_timestamp()").
-			Where("id = ?", crawlID).Exec(ctx)
-		return err
+		return countStored(ctx, tx, crawlID, res.Stored)
 	})
 	return res, err
+}
+
+// roomFor locks the crawl's row (results are stored one transaction at a
+// time) and returns how many more results its budget takes: none once the
+// crawl has ended.
+func roomFor(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, budget int) (int, error) {
+	var c Crawl
+	if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
+		Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
+		return 0, fmt.Errorf("lock crawl %s: %w", crawlID, err)
+	}
+	if c.Status != crawl.StatusRunning {
+		return 0, nil
+	}
+	return max(budget-c.TotalPages, 0), nil
+}
+
+// countStored adds n new results to the crawl's count.
+func countStored(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, n int) error {
+	if n == 0 {
+		return nil
+	}
+	_, err := tx.NewUpdate().Model((*Crawl)(nil)).
+		Set("total_pages = total_pages + ?", n).
+		Set("updated_at = clock_timestamp()").
+		Where("id = ?", crawlID).Exec(ctx)
+	return err
 }
 
 // PendingExtractions returns the result pages of a batch whose

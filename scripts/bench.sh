@@ -10,11 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 trap stop_postgres EXIT
-build_temporal
-ensure_browser
-ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
-export CRAWLER_TEST_DATABASE_URL=$PG_URL
-export TEMPORAL_CLI_PATH=$TEMPORAL_BIN
+prepare_tests
 build_crawler
 if [ ! -f bench/crawlee/node_modules/@crawlee/cheerio/package.json ]; then
   say "installing the peer crawler (Crawlee, pinned in bench/crawlee) from the npm registry"

@@ -126,3 +126,14 @@ ensure_browser() {
   export CRAWLER_CHROMIUM_PATH=$chromium
   export PLAYWRIGHT_DRIVER_PATH=$driver
 }
+
+# prepare_tests: what the tests and benchmarks need (the Temporal CLI,
+# Chromium and the Playwright driver, Postgres), and the variables that
+# tell them where it is. The caller traps stop_postgres on EXIT.
+prepare_tests() {
+  build_temporal
+  ensure_browser
+  ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
+  export CRAWLER_TEST_DATABASE_URL=$PG_URL
+  export TEMPORAL_CLI_PATH=$TEMPORAL_BIN
+}

@@ -6,11 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 trap stop_postgres EXIT
-build_temporal
-ensure_browser
-ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
-export CRAWLER_TEST_DATABASE_URL=$PG_URL
-export TEMPORAL_CLI_PATH=$TEMPORAL_BIN
+prepare_tests
 
 say "running go vet"
 go vet ./...

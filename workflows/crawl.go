@@ -180,14 +180,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 		if limit <= 0 {
 			return true, nil
 		}
-		fetchPages, fetchCtx := a.FetchPages, pageCtx
-		if in.Plan.Engine == crawl.EnginePlaywright {
-			fetchPages, fetchCtx = a.RenderPages, browserCtx
-		}
-		var fetched activities.FetchPagesResult
-		err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
-			CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
-		}).Get(ctx, &fetched)
+		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx)
 		if err != nil {
 			return false, err
 		}
@@ -330,14 +323,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			}
 			continue
 		}
-		fetchPages, fetchCtx := a.FetchPages, pageCtx
-		if in.Plan.Engine == crawl.EnginePlaywright {
-			fetchPages, fetchCtx = a.RenderPages, browserCtx
-		}
-		var fetched activities.FetchPagesResult
-		err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
-			CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
-		}).Get(ctx, &fetched)
+		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx)
 		if err != nil && in.Plan.Engine == crawl.EnginePlaywright && notStarted(err) {
 			// No browser worker took the batch in time. Busy ones are
 			// waited for (the crawl's timeout bounds the wait); none at all
@@ -376,6 +362,20 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
 		}
 	}
+}
+
+// fetchBatch claims and fetches the batch in.Batch of up to limit pages,
+// with the crawl's engine.
+func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browserCtx workflow.Context) (activities.FetchPagesResult, error) {
+	fetchPages, fetchCtx := a.FetchPages, pageCtx
+	if in.Plan.Engine == crawl.EnginePlaywright {
+		fetchPages, fetchCtx = a.RenderPages, browserCtx
+	}
+	var fetched activities.FetchPagesResult
+	err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
+		CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
+	}).Get(ctx, &fetched)
+	return fetched, err
 }
 
 // notStarted reports whether err is an activity that no worker started
