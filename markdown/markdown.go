@@ -131,16 +131,26 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	// The extractor copies the document before it changes anything, so
 	// body stays whole for the rules, which run only when the extractor's
 	// answer is not taken.
-	res, err := trafilatura.ExtractDocument(doc.Selection.Nodes[0], trafilatura.Options{
-		OriginalURL:    pageURL,
-		EnableFallback: true,
-		// Without links the extractor also drops blocks that are only
-		// links (navigation left inside the article).
-		IncludeLinks:    links,
-		IncludeImages:   false,
-		ExcludeComments: true,
-		HtmlDateMode:    trafilatura.Disabled,
-	})
+	extract := func(fallback bool) (*trafilatura.ExtractResult, error) {
+		return trafilatura.ExtractDocument(doc.Selection.Nodes[0], trafilatura.Options{
+			OriginalURL:    pageURL,
+			EnableFallback: fallback,
+			// Without links the extractor also drops blocks that are only
+			// links (navigation left inside the article).
+			IncludeLinks:    links,
+			IncludeImages:   false,
+			ExcludeComments: true,
+			HtmlDateMode:    trafilatura.Disabled,
+		})
+	}
+	// The extractor's fallbacks (readability, DOM distiller) cost as much
+	// as the extractor itself and replace its answer only when theirs is
+	// much longer or the answer has no structure; an answer that is long
+	// and made of paragraphs is kept without asking them.
+	res, err := extract(false)
+	if !confident(res, err) {
+		res, err = extract(true)
+	}
 	if err != nil || res == nil || res.ContentNode == nil {
 		return ruleBasedContent(body)
 	}
@@ -161,6 +171,23 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	}
 	return extracted
 }
+
+// confident reports whether the extractor's answer needs no second
+// opinion: at least confidentText characters of text in at least
+// confidentParagraphs paragraphs, more paragraphs than tables.
+func confident(res *trafilatura.ExtractResult, err error) bool {
+	if err != nil || res == nil || res.ContentNode == nil || utf8.RuneCountInString(res.ContentText) < confidentText {
+		return false
+	}
+	doc := goquery.NewDocumentFromNode(res.ContentNode)
+	paragraphs := doc.Find("p").Length()
+	return paragraphs >= confidentParagraphs && paragraphs > doc.Find("table").Length()
+}
+
+const (
+	confidentText       = 2000
+	confidentParagraphs = 5
+)
 
 // inline elements are those whose neighbours' text flows into theirs.
 var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "em": true, "code": true,
