@@ -63,8 +63,8 @@ func (w *outcomeWriter) admit(ctx context.Context, pageID int64) bool {
 	for w.limit > 0 && len(w.admitted)+w.unsaved >= w.limit && !w.closed && ctx.Err() == nil {
 		w.room.Wait()
 	}
-	if ctx.Err() != nil {
-		return false
+	if ctx.Err() != nil || w.err != nil {
+		return false // after a failed save, a fetch would be thrown away
 	}
 	w.admitted[pageID] = true
 	return true

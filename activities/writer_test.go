@@ -105,3 +105,25 @@ func TestOutcomeWriterFailure(t *testing.T) {
 		t.Error("a second close forgot the failure")
 	}
 }
+
+// TestOutcomeWriterAdmitsNothingAfterFailure: once a save failed, no more
+// pages are fetched: their outcomes would be thrown away.
+func TestOutcomeWriterAdmitsNothingAfterFailure(t *testing.T) {
+	w := newOutcomeWriter(4, func([]db.FetchOutcome) error { return errors.New("database gone") })
+	ctx := context.Background()
+	if !w.admit(ctx, 1) {
+		t.Fatal("the first page was not admitted")
+	}
+	w.add(db.FetchOutcome{PageID: 1})
+	deadline := time.Now().Add(5 * time.Second)
+	for w.admit(ctx, 2) {
+		w.add(db.FetchOutcome{PageID: 2})
+		if time.Now().After(deadline) {
+			t.Fatal("pages are still admitted after the save failed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := w.close(); err == nil {
+		t.Error("close forgot the failure")
+	}
+}

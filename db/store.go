@@ -278,8 +278,10 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 	return pages, nil
 }
 
-// RetriesWaiting returns how many of the crawl's queued pages wait for a
-// retry, and how long until the first of them may be fetched.
+// RetriesWaiting returns how many of the crawl's pages are still queued
+// after a claim found none ready (they wait for a retry), and how long
+// until the first of them may be fetched (0: now; one may have come due
+// since the claim).
 func (s *Store) RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error) {
 	var row struct {
 		N      int     `bun:"n"`
@@ -288,8 +290,8 @@ func (s *Store) RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, tim
 	err := retry(ctx, func(ctx context.Context) error {
 		return s.db.NewRaw(`
 			SELECT count(*) AS n,
-			       coalesce(extract(epoch FROM min(not_before) - clock_timestamp()) * 1000, 0) AS wait_ms
-			FROM pages WHERE crawl_id = ? AND state = ? AND not_before > clock_timestamp()`,
+			       coalesce(extract(epoch FROM min(coalesce(not_before, clock_timestamp())) - clock_timestamp()) * 1000, 0) AS wait_ms
+			FROM pages WHERE crawl_id = ? AND state = ?`,
 			crawlID, PageQueued).Scan(ctx, &row)
 	})
 	if err != nil {
@@ -397,6 +399,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		// One statement for the group; when the database refuses it (a
 		// page it cannot store), page by page, so that only that page fails.
 		savedIDs, err := savepoint(ctx, tx, func() (map[int64]bool, error) { return saveFetchGroup(ctx, tx, crawlID, outs) })
+		if Transient(err) {
+			return err // the whole transaction is tried again
+		}
 		if err == nil {
 			var links []NewPage
 			var logs []CrawlLog
@@ -417,6 +422,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		var links []NewPage
 		for _, o := range outs {
 			saved, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
+			if Transient(err) {
+				return err
+			}
 			if err != nil {
 				// Recorded as failed instead; its links are not followed.
 				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: PageFailed,

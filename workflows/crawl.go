@@ -184,6 +184,14 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if fetched.Claimed == 0 && fetched.Waiting > 0 {
+			// Pages wait for a retry. (Histories recorded before retries
+			// existed never carry Waiting: their replay takes no new path.)
+			if err := workflow.Sleep(ctx, max(fetched.RetryIn, minRetryWait)); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if fetched.SwitchTo != "" {
 			// The decision holds for the rest of the crawl, across
 			// continue-as-new too: it lives in the plan.
@@ -280,7 +288,8 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 					fail(err)
 					return
 				}
-				in.Stored = batchIn.Stored
+				// Counted in Stored now, no longer pending.
+				in.Stored, b.fetched = batchIn.Stored, 0
 			}
 			if err := workflow.ExecuteActivity(c, a.WriteLogs,
 				activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: b.batch}).Get(c, nil); err != nil {
@@ -311,6 +320,14 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		if resultsErr != nil {
 			return false, resultsErr
 		}
+		if longRun(ctx, in.Batch-firstBatch) {
+			// Also after waits for retries or browser workers, which add
+			// events without a batch.
+			if err := drained(); err != nil {
+				return false, err
+			}
+			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+		}
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored-pending())
 		if limit <= 0 {
 			if len(queue) == 0 {
@@ -335,6 +352,11 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			}
 		}
 		if err != nil {
+			// The batches fetched before are finished first, as they
+			// would have been one after the other.
+			if ctx.Err() == nil {
+				_ = drained()
+			}
 			return false, err
 		}
 		if fetched.SwitchTo != "" {
@@ -354,13 +376,6 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		}
 		queue = append(queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
 		in.Batch++
-		info := workflow.GetInfo(ctx)
-		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= eventsPerRun || in.Batch-firstBatch >= batchesPerRun {
-			if err := drained(); err != nil {
-				return false, err
-			}
-			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
-		}
 	}
 }
 
@@ -376,6 +391,14 @@ func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browse
 		CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
 	}).Get(ctx, &fetched)
 	return fetched, err
+}
+
+// longRun reports whether the run should continue as new: Temporal
+// suggests it, its history passed eventsPerRun, or it ran batchesPerRun
+// batches.
+func longRun(ctx workflow.Context, batches int) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= eventsPerRun || batches >= batchesPerRun
 }
 
 // notStarted reports whether err is an activity that no worker started

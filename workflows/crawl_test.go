@@ -395,3 +395,30 @@ func TestBrowserQueue(t *testing.T) {
 		})
 	}
 }
+
+// TestCrawlWaitsForRetries: when nothing can be claimed but pages wait for
+// a retry, the crawl sleeps and claims again instead of ending.
+func TestCrawlWaitsForRetries(t *testing.T) {
+	env := newEnv(t, 100, 1800)
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Retried: 1}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+		Return(activities.FetchPagesResult{Waiting: 1, RetryIn: 2 * time.Second}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10}).
+		Return(activities.FetchPagesResult{}, nil).Once()
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
+			return activities.DeduplicatePagesResult{Stored: 1, TotalPages: in.Batch + 1}, nil
+		})
+	var status crawl.Status
+	expectFinish(env, &status, 2)
+	began := env.Now()
+	runCrawl(t, env, &status, crawl.StatusSucceeded)
+	env.AssertExpectations(t)
+	if slept := env.Now().Sub(began); slept < 2*time.Second {
+		t.Errorf("the crawl waited %v for the retry, want at least 2s", slept)
+	}
+}
