@@ -598,20 +598,22 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 	var res ConvertPagesResult
 	saves := make(chan group, 1)
 	saved := make(chan error, 1)
+	var saveFailed atomic.Bool
 	go func() {
 		var err error
 		for g := range saves {
 			if err == nil {
 				err = a.saveConverted(ctx, c.ID, g.pages, g.results, &res)
 				progress.Store(int64(res.Converted + res.Skipped))
+				saveFailed.Store(err != nil)
 			}
 		}
 		saved <- err
 	}()
 	var loadErr error
 	for l := range loads {
-		if loadErr = l.err; loadErr != nil {
-			break
+		if loadErr = l.err; loadErr != nil || saveFailed.Load() {
+			break // a failed save fails the activity: converting on is wasted
 		}
 		results := make([]converted, len(l.pages))
 		var wg sync.WaitGroup
