@@ -572,27 +572,9 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 	// while this one converts on every core and the last one is saved.
 	stop := make(chan struct{})
 	defer close(stop)
-	type loaded struct {
-		pages []db.Page
-		err   error
-	}
-	loads := make(chan loaded, 1)
-	go func() {
-		defer close(loads)
-		for start := 0; start < len(ids); start += convertGroup {
-			pages, err := a.Store.PagesWithHTML(ctx, c.ID, ids[start:min(start+convertGroup, len(ids))])
-			select {
-			case loads <- loaded{pages, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	loads := a.loadGroups(ctx, c.ID, ids, stop)
 	type group struct {
-		pages   []db.Page
+		ids     []int64
 		results []converted
 	}
 	var res ConvertPagesResult
@@ -603,7 +585,7 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		var err error
 		for g := range saves {
 			if err == nil {
-				err = a.saveConverted(ctx, c.ID, g.pages, g.results, &res)
+				err = a.saveConverted(ctx, c.ID, g.ids, g.results, &res)
 				progress.Store(int64(res.Converted + res.Skipped))
 				saveFailed.Store(err != nil)
 			}
@@ -615,23 +597,16 @@ func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (Co
 		if loadErr = l.err; loadErr != nil || saveFailed.Load() {
 			break // a failed save fails the activity: converting on is wasted
 		}
-		results := make([]converted, len(l.pages))
-		var wg sync.WaitGroup
-		next := atomic.Int64{}
-		for w := 0; w < min(runtime.GOMAXPROCS(0), len(l.pages)); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := int(next.Add(1) - 1); i < len(l.pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-					results[i] = convertPage(l.pages[i], mdOptions)
-				}
-			}()
-		}
-		wg.Wait()
+		results := convertAll(ctx, l.pages, mdOptions)
 		if ctx.Err() != nil {
 			break
 		}
-		saves <- group{l.pages, results}
+		// The saver needs the page IDs only: the HTML is let go here.
+		ids := make([]int64, len(l.pages))
+		for i, p := range l.pages {
+			ids[i] = p.ID
+		}
+		saves <- group{ids, results}
 	}
 	close(saves)
 	saveErr := <-saved
@@ -723,13 +698,61 @@ func keepFunc(deduplicate bool) db.KeepFunc {
 	}
 }
 
+// loadedGroup is a group of fetched pages with their HTML, or why it
+// could not be loaded.
+type loadedGroup struct {
+	pages []db.Page
+	err   error
+}
+
+// loadGroups loads the pages ids with their HTML, convertGroup at a time,
+// one group ahead of the reader, until stop is closed. After an error it
+// sends nothing more.
+func (a *Activities) loadGroups(ctx context.Context, crawlID uuid.UUID, ids []int64, stop <-chan struct{}) <-chan loadedGroup {
+	loads := make(chan loadedGroup, 1)
+	go func() {
+		defer close(loads)
+		for start := 0; start < len(ids); start += convertGroup {
+			pages, err := a.Store.PagesWithHTML(ctx, crawlID, ids[start:min(start+convertGroup, len(ids))])
+			select {
+			case loads <- loadedGroup{pages, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return loads
+}
+
+// convertAll converts pages on every core; it stops early when ctx ends.
+func convertAll(ctx context.Context, pages []db.Page, o markdown.Options) []converted {
+	results := make([]converted, len(pages))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(pages)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				results[i] = convertPage(pages[i], o)
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
 // saveConverted records a group's conversions: the markdown of the pages
-// converted, and why the others were skipped. It counts them in res.
-func (a *Activities) saveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Page, results []converted, res *ConvertPagesResult) error {
+// converted, and why the others (ids[i] for results[i]) were skipped. It
+// counts them in res.
+func (a *Activities) saveConverted(ctx context.Context, crawlID uuid.UUID, ids []int64, results []converted, res *ConvertPagesResult) error {
 	var ready []db.Converted
 	for i, r := range results {
 		if r.err != nil {
-			if err := a.Store.SkipPage(ctx, crawlID, pages[i].ID, fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
+			if err := a.Store.SkipPage(ctx, crawlID, ids[i], fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
 				return err
 			}
 			res.Skipped++
@@ -774,8 +797,10 @@ func convertPage(p db.Page, o markdown.Options) (out converted) {
 		ConvertMS: int(time.Since(began) / time.Millisecond)}}
 }
 
-// convertGroup is how many pages ConvertPages loads and stores at once.
-const convertGroup = 32
+// convertGroup is how many pages ConvertPages loads and stores at once:
+// with one group loading while another converts, at most twice this many
+// pages' HTML is held.
+const convertGroup = 16
 
 // WriteLogsInput names a batch whose pages get their log entries.
 type WriteLogsInput struct {

@@ -232,110 +232,32 @@ const pipelinedBatches = "pipelined-batches"
 // frontier, so an empty claim means it is done.
 func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context) (bool, error) {
 	firstBatch := in.Batch
-	type fetchedBatch struct {
-		batch, fetched int
-		converted      bool
-	}
-	var (
-		// queue holds the fetched batches whose results are not done, in
-		// batch order: converted ones first, then the one converting.
-		queue      []*fetchedBatch
-		resultsErr error
-	)
-	fail := func(err error) {
-		if resultsErr == nil {
-			resultsErr = err
-		}
-	}
-	// Conversion takes the batches in order, while the batch before is
-	// deduplicated and stored: batches convert independently.
-	workflow.Go(ctx, func(c workflow.Context) {
-		for {
-			var next *fetchedBatch
-			if err := workflow.Await(c, func() bool {
-				for _, b := range queue {
-					if !b.converted {
-						next = b
-						return true
-					}
-				}
-				return resultsErr != nil
-			}); err != nil || resultsErr != nil {
-				return
-			}
-			if next.fetched > 0 {
-				if err := workflow.ExecuteActivity(pageCtx, a.ConvertPages, activities.ConvertPagesInput{
-					CrawlID: in.CrawlID, Batch: next.batch, Budget: in.Plan.Budget, StoreLater: true}).Get(c, nil); err != nil {
-					fail(err)
-					return
-				}
-			}
-			next.converted = true
-		}
-	})
-	// Deduplication, extraction and logs take converted batches in order:
-	// the first page of the crawl to hold a fragment keeps it.
-	workflow.Go(ctx, func(c workflow.Context) {
-		for {
-			if err := workflow.Await(c, func() bool { return (len(queue) > 0 && queue[0].converted) || resultsErr != nil }); err != nil || resultsErr != nil {
-				return
-			}
-			b := queue[0]
-			if b.fetched > 0 {
-				batchIn := *in
-				batchIn.Batch = b.batch
-				if err := storeResults(c, pageCtx, &batchIn); err != nil {
-					fail(err)
-					return
-				}
-				// Counted in Stored now, no longer pending.
-				in.Stored, b.fetched = batchIn.Stored, 0
-			}
-			if err := workflow.ExecuteActivity(c, a.WriteLogs,
-				activities.WriteLogsInput{CrawlID: in.CrawlID, Batch: b.batch}).Get(c, nil); err != nil {
-				fail(err)
-				return
-			}
-			queue = queue[1:]
-		}
-	})
-	pending := func() int {
-		n := 0
-		for _, b := range queue {
-			n += b.fetched
-		}
-		return n
-	}
-	// drained waits for the results stage to finish every fetched batch.
-	drained := func() error {
-		if err := workflow.Await(ctx, func() bool { return len(queue) == 0 || resultsErr != nil }); err != nil {
-			return err
-		}
-		return resultsErr
-	}
+	p := &pipeline{in: in, pageCtx: pageCtx}
+	workflow.Go(ctx, p.convertStage)
+	workflow.Go(ctx, p.storeStage)
 	for {
-		if err := workflow.Await(ctx, func() bool { return len(queue) < maxFetchedAhead || resultsErr != nil }); err != nil {
+		if err := workflow.Await(ctx, func() bool { return len(p.queue) < maxFetchedAhead || p.err != nil }); err != nil {
 			return false, err
 		}
-		if resultsErr != nil {
-			return false, resultsErr
+		if p.err != nil {
+			return false, p.err
 		}
 		if longRun(ctx, in.Batch-firstBatch) {
 			// Also after waits for retries or browser workers, which add
 			// events without a batch.
-			if err := drained(); err != nil {
+			if err := p.drained(ctx); err != nil {
 				return false, err
 			}
 			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
 		}
-		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored-pending())
+		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored-p.pending())
 		if limit <= 0 {
-			if len(queue) == 0 {
+			if len(p.queue) == 0 {
 				return true, nil
 			}
 			// The batches in the results stage may fill the budget, or
 			// leave room (pages they skip): wait and see.
-			if err := drained(); err != nil {
+			if err := p.drained(ctx); err != nil {
 				return false, err
 			}
 			continue
@@ -355,7 +277,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			// The batches fetched before are finished first, as they
 			// would have been one after the other.
 			if ctx.Err() == nil {
-				_ = drained()
+				_ = p.drained(ctx)
 			}
 			return false, err
 		}
@@ -372,11 +294,107 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		}
 		if fetched.Claimed == 0 {
 			// The frontier is empty for good: only fetching adds to it.
-			return false, drained()
+			return false, p.drained(ctx)
 		}
-		queue = append(queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
+		p.queue = append(p.queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
 		in.Batch++
 	}
+}
+
+// pipeline is what pipelinedLoop shares with its two stages, which run
+// in workflow goroutines.
+type pipeline struct {
+	in      *CrawlInput
+	pageCtx workflow.Context
+	// queue holds the fetched batches whose results are not done, in
+	// batch order: converted ones first, then the one converting.
+	queue []*fetchedBatch
+	// err is the first failure of a stage; both stages stop at it.
+	err error
+}
+
+// fetchedBatch is a batch in the later stages: its number, its fetched
+// pages not yet counted as stored, and whether it is converted.
+type fetchedBatch struct {
+	batch, fetched int
+	converted      bool
+}
+
+func (p *pipeline) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// convertStage converts the fetched batches in order, while the batch
+// before is deduplicated and stored: batches convert independently.
+func (p *pipeline) convertStage(ctx workflow.Context) {
+	for {
+		var next *fetchedBatch
+		if err := workflow.Await(ctx, func() bool {
+			for _, b := range p.queue {
+				if !b.converted {
+					next = b
+					return true
+				}
+			}
+			return p.err != nil
+		}); err != nil || p.err != nil {
+			return
+		}
+		if next.fetched > 0 {
+			if err := workflow.ExecuteActivity(p.pageCtx, a.ConvertPages, activities.ConvertPagesInput{
+				CrawlID: p.in.CrawlID, Batch: next.batch, Budget: p.in.Plan.Budget, StoreLater: true}).Get(ctx, nil); err != nil {
+				p.fail(err)
+				return
+			}
+		}
+		next.converted = true
+	}
+}
+
+// storeStage deduplicates, extracts and logs the converted batches in
+// order: the first page of the crawl to hold a fragment keeps it.
+func (p *pipeline) storeStage(ctx workflow.Context) {
+	for {
+		if err := workflow.Await(ctx, func() bool { return (len(p.queue) > 0 && p.queue[0].converted) || p.err != nil }); err != nil || p.err != nil {
+			return
+		}
+		b := p.queue[0]
+		if b.fetched > 0 {
+			batchIn := *p.in
+			batchIn.Batch = b.batch
+			if err := storeResults(ctx, p.pageCtx, &batchIn); err != nil {
+				p.fail(err)
+				return
+			}
+			// Counted in Stored now, no longer pending.
+			p.in.Stored, b.fetched = batchIn.Stored, 0
+		}
+		if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
+			activities.WriteLogsInput{CrawlID: p.in.CrawlID, Batch: b.batch}).Get(ctx, nil); err != nil {
+			p.fail(err)
+			return
+		}
+		p.queue = p.queue[1:]
+	}
+}
+
+// pending counts the fetched pages of the batches not stored yet.
+func (p *pipeline) pending() int {
+	n := 0
+	for _, b := range p.queue {
+		n += b.fetched
+	}
+	return n
+}
+
+// drained waits for the later stages to finish every fetched batch.
+func (p *pipeline) drained(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return len(p.queue) == 0 || p.err != nil }); err != nil {
+		return err
+	}
+	return p.err
 }
 
 // fetchBatch claims and fetches the batch in.Batch of up to limit pages,
