@@ -32,7 +32,7 @@ type crawlStore interface {
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
-	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (string, bool, error)
+	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 	SaveRobots(ctx context.Context, rows []db.Robots) error
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
@@ -48,7 +48,7 @@ type crawlStore interface {
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
 		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
-	CountPages(ctx context.Context, crawlID uuid.UUID) (map[string]int, error)
+	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
 }
 
 var _ crawlStore = (*db.Store)(nil)

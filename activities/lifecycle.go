@@ -183,19 +183,19 @@ func (a *Activities) FinishCrawl(ctx context.Context, in FinishCrawlInput) (Fini
 // its maxResults, or the server's page cap.
 func (a *Activities) logLimit(ctx context.Context, c *db.Crawl) error {
 	counts, err := a.Store.CountPages(ctx, c.ID)
-	if err != nil || counts[db.PageQueued] == 0 {
+	if err != nil || counts[crawl.PageQueued] == 0 {
 		return err
 	}
 	o := c.Options()
 	entry := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "limit", Level: "info", Message: "maxResults reached",
-		Data: map[string]any{"url": c.StartURLs[0], "statusCode": 0, "notCrawled": counts[db.PageQueued]}}
+		Data: map[string]any{"url": c.StartURLs[0], "statusCode": 0, "notCrawled": counts[crawl.PageQueued]}}
 	budget := o.PageBudget(a.Settings.MaxPagesPerCrawl)
 	if budget == a.Settings.MaxPagesPerCrawl && (o.MaxResults == nil || o.Unbounded() || *o.MaxResults > budget) {
 		entry.Level, entry.Message = "warn", "Server page cap reached"
 		entry.Description = fmt.Sprintf("The crawl stopped at this server's cap of %d pages per crawl (CRAWLER_MAX_PAGES_PER_CRAWL); %d discovered pages were not crawled.",
-			budget, counts[db.PageQueued])
+			budget, counts[crawl.PageQueued])
 	} else {
-		entry.Description = fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, counts[db.PageQueued])
+		entry.Description = fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, counts[crawl.PageQueued])
 	}
 	return a.Store.InsertLogs(ctx, []db.CrawlLog{entry})
 }

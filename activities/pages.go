@@ -106,7 +106,7 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 	byURL := make(map[string]db.Page, len(pages))
 	var urls []string
 	for _, p := range pages {
-		if p.State == db.PageClaimed {
+		if p.State == crawl.PageClaimed {
 			byURL[p.URL] = p
 			urls = append(urls, p.URL)
 		} else {
@@ -159,12 +159,12 @@ func (a *Activities) fetchBatch(ctx context.Context, in FetchPagesInput, engine 
 		page := byURL[r.URL]
 		out := a.outcome(context.WithoutCancel(ctx), c, page, r, rl, refusal, in.NoLinks)
 		out.Engine = engineName
-		if out.State == db.PageFailed {
+		if out.State == crawl.PageFailed {
 			retryLater(c, page, r, &out)
 		}
-		if in.Detect && page.Depth == 0 && out.State == db.PageFetched {
+		if in.Detect && page.Depth == 0 && out.State == crawl.PageFetched {
 			if js, why := browser.NeedsJavaScript(r.Body); js {
-				out.State, out.HTML = db.PageQueued, ""
+				out.State, out.HTML = crawl.PageQueued, ""
 				out.Error = "needs JavaScript (" + why + "); queued again for the browser engine"
 				mu.Lock()
 				switchWhy = append(switchWhy, r.URL+": "+why)
@@ -270,7 +270,7 @@ func (a *Activities) applyRobots(ctx context.Context, c *db.Crawl, o crawl.Optio
 		}
 		policy := policies[origin(pu)]
 		if !policy.Allows(pu.RequestURI()) {
-			disallowed = append(disallowed, db.FetchOutcome{PageID: byURL[u].ID, State: db.PageSkipped,
+			disallowed = append(disallowed, db.FetchOutcome{PageID: byURL[u].ID, State: crawl.PageSkipped,
 				Error: "disallowed by the site's robots.txt; not fetched"})
 			continue
 		}
@@ -317,7 +317,7 @@ func retryLater(c *db.Crawl, page db.Page, r fetch.Result, out *db.FetchOutcome)
 		delay = min(r.RetryAfter, maxFetchRetryAfter)
 	}
 	why := out.Error
-	out.State, out.HTML, out.Links, out.RetryIn = db.PageQueued, "", nil, delay
+	out.State, out.HTML, out.Links, out.RetryIn = crawl.PageQueued, "", nil, delay
 	out.Log = &db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("retry:%d:%d", page.ID, attempt),
 		Level: "warn", Message: "Page retried",
 		Description: fmt.Sprintf("Attempt %d of %d to fetch %s failed: %s. It is tried again in %s.",
@@ -326,11 +326,11 @@ func retryLater(c *db.Crawl, page db.Page, r fetch.Result, out *db.FetchOutcome)
 			"attempt": attempt, "retryInSeconds": delay.Seconds(), "error": why}}
 }
 
-func (r *FetchPagesResult) count(state string) {
+func (r *FetchPagesResult) count(state crawl.PageState) {
 	switch state {
-	case db.PageFetched, db.PageStored:
+	case crawl.PageFetched, crawl.PageStored:
 		r.Fetched++
-	case db.PageFailed:
+	case crawl.PageFailed:
 		r.Failed++
 	default:
 		r.Skipped++
@@ -346,11 +346,11 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 	}
 	switch {
 	case r.Err != nil && r.StatusCode == 0:
-		out.State, out.Error = db.PageFailed, describeFetchError(r.Err)
+		out.State, out.Error = crawl.PageFailed, describeFetchError(r.Err)
 		return out
 	case r.Location != "":
 		// A redirect FollowRedirect declined: say why.
-		out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirects to %s, not followed", r.Location)
+		out.State, out.Error = crawl.PageSkipped, fmt.Sprintf("redirects to %s, not followed", r.Location)
 		from, err1 := url.Parse(r.FinalURL)
 		if err1 == nil {
 			if to, err := from.Parse(r.Location); err == nil {
@@ -361,30 +361,30 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		}
 		return out
 	case r.StatusCode < 200 || r.StatusCode > 299:
-		out.State, out.Error = db.PageFailed, fmt.Sprintf("the server answered %d", r.StatusCode)
+		out.State, out.Error = crawl.PageFailed, fmt.Sprintf("the server answered %d", r.StatusCode)
 		return out
 	case !r.IsHTML():
-		out.State, out.Error = db.PageSkipped, fmt.Sprintf("not an HTML page (%s)", r.ContentType)
+		out.State, out.Error = crawl.PageSkipped, fmt.Sprintf("not an HTML page (%s)", r.ContentType)
 		return out
 	}
 
 	final, err := urlnorm.Clean(nil, r.FinalURL)
 	if err != nil {
-		out.State, out.Error = db.PageFailed, fmt.Sprintf("redirected to an unusable URL: %v", err)
+		out.State, out.Error = crawl.PageFailed, fmt.Sprintf("redirected to an unusable URL: %v", err)
 		return out
 	}
 	if key := urlnorm.Key(final); key != p.NormalizedURL {
 		if !rl.scope.SameSite(final) {
-			out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirected to another site: %s", final)
+			out.State, out.Error = crawl.PageSkipped, fmt.Sprintf("redirected to another site: %s", final)
 			return out
 		}
 		owned, err := a.Store.ClaimRedirectTarget(ctx, c.ID, p.ID, db.NewPage{URL: final.String(), NormalizedURL: key, Depth: p.Depth})
 		if err != nil {
-			out.State, out.Error = db.PageFailed, err.Error()
+			out.State, out.Error = crawl.PageFailed, err.Error()
 			return out
 		}
 		if !owned {
-			out.State, out.Error = db.PageSkipped, fmt.Sprintf("redirected to %s, which this crawl already has", final)
+			out.State, out.Error = crawl.PageSkipped, fmt.Sprintf("redirected to %s, which this crawl already has", final)
 			return out
 		}
 	}
@@ -394,7 +394,7 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 	}
 	if !rl.stores(final) {
 		// Only start pages get here: links to such pages are not followed.
-		out.State, out.Error = db.PageSkipped, "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
+		out.State, out.Error = crawl.PageSkipped, "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
 		return out
 	}
 	if canon, ok := canonical(final, r.Canonical, rl); ok {
@@ -406,19 +406,19 @@ func (a *Activities) outcome(ctx context.Context, c *db.Crawl, p db.Page, r fetc
 		state, known, err := a.Store.StateOf(ctx, c.ID, key)
 		switch {
 		case err != nil:
-			out.State, out.Error = db.PageFailed, err.Error()
+			out.State, out.Error = crawl.PageFailed, err.Error()
 			return out
-		case !known || state == db.PageQueued:
-			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon)
+		case !known || state == crawl.PageQueued:
+			out.State, out.Error = crawl.PageSkipped, fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon)
 			out.Links = append([]db.NewPage{{URL: canon.String(), NormalizedURL: key, Depth: p.Depth, Rank: p.Rank}}, out.Links...)
 			return out
-		case state != db.PageSkipped && state != db.PageFailed:
-			out.State, out.Error = db.PageSkipped, fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon)
+		case state != crawl.PageSkipped && state != crawl.PageFailed:
+			out.State, out.Error = crawl.PageSkipped, fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon)
 			return out
 		}
 	}
 
-	out.State, out.HTML = db.PageFetched, string(r.Body)
+	out.State, out.HTML = crawl.PageFetched, string(r.Body)
 	if r.Truncated {
 		out.Error = fmt.Sprintf("the response was cut off at %d bytes", len(r.Body))
 	}
@@ -836,7 +836,7 @@ func pageLogs(c *db.Crawl, p db.Page) []db.CrawlLog {
 		return nil
 	}
 	logs := []db.CrawlLog{e}
-	if p.State != db.PageStored || c.Extraction == "" {
+	if p.State != crawl.PageStored || c.Extraction == "" {
 		return logs
 	}
 	why := deref(p.ExtractionError)
@@ -862,7 +862,7 @@ func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
 	e := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("page:%d", p.ID), Data: data}
 	note := strings.TrimSpace(deref(p.Error))
 	switch p.State {
-	case db.PageStored:
+	case crawl.PageStored:
 		e.Level, e.Message = "info", "Page crawled"
 		e.Description = fmt.Sprintf("Fetched %s (depth %d, status %d, %d ms) and stored its markdown.",
 			p.URL, p.Depth, status, derefInt(p.FetchMS))
@@ -886,7 +886,7 @@ func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
 			e.Level = "warn"
 			e.Description += " Note: " + note + "."
 		}
-	case db.PageFailed:
+	case crawl.PageFailed:
 		e.Level, e.Message = "error", "Page failed"
 		e.Description = fmt.Sprintf("Could not crawl %s: %s.", p.URL, note)
 		if status >= 400 && status < 500 && status != http.StatusTooManyRequests && p.Attempts == 0 {
@@ -896,7 +896,7 @@ func pageLog(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
 			data["attempts"] = p.Attempts + 1
 		}
 		data["error"] = note
-	case db.PageSkipped:
+	case crawl.PageSkipped:
 		e.Level, e.Message = "info", "Page skipped"
 		e.Description = fmt.Sprintf("Skipped %s: %s.", p.URL, note)
 		data["reason"] = note

@@ -117,30 +117,18 @@ func (c *Crawl) Options() crawl.Options {
 	}
 }
 
-// Page states. A page is discovered as PageQueued, claimed by one fetch
-// batch, and ends PageStored (a result), PageFailed or PageSkipped.
-const (
-	PageQueued    = "queued"
-	PageClaimed   = "claimed"
-	PageFetched   = "fetched"   // HTML kept, waiting for conversion
-	PageConverted = "converted" // markdown made, waiting for deduplication
-	PageStored    = "stored"
-	PageFailed    = "failed"
-	PageSkipped   = "skipped"
-)
-
 // Page is a URL of a crawl: first a frontier entry, then a result.
 type Page struct {
 	bun.BaseModel `bun:"table:pages"`
 
-	ID            int64     `bun:"id,pk,autoincrement"`
-	CrawlID       uuid.UUID `bun:"crawl_id,type:uuid,notnull"`
-	URL           string    `bun:"url,notnull"`
-	NormalizedURL string    `bun:"normalized_url,notnull"`
-	Depth         int       `bun:"depth,notnull"`
-	Rank          string    `bun:"rank,notnull"`
-	State         string    `bun:"state,notnull"`
-	Batch         *int      `bun:"batch"`
+	ID            int64           `bun:"id,pk,autoincrement"`
+	CrawlID       uuid.UUID       `bun:"crawl_id,type:uuid,notnull"`
+	URL           string          `bun:"url,notnull"`
+	NormalizedURL string          `bun:"normalized_url,notnull"`
+	Depth         int             `bun:"depth,notnull"`
+	Rank          string          `bun:"rank,notnull"`
+	State         crawl.PageState `bun:"state,notnull"`
+	Batch         *int            `bun:"batch"`
 	// Attempts counts the page's failed fetches that were retried;
 	// NotBefore is when a page queued again for a retry may be fetched.
 	Attempts    int        `bun:"attempts,notnull,default:0"`

@@ -25,7 +25,7 @@ type Converted struct {
 }
 
 // SaveConverted records the markdown of fetched pages (they become
-// PageConverted, their HTML dropped), in one transaction, while the crawl
+// crawl.PageConverted, their HTML dropped), in one transaction, while the crawl
 // runs. Pages already past conversion are left alone.
 func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Converted) error {
 	if len(pages) == 0 {
@@ -46,8 +46,8 @@ func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Co
 UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms
 FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[]) AS d(id, title, markdown, ms)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
-			PageConverted, pgdialect.Array(ids), pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(ms),
-			crawlID, PageFetched).Exec(ctx)
+			crawl.PageConverted, pgdialect.Array(ids), pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(ms),
+			crawlID, crawl.PageFetched).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("save markdown of %d pages: %w", len(pages), err)
 		}
@@ -234,7 +234,7 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 	}
 	var ids []int64
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
-		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageConverted).
+		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageConverted).
 		Order("depth", "rank", "id").Scan(ctx, &ids)
 	if err != nil {
 		return StoreResult{}, fmt.Errorf("converted pages of batch %d: %w", batch, err)
@@ -251,7 +251,7 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 			var pages []Page
 			err = tx.NewSelect().Model(&pages).Column("id", "raw_markdown").
 				Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids[start:min(start+storeGroup, len(ids))])).
-				Where("state = ?", PageConverted).Order("depth", "rank", "id").Scan(ctx)
+				Where("state = ?", crawl.PageConverted).Order("depth", "rank", "id").Scan(ctx)
 			if err != nil {
 				return fmt.Errorf("load converted pages: %w", err)
 			}
@@ -287,9 +287,9 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 			}
 			if len(skipped) > 0 {
 				if _, err := tx.NewUpdate().Model((*Page)(nil)).
-					Set("state = ?", PageSkipped).
+					Set("state = ?", crawl.PageSkipped).
 					Set("error = ?", "not stored: the crawl had ended or reached its page limit").
-					Where("id IN (?)", bun.In(skipped)).Where("state = ?", PageConverted).Exec(ctx); err != nil {
+					Where("id IN (?)", bun.In(skipped)).Where("state = ?", crawl.PageConverted).Exec(ctx); err != nil {
 					return fmt.Errorf("skip pages over the budget: %w", err)
 				}
 			}
@@ -303,8 +303,8 @@ UPDATE pages AS p SET state = ?, markdown = d.markdown, fragments = d.fragments,
     fragments_removed = d.removed, stored_at = now() + d.ord * interval '1 microsecond'
 FROM unnest(?::bigint[], ?::text[], ?::integer[], ?::integer[]) WITH ORDINALITY AS d(id, markdown, fragments, removed, ord)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
-					PageStored, pgdialect.Array(keptIDs), pgdialect.Array(markdowns), pgdialect.Array(fragments),
-					pgdialect.Array(removedFrag), crawlID, PageConverted).Exec(ctx)
+					crawl.PageStored, pgdialect.Array(keptIDs), pgdialect.Array(markdowns), pgdialect.Array(fragments),
+					pgdialect.Array(removedFrag), crawlID, crawl.PageConverted).Exec(ctx)
 				if err != nil {
 					return fmt.Errorf("store pages: %w", err)
 				}
@@ -341,16 +341,16 @@ WITH chosen AS (
 UPDATE pages AS p SET state = ?, markdown = p.raw_markdown, fragments = 0, fragments_removed = 0,
     stored_at = now() + chosen.ord * interval '1 microsecond'
 FROM chosen WHERE p.id = chosen.id`,
-			crawlID, batch, PageConverted, room, PageStored).Exec(ctx)
+			crawlID, batch, crawl.PageConverted, room, crawl.PageStored).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("store pages of batch %d: %w", batch, err)
 		}
 		n, _ := stored.RowsAffected()
 		res.Stored = int(n)
 		skipped, err := tx.NewUpdate().Model((*Page)(nil)).
-			Set("state = ?", PageSkipped).
+			Set("state = ?", crawl.PageSkipped).
 			Set("error = ?", "not stored: the crawl had ended or reached its page limit").
-			Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageConverted).Exec(ctx)
+			Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageConverted).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("skip pages over the budget: %w", err)
 		}
@@ -393,7 +393,7 @@ func countStored(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, n int) error
 func (s *Store) PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error) {
 	var ids []int64
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
-		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageStored).
+		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageStored).
 		Where("extracted_at IS NULL").Order("depth", "rank", "id").Scan(ctx, &ids)
 	if err != nil {
 		return nil, fmt.Errorf("pages of batch %d to extract: %w", batch, err)
@@ -429,7 +429,7 @@ func (s *Store) ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID 
 		}
 		return ExtractionSource{}, fmt.Errorf("load page %d: %w", pageID, err)
 	}
-	src := ExtractionSource{URL: p.URL, Markdown: deref(p.RawMarkdown), Done: p.ExtractedAt != nil || p.State != PageStored}
+	src := ExtractionSource{URL: p.URL, Markdown: deref(p.RawMarkdown), Done: p.ExtractedAt != nil || p.State != crawl.PageStored}
 	if p.FinalURL != nil {
 		src.URL = *p.FinalURL
 	}
@@ -505,7 +505,7 @@ func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit 
 		skip = "markdown"
 	}
 	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", skip).
-		Where("crawl_id = ?", crawlID).Where("state = ?", PageStored).
+		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
 		Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list results: %w", err)

@@ -226,7 +226,7 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 	rows := make([]Page, 0, len(pages))
 	at := make(map[string]int, len(pages))
 	for _, p := range pages {
-		row := Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: PageQueued}
+		row := Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: crawl.PageQueued}
 		i, dup := at[p.NormalizedURL]
 		switch {
 		case !dup:
@@ -243,7 +243,7 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state").
 		On("CONFLICT (crawl_id, normalized_url) DO UPDATE").
 		Set("depth = EXCLUDED.depth").Set("rank = EXCLUDED.rank").Set("url = EXCLUDED.url").
-		Where("page.state = ?", PageQueued).
+		Where("page.state = ?", crawl.PageQueued).
 		Where("(EXCLUDED.depth, EXCLUDED.rank) < (page.depth, page.rank)").
 		Exec(ctx)
 	if err != nil {
@@ -270,7 +270,7 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 			LIMIT ?
 			FOR UPDATE SKIP LOCKED)
 		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, attempts, discovered_at`,
-		PageClaimed, batch, crawlID, PageQueued, limit).Scan(ctx, &pages)
+		crawl.PageClaimed, batch, crawlID, crawl.PageQueued, limit).Scan(ctx, &pages)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("claim batch %d: %w", batch, err)
 	}
@@ -292,7 +292,7 @@ func (s *Store) RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, tim
 			SELECT count(*) AS n,
 			       coalesce(extract(epoch FROM min(coalesce(not_before, clock_timestamp())) - clock_timestamp()) * 1000, 0) AS wait_ms
 			FROM pages WHERE crawl_id = ? AND state = ?`,
-			crawlID, PageQueued).Scan(ctx, &row)
+			crawlID, crawl.PageQueued).Scan(ctx, &row)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("pages waiting for a retry: %w", err)
@@ -318,7 +318,7 @@ func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([
 func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error) {
 	var ids []int64
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
-		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", PageFetched).
+		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageFetched).
 		Order("depth", "rank", "id").Scan(ctx, &ids)
 	if err != nil {
 		return nil, fmt.Errorf("fetched pages of batch %d: %w", batch, err)
@@ -330,7 +330,7 @@ func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) 
 func (s *Store) PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
 	var pages []Page
 	err := s.db.NewSelect().Model(&pages).
-		Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids)).Where("state = ?", PageFetched).
+		Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids)).Where("state = ?", crawl.PageFetched).
 		Order("depth", "rank", "id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load fetched pages: %w", err)
@@ -364,7 +364,7 @@ func (s *Store) Known(ctx context.Context, crawlID uuid.UUID, key string) (bool,
 // FetchOutcome is what fetching a claimed page produced.
 type FetchOutcome struct {
 	PageID      int64
-	State       string // PageFetched, PageFailed or PageSkipped
+	State       crawl.PageState // PageFetched, PageFailed, PageSkipped, or PageQueued for a retry
 	FinalURL    string
 	StatusCode  int
 	ContentType string
@@ -375,7 +375,7 @@ type FetchOutcome struct {
 	FetchMS     int
 	// Links are the in-scope pages the page links to, enqueued with it.
 	Links []NewPage
-	// RetryIn, with State PageQueued, puts the page back in the frontier
+	// RetryIn, with State crawl.PageQueued, puts the page back in the frontier
 	// for another attempt after this long; Log is written with it.
 	RetryIn time.Duration
 	Log     *CrawlLog
@@ -427,7 +427,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			}
 			if err != nil {
 				// Recorded as failed instead; its links are not followed.
-				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: PageFailed,
+				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
 					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
 					Error: fmt.Sprintf("the page could not be recorded: %v", err)}); err != nil {
 					return err
@@ -456,12 +456,12 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
 	for i, o := range outs {
-		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, o.State, o.FinalURL, o.StatusCode, o.ContentType
+		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
 		engines[i], errs[i], bytes[i], ms[i] = o.Engine, o.Error, o.Bytes, o.FetchMS
-		if o.State == PageFetched {
+		if o.State == crawl.PageFetched {
 			htmls[i] = o.HTML
 		}
-		if o.State == PageQueued {
+		if o.State == crawl.PageQueued {
 			retryMS[i] = o.RetryIn.Milliseconds()
 		}
 	}
@@ -479,10 +479,10 @@ FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[
     AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
-		PageFetched, PageQueued,
+		crawl.PageFetched, crawl.PageQueued,
 		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
-		pgdialect.Array(retryMS), crawlID, PageClaimed).Scan(ctx, &saved)
+		pgdialect.Array(retryMS), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
 	}
@@ -504,14 +504,14 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 		Set("bytes = ?", o.Bytes).
 		Set("fetch_ms = ?", o.FetchMS).
 		Set("fetched_at = clock_timestamp()").
-		Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", PageClaimed)
-	if o.State == PageFetched {
+		Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageClaimed)
+	if o.State == crawl.PageFetched {
 		q = q.Set("html = ?", o.HTML)
 	}
-	if o.State == PageQueued {
+	if o.State == crawl.PageQueued {
 		q = q.Set("batch = NULL") // back in the frontier, for another engine or a retry
 	}
-	if o.State == PageQueued && o.RetryIn > 0 {
+	if o.State == crawl.PageQueued && o.RetryIn > 0 {
 		q = q.Set("attempts = attempts + 1").
 			Set("not_before = clock_timestamp() + ? * interval '1 millisecond'", o.RetryIn.Milliseconds())
 	}
@@ -570,7 +570,7 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 			ON CONFLICT (crawl_id, normalized_url) DO UPDATE
 			SET state = EXCLUDED.state, error = EXCLUDED.error
 			WHERE pages.state = ?`,
-			crawlID, target.URL, target.NormalizedURL, target.Depth, PageSkipped, note, PageQueued).Exec(ctx); err != nil {
+			crawlID, target.URL, target.NormalizedURL, target.Depth, crawl.PageSkipped, note, crawl.PageQueued).Exec(ctx); err != nil {
 			return err
 		}
 		var row Page
@@ -578,7 +578,7 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 			Where("crawl_id = ?", crawlID).Where("normalized_url = ?", target.NormalizedURL).Scan(ctx); err != nil {
 			return err
 		}
-		owned = row.State == PageSkipped && row.Error != nil && *row.Error == note
+		owned = row.State == crawl.PageSkipped && row.Error != nil && *row.Error == note
 		return nil
 	})
 	if err != nil {
@@ -590,8 +590,8 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 // SkipPage marks a fetched page as skipped, with the reason.
 func (s *Store) SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error {
 	_, err := s.db.NewUpdate().Model((*Page)(nil)).
-		Set("state = ?", PageSkipped).Set("error = ?", reason).Set("html = NULL").
-		Where("id = ?", pageID).Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]string{PageFetched, PageClaimed})).
+		Set("state = ?", crawl.PageSkipped).Set("error = ?", reason).Set("html = NULL").
+		Where("id = ?", pageID).Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageFetched, crawl.PageClaimed})).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("skip page %d: %w", pageID, err)
@@ -600,17 +600,17 @@ func (s *Store) SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, r
 }
 
 // CountPages returns how many of a crawl's pages are in each state.
-func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[string]int, error) {
+func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error) {
 	var rows []struct {
-		State string `bun:"state"`
-		N     int    `bun:"n"`
+		State crawl.PageState `bun:"state"`
+		N     int             `bun:"n"`
 	}
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").ColumnExpr("count(*) AS n").
 		Where("crawl_id = ?", crawlID).Group("state").Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("count pages: %w", err)
 	}
-	out := make(map[string]int, len(rows))
+	out := make(map[crawl.PageState]int, len(rows))
 	for _, r := range rows {
 		out[r.State] = r.N
 	}
@@ -703,10 +703,10 @@ func (s *Store) SaveRobots(ctx context.Context, rows []Robots) error {
 // their HTML is dropped.
 func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
 	_, err := db.NewUpdate().Model((*Page)(nil)).
-		Set("state = ?", PageSkipped).
+		Set("state = ?", crawl.PageSkipped).
 		Set("html = NULL").
 		Set("error = ?", "the crawl ended before this page was finished").
-		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]string{PageClaimed, PageFetched, PageConverted})).
+		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageClaimed, crawl.PageFetched, crawl.PageConverted})).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("close leftover pages: %w", err)
@@ -720,7 +720,7 @@ func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, 
 	var pages []Page
 	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown").
 		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
-		Where("state IN (?)", bun.In([]string{PageStored, PageFailed, PageSkipped})).
+		Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageStored, crawl.PageFailed, crawl.PageSkipped})).
 		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").
 		Order("batch", "depth", "rank", "id").Scan(ctx)
 	if err != nil {
@@ -731,8 +731,8 @@ func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, 
 
 // StateOf returns the state of the crawl's page with key, and whether the
 // crawl knows it at all.
-func (s *Store) StateOf(ctx context.Context, crawlID uuid.UUID, key string) (string, bool, error) {
-	var state string
+func (s *Store) StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error) {
+	var state crawl.PageState
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").
 		Where("crawl_id = ?", crawlID).Where("normalized_url = ?", key).Scan(ctx, &state)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -151,7 +151,7 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	if err != nil || len(pages) != 1 {
 		t.Fatal(pages, err)
 	}
-	out := db.FetchOutcome{PageID: pages[0].ID, State: db.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
+	out := db.FetchOutcome{PageID: pages[0].ID, State: crawl.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
 		Links: []db.NewPage{page("/a", 1, "000000"), page("/b", 1, "000001")}}
 	for i := 0; i < 2; i++ {
 		if err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out}); err != nil {
@@ -162,7 +162,7 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts[db.PageFetched] != 1 || counts[db.PageQueued] != 2 {
+	if counts[crawl.PageFetched] != 1 || counts[crawl.PageQueued] != 2 {
 		t.Errorf("after two saves: %v", counts)
 	}
 	conv := []db.Converted{{PageID: pages[0].ID, Title: "Hi", Markdown: "hi"}}
@@ -236,7 +236,7 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 	var outs []db.FetchOutcome
 	var ids []int64
 	for _, p := range pages {
-		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: db.PageFetched, StatusCode: 200})
+		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: crawl.PageFetched, StatusCode: 200})
 		ids = append(ids, p.ID)
 	}
 	if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
@@ -270,7 +270,7 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, keep db.KeepFunc) {
 	if err := store.DB().NewSelect().Model(&first).Where("id = ?", ids[0]).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if first.State != db.PageStored || first.Markdown == nil || first.StoredAt == nil {
+	if first.State != crawl.PageStored || first.Markdown == nil || first.StoredAt == nil {
 		t.Errorf("first page after storing: state %s, markdown %v, stored at %v", first.State, first.Markdown, first.StoredAt)
 	}
 	if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[2]}}); err != nil {
