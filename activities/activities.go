@@ -1,5 +1,9 @@
 // Package activities holds the crawl workflow's activities: thin adapters
-// between Temporal and the parts that do the work (fetch, markdown, db).
+// between Temporal and the parts that do the work. Each activity loads what
+// it needs from the database, hands it to the domain packages (frontier for
+// the per-page rules, markdown, dedupe, extract, crawllog for the log
+// entries) and stores what they decide. Each depends on a small interface
+// of the database methods it uses, declared beside it.
 //
 // Every activity takes and returns IDs and counters only; page content
 // moves between activities through Postgres, never through workflow
@@ -9,57 +13,45 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
-	"github.com/durablecrawl/crawler/scope"
-	"github.com/durablecrawl/crawler/urlnorm"
 )
 
-// crawlStore is what the activities need of the database.
-type crawlStore interface {
-	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
-	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
-	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]db.Page, error)
-	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
-	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
-	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
-	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
-	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
-	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
-	SaveRobots(ctx context.Context, rows []db.Robots) error
-	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
-	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
-	SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Converted) error
-	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep db.KeepFunc) (db.StoreResult, error)
-	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
-	ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (db.ExtractionSource, error)
-	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a db.ChunkAnswer) error
-	SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID int64, value json.RawMessage, failure string, ms int) error
-	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
-	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
-	Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
-		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
-	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
+// Store is what the activities need of the database: the union of each
+// activity's own interface.
+type Store interface {
+	lifecycleStore
+	fetchStore
+	convertStore
+	resultStore
+	extractStore
+	logStore
+	sitemapStore
 }
 
-var _ crawlStore = (*db.Store)(nil)
+var _ Store = (*db.Store)(nil)
 
-// staticFetcher fetches pages: over plain HTTP (fetch.Static) or in a
+// crawlLoader reads a crawl; every activity starts with it.
+type crawlLoader interface {
+	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
+}
+
+// PageFetcher fetches pages: over plain HTTP (fetch.Static) or in a
 // browser (browser.Fetcher).
-type staticFetcher interface {
+type PageFetcher interface {
 	FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
 }
 
-var _ staticFetcher = (*fetch.Static)(nil)
+var _ PageFetcher = (*fetch.Static)(nil)
 
 // Settings are the server-wide rules the activities apply to every crawl.
 type Settings struct {
@@ -77,13 +69,27 @@ type Settings struct {
 	LLMTaskQueue string
 }
 
+// concurrency is how many pages of a crawl with options o are fetched at
+// once.
+func (s Settings) concurrency(o crawl.Options) int {
+	return o.Concurrency(s.DefaultConcurrentPages, s.MaxConcurrentPages)
+}
+
+// batch returns how a crawl's requests are sent: at most its concurrency
+// at a time, through the egress proxy when it asked for a static address.
+func (s Settings) batch(o crawl.Options) fetch.Batch {
+	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs}
+}
+
 // Activities are the crawl workflow's activities. Register a *Activities
 // with the worker; its fields are its dependencies.
 type Activities struct {
-	Store  crawlStore
-	Static staticFetcher
+	Store Store
+	// Static fetches pages over plain HTTP; robots.txt files and sitemaps
+	// are always read with it.
+	Static PageFetcher
 	// Browser renders pages; nil on workers without a browser.
-	Browser staticFetcher
+	Browser PageFetcher
 	// LLM runs extraction instructions; nil on workers without an LLM.
 	LLM llmExtractor
 	// Pollers returns how many workers polled an activity task queue
@@ -92,13 +98,14 @@ type Activities struct {
 	Settings Settings
 }
 
-// loadCrawl returns a crawl and its options.
-func (a *Activities) loadCrawl(ctx context.Context, crawlID string) (*db.Crawl, crawl.Options, error) {
+// loadCrawl returns a crawl and its options. A crawl ID that is not one,
+// or names no crawl, fails the activity for good.
+func loadCrawl(ctx context.Context, store crawlLoader, crawlID string) (*db.Crawl, crawl.Options, error) {
 	id, err := uuid.Parse(crawlID)
 	if err != nil {
 		return nil, crawl.Options{}, nonRetryable(fmt.Errorf("crawl id %q: %w", crawlID, err))
 	}
-	c, err := a.Store.CrawlByID(ctx, id)
+	c, err := store.CrawlByID(ctx, id)
 	if err != nil {
 		if crawl.ErrorCode(err) == crawl.ENOTFOUND {
 			return nil, crawl.Options{}, nonRetryable(err)
@@ -108,45 +115,41 @@ func (a *Activities) loadCrawl(ctx context.Context, crawlID string) (*db.Crawl, 
 	return c, c.Options(), nil
 }
 
-// batch returns how a crawl's requests are sent: at most its concurrency
-// at a time, through the egress proxy when it asked for a static address.
-func (a *Activities) batch(o crawl.Options) fetch.Batch {
-	return fetch.Batch{
-		Parallelism:    o.Concurrency(a.Settings.DefaultConcurrentPages, a.Settings.MaxConcurrentPages),
-		UseEgressProxy: o.UseStaticIPs,
+// nonRetryable marks err as one a retry cannot fix.
+func nonRetryable(err error) error {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return err
 	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), "CrawlInvalid", err)
 }
 
-// rules are a crawl's decisions on URLs: which links are followed, which
-// pages are stored, how deep the crawl goes.
-type rules struct {
-	scope *scope.Scope
-	paths *scope.Paths
-	// depthLimit is the deepest hop followed; -1 means no limit.
-	depthLimit int
-}
+// heartbeatEvery is how often long activities report that they live; the
+// workflow's heartbeat timeout is a few times longer.
+const heartbeatEvery = 5 * time.Second
 
-// rulesOf returns the rules of a crawl's options.
-func rulesOf(o crawl.Options) (rules, error) {
-	var starts []*url.URL
-	for _, s := range o.StartURLs {
-		if u, err := urlnorm.Clean(nil, s); err == nil {
-			starts = append(starts, u)
+// keepAlive heartbeats with progress() until the returned stop is called.
+// Heartbeats also deliver the activity's cancellation. Outside an activity
+// (in unit tests) it does nothing.
+func keepAlive(ctx context.Context, progress func() any) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	activity.RecordHeartbeat(ctx, progress())
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, progress())
+			}
 		}
-	}
-	paths, err := scope.NewPaths(o.IncludeOnlyPaths, o.ExcludePaths)
-	if err != nil {
-		return rules{}, nonRetryable(fmt.Errorf("path rules: %w", err))
-	}
-	return rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit()}, nil
+	}()
+	return func() { close(done) }
 }
-
-// follows reports whether a link to u is crawled: in scope, and allowed by
-// the path rules.
-func (r rules) follows(u *url.URL) bool {
-	return r.scope.Allows(u) && r.paths.Allows(u.Path)
-}
-
-// stores reports whether a fetched page at u may become a result. Start
-// pages are fetched whatever the path rules say, to discover links.
-func (r rules) stores(u *url.URL) bool { return r.paths.Allows(u.Path) }

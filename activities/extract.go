@@ -4,18 +4,28 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 )
+
+// extractStore is what ExtractPage needs of the database.
+type extractStore interface {
+	crawlLoader
+	ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (db.ExtractionSource, error)
+	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a db.ChunkAnswer) error
+	SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID int64, value json.RawMessage, failure string, ms int) error
+}
 
 // llmExtractor is what ExtractPage needs of the model.
 type llmExtractor interface {
@@ -59,27 +69,31 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 	if a.LLM == nil {
 		return ExtractPageResult{}, nonRetryable(errors.New("this worker has no LLM: set CRAWLER_LLM_PROVIDER and CRAWLER_LLM_MODEL"))
 	}
-	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	return extractPage(ctx, a.Store, a.LLM, in)
+}
+
+func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in ExtractPageInput) (ExtractPageResult, error) {
+	c, o, err := loadCrawl(ctx, store, in.CrawlID)
 	if err != nil {
 		return ExtractPageResult{}, err
 	}
 	if c.Status.Terminal() || o.Extraction == "" {
 		return ExtractPageResult{}, nil
 	}
-	src, err := a.Store.ExtractionSource(ctx, c.ID, in.PageID)
+	src, err := store.ExtractionSource(ctx, c.ID, in.PageID)
 	if err != nil || src.Done {
 		return ExtractPageResult{}, err
 	}
 	began := time.Now()
 	elapsed := func() int { return int(time.Since(began) / time.Millisecond) }
 	fail := func(why string) (ExtractPageResult, error) {
-		return ExtractPageResult{Failed: true}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, nil, why, elapsed())
+		return ExtractPageResult{Failed: true}, store.SaveExtraction(ctx, c.ID, in.PageID, nil, why, elapsed())
 	}
 	if strings.TrimSpace(src.Markdown) == "" {
 		// Nothing to read: no call is paid for.
-		return ExtractPageResult{}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, []byte("null"), "", 0)
+		return ExtractPageResult{}, store.SaveExtraction(ctx, c.ID, in.PageID, []byte("null"), "", 0)
 	}
-	chunks, err := a.LLM.Split(src.URL, o.Extraction, src.Markdown)
+	chunks, err := llm.Split(src.URL, o.Extraction, src.Markdown)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -94,7 +108,7 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 			done.Add(1)
 			continue
 		}
-		answer, err := a.LLM.Ask(ctx, o.Extraction, ch)
+		answer, err := llm.Ask(ctx, o.Extraction, ch)
 		if ctx.Err() != nil {
 			return ExtractPageResult{}, ctx.Err()
 		}
@@ -110,13 +124,13 @@ func (a *Activities) ExtractPage(ctx context.Context, in ExtractPageInput) (Extr
 		default:
 			return fail(err.Error())
 		}
-		if err := a.Store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), db.ChunkAnswer{Digest: digest, Answer: answer}); err != nil {
+		if err := store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), db.ChunkAnswer{Digest: digest, Answer: answer}); err != nil {
 			return ExtractPageResult{}, err
 		}
 		answers[i] = answer
 		done.Add(1)
 	}
-	return ExtractPageResult{}, a.Store.SaveExtraction(ctx, c.ID, in.PageID, extract.Combine(answers), "", elapsed())
+	return ExtractPageResult{}, store.SaveExtraction(ctx, c.ID, in.PageID, extract.Combine(answers), "", elapsed())
 }
 
 // questionDigest identifies what a call asks: the instructions, the

@@ -5,24 +5,37 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/robots"
 )
+
+// robotsStore keeps the robots.txt files a crawl read.
+type robotsStore interface {
+	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
+	SaveRobots(ctx context.Context, rows []db.Robots) error
+}
 
 // maxRobotsBytes is the most of a robots.txt file that is read; larger
 // files are cut, as search engines do.
 const maxRobotsBytes = 512 << 10
 
-// origin returns scheme://host[:port] of u.
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+// robotsReader reads the robots.txt files of a crawl's sites, once a
+// crawl: the crawl then applies the recorded file for its whole run.
+type robotsReader struct {
+	store    robotsStore
+	fetcher  PageFetcher
+	settings Settings
+}
 
-// sitePolicies returns the robots.txt policy of each origin. Files the
-// crawl has not read yet are fetched and recorded first; the crawl then
-// applies the recorded file for its whole run.
-func (a *Activities) sitePolicies(ctx context.Context, c *db.Crawl, o crawl.Options, origins []string) (map[string]robots.Policy, error) {
-	known, err := a.Store.Robots(ctx, c.ID, origins)
+// policies returns the robots.txt policy of each origin, fetching and
+// recording first the files the crawl has not read yet.
+func (r robotsReader) policies(ctx context.Context, crawlID uuid.UUID, o crawl.Options, origins []string) (map[string]robots.Policy, error) {
+	known, err := r.store.Robots(ctx, crawlID, origins)
 	if err != nil {
 		return nil, err
 	}
@@ -33,35 +46,41 @@ func (a *Activities) sitePolicies(ctx context.Context, c *db.Crawl, o crawl.Opti
 		}
 	}
 	if len(missing) > 0 {
-		var mu sync.Mutex
-		var rows []db.Robots
-		err := a.Static.FetchAll(ctx, missing, a.batch(o), func(r fetch.Result) {
-			u, err := url.Parse(r.URL)
-			if err != nil {
-				return
-			}
-			row := db.Robots{CrawlID: c.ID, Origin: origin(u), StatusCode: r.StatusCode}
-			if r.Err == nil && r.StatusCode >= 200 && r.StatusCode < 300 {
-				row.Body = string(r.Body[:min(len(r.Body), maxRobotsBytes)])
-			}
-			mu.Lock()
-			rows = append(rows, row)
-			mu.Unlock()
-		})
-		if err != nil {
+		if err := r.read(ctx, crawlID, o, missing); err != nil {
 			return nil, err
 		}
-		if err := a.Store.SaveRobots(ctx, rows); err != nil {
-			return nil, err
-		}
-		if known, err = a.Store.Robots(ctx, c.ID, origins); err != nil {
+		if known, err = r.store.Robots(ctx, crawlID, origins); err != nil {
 			return nil, err
 		}
 	}
 	out := make(map[string]robots.Policy, len(origins))
 	for _, org := range origins {
-		r := known[org]
-		out[org] = robots.Parse(r.StatusCode, []byte(r.Body), a.Settings.UserAgent)
+		f := known[org]
+		out[org] = robots.Parse(f.StatusCode, []byte(f.Body), r.settings.UserAgent)
 	}
 	return out, nil
+}
+
+// read fetches the robots.txt files at urls and records them, with their
+// status (a file that did not come is recorded empty).
+func (r robotsReader) read(ctx context.Context, crawlID uuid.UUID, o crawl.Options, urls []string) error {
+	var mu sync.Mutex
+	var rows []db.Robots
+	err := r.fetcher.FetchAll(ctx, urls, r.settings.batch(o), func(res fetch.Result) {
+		u, err := url.Parse(res.URL)
+		if err != nil {
+			return
+		}
+		row := db.Robots{CrawlID: crawlID, Origin: frontier.Origin(u), StatusCode: res.StatusCode}
+		if res.Err == nil && res.StatusCode >= 200 && res.StatusCode < 300 {
+			row.Body = string(res.Body[:min(len(res.Body), maxRobotsBytes)])
+		}
+		mu.Lock()
+		rows = append(rows, row)
+		mu.Unlock()
+	})
+	if err != nil {
+		return err
+	}
+	return r.store.SaveRobots(ctx, rows)
 }

@@ -2,17 +2,24 @@ package activities
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"sync"
 
-	"github.com/durablecrawl/crawler/crawl"
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/sitemap"
-	"github.com/durablecrawl/crawler/urlnorm"
 )
+
+// sitemapStore is what SeedFromSitemap needs of the database.
+type sitemapStore interface {
+	crawlLoader
+	robotsStore
+	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
+	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+}
 
 // maxSitemapFiles bounds the sitemap files one crawl reads (indexes
 // included).
@@ -38,111 +45,117 @@ type SeedSitemapResult struct {
 // are left out; the server's page cap bounds the rest. It logs what it
 // found, or that it found nothing and the crawl follows links instead.
 func (a *Activities) SeedFromSitemap(ctx context.Context, in SeedSitemapInput) (SeedSitemapResult, error) {
-	c, o, err := a.loadCrawl(ctx, in.CrawlID)
+	return seedFromSitemap(ctx, a.Store, a.Static, a.Settings, in)
+}
+
+func seedFromSitemap(ctx context.Context, store sitemapStore, static PageFetcher, s Settings, in SeedSitemapInput) (SeedSitemapResult, error) {
+	c, o, err := loadCrawl(ctx, store, in.CrawlID)
 	if err != nil || c.Status.Terminal() {
 		return SeedSitemapResult{}, err
 	}
-	rl, err := rulesOf(o)
+	rules, err := frontier.RulesOf(o)
 	if err != nil {
-		return SeedSitemapResult{}, err
+		return SeedSitemapResult{}, nonRetryable(err)
 	}
-	stop := keepAlive(ctx, func() any { return "reading sitemaps" })
-	defer stop()
-	var origins []string
-	for _, s := range o.StartURLs {
-		if u, err := urlnorm.Clean(nil, s); err == nil && !slices.Contains(origins, origin(u)) {
-			origins = append(origins, origin(u))
-		}
-	}
-	policies, err := a.sitePolicies(ctx, c, o, origins)
+	defer keepAlive(ctx, func() any { return "reading sitemaps" })()
+	origins := frontier.Origins(o.StartURLs)
+	policies, err := robotsReader{store: store, fetcher: static, settings: s}.policies(ctx, c.ID, o, origins)
 	if err != nil {
 		return SeedSitemapResult{}, err
 	}
 	// Sitemap files are read a few at a time, in the order they are named
 	// (robots.txt first), so that memory holds a few files and the crawl
 	// order is stable; reading stops at the page cap.
-	var queue []string
+	r := sitemapReader{rules: rules, fetcher: static, batch: s.batch(o), limit: s.MaxPagesPerCrawl, seen: map[string]bool{}, read: map[string]bool{}}
 	for _, org := range origins {
-		queue = append(queue, policies[org].Sitemaps()...)
-		queue = append(queue, org+"/sitemap.xml")
+		r.queue = append(r.queue, policies[org].Sitemaps()...)
+		r.queue = append(r.queue, org+"/sitemap.xml")
 	}
-	var (
-		res   SeedSitemapResult
-		read  = map[string]bool{}
-		pages []db.NewPage
-		seen  = map[string]bool{}
-		found []string
-		limit = a.Settings.MaxPagesPerCrawl
-	)
-	batch := a.batch(o)
-	for len(queue) > 0 && len(read) < maxSitemapFiles && len(pages) < limit {
-		var chunk []string
-		for len(queue) > 0 && len(chunk) < max(batch.Parallelism, 1) && len(read) < maxSitemapFiles {
-			u := queue[0]
-			queue = queue[1:]
-			if !read[u] {
-				read[u] = true
-				chunk = append(chunk, u)
-			}
-		}
-		var mu sync.Mutex
-		files := map[string]sitemap.File{}
-		room := limit - len(pages)
-		err := a.Static.FetchAll(ctx, chunk, batch, func(r fetch.Result) {
-			if r.Err != nil || r.StatusCode < 200 || r.StatusCode > 299 {
-				return
-			}
-			f, err := sitemap.Parse(r.Body, room)
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			files[r.URL] = f
-			mu.Unlock()
-		})
-		if err != nil {
-			return res, err
-		}
-		for _, u := range chunk {
-			f, ok := files[u]
-			if !ok {
-				continue
-			}
-			res.Sitemaps++
-			found = append(found, u)
-			queue = append(queue, f.Sitemaps...)
-			for _, loc := range f.Pages {
-				p, err := urlnorm.Clean(nil, loc)
-				if err != nil || len(p.String()) > crawl.MaxURLLength || !rl.follows(p) {
-					continue
-				}
-				key := urlnorm.Key(p)
-				if seen[key] || len(pages) >= limit {
-					continue
-				}
-				seen[key] = true
-				pages = append(pages, db.NewPage{URL: p.String(), NormalizedURL: key, Depth: 1, Rank: childRank("000", len(pages))})
-			}
+	for r.more() {
+		if err := r.next(ctx); err != nil {
+			return SeedSitemapResult{}, err
 		}
 	}
-	for start := 0; start < len(pages); start += 1000 {
-		if _, err := a.Store.Enqueue(ctx, c.ID, pages[start:min(start+1000, len(pages))]); err != nil {
-			return res, err
+	for start := 0; start < len(r.pages); start += 1000 {
+		if _, err := store.Enqueue(ctx, c.ID, newPages(r.pages[start:min(start+1000, len(r.pages))])); err != nil {
+			return SeedSitemapResult{}, err
 		}
 	}
-	res.Pages = len(pages)
+	res := SeedSitemapResult{Sitemaps: len(r.found), Pages: len(r.pages)}
+	return res, store.InsertLogs(ctx, []db.CrawlLog{crawllog.SitemapRead(c, r.found, res.Pages)})
+}
 
-	entry := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "sitemap", Level: "info", Message: "Sitemap read",
-		Data: map[string]any{"url": o.StartURLs[0], "statusCode": 0, "sitemaps": found, "pages": res.Pages}}
-	switch {
-	case res.Pages == 0 && res.Sitemaps == 0:
-		entry.Level, entry.Message = "warn", "No sitemap found"
-		entry.Description = "No sitemap was found in robots.txt or at /sitemap.xml; the crawl follows links instead."
-	case res.Pages == 0:
-		entry.Level, entry.Message = "warn", "Sitemap lists no page in scope"
-		entry.Description = fmt.Sprintf("The sitemaps (%s) list no page within the crawl's scope and path rules; the crawl follows links instead.", strings.Join(found, ", "))
-	default:
-		entry.Description = fmt.Sprintf("Queued %d pages from %d sitemaps (%s).", res.Pages, res.Sitemaps, strings.Join(found, ", "))
+// sitemapReader reads a crawl's sitemap files, a chunk at a time, and
+// collects the pages they list that the crawl follows.
+type sitemapReader struct {
+	rules   frontier.Rules
+	fetcher PageFetcher
+	batch   fetch.Batch
+	limit   int // the most pages taken
+
+	queue []string        // sitemap files to read, in order
+	read  map[string]bool // sitemap files asked for
+	found []string        // sitemap files read
+	pages []frontier.Link
+	seen  map[string]bool // keys of pages
+}
+
+// more reports whether files remain to read and room for their pages.
+func (r *sitemapReader) more() bool {
+	return len(r.queue) > 0 && len(r.read) < maxSitemapFiles && len(r.pages) < r.limit
+}
+
+// next reads the next chunk of files, as many as the batch's parallelism.
+func (r *sitemapReader) next(ctx context.Context) error {
+	var chunk []string
+	for len(r.queue) > 0 && len(chunk) < max(r.batch.Parallelism, 1) && len(r.read) < maxSitemapFiles {
+		u := r.queue[0]
+		r.queue = r.queue[1:]
+		if !r.read[u] {
+			r.read[u] = true
+			chunk = append(chunk, u)
+		}
 	}
-	return res, a.Store.InsertLogs(ctx, []db.CrawlLog{entry})
+	var mu sync.Mutex
+	files := map[string]sitemap.File{}
+	room := r.limit - len(r.pages)
+	err := r.fetcher.FetchAll(ctx, chunk, r.batch, func(res fetch.Result) {
+		if res.Err != nil || res.StatusCode < 200 || res.StatusCode > 299 {
+			return
+		}
+		f, err := sitemap.Parse(res.Body, room)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		files[res.URL] = f
+		mu.Unlock()
+	})
+	if err != nil {
+		return err
+	}
+	for _, u := range chunk {
+		if f, ok := files[u]; ok {
+			r.take(u, f)
+		}
+	}
+	return nil
+}
+
+// take records the sitemap file at u: the sitemaps it names are read
+// later, the pages it lists are taken while there is room.
+func (r *sitemapReader) take(u string, f sitemap.File) {
+	r.found = append(r.found, u)
+	r.queue = append(r.queue, f.Sitemaps...)
+	for _, loc := range f.Pages {
+		if len(r.pages) >= r.limit {
+			return
+		}
+		p, ok := r.rules.Listed(loc, len(r.pages))
+		if !ok || r.seen[p.Key] {
+			continue
+		}
+		r.seen[p.Key] = true
+		r.pages = append(r.pages, p)
+	}
 }

@@ -158,12 +158,12 @@ func finishCrawl(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Sta
 	return c, n == 1, err
 }
 
-// Finish ends a running crawl with status (compare-and-set: a crawl that
+// EndCrawl ends a running crawl with status (compare-and-set: a crawl that
 // already ended keeps its own), closes the pages it left half-done and
 // writes the log entries that logs returns for the crawl as it ended and
 // its pages without an entry: all in one transaction, so that a reader who
 // sees the crawl ended also sees its last entries.
-func (s *Store) Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
+func (s *Store) EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
 	logs func(c *Crawl, unlogged []Page) []CrawlLog) (*Crawl, error) {
 	var out *Crawl
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {

@@ -1,0 +1,272 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/markdown"
+)
+
+// convertStore is what ConvertPages needs of the database.
+type convertStore interface {
+	crawlLoader
+	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
+	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
+	SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Converted) error
+	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
+	// StoreConverted is for runs begun before DeduplicatePages (StoreLater
+	// unset).
+	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error)
+}
+
+// ConvertPagesInput names a fetch batch whose pages are to be converted.
+type ConvertPagesInput struct {
+	CrawlID string
+	Batch   int
+	// Budget is the most result pages the crawl may hold.
+	Budget int
+	// StoreLater leaves the converted pages to DeduplicatePages. Runs
+	// begun before deduplication was an activity of its own schedule
+	// ConvertPages without it: it then stores the pages itself.
+	StoreLater bool `json:",omitempty"`
+}
+
+// ConvertPagesResult counts the batch's converted pages and, without
+// StoreLater, its new result pages.
+type ConvertPagesResult struct {
+	Converted int
+	Stored    int
+	Skipped   int
+	// TotalPages is the crawl's result count afterwards, right even when an
+	// earlier attempt of this activity stored part of the batch.
+	TotalPages int
+}
+
+// convertGroup is how many pages ConvertPages loads and stores at once:
+// with one group loading while another converts, at most twice this many
+// pages' HTML is held.
+const convertGroup = 16
+
+// ConvertPages turns the batch's fetched HTML into markdown. Pages are
+// loaded, converted (on every core) and saved in groups, one transaction
+// a group; a page the converter fails on is skipped and says why.
+func (a *Activities) ConvertPages(ctx context.Context, in ConvertPagesInput) (ConvertPagesResult, error) {
+	return convertPages(ctx, a.Store, in)
+}
+
+func convertPages(ctx context.Context, store convertStore, in ConvertPagesInput) (ConvertPagesResult, error) {
+	var progress atomic.Int64
+	defer keepAlive(ctx, func() any { return progress.Load() })()
+	c, o, err := loadCrawl(ctx, store, in.CrawlID)
+	if err != nil {
+		return ConvertPagesResult{}, err
+	}
+	ids, err := store.FetchedPages(ctx, c.ID, in.Batch)
+	if err != nil {
+		return ConvertPagesResult{}, err
+	}
+	mdOptions, err := markdownOptions(o)
+	if err != nil {
+		return ConvertPagesResult{}, err
+	}
+	res, err := convertGroups(ctx, store, c.ID, ids, mdOptions, &progress)
+	if err != nil || in.StoreLater {
+		return res, err
+	}
+	// These crawls began without deduplication: they end without it.
+	stored, err := store.StoreConverted(ctx, c.ID, in.Batch, in.Budget, false)
+	if err != nil {
+		return res, err
+	}
+	after, err := store.CrawlByID(ctx, c.ID)
+	if err != nil {
+		return res, err
+	}
+	res.Stored, res.Skipped, res.TotalPages = stored.Stored, res.Skipped+stored.Skipped, after.TotalPages
+	return res, nil
+}
+
+// markdownOptions are how a crawl's pages become markdown.
+func markdownOptions(o crawl.Options) (markdown.Options, error) {
+	mo := markdown.Options{
+		MainContentOnly: o.ExcludeNonMainTags,
+		IncludeLinks:    o.IncludeLinks,
+		IncludeOnlyTags: o.IncludeOnlyTags,
+		ExcludeTags:     o.ExcludeTags,
+	}
+	if !o.IncludeExternalLinks {
+		rules, err := frontier.RulesOf(o)
+		if err != nil {
+			return markdown.Options{}, nonRetryable(err)
+		}
+		mo.KeepLink = rules.SameSite
+	}
+	return mo, nil
+}
+
+// convertGroups converts the pages ids, convertGroup at a time, in three
+// overlapping steps: the next group loads from the database while this one
+// converts on every core and the last one is saved. A failed load or save
+// ends it (converting on would be wasted).
+func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, o markdown.Options, progress *atomic.Int64) (ConvertPagesResult, error) {
+	stop := make(chan struct{})
+	defer close(stop)
+	loads := loadGroups(ctx, store, crawlID, ids, stop)
+	type group struct {
+		ids     []int64
+		results []converted
+	}
+	var res ConvertPagesResult
+	saves := make(chan group, 1)
+	saved := make(chan error, 1)
+	var saveFailed atomic.Bool
+	go func() {
+		var err error
+		for g := range saves {
+			if err == nil {
+				err = saveConverted(ctx, store, crawlID, g.ids, g.results, &res)
+				progress.Store(int64(res.Converted + res.Skipped))
+				saveFailed.Store(err != nil)
+			}
+		}
+		saved <- err
+	}()
+	var loadErr error
+	for l := range loads {
+		if loadErr = l.err; loadErr != nil || saveFailed.Load() {
+			break
+		}
+		results := convertAll(ctx, l.pages, o)
+		if ctx.Err() != nil {
+			break
+		}
+		// The saver needs the page IDs only: the HTML is let go here.
+		ids := make([]int64, len(l.pages))
+		for i, p := range l.pages {
+			ids[i] = p.ID
+		}
+		saves <- group{ids, results}
+	}
+	close(saves)
+	saveErr := <-saved
+	switch {
+	case loadErr != nil:
+		return res, loadErr
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	}
+	return res, saveErr
+}
+
+// loadedGroup is a group of fetched pages with their HTML, or why it
+// could not be loaded.
+type loadedGroup struct {
+	pages []db.Page
+	err   error
+}
+
+// loadGroups loads the pages ids with their HTML, convertGroup at a time,
+// one group ahead of the reader, until stop is closed. After an error it
+// sends nothing more.
+func loadGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, stop <-chan struct{}) <-chan loadedGroup {
+	loads := make(chan loadedGroup, 1)
+	go func() {
+		defer close(loads)
+		for start := 0; start < len(ids); start += convertGroup {
+			pages, err := store.PagesWithHTML(ctx, crawlID, ids[start:min(start+convertGroup, len(ids))])
+			select {
+			case loads <- loadedGroup{pages, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return loads
+}
+
+// convertAll converts pages on every core; it stops early when ctx ends.
+func convertAll(ctx context.Context, pages []db.Page, o markdown.Options) []converted {
+	results := make([]converted, len(pages))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(pages)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				results[i] = convertPage(pages[i], o)
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// saveConverted records a group's conversions: the markdown of the pages
+// converted, and why the others (ids[i] for results[i]) were skipped. It
+// counts them in res.
+func saveConverted(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, results []converted, res *ConvertPagesResult) error {
+	var ready []db.Converted
+	for i, r := range results {
+		if r.err != nil {
+			if err := store.SkipPage(ctx, crawlID, ids[i], fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
+				return err
+			}
+			res.Skipped++
+			continue
+		}
+		ready = append(ready, r.page)
+	}
+	if err := store.SaveConverted(ctx, crawlID, ready); err != nil {
+		return err
+	}
+	res.Converted += len(ready)
+	return nil
+}
+
+// converted is the outcome of converting one page.
+type converted struct {
+	page db.Converted
+	err  error
+}
+
+// convertPage turns one fetched page into markdown; o is copied, so that
+// pages convert concurrently.
+func convertPage(p db.Page, o markdown.Options) (out converted) {
+	// It runs on goroutines of its own, where a panic in the HTML libraries
+	// would end the worker: it ends this page instead.
+	defer func() {
+		if r := recover(); r != nil {
+			out = converted{err: fmt.Errorf("the converter failed: %v", r)}
+		}
+	}()
+	base := p.URL
+	if p.FinalURL != nil {
+		base = *p.FinalURL
+	}
+	o.PageURL, _ = url.Parse(base)
+	began := time.Now()
+	html := ""
+	if p.HTML != nil {
+		html = *p.HTML
+	}
+	doc, err := markdown.Convert([]byte(html), o)
+	if err != nil {
+		return converted{err: err}
+	}
+	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown,
+		ConvertMS: int(time.Since(began) / time.Millisecond)}}
+}

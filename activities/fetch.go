@@ -1,0 +1,293 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/browser"
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/robots"
+)
+
+// fetchStore is what FetchPages and RenderPages need of the database.
+type fetchStore interface {
+	crawlLoader
+	robotsStore
+	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]db.Page, error)
+	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
+	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
+	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
+	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
+	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
+	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+}
+
+// FetchPagesInput names a fetch batch: its number (batches of a crawl are
+// numbered from 0 in the order the workflow runs them) and how many queued
+// pages it may claim.
+type FetchPagesInput struct {
+	CrawlID string
+	Batch   int
+	Limit   int
+	// NoLinks stops link following: the crawl's pages came from its
+	// sitemaps.
+	NoLinks bool `json:",omitempty"`
+	// Detect checks statically fetched start pages for content that only
+	// JavaScript makes (engineType auto on a deployment with browsers).
+	Detect bool `json:",omitempty"`
+}
+
+// FetchPagesResult counts what a fetch batch did.
+type FetchPagesResult struct {
+	// Claimed is the batch's size; 0 means the frontier is empty.
+	Claimed int
+	// Fetched pages are HTML with a 2xx status, waiting for conversion.
+	Fetched int
+	Failed  int
+	Skipped int
+	// SwitchTo names the engine the crawl goes on with when a start page
+	// turned out to need JavaScript; the page is queued again for it.
+	SwitchTo string `json:",omitempty"`
+	// Retried counts pages whose fetch failed for a passing reason and
+	// that went back to the frontier for another attempt.
+	Retried int `json:",omitempty"`
+	// Waiting, set when nothing could be claimed, counts the pages that
+	// wait for a retry; the first may be fetched after RetryIn.
+	Waiting int           `json:",omitempty"`
+	RetryIn time.Duration `json:",omitempty"`
+}
+
+func (r *FetchPagesResult) count(state crawl.PageState) {
+	switch state {
+	case crawl.PageFetched, crawl.PageStored:
+		r.Fetched++
+	case crawl.PageFailed:
+		r.Failed++
+	default:
+		r.Skipped++
+	}
+}
+
+// FetchPages claims up to Limit queued pages as batch Batch, fetches them
+// in parallel with the static engine, stores each response and enqueues the
+// links it finds within the crawl's scope and depth.
+func (a *Activities) FetchPages(ctx context.Context, in FetchPagesInput) (FetchPagesResult, error) {
+	return a.fetchBatch(in, a.Static, crawl.EngineCheerio).run(ctx)
+}
+
+// RenderPages is FetchPages with the browser engine: pages are rendered
+// in Chromium, links read from the rendered DOM. It runs on the browser
+// task queue, on workers started with a browser.
+func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (FetchPagesResult, error) {
+	if a.Browser == nil {
+		return FetchPagesResult{}, nonRetryable(errors.New("this worker has no browser: start it with --browser"))
+	}
+	return a.fetchBatch(in, a.Browser, crawl.EnginePlaywright).run(ctx)
+}
+
+func (a *Activities) fetchBatch(in FetchPagesInput, engine PageFetcher, engineName string) *fetchBatch {
+	return &fetchBatch{in: in, store: a.Store, engine: engine, engineName: engineName, settings: a.Settings,
+		robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
+}
+
+// fetchBatch is one run of FetchPages or RenderPages: claim a batch of
+// pages, fetch them with engine, judge each result by the crawl's rules
+// (frontier.Judge) and save the outcomes as they come.
+type fetchBatch struct {
+	in         FetchPagesInput
+	store      fetchStore
+	engine     PageFetcher
+	engineName string
+	robots     robotsReader
+	settings   Settings
+
+	crawl    *db.Crawl
+	rules    frontier.Rules
+	claimed  map[string]db.Page // the pages to fetch, by URL
+	policies map[string]robots.Policy
+	writer   *outcomeWriter
+	judged   atomic.Int64 // reported by the heartbeat
+
+	mu        sync.Mutex
+	res       FetchPagesResult
+	switchWhy []string // start pages that need JavaScript, and why
+}
+
+func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
+	// Heartbeats start with the activity: a claim that waits on the
+	// database must not look like a dead worker, or Temporal would run a
+	// retry of the batch beside this attempt.
+	defer keepAlive(ctx, func() any { return b.judged.Load() })()
+	c, o, err := loadCrawl(ctx, b.store, b.in.CrawlID)
+	if err != nil || c.Status.Terminal() {
+		return FetchPagesResult{}, err
+	}
+	b.crawl = c
+	if b.rules, err = frontier.RulesOf(o); err != nil {
+		return FetchPagesResult{}, nonRetryable(err)
+	}
+	urls, err := b.claim(ctx)
+	if err != nil || b.res.Claimed == 0 {
+		return b.res, err
+	}
+	batch := b.settings.batch(o)
+	b.writer = newOutcomeWriter(inFlightPages(batch.Parallelism), b.save)
+	defer b.writer.close()
+	if urls, batch.Delay, err = b.applyRobots(ctx, o, urls); err != nil {
+		return FetchPagesResult{}, err
+	}
+	refusal := b.refusal(ctx)
+	batch.Admit = func(u string) bool { return b.writer.admit(ctx, b.claimed[u].ID) }
+	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
+	fetchErr := b.engine.FetchAll(ctx, urls, batch, func(r fetch.Result) { b.judge(ctx, r, refusal) })
+	saveErr := b.writer.close()
+	switch {
+	case errors.Is(fetchErr, fetch.ErrNoEgressProxy):
+		return FetchPagesResult{}, nonRetryable(fetchErr)
+	case fetchErr != nil:
+		return FetchPagesResult{}, fetchErr
+	case saveErr != nil:
+		return FetchPagesResult{}, saveErr
+	}
+	return b.res, b.switchEngine(ctx)
+}
+
+// claim claims the batch's pages and returns the URLs still to fetch:
+// pages an earlier attempt of the batch saved are counted, not fetched
+// again. With nothing to claim it says how many pages wait for a retry.
+func (b *fetchBatch) claim(ctx context.Context) ([]string, error) {
+	pages, err := b.store.ClaimBatch(ctx, b.crawl.ID, b.in.Batch, b.in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	b.res.Claimed = len(pages)
+	if len(pages) == 0 {
+		b.res.Waiting, b.res.RetryIn, err = b.store.RetriesWaiting(ctx, b.crawl.ID)
+		return nil, err
+	}
+	b.claimed = make(map[string]db.Page, len(pages))
+	var urls []string
+	for _, p := range pages {
+		if p.State == crawl.PageClaimed {
+			b.claimed[p.URL] = p
+			urls = append(urls, p.URL)
+		} else {
+			b.res.count(p.State)
+		}
+	}
+	return urls, nil
+}
+
+// applyRobots drops the URLs robots.txt disallows (saving them as
+// skipped) and returns the others with the longest Crawl-delay of their
+// sites. Without ObeyRobots it changes nothing.
+func (b *fetchBatch) applyRobots(ctx context.Context, o crawl.Options, urls []string) ([]string, time.Duration, error) {
+	if !b.settings.ObeyRobots || len(urls) == 0 {
+		return urls, 0, nil
+	}
+	var err error
+	if b.policies, err = b.robots.policies(ctx, b.crawl.ID, o, frontier.Origins(urls)); err != nil {
+		return nil, 0, err
+	}
+	allowed, disallowed, delay := frontier.ApplyRobots(urls, b.policies)
+	for _, u := range disallowed {
+		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: frontier.RobotsDisallowed})
+	}
+	return allowed, delay, nil
+}
+
+// refusal returns why a redirect is not followed, or "" when it is.
+func (b *fetchBatch) refusal(ctx context.Context) func(from, to *url.URL) string {
+	known := func(key string) bool {
+		known, err := b.store.Known(ctx, b.crawl.ID, key)
+		return err == nil && known
+	}
+	return func(from, to *url.URL) string { return b.rules.RedirectRefusal(from, to, b.policies, known) }
+}
+
+// judge decides what a fetch result means for its page, asking the
+// database what the rules need, and hands the outcome to the writer.
+func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(from, to *url.URL) string) {
+	if r.Err != nil && ctx.Err() != nil {
+		return // cut short by the cancellation: leave the page claimed
+	}
+	// The lookups run even if the activity is being cancelled, so that a
+	// page in hand is not recorded as failed for that.
+	ctx = context.WithoutCancel(ctx)
+	page := b.claimed[r.URL]
+	out := frontier.Judge(frontier.Page{URL: page.URL, Key: page.NormalizedURL, Depth: page.Depth, Rank: page.Rank, Attempts: page.Attempts},
+		r, b.rules, !b.in.NoLinks, refusal)
+	if target, ok := out.RedirectTarget(); ok {
+		owned, err := b.store.ClaimRedirectTarget(ctx, b.crawl.ID, page.ID, newPages([]frontier.Link{target})[0])
+		out = out.Redirected(owned, err)
+	}
+	if canon, ok := out.CanonicalTarget(); ok {
+		out = out.Canonicalized(b.store.StateOf(ctx, b.crawl.ID, canon.Key))
+	}
+	if b.in.Detect && page.Depth == 0 && out.State == crawl.PageFetched {
+		if js, why := browser.NeedsJavaScript(r.Body); js {
+			out = out.ToBrowser(why)
+			b.mu.Lock()
+			b.switchWhy = append(b.switchWhy, r.URL+": "+why)
+			b.mu.Unlock()
+		}
+	}
+	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
+		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
+		State: out.State, Error: out.Reason, HTML: out.HTML, Links: newPages(out.Links)}
+	if out.Retry != nil {
+		rec.RetryIn = out.Retry.In
+		entry := crawllog.Retried(b.crawl, page, r.StatusCode, out.Reason, *out.Retry)
+		rec.Log = &entry
+	}
+	b.judged.Add(1)
+	b.writer.add(rec)
+}
+
+// save records a group of outcomes and counts them. Results in hand are
+// saved even when the activity is being cancelled: a retry then need not
+// fetch them again, and a crawl that ended refuses them anyway.
+func (b *fetchBatch) save(outs []db.FetchOutcome) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := b.store.SaveFetches(ctx, b.crawl.ID, outs); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, o := range outs {
+		if o.RetryIn > 0 {
+			b.res.Retried++
+			continue
+		}
+		b.res.count(o.State)
+	}
+	return nil
+}
+
+// switchEngine, when start pages turned out to need JavaScript, logs that
+// the crawl goes on with the browser engine and says so in the result.
+func (b *fetchBatch) switchEngine(ctx context.Context) error {
+	if len(b.switchWhy) == 0 {
+		return nil
+	}
+	b.res.SwitchTo = crawl.EnginePlaywright
+	sort.Strings(b.switchWhy)
+	return b.store.InsertLogs(ctx, []db.CrawlLog{crawllog.EngineSwitched(b.crawl, b.switchWhy)})
+}
+
+// inFlightPages bounds a batch's pages in flight: admitted for fetching and
+// not saved yet. Twice the parallelism lets one group of responses be saved
+// while the next is fetched; a worker that dies loses at most these.
+func inFlightPages(parallelism int) int { return 2 * parallelism }

@@ -1,0 +1,65 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/db"
+)
+
+// resultStore is what DeduplicatePages needs of the database.
+type resultStore interface {
+	crawlLoader
+	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error)
+	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
+}
+
+// DeduplicatePagesInput names a fetch batch whose converted pages are to
+// become results.
+type DeduplicatePagesInput struct {
+	CrawlID string
+	Batch   int
+	// Budget is the most result pages the crawl may hold.
+	Budget int
+}
+
+// DeduplicatePagesResult counts the batch's new result pages.
+type DeduplicatePagesResult struct {
+	Stored  int
+	Skipped int
+	// TotalPages is the crawl's result count afterwards.
+	TotalPages int
+	// Extract lists the batch's result pages that wait for LLM extraction
+	// (a crawl with extraction instructions).
+	Extract []int64 `json:",omitempty"`
+}
+
+// DeduplicatePages makes the batch's converted pages results, in crawl
+// order (the database applies dedupe's rules as it stores them): with
+// deduplicateContent, each page loses the text fragments an earlier page
+// of the crawl holds (its raw markdown is kept as well).
+func (a *Activities) DeduplicatePages(ctx context.Context, in DeduplicatePagesInput) (DeduplicatePagesResult, error) {
+	return deduplicatePages(ctx, a.Store, in)
+}
+
+func deduplicatePages(ctx context.Context, store resultStore, in DeduplicatePagesInput) (DeduplicatePagesResult, error) {
+	defer keepAlive(ctx, func() any { return in.Batch })()
+	c, o, err := loadCrawl(ctx, store, in.CrawlID)
+	if err != nil {
+		return DeduplicatePagesResult{}, err
+	}
+	stored, err := store.StoreConverted(ctx, c.ID, in.Batch, in.Budget, o.DeduplicateContent)
+	if err != nil {
+		return DeduplicatePagesResult{}, err
+	}
+	after, err := store.CrawlByID(ctx, c.ID)
+	if err != nil {
+		return DeduplicatePagesResult{}, err
+	}
+	res := DeduplicatePagesResult{Stored: stored.Stored, Skipped: stored.Skipped, TotalPages: after.TotalPages}
+	if o.Extraction != "" {
+		res.Extract, err = store.PendingExtractions(ctx, c.ID, in.Batch)
+	}
+	return res, err
+}

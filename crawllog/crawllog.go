@@ -1,0 +1,128 @@
+// Package crawllog holds the entries of a crawl's log, as GET
+// /crawl-logs lists them: one constructor per kind of entry, the only
+// place their levels and wording live, and End, the one way a crawl ends.
+//
+// Every entry carries a key unique within its crawl (a retried activity
+// writes nothing twice), and data with at least url and statusCode (0 when
+// no HTTP response belongs to the entry).
+package crawllog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/frontier"
+)
+
+// Level is how much an entry matters to the crawl's owner.
+type Level string
+
+// The levels of an entry.
+const (
+	Info  Level = "info"
+	Warn  Level = "warn"
+	Error Level = "error"
+)
+
+// entry builds an entry of crawl c.
+func entry(c *db.Crawl, key string, level Level, message, description string, data map[string]any) db.CrawlLog {
+	return db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: key, Level: string(level),
+		Message: message, Description: description, Data: data}
+}
+
+// crawlData is the data of an entry about the crawl as a whole: its first
+// start URL, no status code, and kv.
+func crawlData(c *db.Crawl, kv ...any) map[string]any {
+	data := map[string]any{"url": c.StartURLs[0], "statusCode": 0}
+	for i := 0; i+1 < len(kv); i += 2 {
+		data[kv[i].(string)] = kv[i+1]
+	}
+	return data
+}
+
+// Started is a crawl's first entry: what it crawls and within which
+// bounds (budget result pages, concurrency pages at a time).
+func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
+	bounds := fmt.Sprintf("maxDepth %d, ", c.MaxDepth)
+	if c.MaxResults != nil {
+		bounds += fmt.Sprintf("maxResults %d, ", *c.MaxResults)
+	}
+	if c.Options().Unbounded() {
+		bounds = fmt.Sprintf("no depth limit, up to %d pages, ", budget)
+	}
+	return entry(c, "start", Info, "Crawl started",
+		fmt.Sprintf("Crawling %s (%sengine %s, %d pages at a time, timeout %ds).",
+			strings.Join(c.StartURLs, ", "), bounds, c.EngineType, concurrency, c.TimeoutSeconds),
+		crawlData(c, "startUrls", c.StartURLs))
+}
+
+// EngineChosen says which engine fetches the crawl's pages, and why.
+func EngineChosen(c *db.Crawl, engine string) db.CrawlLog {
+	e := entry(c, "engine", Info, "Engine chosen", "", crawlData(c, "engine", engine))
+	switch {
+	case c.EngineType != crawl.EngineAuto:
+		e.Description = fmt.Sprintf("Pages are fetched by the %s engine, as the crawl asks.", c.EngineType)
+	case engine == crawl.EnginePlaywright:
+		e.Description = fmt.Sprintf("The stack %q renders its pages with JavaScript: pages are rendered by the browser engine (playwright).", c.Stack)
+	case c.Stack != "" && crawl.Stacks[c.Stack] == crawl.EnginePlaywright:
+		e.Level = string(Warn)
+		e.Description = fmt.Sprintf("The stack %q suggests the browser engine, which this server does not run; pages are fetched by the static engine (cheerio).", c.Stack)
+	case c.Stack != "":
+		e.Description = fmt.Sprintf("The stack %q is served as static HTML: pages are fetched by the static engine (cheerio).", c.Stack)
+	default:
+		e.Description = "engineType auto: pages are fetched by the static engine (cheerio), unless the start page turns out to need JavaScript."
+	}
+	return e
+}
+
+// EngineSwitched says that the crawl goes on with the browser engine
+// because start pages need JavaScript (why: "url: reason" each).
+func EngineSwitched(c *db.Crawl, why []string) db.CrawlLog {
+	return entry(c, "engine-switch", Info, "Engine switched",
+		fmt.Sprintf("The start page needs JavaScript (%s): the crawl goes on with the browser engine (playwright).", strings.Join(why, "; ")),
+		crawlData(c, "engine", crawl.EnginePlaywright))
+}
+
+// SitemapRead says what the crawl's sitemaps gave: the files read (found)
+// and the pages queued from them; with none, the crawl follows links.
+func SitemapRead(c *db.Crawl, found []string, pages int) db.CrawlLog {
+	e := entry(c, "sitemap", Info, "Sitemap read", "", crawlData(c, "sitemaps", found, "pages", pages))
+	switch {
+	case pages == 0 && len(found) == 0:
+		e.Level, e.Message = string(Warn), "No sitemap found"
+		e.Description = "No sitemap was found in robots.txt or at /sitemap.xml; the crawl follows links instead."
+	case pages == 0:
+		e.Level, e.Message = string(Warn), "Sitemap lists no page in scope"
+		e.Description = fmt.Sprintf("The sitemaps (%s) list no page within the crawl's scope and path rules; the crawl follows links instead.", strings.Join(found, ", "))
+	default:
+		e.Description = fmt.Sprintf("Queued %d pages from %d sitemaps (%s).", pages, len(found), strings.Join(found, ", "))
+	}
+	return e
+}
+
+// Retried says that a fetch of page p failed for a passing reason
+// (statusCode 0: no response) and that the page is fetched again.
+func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.Retry) db.CrawlLog {
+	return entry(c, fmt.Sprintf("retry:%d:%d", p.ID, r.Attempt), Warn, "Page retried",
+		fmt.Sprintf("Attempt %d of %d to fetch %s failed: %s. It is tried again in %s.", r.Attempt, r.Attempts, p.URL, reason, r.In),
+		map[string]any{"url": p.URL, "statusCode": statusCode, "depth": p.Depth,
+			"attempt": r.Attempt, "retryInSeconds": r.In.Seconds(), "error": reason})
+}
+
+// LimitReached says why a crawl stopped with notCrawled pages left in its
+// frontier: its maxResults, or the server's cap of serverCap pages.
+func LimitReached(c *db.Crawl, serverCap, notCrawled int) db.CrawlLog {
+	o := c.Options()
+	budget := o.PageBudget(serverCap)
+	e := entry(c, "limit", Info, "maxResults reached",
+		fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, notCrawled),
+		crawlData(c, "notCrawled", notCrawled))
+	if budget == serverCap && (o.MaxResults == nil || o.Unbounded() || *o.MaxResults > budget) {
+		e.Level, e.Message = string(Warn), "Server page cap reached"
+		e.Description = fmt.Sprintf("The crawl stopped at this server's cap of %d pages per crawl (CRAWLER_MAX_PAGES_PER_CRAWL); %d discovered pages were not crawled.",
+			budget, notCrawled)
+	}
+	return e
+}

@@ -1,0 +1,106 @@
+package crawllog
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// Pages returns the entries of a page in a final state: the page's own,
+// and for a result page whose extraction failed or never finished, an
+// error entry saying why. A page in any other state has none.
+func Pages(c *db.Crawl, p db.Page) []db.CrawlLog {
+	e, ok := pageEntry(c, p)
+	if !ok {
+		return nil
+	}
+	logs := []db.CrawlLog{e}
+	if p.State != crawl.PageStored || c.Extraction == "" {
+		return logs
+	}
+	why := deref(p.ExtractionError)
+	if p.ExtractedAt == nil {
+		why = "the extraction did not finish (the LLM task queue did not answer, or the crawl ended first)"
+	}
+	if why == "" {
+		return logs
+	}
+	return append(logs, entry(c, fmt.Sprintf("extraction:%d", p.ID), Error, "Extraction failed",
+		fmt.Sprintf("The extraction instructions could not be run on %s: %s. The page is kept without an extraction.", p.URL, why),
+		map[string]any{"url": p.URL, "statusCode": derefInt(p.StatusCode), "error": why}))
+}
+
+// pageEntry returns the entry of a page in a final state.
+func pageEntry(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
+	status := derefInt(p.StatusCode)
+	data := map[string]any{"url": p.URL, "statusCode": status, "depth": p.Depth}
+	if p.FinalURL != nil && *p.FinalURL != p.URL {
+		data["finalUrl"] = *p.FinalURL
+	}
+	key := fmt.Sprintf("page:%d", p.ID)
+	note := strings.TrimSpace(deref(p.Error))
+	switch p.State {
+	case crawl.PageStored:
+		return storedEntry(c, p, key, data, note), true
+	case crawl.PageFailed:
+		level := Error
+		if status >= 400 && status < 500 && status != http.StatusTooManyRequests && p.Attempts == 0 {
+			level = Warn // the page is missing or refused: the site's state, not a failure
+		}
+		if p.Attempts > 0 {
+			data["attempts"] = p.Attempts + 1
+		}
+		data["error"] = note
+		return entry(c, key, level, "Page failed", fmt.Sprintf("Could not crawl %s: %s.", p.URL, note), data), true
+	case crawl.PageSkipped:
+		data["reason"] = note
+		return entry(c, key, Info, "Page skipped", fmt.Sprintf("Skipped %s: %s.", p.URL, note), data), true
+	}
+	return db.CrawlLog{}, false
+}
+
+// storedEntry is the entry of a result page: what was fetched, what
+// deduplication removed, and a note (a cut-off body) as a warning.
+func storedEntry(c *db.Crawl, p db.Page, key string, data map[string]any, note string) db.CrawlLog {
+	desc := fmt.Sprintf("Fetched %s (depth %d, status %d, %d ms) and stored its markdown.",
+		p.URL, p.Depth, derefInt(p.StatusCode), derefInt(p.FetchMS))
+	if t := deref(p.Title); t != "" {
+		data["title"] = t
+	}
+	if removed := derefInt(p.FragmentsRemoved); removed > 0 {
+		total := derefInt(p.Fragments)
+		data["fragments"], data["fragmentsRemoved"] = total, removed
+		if removed == total {
+			desc += fmt.Sprintf(" All of its %d text fragments already appeared on other pages of the crawl:"+
+				" its deduplicated markdown is empty (the page still counts as a result, and its raw markdown is kept).", total)
+		} else {
+			desc += fmt.Sprintf(" %d of its %d text fragments already appeared on other pages of the crawl and were removed.", removed, total)
+		}
+	}
+	if p.ExtractedAt != nil && p.ExtractionError == nil {
+		data["extracted"] = true
+	}
+	level := Info
+	if note != "" {
+		level = Warn
+		desc += " Note: " + note + "."
+	}
+	return entry(c, key, level, "Page crawled", desc, data)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func derefInt(n *int) int {
+	if n == nil {
+		return 0
+	}
+	return *n
+}

@@ -1,0 +1,265 @@
+package frontier
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/robots"
+	"github.com/durablecrawl/crawler/urlnorm"
+)
+
+// Page is a claimed page as the rules see it.
+type Page struct {
+	URL   string
+	Key   string
+	Depth int
+	Rank  string
+	// Attempts counts the page's earlier fetches that failed and were
+	// retried.
+	Attempts int
+}
+
+// Outcome is what a fetch makes of a page. An outcome may wait on two
+// questions only the crawl's stored state answers, asked in this order:
+// who owns the address a redirect led to (RedirectTarget, answered with
+// Redirected), and where the page's canonical address stands
+// (CanonicalTarget, answered with Canonicalized).
+type Outcome struct {
+	State crawl.PageState
+	// Reason says why the page failed, was skipped or goes back to the
+	// frontier; on a kept page it is a note (a cut-off body), or empty.
+	Reason string
+	// HTML is the body of a page kept for conversion (State PageFetched).
+	HTML string
+	// Links are the pages it links to that the crawl follows.
+	Links []Link
+	// Retry is set when the page goes back to the frontier (State
+	// PageQueued) for another attempt.
+	Retry *Retry
+
+	page      Page
+	redirect  *Link
+	canonical *Link
+}
+
+// Retry says which fetch of a page failed for a passing reason, and when
+// the page is fetched again.
+type Retry struct {
+	// Attempt is the fetch that failed, counted from 1, of Attempts in all.
+	Attempt, Attempts int
+	In                time.Duration
+}
+
+// Retries of a page whose fetch failed for a passing reason (see
+// fetch.Transient): at most fetchAttempts fetches in all (timeoutAttempts
+// when it timed out, which costs a whole page timeout each time), the n-th
+// retry after 2^(n-1) seconds, or after the wait the server asked for (up
+// to maxFetchRetryAfter).
+const (
+	fetchAttempts      = 6
+	timeoutAttempts    = 2
+	maxFetchRetryAfter = time.Minute
+)
+
+// Judge decides what the fetch result r makes of the claimed page p.
+// followLinks is false for a sitemap crawl, whose pages come from its
+// sitemaps. refusal says why a redirect the fetch declined was not
+// followed (see RedirectRefusal).
+func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(from, to *url.URL) string) Outcome {
+	switch {
+	case r.Err != nil && r.StatusCode == 0:
+		return failed(p, r, describeFetchError(r.Err))
+	case r.Location != "":
+		return Outcome{page: p, State: crawl.PageSkipped, Reason: declinedRedirect(r, refusal)}
+	case r.StatusCode < 200 || r.StatusCode > 299:
+		return failed(p, r, fmt.Sprintf("the server answered %d", r.StatusCode))
+	case !r.IsHTML():
+		return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("not an HTML page (%s)", r.ContentType)}
+	}
+	out := Outcome{page: p}
+	final, err := urlnorm.Clean(nil, r.FinalURL)
+	if err != nil {
+		return out.fail(fmt.Sprintf("redirected to an unusable URL: %v", err))
+	}
+	if key := urlnorm.Key(final); key != p.Key {
+		if !rules.SameSite(final) {
+			return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("redirected to another site: %s", final)}
+		}
+		out.redirect = &Link{URL: final.String(), Key: key, Depth: p.Depth}
+	}
+	if followLinks && rules.FollowsLinksOf(p.Depth) {
+		out.Links = rules.Links(final, r.Links, p.Depth+1, p.Rank)
+	}
+	if !rules.Keeps(final) {
+		// Only start pages get here: links to such pages are not followed.
+		out.State, out.Reason = crawl.PageSkipped, "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
+		return out
+	}
+	if canon, ok := rules.Canonical(final, r.Canonical); ok {
+		out.canonical = &Link{URL: canon.String(), Key: urlnorm.Key(canon), Depth: p.Depth, Rank: p.Rank}
+	}
+	out.State, out.HTML = crawl.PageFetched, string(r.Body)
+	if r.Truncated {
+		out.Reason = fmt.Sprintf("the response was cut off at %d bytes", len(r.Body))
+	}
+	return out
+}
+
+// RedirectTarget returns the page of the site the fetch was redirected
+// to, when it is not the page asked for: the page keeps its outcome only
+// if it can claim that address. Answer with Redirected.
+func (o Outcome) RedirectTarget() (Link, bool) {
+	if o.redirect == nil {
+		return Link{}, false
+	}
+	return *o.redirect, true
+}
+
+// Redirected settles the redirect target's question: owned says that the
+// page claimed the address (no other page of the crawl has it); err that
+// the claim could not be made.
+func (o Outcome) Redirected(owned bool, err error) Outcome {
+	target := o.redirect
+	o.redirect = nil
+	switch {
+	case target == nil:
+		return o
+	case err != nil:
+		return o.fail(err.Error())
+	case !owned:
+		return Outcome{page: o.page, State: crawl.PageSkipped,
+			Reason: fmt.Sprintf("redirected to %s, which this crawl already has", target.URL)}
+	}
+	return o
+}
+
+// CanonicalTarget returns the page's rel=canonical address when it names
+// another page the crawl follows: the page is crawled under that address
+// unless the crawl did not keep it. Ask after RedirectTarget; answer with
+// Canonicalized.
+func (o Outcome) CanonicalTarget() (Link, bool) {
+	if o.canonical == nil || o.redirect != nil {
+		return Link{}, false
+	}
+	return *o.canonical, true
+}
+
+// Canonicalized settles the canonical address's question with the state
+// of that page in the crawl (known false: the crawl has no such page).
+// The page is skipped for its canonical page, which is queued when the
+// crawl does not have it yet; it is kept when the canonical page itself
+// was not kept (it failed, or two pages name each other).
+func (o Outcome) Canonicalized(state crawl.PageState, known bool, err error) Outcome {
+	canon := o.canonical
+	o.canonical = nil
+	switch {
+	case canon == nil:
+		return o
+	case err != nil:
+		return o.fail(err.Error())
+	case !known || state == crawl.PageQueued:
+		o.State, o.HTML = crawl.PageSkipped, ""
+		o.Reason = fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon.URL)
+		o.Links = append([]Link{*canon}, o.Links...)
+	case state != crawl.PageSkipped && state != crawl.PageFailed:
+		o.State, o.HTML = crawl.PageSkipped, ""
+		o.Reason = fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon.URL)
+	}
+	return o
+}
+
+// ToBrowser sends a kept start page back to the frontier for the browser
+// engine: the static fetch found that the page needs JavaScript (why).
+func (o Outcome) ToBrowser(why string) Outcome {
+	o.State, o.HTML = crawl.PageQueued, ""
+	o.Reason = "needs JavaScript (" + why + "); queued again for the browser engine"
+	return o
+}
+
+// fail makes the outcome a failure for a reason the fetch result does not
+// give (a lookup that failed): it is not retried.
+func (o Outcome) fail(reason string) Outcome {
+	if o.page.Attempts > 0 {
+		reason = fmt.Sprintf("%s (after %d attempts)", reason, o.page.Attempts+1)
+	}
+	return Outcome{page: o.page, State: crawl.PageFailed, Reason: reason}
+}
+
+// failed is the outcome of a failed fetch: back to the frontier for a
+// retry when the failure may pass and the page has attempts left, failed
+// otherwise.
+func failed(p Page, r fetch.Result, reason string) Outcome {
+	attempts := fetchAttempts
+	if r.StatusCode == 0 && fetch.Timeout(r.Err) {
+		attempts = timeoutAttempts
+	}
+	attempt := p.Attempts + 1 // the one that just failed
+	if !fetch.Transient(r) || attempt >= attempts {
+		return Outcome{page: p}.fail(reason)
+	}
+	delay := time.Duration(1<<p.Attempts) * time.Second
+	if r.RetryAfter > 0 {
+		delay = min(r.RetryAfter, maxFetchRetryAfter)
+	}
+	return Outcome{page: p, State: crawl.PageQueued, Reason: reason,
+		Retry: &Retry{Attempt: attempt, Attempts: attempts, In: delay}}
+}
+
+// declinedRedirect says why the fetch did not follow the redirect in r.
+func declinedRedirect(r fetch.Result, refusal func(from, to *url.URL) string) string {
+	if from, err := url.Parse(r.FinalURL); err == nil && refusal != nil {
+		if to, err := from.Parse(r.Location); err == nil {
+			if why := refusal(from, to); why != "" {
+				return why
+			}
+		}
+	}
+	return fmt.Sprintf("redirects to %s, not followed", r.Location)
+}
+
+// RedirectRefusal says why a redirect from from to to is not followed,
+// or "" when it is: a redirect is followed only where a link would be,
+// on the site, in scope and path rules, allowed by robots.txt (policies
+// by origin; a site without one allows it), and not to a page the crawl
+// already has (known answers that, asked last), which would be fetched
+// twice.
+func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Policy, known func(key string) bool) string {
+	target, err := urlnorm.Clean(nil, to.String())
+	switch {
+	case err != nil:
+		return fmt.Sprintf("redirects to an unusable URL (%v)", err)
+	case !r.SameSite(target):
+		return fmt.Sprintf("redirects to another site: %s", target)
+	}
+	if source, err := urlnorm.Clean(nil, from.String()); err == nil && urlnorm.Key(source) == urlnorm.Key(target) {
+		return "" // /docs -> /docs/, http -> https and the like
+	}
+	if !r.Follows(target) {
+		return fmt.Sprintf("redirects outside the crawl's scope or path rules: %s", target)
+	}
+	if policy, ok := policies[Origin(target)]; ok && !policy.Allows(target.RequestURI()) {
+		return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", target)
+	}
+	if known != nil && known(urlnorm.Key(target)) {
+		return fmt.Sprintf("redirects to %s, which this crawl already has", target)
+	}
+	return ""
+}
+
+// describeFetchError is the reason of a fetch that got no response.
+func describeFetchError(err error) string {
+	if fetch.Forbidden(err) {
+		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
+	}
+	if fetch.Timeout(err) {
+		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)"
+	}
+	msg := err.Error()
+	if len(msg) > 500 {
+		msg = msg[:500]
+	}
+	return msg
+}
