@@ -38,7 +38,7 @@ type crawlStore interface {
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
 	SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Converted) error
-	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep db.KeepFunc) (db.StoreResult, error)
+	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error)
 	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 	ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (db.ExtractionSource, error)
 	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a db.ChunkAnswer) error

@@ -19,7 +19,6 @@ import (
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/dedupe"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/markdown"
 	"github.com/durablecrawl/crawler/robots"
@@ -669,7 +668,7 @@ func (a *Activities) DeduplicatePages(ctx context.Context, in DeduplicatePagesIn
 
 // storeBatch stores the converted pages of a batch as results.
 func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Options, batch, budget int) (DeduplicatePagesResult, error) {
-	stored, err := a.Store.StoreConverted(ctx, c.ID, batch, budget, keepFunc(o.DeduplicateContent))
+	stored, err := a.Store.StoreConverted(ctx, c.ID, batch, budget, o.DeduplicateContent)
 	if err != nil {
 		return DeduplicatePagesResult{}, err
 	}
@@ -678,24 +677,6 @@ func (a *Activities) storeBatch(ctx context.Context, c *db.Crawl, o crawl.Option
 		return DeduplicatePagesResult{}, err
 	}
 	return DeduplicatePagesResult{Stored: stored.Stored, Skipped: stored.Skipped, TotalPages: after.TotalPages}, nil
-}
-
-// keepFunc returns how a page is stored: whole, or with deduplication
-// keeping the fragments it is the first page of the crawl to hold.
-func keepFunc(deduplicate bool) db.KeepFunc {
-	if !deduplicate {
-		return nil // not even split: pages are stored as they are
-	}
-	return func(raw string) db.Plan {
-		blocks := dedupe.Split(raw)
-		return db.Plan{Hashes: dedupe.Hashes(blocks), Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
-			r := dedupe.Assemble(blocks, owned)
-			if r.Removed == 0 {
-				r.Markdown = raw // nothing removed: the page as it was, to the byte
-			}
-			return db.Kept{Markdown: r.Markdown, Fragments: r.Fragments, Removed: r.Removed}, r.Released
-		}}
-	}
 }
 
 // loadedGroup is a group of fetched pages with their HTML, or why it
