@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -77,7 +77,7 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 		// The request's context may be what failed; record the outcome anyway.
 		finishCtx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
 		defer cancel()
-		if _, ferr := activities.Finish(finishCtx, s.Store, id, crawl.StatusError,
+		if _, ferr := crawllog.End(finishCtx, s.Store, id, crawl.StatusError,
 			"The crawl's workflow could not be started."); ferr != nil {
 			s.Logger.Error("record crawl start failure", "crawlId", id, "error", ferr)
 		}
@@ -129,7 +129,7 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 		}
 		// The workflow is gone (or never started): nothing will record the
 		// abort but us.
-		if rec, err = activities.Finish(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API."); err != nil {
+		if rec, err = crawllog.End(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API."); err != nil {
 			return err
 		}
 		return c.JSON(crawlView(rec, time.Now()))

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 )
 
@@ -26,8 +27,7 @@ type store interface {
 	Authenticate(ctx context.Context, key string) (db.Principal, error)
 	InsertCrawl(ctx context.Context, c *db.Crawl) error
 	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error)
-	Finish(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
-		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
+	crawllog.Ender
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error)

@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/dedupe"
 )
 
 // Converted is a fetched page turned into markdown.
@@ -54,27 +55,6 @@ WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 		return nil
 	})
 }
-
-// Kept is what a converted page keeps as a result.
-type Kept struct {
-	Markdown string
-	// Fragments counts the page's text fragments, Removed those that other
-	// pages of the crawl hold.
-	Fragments, Removed int
-}
-
-// Plan is how a converted page is deduplicated: the fragments it claims,
-// and what it keeps once it knows which of them it owns.
-type Plan struct {
-	// Hashes are the page's fragments; none for a page kept whole.
-	Hashes [][16]byte
-	// Keep returns the page's result, and the fragments it owns but does
-	// not show (given back, for a later page to claim).
-	Keep func(owned func([16]byte) bool) (Kept, [][16]byte)
-}
-
-// KeepFunc returns the plan of a converted page whose markdown is raw.
-type KeepFunc func(raw string) Plan
 
 // Claim asks for a page's fragments.
 type Claim struct {
@@ -148,63 +128,32 @@ WHERE f.crawl_id = ? AND f.hash IN (SELECT hash FROM first)`,
 	return owners, nil
 }
 
-// settle applies, in order, what the pages of a group keep: a fragment a
-// page gives back goes to the next page of the group that holds it, or is
-// freed for later groups. It returns each page's result.
-func settle(ctx context.Context, db bun.IDB, crawlID uuid.UUID, ids []int64, plans []Plan, owners map[[16]byte]int64) ([]Kept, error) {
-	kept := make([]Kept, len(plans))
-	moved := map[[16]byte]int64{} // final owner of each given-back fragment; 0: none
-	for i, plan := range plans {
-		id := ids[i]
-		var back [][16]byte
-		kept[i], back = plan.Keep(func(h [16]byte) bool { return owners[h] == id })
-		for _, h := range back {
-			if owners[h] != id {
-				continue
-			}
-			owners[h], moved[h] = 0, 0
-			for j := i + 1; j < len(plans); j++ {
-				if holds(plans[j].Hashes, h) {
-					owners[h], moved[h] = ids[j], ids[j]
-					break
-				}
-			}
-		}
-	}
-	if len(moved) == 0 {
-		return kept, nil
-	}
-	var freed, movedHashes []string
-	var to []int64
-	for h, owner := range moved {
-		if owner == 0 {
-			freed = append(freed, hex.EncodeToString(h[:]))
-		} else {
-			movedHashes, to = append(movedHashes, hex.EncodeToString(h[:])), append(to, owner)
-		}
-	}
+// giveBack records where the fragments the pages of a group gave back
+// went: to the page of the group that owns them now (handedOn), or to
+// nobody (freed).
+func giveBack(ctx context.Context, db bun.IDB, crawlID uuid.UUID, handedOn map[[16]byte]int64, freed [][16]byte) error {
 	if len(freed) > 0 {
+		hashes := make([]string, len(freed))
+		for i, h := range freed {
+			hashes[i] = hex.EncodeToString(h[:])
+		}
 		if _, err := db.NewRaw(`DELETE FROM fragments WHERE crawl_id = ? AND hash IN (SELECT decode(h, 'hex') FROM unnest(?::text[]) AS h)`,
-			crawlID, pgdialect.Array(freed)).Exec(ctx); err != nil {
-			return nil, fmt.Errorf("free fragments: %w", err)
+			crawlID, pgdialect.Array(hashes)).Exec(ctx); err != nil {
+			return fmt.Errorf("free fragments: %w", err)
 		}
 	}
-	if len(movedHashes) > 0 {
+	if len(handedOn) > 0 {
+		var hashes []string
+		var to []int64
+		for h, id := range handedOn {
+			hashes, to = append(hashes, hex.EncodeToString(h[:])), append(to, id)
+		}
 		if _, err := db.NewRaw(`UPDATE fragments AS f SET page_id = m.p FROM unnest(?::text[], ?::bigint[]) AS m(h, p)
-WHERE f.crawl_id = ? AND f.hash = decode(m.h, 'hex')`, pgdialect.Array(movedHashes), pgdialect.Array(to), crawlID).Exec(ctx); err != nil {
-			return nil, fmt.Errorf("hand fragments on: %w", err)
+WHERE f.crawl_id = ? AND f.hash = decode(m.h, 'hex')`, pgdialect.Array(hashes), pgdialect.Array(to), crawlID).Exec(ctx); err != nil {
+			return fmt.Errorf("hand fragments on: %w", err)
 		}
 	}
-	return kept, nil
-}
-
-func holds(hashes [][16]byte, h [16]byte) bool {
-	for _, x := range hashes {
-		if x == h {
-			return true
-		}
-	}
-	return false
+	return nil
 }
 
 // StoreResult counts what StoreConverted did.
@@ -217,19 +166,20 @@ const storeGroup = 32
 
 // StoreConverted turns the converted pages of a batch into results in
 // crawl order (depth, rank), so that the first page of the crawl to hold a
-// fragment is the one that keeps it, whatever the concurrency; keep plans
-// each page. Pages are stored in groups, one transaction each, with the
-// crawl row locked: a group's fragments are claimed in one statement, and
-// no page is stored or counted once the crawl has ended or reached budget
-// results (those pages are skipped). A page an earlier attempt stored is
-// not stored or counted again, and a retried group claims what it claimed
-// before: its claims and its results commit together.
+// fragment is the one that keeps it, whatever the concurrency, when
+// deduplicate is set (dedupe.Settle decides what each page keeps). Pages
+// are stored in groups, one transaction each, with the crawl row locked: a
+// group's fragments are claimed in one statement, and no page is stored or
+// counted once the crawl has ended or reached budget results (those pages
+// are skipped). A page an earlier attempt stored is not stored or counted
+// again, and a retried group claims what it claimed before: its claims and
+// its results commit together.
 //
-// A nil keep stores every page whole: the markdown is copied inside the
-// database, in one statement for the batch, without passing through the
-// worker.
-func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, keep KeepFunc) (StoreResult, error) {
-	if keep == nil {
+// Without deduplicate every page is stored whole: the markdown is copied
+// inside the database, in one statement for the batch, without passing
+// through the worker.
+func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, deduplicate bool) (StoreResult, error) {
+	if !deduplicate {
 		return s.storeWhole(ctx, crawlID, batch, budget)
 	}
 	var ids []int64
@@ -255,12 +205,12 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 			if err != nil {
 				return fmt.Errorf("load converted pages: %w", err)
 			}
-			// The group's pages are planned, their fragments claimed in one
+			// The group's pages are split, their fragments claimed in one
 			// statement in crawl order, and their results and skips
 			// written in one statement each.
 			var (
 				keptIDs, skipped []int64
-				plans            []Plan
+				group            []dedupe.Page
 				claims           []Claim
 			)
 			for _, p := range pages {
@@ -268,18 +218,19 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 					skipped = append(skipped, p.ID)
 					continue
 				}
-				plan := keep(deref(p.RawMarkdown))
-				keptIDs, plans = append(keptIDs, p.ID), append(plans, plan)
-				claims = append(claims, Claim{PageID: p.ID, Hashes: plan.Hashes})
+				page := dedupe.NewPage(p.ID, deref(p.RawMarkdown))
+				keptIDs, group = append(keptIDs, p.ID), append(group, page)
+				claims = append(claims, Claim{PageID: p.ID, Hashes: page.Hashes})
 			}
 			owners, err := claimFragments(ctx, tx, crawlID, claims)
 			if err != nil {
 				return err
 			}
-			results, err := settle(ctx, tx, crawlID, keptIDs, plans, owners)
-			if err != nil {
+			settled := dedupe.Settle(group, owners)
+			if err := giveBack(ctx, tx, crawlID, settled.HandedOn, settled.Freed); err != nil {
 				return err
 			}
+			results := settled.Results
 			markdowns := make([]string, len(results))
 			fragments, removedFrag := make([]int, len(results)), make([]int, len(results))
 			for i, k := range results {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/dedupe"
 	"github.com/durablecrawl/crawler/internal/testenv"
 )
 
@@ -171,8 +172,8 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3, nil)
-	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3, nil)
+	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3, false)
+	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3, false)
 	if err1 != nil || err2 != nil || stored1.Stored != 1 || stored2.Stored != 0 {
 		t.Errorf("StoreConverted twice: %v %v %v %v, want 1 then 0", stored1, err1, stored2, err2)
 	}
@@ -180,43 +181,6 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	if err != nil || got.TotalPages != 1 {
 		t.Errorf("totalPages = %d (%v), want 1", got.TotalPages, err)
 	}
-}
-
-// keepAll keeps a page's markdown whole.
-func keepAll(raw string) db.Plan {
-	return db.Plan{Keep: func(func([16]byte) bool) (db.Kept, [][16]byte) { return db.Kept{Markdown: raw}, nil }}
-}
-
-// keepOwnedLines plans a page whose fragments are its lines: it keeps the
-// lines it owns, and gives back a line starting with # when it keeps no
-// other line.
-func keepOwnedLines(raw string) db.Plan {
-	lines := strings.Split(raw, "\n")
-	var hashes [][16]byte
-	for _, l := range lines {
-		hashes = append(hashes, hashOf(l))
-	}
-	return db.Plan{Hashes: hashes, Keep: func(owned func([16]byte) bool) (db.Kept, [][16]byte) {
-		var kept, headings []string
-		for _, l := range lines {
-			switch {
-			case !owned(hashOf(l)):
-			case strings.HasPrefix(l, "#"):
-				headings = append(headings, l)
-			default:
-				kept = append(kept, l)
-			}
-		}
-		var back [][16]byte
-		if len(kept) == 0 {
-			for _, h := range headings {
-				back = append(back, hashOf(h))
-			}
-		} else {
-			kept = append(headings, kept...)
-		}
-		return db.Kept{Markdown: strings.Join(kept, "\n"), Fragments: len(lines), Removed: len(lines) - len(kept)}, back
-	}}
 }
 
 // fetchedBatch enqueues paths as start pages ranked in order, claims them
@@ -246,14 +210,14 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 }
 
 func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
-	// Planned page by page (deduplication), or stored whole in one
-	// statement (keep nil): the same rules.
-	for name, keep := range map[string]db.KeepFunc{"planned": keepAll, "whole": nil} {
-		t.Run(name, func(t *testing.T) { storeConvertedRespectsBudgetAndStatus(t, keep) })
+	// Deduplicated page by page, or stored whole in one statement: the
+	// same rules.
+	for name, deduplicate := range map[string]bool{"deduplicated": true, "whole": false} {
+		t.Run(name, func(t *testing.T) { storeConvertedRespectsBudgetAndStatus(t, deduplicate) })
 	}
 }
 
-func storeConvertedRespectsBudgetAndStatus(t *testing.T, keep db.KeepFunc) {
+func storeConvertedRespectsBudgetAndStatus(t *testing.T, deduplicate bool) {
 	ctx := context.Background()
 	c := newCrawl(t)
 	ids := fetchedBatch(t, c, "/1", "/2", "/3")
@@ -261,7 +225,7 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, keep db.KeepFunc) {
 		t.Fatal(err)
 	}
 	// Budget 1: of two pages stored at once, one is kept.
-	res, err := store.StoreConverted(ctx, c.ID, 0, 1, keep)
+	res, err := store.StoreConverted(ctx, c.ID, 0, 1, deduplicate)
 	if res.Stored != 1 || res.Skipped != 1 || err != nil {
 		t.Fatalf("two pages under a budget of one: %+v, %v", res, err)
 	}
@@ -279,7 +243,7 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, keep db.KeepFunc) {
 	if _, _, err := store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, keep); res.Stored != 0 || res.Skipped != 1 {
+	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, deduplicate); res.Stored != 0 || res.Skipped != 1 {
 		t.Errorf("after the crawl ended: %+v, want the page skipped", res)
 	}
 	got, _ := store.CrawlByID(ctx, c.ID)
@@ -302,14 +266,14 @@ func TestStoreConvertedClaimsInCrawlOrder(t *testing.T) {
 	c := newCrawl(t)
 	ids := fetchedBatch(t, c, "/first", "/second")
 	for _, i := range []int{1, 0} {
-		if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[i], Markdown: fmt.Sprintf("shared\nown %d", i)}}); err != nil {
+		if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[i], Markdown: fmt.Sprintf("Shared.\n\nOwn %d.", i)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwnedLines); err != nil {
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, true); err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64][2]string{ids[0]: {"shared\nown 0", "shared\nown 0"}, ids[1]: {"own 1", "shared\nown 1"}}
+	want := map[int64][2]string{ids[0]: {"Shared.\n\nOwn 0.", "Shared.\n\nOwn 0."}, ids[1]: {"Own 1.", "Shared.\n\nOwn 1."}}
 	for _, raw := range []bool{false, true} {
 		results, _, err := store.ListResults(ctx, c.ID, 1, 10, raw)
 		if err != nil || len(results) != 2 {
@@ -388,12 +352,13 @@ func TestClaimFragmentsConcurrently(t *testing.T) {
 }
 
 // TestGivenBackFragmentGoesToTheNextPage: within a group, a heading a page
-// gives back (its text all went) is kept by the next page that holds it.
+// gives back (its text all went) is kept by the next page that holds it,
+// and one no later page holds is freed.
 func TestGivenBackFragmentGoesToTheNextPage(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)
-	ids := fetchedBatch(t, c, "/1", "/2", "/3", "/4")
-	raws := []string{"shared", "#specs\nshared", "#specs\nnew specs", "#specs\nother specs"}
+	ids := fetchedBatch(t, c, "/1", "/2", "/3", "/4", "/5")
+	raws := []string{"Shared.", "# Specs\n\nShared.", "# Specs\n\nNew specs.", "# Specs\n\nOther specs.", "# Alone\n\nShared."}
 	var conv []db.Converted
 	for i, id := range ids {
 		conv = append(conv, db.Converted{PageID: id, Markdown: raws[i]})
@@ -401,23 +366,37 @@ func TestGivenBackFragmentGoesToTheNextPage(t *testing.T) {
 	if err := store.SaveConverted(ctx, c.ID, conv); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, keepOwnedLines); err != nil {
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, true); err != nil {
 		t.Fatal(err)
 	}
 	results, _, err := store.ListResults(ctx, c.ID, 1, 10, false)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(results) != len(ids) {
+		t.Fatalf("results: %v, %v", results, err)
 	}
-	want := []string{"shared", "", "#specs\nnew specs", "other specs"}
+	want := []string{"Shared.", "", "# Specs\n\nNew specs.", "Other specs.", ""}
 	for i, r := range results {
 		if *r.Markdown != want[i] {
 			t.Errorf("page %d: %q, want %q", i+1, *r.Markdown, want[i])
 		}
 	}
-	owners, err := store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: 99, Hashes: [][16]byte{hashOf("#specs")}}})
-	if err != nil || owners[hashOf("#specs")] != ids[2] {
-		t.Errorf("#specs owned by %d (%v), want page 3 (%d)", owners[hashOf("#specs")], err, ids[2])
+	specs, alone := fragmentOf(t, "# Specs"), fragmentOf(t, "# Alone")
+	owners, err := store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: 99, Hashes: [][16]byte{specs, alone}}})
+	if err != nil || owners[specs] != ids[2] {
+		t.Errorf("# Specs owned by %d (%v), want page 3 (%d)", owners[specs], err, ids[2])
 	}
+	if owners[alone] != 99 {
+		t.Errorf("# Alone owned by %d, want it freed (claimed now by 99)", owners[alone])
+	}
+}
+
+// fragmentOf returns the hash of a one-fragment markdown text.
+func fragmentOf(t *testing.T, text string) [16]byte {
+	t.Helper()
+	hashes := dedupe.Hashes(dedupe.Split(text))
+	if len(hashes) != 1 {
+		t.Fatalf("%q is %d fragments, want 1", text, len(hashes))
+	}
+	return hashes[0]
 }
 
 func TestFinishCrawlIsCompareAndSet(t *testing.T) {
@@ -482,9 +461,10 @@ func TestLogs(t *testing.T) {
 	}
 }
 
-// BenchmarkStoreConverted measures DeduplicatePages' database side: a
-// batch of 256 converted pages stored in crawl order, each with 30
-// fragments, 20 of them shared with earlier pages. ns/page is per page.
+// BenchmarkStoreConverted measures DeduplicatePages' database side (with
+// the splitting and assembling of short pages): a batch of 256 converted
+// pages stored in crawl order, each with 30 fragments, 20 of them shared
+// with earlier pages. ns/page is per page.
 func BenchmarkStoreConverted(b *testing.B) {
 	ctx := context.Background()
 	const batch = 256
@@ -506,13 +486,13 @@ func BenchmarkStoreConverted(b *testing.B) {
 			for j := 0; j < 10; j++ {
 				lines = append(lines, fmt.Sprintf("own %d.%d", i, j))
 			}
-			conv = append(conv, db.Converted{PageID: id, Markdown: strings.Join(lines, "\n")})
+			conv = append(conv, db.Converted{PageID: id, Markdown: strings.Join(lines, "\n\n")})
 		}
 		if err := store.SaveConverted(ctx, c.ID, conv); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := store.StoreConverted(ctx, c.ID, 0, 10000, keepOwnedLines)
+		res, err := store.StoreConverted(ctx, c.ID, 0, 10000, true)
 		if err != nil || res.Stored != batch {
 			b.Fatalf("stored %d: %v", res.Stored, err)
 		}

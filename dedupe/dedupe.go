@@ -4,9 +4,10 @@
 // A page's markdown is split into blocks: paragraphs, headings, list
 // items, table rows, code blocks, and the structure between them (rules,
 // table delimiter rows). Each block with text is a fragment, identified by
-// the hash of its normalized text. Which page owns a fragment is decided
-// elsewhere (the first page that claims it); given the set of fragments a
-// page owns, Assemble rebuilds its markdown from what it keeps.
+// the hash of its normalized text. Which page owns a fragment is claimed
+// elsewhere (the first page that claims it); given the owners, Settle
+// decides what the pages of a group keep and where the fragments they give
+// back go, and Assemble rebuilds one page's markdown from what it keeps.
 package dedupe
 
 import (

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 )
 
@@ -69,7 +69,7 @@ func (r *Reconciler) Once(ctx context.Context) (int, error) {
 			if !ok {
 				continue
 			}
-			done, err := activities.Finish(ctx, r.Store, c.ID, status, reason)
+			done, err := crawllog.End(ctx, r.Store, c.ID, status, reason)
 			if err != nil {
 				r.Logger.Warn("settle crawl", "crawlId", c.ID, "error", err)
 				continue
