@@ -105,7 +105,7 @@ func (a *Activities) loadCrawl(ctx context.Context, crawlID string) (*db.Crawl, 
 		}
 		return nil, crawl.Options{}, err
 	}
-	return c, c.Options(), nil
+	return c, c.Options, nil
 }
 
 // batch returns how a crawl's requests are sent: at most its concurrency

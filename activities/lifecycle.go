@@ -186,7 +186,7 @@ func (a *Activities) logLimit(ctx context.Context, c *db.Crawl) error {
 	if err != nil || counts[db.PageQueued] == 0 {
 		return err
 	}
-	o := c.Options()
+	o := c.Options
 	entry := db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: "limit", Level: "info", Message: "maxResults reached",
 		Data: map[string]any{"url": c.StartURLs[0], "statusCode": 0, "notCrawled": counts[db.PageQueued]}}
 	budget := o.PageBudget(a.Settings.MaxPagesPerCrawl)

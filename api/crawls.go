@@ -208,7 +208,7 @@ func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 	if c.Stack != "" {
 		v.Stack = &c.Stack
 	}
-	if c.RequestShape == crawl.ShapeLegacy && c.EngineType != crawl.EngineAuto {
+	if c.Shape == crawl.ShapeLegacy && c.EngineType != crawl.EngineAuto {
 		v.Engine = c.EngineType
 	}
 	return v
