@@ -112,7 +112,7 @@ func loadCrawl(ctx context.Context, store crawlLoader, crawlID string) (*db.Craw
 		}
 		return nil, crawl.Options{}, err
 	}
-	return c, c.Options(), nil
+	return c, c.Options, nil
 }
 
 // nonRetryable marks err as one a retry cannot fix.

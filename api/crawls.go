@@ -146,60 +146,36 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 	return c.JSON(crawlView(rec, time.Now()))
 }
 
-// crawlJSON is the Crawl object that POST and GET /crawls answer, plus the
-// options of the older request shape that the crawl was created with.
+// crawlJSON is the Crawl object that POST and GET /crawls answer: the
+// crawl's options under their JSON names, with what is derived from them,
+// and its state.
 type crawlJSON struct {
-	ID                 string     `json:"id"`
-	Status             string     `json:"status"`
-	StartURL           string     `json:"startUrl"`
-	StartURLs          []string   `json:"startUrls"`
-	MaxResults         *int       `json:"maxResults"`
-	MaxDepth           int        `json:"maxDepth"`
-	UseSitemap         bool       `json:"useSitemap"`
-	EntireWebsite      bool       `json:"entireWebsite"`
-	ExcludeNonMainTags bool       `json:"excludeNonMainTags"`
-	IncludeLinks       bool       `json:"includeLinks"`
-	DeduplicateContent bool       `json:"deduplicateContent"`
-	Extraction         string     `json:"extraction"`
-	EngineType         string     `json:"engineType"`
-	Engine             string     `json:"engine,omitempty"`
-	UseStaticIPs       bool       `json:"useStaticIps"`
-	Timeout            int        `json:"timeout"`
-	Origin             string     `json:"origin"`
-	BrandID            *string    `json:"brandId"`
-	StaticIP           *string    `json:"staticIp"`
-	TotalPages         int        `json:"totalPages"`
-	DurationInSeconds  int64      `json:"durationInSeconds"`
-	CreatedAt          time.Time  `json:"createdAt"`
-	UpdatedAt          time.Time  `json:"updatedAt"`
-	CompletedAt        *time.Time `json:"completedAt"`
-
-	IncludeExternalLinks bool     `json:"includeExternalLinks"`
-	IncludeOnlyPaths     []string `json:"includeOnlyPaths"`
-	ExcludePaths         []string `json:"excludePaths"`
-	IncludeOnlyTags      []string `json:"includeOnlyTags"`
-	ExcludeTags          []string `json:"excludeTags"`
-	MaxConcurrentPages   *int     `json:"maxConcurrentPages"`
-	Stack                *string  `json:"stack"`
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	StartURL string `json:"startUrl"` // the first of startUrls
+	crawl.Options
+	// Engine is engineType under its older name, shown to a crawl created
+	// in the older request shape that asked for an engine.
+	Engine            string     `json:"engine,omitempty"`
+	BrandID           *string    `json:"brandId"`
+	StaticIP          *string    `json:"staticIp"`
+	TotalPages        int        `json:"totalPages"`
+	DurationInSeconds int64      `json:"durationInSeconds"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+	CompletedAt       *time.Time `json:"completedAt"`
+	// Stack is null, not "", when the crawl named none; it hides
+	// Options.Stack from the encoding.
+	Stack *string `json:"stack"`
 }
 
 func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 	v := crawlJSON{
-		ID: c.ID.String(), Status: string(c.Status),
-		StartURL: c.StartURLs[0], StartURLs: c.StartURLs,
-		MaxResults: c.MaxResults, MaxDepth: c.MaxDepth,
-		UseSitemap: c.UseSitemap, EntireWebsite: c.EntireWebsite,
-		ExcludeNonMainTags: c.ExcludeNonMainTags, IncludeLinks: c.IncludeLinks,
-		DeduplicateContent: c.DeduplicateContent, Extraction: c.Extraction,
-		EngineType: c.EngineType, UseStaticIPs: c.UseStaticIPs,
-		Timeout: c.TimeoutSeconds, Origin: c.Origin, BrandID: c.BrandID, StaticIP: c.StaticIP,
+		ID: c.ID.String(), Status: string(c.Status), StartURL: c.StartURLs[0],
+		Options: c.Options, BrandID: c.BrandID, StaticIP: c.StaticIP,
 		TotalPages:        c.TotalPages,
 		DurationInSeconds: crawl.Duration(c.CreatedAt, c.CompletedAt, now),
 		CreatedAt:         c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
-		IncludeExternalLinks: c.IncludeExternalLinks,
-		IncludeOnlyPaths:     c.IncludeOnlyPaths, ExcludePaths: c.ExcludePaths,
-		IncludeOnlyTags: c.IncludeOnlyTags, ExcludeTags: c.ExcludeTags,
-		MaxConcurrentPages: c.MaxConcurrentPages,
 	}
 	if c.CompletedAt != nil {
 		t := c.CompletedAt.UTC()
@@ -208,7 +184,7 @@ func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 	if c.Stack != "" {
 		v.Stack = &c.Stack
 	}
-	if c.RequestShape == crawl.ShapeLegacy && c.EngineType != crawl.EngineAuto {
+	if c.Shape == crawl.ShapeLegacy && c.EngineType != crawl.EngineAuto {
 		v.Engine = c.EngineType
 	}
 	return v

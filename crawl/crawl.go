@@ -42,29 +42,43 @@ const (
 
 // Options are a crawl's effective options, after defaults. They are stored
 // with the crawl and read by the activities; the workflow never sees them.
+//
+// This struct is the one definition of the options; each field's tags say
+// all that the rest of the service needs to know about it:
+//   - json: its name in a create request and in the Crawl object the API
+//     answers ("-": neither);
+//   - bun: its column in the crawls table (db.Crawl embeds Options);
+//   - option: how ParseRequest reads it from a request (see optionRule);
+//     "custom" marks the fields whose rules ParseRequest spells out in code.
+//
+// ParseRequest reads the fields in the order they are declared here, which
+// is the order of the errors it reports.
 type Options struct {
-	Shape              string
-	StartURLs          []string
-	MaxResults         *int // nil: bounded by the server's page cap only
-	MaxDepth           int
-	UseSitemap         bool
-	EntireWebsite      bool
-	ExcludeNonMainTags bool
-	IncludeLinks       bool
-	DeduplicateContent bool
-	Extraction         string
-	EngineType         string
-	UseStaticIPs       bool
-	TimeoutSeconds     int
-	Origin             string
+	Shape      string   `json:"-" bun:"request_shape,notnull"`
+	StartURLs  []string `json:"startUrls" bun:"start_urls,array,notnull" option:"custom"`
+	MaxResults *int     `json:"maxResults" bun:"max_results" option:"custom"` // nil: bounded by the server's page cap only
+	MaxDepth   int      `json:"maxDepth" bun:"max_depth,notnull" option:"custom"`
 
-	IncludeExternalLinks bool
-	IncludeOnlyPaths     []string
-	ExcludePaths         []string
-	IncludeOnlyTags      []string
-	ExcludeTags          []string
-	MaxConcurrentPages   *int
-	Stack                string
+	UseSitemap           bool `json:"useSitemap" bun:"use_sitemap,notnull" option:"default=false"`
+	EntireWebsite        bool `json:"entireWebsite" bun:"entire_website,notnull" option:"default=false"`
+	ExcludeNonMainTags   bool `json:"excludeNonMainTags" bun:"exclude_non_main_tags,notnull" option:"default=true"`
+	IncludeLinks         bool `json:"includeLinks" bun:"include_links,notnull" option:"default=true"`
+	DeduplicateContent   bool `json:"deduplicateContent" bun:"deduplicate_content,notnull" option:"default=true"`
+	IncludeExternalLinks bool `json:"includeExternalLinks" bun:"include_external_links,notnull" option:"default=false"`
+	UseStaticIPs         bool `json:"useStaticIps" bun:"use_static_ips,notnull" option:"custom"`
+
+	Extraction string `json:"extraction" bun:"extraction,notnull" option:"custom"`
+	EngineType string `json:"engineType" bun:"engine_type,notnull" option:"custom"`
+	// The longest timeout is a bound on the workflow, not in the interface.
+	TimeoutSeconds     int    `json:"timeout" bun:"timeout_seconds,notnull" option:"min=60,max=604800,default=1800"`
+	Origin             string `json:"origin" bun:"origin,notnull" option:"oneof=api|web,default=api"`
+	Stack              string `json:"stack" bun:"stack,notnull" option:"custom"`
+	MaxConcurrentPages *int   `json:"maxConcurrentPages" bun:"max_concurrent_pages" option:"min=1,max=1000"`
+
+	IncludeOnlyPaths []string `json:"includeOnlyPaths" bun:"include_only_paths,array,notnull" option:"each=path"`
+	ExcludePaths     []string `json:"excludePaths" bun:"exclude_paths,array,notnull" option:"each=path"`
+	IncludeOnlyTags  []string `json:"includeOnlyTags" bun:"include_only_tags,array,notnull" option:"each=selector"`
+	ExcludeTags      []string `json:"excludeTags" bun:"exclude_tags,array,notnull" option:"each=selector"`
 }
 
 // Unbounded reports whether maxResults and maxDepth are ignored: with

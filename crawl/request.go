@@ -6,28 +6,26 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/andybalholm/cascadia"
 )
 
-// Limits of a create request (interface sections 2.1, 2.2 and 8, with the
-// decisions of DESIGN.md).
+// Limits of a create request that the tags of Options do not state: the
+// ranges of maxResults and maxDepth, which depend on the request shape, and
+// the sizes of URLs, pattern lists and extraction instructions.
 const (
-	MaxResultsCurrent   = 10000
-	MaxResultsLegacy    = 999
-	MaxDepthCurrent     = 100
-	MaxDepthLegacy      = 50
-	DefaultMaxDepth     = 10
-	MinTimeoutSeconds   = 60
-	DefaultTimeout      = 1800
-	MaxTimeoutSeconds   = 7 * 24 * 3600 // a bound on the workflow, not in the interface
-	MaxStartURLs        = 100
-	MaxURLLength        = 2048
-	MaxExtractionLength = 20000
-	MaxPatterns         = 100
-	MaxConcurrentLimit  = 1000
+	MaxResultsCurrent   = 10000 // maxResults: 1..10000, none by default
+	MaxResultsLegacy    = 999   // maxResults in the older shape: 1..999, required
+	MaxDepthCurrent     = 100   // maxDepth: 1..100
+	MaxDepthLegacy      = 50    // maxDepth in the older shape: 1..50, required
+	DefaultMaxDepth     = 10    // maxDepth when the current shape leaves it out
+	MaxStartURLs        = 100   // startUrls: 1..100 URLs
+	MaxURLLength        = 2048  // bytes of a start URL, a path pattern, or a followed link
+	MaxExtractionLength = 20000 // bytes of extraction instructions
+	MaxPatterns         = 100   // entries of includeOnlyPaths, excludePaths, includeOnlyTags, excludeTags
 )
 
 // Stacks maps each accepted `stack` value to the engine it implies.
@@ -69,16 +67,6 @@ type Server struct {
 	ExtractionLimit int
 }
 
-var knownFields = map[string]bool{
-	"startUrl": true, "startUrls": true, "maxResults": true, "maxDepth": true,
-	"useSitemap": true, "entireWebsite": true, "excludeNonMainTags": true,
-	"includeLinks": true, "deduplicateContent": true, "extraction": true,
-	"engineType": true, "engine": true, "useStaticIps": true, "timeout": true,
-	"origin": true, "includeExternalLinks": true, "stack": true,
-	"includeOnlyPaths": true, "excludePaths": true, "includeOnlyTags": true,
-	"excludeTags": true, "maxConcurrentPages": true,
-}
-
 // ParseRequest validates a POST /crawls body in either request shape and
 // returns the effective options. Every bad field is reported, not only the
 // first, in an *Error with code EINVALID.
@@ -98,9 +86,43 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 		}
 	}
 
+	// Each option is read by the rule of its option tag, or by its reader
+	// in customFields, in the order Options declares them.
 	var o Options
-	_, hasCurrent := fields["startUrl"]
-	_, hasLegacy := fields["startUrls"]
+	v := reflect.ValueOf(&o).Elem()
+	for _, f := range optionFields {
+		if f.rule == nil {
+			customFields[f.name](&p, &o, srv)
+			continue
+		}
+		f.rule.read(&p, f.name, v.Field(f.index))
+	}
+
+	if len(p.errs) > 0 {
+		return Options{}, &Error{Code: EINVALID, Message: "the request has invalid fields", Details: p.errs}
+	}
+	return o, nil
+}
+
+// customFields read the options whose rules the option tag cannot state:
+// each sets its field of o (and startUrls the shape too) and reports bad
+// values on p. They run in the order of the fields of Options, so each may
+// rely on the fields before it.
+var customFields = map[string]func(p *parser, o *Options, srv Server){
+	"startUrls":    readStartURLs,
+	"maxResults":   readMaxResults,
+	"maxDepth":     readMaxDepth,
+	"useStaticIps": readUseStaticIPs,
+	"extraction":   readExtraction,
+	"engineType":   readEngineType,
+	"stack":        readStack,
+}
+
+// readStartURLs decides the request shape: startUrl (one URL) in the
+// current one, startUrls (a list) in the older one.
+func readStartURLs(p *parser, o *Options, _ Server) {
+	_, hasCurrent := p.fields["startUrl"]
+	_, hasLegacy := p.fields["startUrls"]
 	switch {
 	case hasCurrent && hasLegacy:
 		p.fail("startUrl", "give either startUrl or startUrls, not both")
@@ -138,47 +160,67 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 			p.fail("startUrls", "required")
 		}
 	}
+}
 
-	maxResults, maxDepth := MaxResultsCurrent, MaxDepthCurrent
+// readMaxResults: optional in the current shape, required (and lower) in
+// the older one.
+func readMaxResults(p *parser, o *Options, _ Server) {
+	limit := MaxResultsCurrent
 	if o.Shape == ShapeLegacy {
-		maxResults, maxDepth = MaxResultsLegacy, MaxDepthLegacy
+		limit = MaxResultsLegacy
 	}
-	if n, ok := p.integer("maxResults", 1, maxResults); ok {
+	if n, ok := p.integer("maxResults", 1, limit); ok {
 		o.MaxResults = &n
 	} else if o.Shape == ShapeLegacy && !p.bad("maxResults") {
-		p.fail("maxResults", fmt.Sprintf("required in the older request shape (1..%d)", maxResults))
+		p.fail("maxResults", fmt.Sprintf("required in the older request shape (1..%d)", limit))
+	}
+}
+
+// readMaxDepth: DefaultMaxDepth in the current shape, required (and lower)
+// in the older one.
+func readMaxDepth(p *parser, o *Options, _ Server) {
+	limit := MaxDepthCurrent
+	if o.Shape == ShapeLegacy {
+		limit = MaxDepthLegacy
 	}
 	o.MaxDepth = DefaultMaxDepth
-	if n, ok := p.integer("maxDepth", 1, maxDepth); ok {
+	if n, ok := p.integer("maxDepth", 1, limit); ok {
 		o.MaxDepth = n
 	} else if o.Shape == ShapeLegacy && !p.bad("maxDepth") {
-		p.fail("maxDepth", fmt.Sprintf("required in the older request shape (1..%d)", maxDepth))
+		p.fail("maxDepth", fmt.Sprintf("required in the older request shape (1..%d)", limit))
 	}
+}
 
-	o.UseSitemap = p.boolean("useSitemap", false)
-	o.EntireWebsite = p.boolean("entireWebsite", false)
-	o.ExcludeNonMainTags = p.boolean("excludeNonMainTags", true)
-	o.IncludeLinks = p.boolean("includeLinks", true)
-	o.DeduplicateContent = p.boolean("deduplicateContent", true)
-	o.IncludeExternalLinks = p.boolean("includeExternalLinks", false)
+// readUseStaticIPs refuses useStaticIps on a server without an egress proxy.
+func readUseStaticIPs(p *parser, o *Options, srv Server) {
 	o.UseStaticIPs = p.boolean("useStaticIps", false)
 	if o.UseStaticIPs && !srv.StaticEgressProxy {
 		p.fail("useStaticIps", "no static egress address is configured on this server")
 	}
+}
 
-	if s, ok := p.str("extraction"); ok {
-		switch {
-		case len(s) > MaxExtractionLength:
-			p.fail("extraction", fmt.Sprintf("at most %d characters", MaxExtractionLength))
-		case srv.ExtractionLimit > 0 && len(s) > srv.ExtractionLimit:
-			p.fail("extraction", fmt.Sprintf("at most %d bytes with this server's model (a quarter of its context)", srv.ExtractionLimit))
-		case strings.TrimSpace(s) != "" && !srv.LLM:
-			p.fail("extraction", "no LLM is configured on this server, so extraction instructions cannot be honoured")
-		default:
-			o.Extraction = strings.TrimSpace(s)
-		}
+// readExtraction bounds extraction instructions by the server's model and
+// refuses them on a server without one.
+func readExtraction(p *parser, o *Options, srv Server) {
+	s, ok := p.str("extraction")
+	if !ok {
+		return
 	}
+	switch {
+	case len(s) > MaxExtractionLength:
+		p.fail("extraction", fmt.Sprintf("at most %d characters", MaxExtractionLength))
+	case srv.ExtractionLimit > 0 && len(s) > srv.ExtractionLimit:
+		p.fail("extraction", fmt.Sprintf("at most %d bytes with this server's model (a quarter of its context)", srv.ExtractionLimit))
+	case strings.TrimSpace(s) != "" && !srv.LLM:
+		p.fail("extraction", "no LLM is configured on this server, so extraction instructions cannot be honoured")
+	default:
+		o.Extraction = strings.TrimSpace(s)
+	}
+}
 
+// readEngineType reads engineType and its older name engine, which must
+// agree when both are given; playwright needs a browser.
+func readEngineType(p *parser, o *Options, srv Server) {
 	o.EngineType = EngineAuto
 	engineType, hasType := p.enum("engineType", EngineAuto, EngineCheerio, EnginePlaywright)
 	engine, hasEngine := p.enum("engine", EngineCheerio, EnginePlaywright)
@@ -197,31 +239,13 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 		}
 		p.fail(field, "this deployment runs no browser workers, so the playwright engine is not available")
 	}
+}
 
-	o.TimeoutSeconds = DefaultTimeout
-	if n, ok := p.integer("timeout", MinTimeoutSeconds, MaxTimeoutSeconds); ok {
-		o.TimeoutSeconds = n
-	}
-	o.Origin = OriginAPI
-	if v, ok := p.enum("origin", OriginAPI, OriginWeb); ok {
-		o.Origin = v
-	}
+// readStack accepts the keys of Stacks.
+func readStack(p *parser, o *Options, _ Server) {
 	if v, ok := p.enum("stack", StackNames()...); ok {
 		o.Stack = v
 	}
-	if n, ok := p.integer("maxConcurrentPages", 1, MaxConcurrentLimit); ok {
-		o.MaxConcurrentPages = &n
-	}
-
-	o.IncludeOnlyPaths = p.patterns("includeOnlyPaths", checkPathGlob)
-	o.ExcludePaths = p.patterns("excludePaths", checkPathGlob)
-	o.IncludeOnlyTags = p.patterns("includeOnlyTags", checkSelector)
-	o.ExcludeTags = p.patterns("excludeTags", checkSelector)
-
-	if len(p.errs) > 0 {
-		return Options{}, &Error{Code: EINVALID, Message: "the request has invalid fields", Details: p.errs}
-	}
-	return o, nil
 }
 
 // hasNUL reports whether a JSON value holds a NUL character in a string.

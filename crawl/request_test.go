@@ -145,7 +145,7 @@ func TestParseRequestValid(t *testing.T) {
 			want := Options{
 				Shape: ShapeCurrent, StartURLs: []string{"https://a.example/docs/"},
 				MaxDepth: DefaultMaxDepth, ExcludeNonMainTags: true, IncludeLinks: true,
-				DeduplicateContent: true, EngineType: EngineAuto, TimeoutSeconds: DefaultTimeout,
+				DeduplicateContent: true, EngineType: EngineAuto, TimeoutSeconds: 1800,
 				Origin: OriginAPI, IncludeOnlyPaths: []string{}, ExcludePaths: []string{},
 				IncludeOnlyTags: []string{}, ExcludeTags: []string{},
 			}

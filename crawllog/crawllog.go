@@ -49,7 +49,7 @@ func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
 	if c.MaxResults != nil {
 		bounds += fmt.Sprintf("maxResults %d, ", *c.MaxResults)
 	}
-	if c.Options().Unbounded() {
+	if c.Options.Unbounded() {
 		bounds = fmt.Sprintf("no depth limit, up to %d pages, ", budget)
 	}
 	return entry(c, "start", Info, "Crawl started",
@@ -114,7 +114,7 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.R
 // LimitReached says why a crawl stopped with notCrawled pages left in its
 // frontier: its maxResults, or the server's cap of serverCap pages.
 func LimitReached(c *db.Crawl, serverCap, notCrawled int) db.CrawlLog {
-	o := c.Options()
+	o := c.Options
 	budget := o.PageBudget(serverCap)
 	e := entry(c, "limit", Info, "maxResults reached",
 		fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, notCrawled),

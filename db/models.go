@@ -2,6 +2,7 @@ package db
 
 import (
 	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,39 +33,19 @@ type APIKey struct {
 	RevokedAt *time.Time `bun:"revoked_at"`
 }
 
-// Crawl is one crawl job: its options as given and as applied, its status
-// and its counters.
+// Crawl is one crawl job: its options as given (Request) and as applied
+// (the embedded Options, one column per field as its bun tag says), its
+// status and its counters.
 type Crawl struct {
 	bun.BaseModel `bun:"table:crawls"`
 
-	ID           uuid.UUID       `bun:"id,pk,type:uuid"`
-	TeamID       uuid.UUID       `bun:"team_id,type:uuid,notnull"`
-	BrandID      *string         `bun:"brand_id"`
-	Status       crawl.Status    `bun:"status,notnull"`
-	RequestShape string          `bun:"request_shape,notnull"`
-	Request      json.RawMessage `bun:"request,type:jsonb,notnull"`
+	ID      uuid.UUID       `bun:"id,pk,type:uuid"`
+	TeamID  uuid.UUID       `bun:"team_id,type:uuid,notnull"`
+	BrandID *string         `bun:"brand_id"`
+	Status  crawl.Status    `bun:"status,notnull"`
+	Request json.RawMessage `bun:"request,type:jsonb,notnull"`
 
-	StartURLs          []string `bun:"start_urls,array,notnull"`
-	MaxResults         *int     `bun:"max_results"`
-	MaxDepth           int      `bun:"max_depth,notnull"`
-	UseSitemap         bool     `bun:"use_sitemap,notnull"`
-	EntireWebsite      bool     `bun:"entire_website,notnull"`
-	ExcludeNonMainTags bool     `bun:"exclude_non_main_tags,notnull"`
-	IncludeLinks       bool     `bun:"include_links,notnull"`
-	DeduplicateContent bool     `bun:"deduplicate_content,notnull"`
-	Extraction         string   `bun:"extraction,notnull"`
-	EngineType         string   `bun:"engine_type,notnull"`
-	UseStaticIPs       bool     `bun:"use_static_ips,notnull"`
-	TimeoutSeconds     int      `bun:"timeout_seconds,notnull"`
-	Origin             string   `bun:"origin,notnull"`
-
-	IncludeExternalLinks bool     `bun:"include_external_links,notnull"`
-	IncludeOnlyPaths     []string `bun:"include_only_paths,array,notnull"`
-	ExcludePaths         []string `bun:"exclude_paths,array,notnull"`
-	IncludeOnlyTags      []string `bun:"include_only_tags,array,notnull"`
-	ExcludeTags          []string `bun:"exclude_tags,array,notnull"`
-	MaxConcurrentPages   *int     `bun:"max_concurrent_pages"`
-	Stack                string   `bun:"stack,notnull"`
+	crawl.Options
 
 	// StaticIP is the egress address of a useStaticIps crawl.
 	StaticIP     *string    `bun:"static_ip"`
@@ -78,42 +59,23 @@ type Crawl struct {
 
 // NewCrawl builds the record of a new, running crawl.
 func NewCrawl(id, teamID uuid.UUID, brandID *string, workflowID string, o crawl.Options, request json.RawMessage, now time.Time) *Crawl {
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	return &Crawl{
+	c := &Crawl{
 		ID: id, TeamID: teamID, BrandID: brandID, Status: crawl.StatusRunning,
-		RequestShape: o.Shape, Request: request,
-		StartURLs: o.StartURLs, MaxResults: o.MaxResults, MaxDepth: o.MaxDepth,
-		UseSitemap: o.UseSitemap, EntireWebsite: o.EntireWebsite,
-		ExcludeNonMainTags: o.ExcludeNonMainTags, IncludeLinks: o.IncludeLinks,
-		DeduplicateContent: o.DeduplicateContent, Extraction: o.Extraction,
-		EngineType: o.EngineType, UseStaticIPs: o.UseStaticIPs,
-		TimeoutSeconds: o.TimeoutSeconds, Origin: o.Origin,
-		IncludeExternalLinks: o.IncludeExternalLinks,
-		IncludeOnlyPaths:     nonNil(o.IncludeOnlyPaths), ExcludePaths: nonNil(o.ExcludePaths),
-		IncludeOnlyTags: nonNil(o.IncludeOnlyTags), ExcludeTags: nonNil(o.ExcludeTags),
-		MaxConcurrentPages: o.MaxConcurrentPages, Stack: o.Stack,
+		Request: request, Options: o,
 		WorkflowID: workflowID, CreatedAt: now, UpdatedAt: now,
 	}
+	emptyNilLists(&c.Options)
+	return c
 }
 
-// Options returns the crawl's effective options.
-func (c *Crawl) Options() crawl.Options {
-	return crawl.Options{
-		Shape: c.RequestShape, StartURLs: c.StartURLs, MaxResults: c.MaxResults,
-		MaxDepth: c.MaxDepth, UseSitemap: c.UseSitemap, EntireWebsite: c.EntireWebsite,
-		ExcludeNonMainTags: c.ExcludeNonMainTags, IncludeLinks: c.IncludeLinks,
-		DeduplicateContent: c.DeduplicateContent, Extraction: c.Extraction,
-		EngineType: c.EngineType, UseStaticIPs: c.UseStaticIPs,
-		TimeoutSeconds: c.TimeoutSeconds, Origin: c.Origin,
-		IncludeExternalLinks: c.IncludeExternalLinks,
-		IncludeOnlyPaths:     c.IncludeOnlyPaths, ExcludePaths: c.ExcludePaths,
-		IncludeOnlyTags: c.IncludeOnlyTags, ExcludeTags: c.ExcludeTags,
-		MaxConcurrentPages: c.MaxConcurrentPages, Stack: c.Stack,
+// emptyNilLists replaces the nil lists of o by empty ones: bun stores a nil
+// slice as NULL, and the list columns are NOT NULL.
+func emptyNilLists(o *crawl.Options) {
+	v := reflect.ValueOf(o).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.IsNil() {
+			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func TestCrawlFixtureSite(t *testing.T) {
 	if created.Status != "running" || created.ID == "" || len(created.StartURLs) != 1 || created.StartURLs[0] != s.URL+"/" {
 		t.Fatalf("created crawl = %+v", created)
 	}
-	if created.MaxDepth != 2 || created.MaxResults != nil || created.Timeout != 1800 || created.EngineType != "auto" ||
+	if created.MaxDepth != 2 || created.MaxResults != nil || created.TimeoutSeconds != 1800 || created.EngineType != "auto" ||
 		!created.ExcludeNonMainTags || !created.IncludeLinks || !created.DeduplicateContent || created.Origin != "api" {
 		t.Errorf("created crawl does not carry the defaults: %+v", created)
 	}
@@ -286,8 +286,8 @@ func TestTimedOut(t *testing.T) {
 	t.Parallel()
 	slow := slowSite(t, 700*time.Millisecond)
 	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/", "timeout": 60, "maxConcurrentPages": 2})
-	if c.Timeout != 60 {
-		t.Errorf("timeout reads back as %d, want 60", c.Timeout)
+	if c.TimeoutSeconds != 60 {
+		t.Errorf("timeout reads back as %d, want 60", c.TimeoutSeconds)
 	}
 	running := waitFor(t, env.api, env.keyA, c.ID, 30*time.Second, "a first page", func(c crawlObj) bool { return c.TotalPages > 0 })
 	if running.Status != "running" || running.CompletedAt != nil || running.DurationInSeconds == nil {

@@ -269,30 +269,19 @@ func call(t testing.TB, method, url, key string, body any, out any) (int, []byte
 	return resp.StatusCode, raw
 }
 
-// crawlObj is the Crawl object as a client reads it.
+// crawlObj is the Crawl object as a client reads it; its options are read
+// under their JSON names (a null stack reads as "").
 type crawlObj struct {
-	ID                 string     `json:"id"`
-	Status             string     `json:"status"`
-	StartURL           string     `json:"startUrl"`
-	StartURLs          []string   `json:"startUrls"`
-	MaxResults         *int       `json:"maxResults"`
-	MaxDepth           int        `json:"maxDepth"`
-	UseSitemap         bool       `json:"useSitemap"`
-	EntireWebsite      bool       `json:"entireWebsite"`
-	ExcludeNonMainTags bool       `json:"excludeNonMainTags"`
-	IncludeLinks       bool       `json:"includeLinks"`
-	DeduplicateContent bool       `json:"deduplicateContent"`
-	Extraction         string     `json:"extraction"`
-	EngineType         string     `json:"engineType"`
-	UseStaticIps       bool       `json:"useStaticIps"`
-	Timeout            int        `json:"timeout"`
-	Origin             string     `json:"origin"`
-	BrandID            *string    `json:"brandId"`
-	TotalPages         int        `json:"totalPages"`
-	DurationInSeconds  *int64     `json:"durationInSeconds"`
-	CreatedAt          time.Time  `json:"createdAt"`
-	UpdatedAt          time.Time  `json:"updatedAt"`
-	CompletedAt        *time.Time `json:"completedAt"`
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	StartURL string `json:"startUrl"`
+	crawl.Options
+	BrandID           *string    `json:"brandId"`
+	TotalPages        int        `json:"totalPages"`
+	DurationInSeconds *int64     `json:"durationInSeconds"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+	CompletedAt       *time.Time `json:"completedAt"`
 }
 
 type errorObj struct {

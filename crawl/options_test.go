@@ -1,0 +1,130 @@
+package crawl
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// TestOptionFieldsAreKnown: every option with a JSON name is a field a
+// request may give, and so are the aliases.
+func TestOptionFieldsAreKnown(t *testing.T) {
+	typ := reflect.TypeFor[Options]()
+	for i := range typ.NumField() {
+		name := typ.Field(i).Tag.Get("json")
+		if name != "-" && !knownFields[name] {
+			t.Errorf("%s (json %q) is not a known request field", typ.Field(i).Name, name)
+		}
+	}
+	for _, a := range requestAliases {
+		if !knownFields[a] {
+			t.Errorf("alias %s is not a known request field", a)
+		}
+	}
+}
+
+// nonDefault sets v, an option read by r, to a valid value that is not
+// its default.
+func nonDefault(t *testing.T, v reflect.Value, r *optionRule) {
+	t.Helper()
+	switch v.Kind() {
+	case reflect.Bool:
+		def, _ := strconv.ParseBool(r.def)
+		v.SetBool(!def)
+	case reflect.Int:
+		v.SetInt(int64(r.max))
+	case reflect.Pointer:
+		n := r.max
+		v.Set(reflect.ValueOf(&n))
+	case reflect.String:
+		for _, s := range r.oneof {
+			if s != r.def {
+				v.SetString(s)
+				return
+			}
+		}
+		t.Fatalf("no value of %v but its default", r.oneof)
+	case reflect.Slice:
+		for _, s := range []string{"/docs/**", "article"} {
+			if r.each(s) == "" {
+				v.Set(reflect.ValueOf([]string{s}))
+				return
+			}
+		}
+		t.Fatal("no list entry fits")
+	}
+}
+
+// TestOptionsRoundTrip: options with every field off its default, encoded
+// under their JSON names, parse back to themselves. An option that the
+// encoding leaves out, or that ParseRequest does not read, fails this.
+func TestOptionsRoundTrip(t *testing.T) {
+	// The custom fields are set here, the simple ones by their rules.
+	want := Options{
+		Shape: ShapeLegacy, StartURLs: []string{"https://a.example/", "https://b.example/x"},
+		MaxResults: ptr(MaxResultsLegacy), MaxDepth: MaxDepthLegacy, UseStaticIPs: true,
+		Extraction: "the prices", EngineType: EnginePlaywright, Stack: "react",
+	}
+	v := reflect.ValueOf(&want).Elem()
+	for _, f := range optionFields {
+		switch {
+		case f.rule != nil:
+			nonDefault(t, v.Field(f.index), f.rule)
+		case v.Field(f.index).IsZero():
+			t.Fatalf("custom option %s is not set in the test; give it a value", f.name)
+		}
+	}
+	body, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseRequest(body, allServer)
+	if err != nil {
+		t.Fatalf("ParseRequest(%s): %v", body, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseRequest(%s) =\n%+v\nwant\n%+v", body, got, want)
+	}
+}
+
+// TestOptionDefaults: a request that gives only a URL gets each simple
+// option's default from its tag.
+func TestOptionDefaults(t *testing.T) {
+	got, err := ParseRequest([]byte(`{"startUrl":"https://a.example/"}`), allServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TimeoutSeconds != 1800 || got.Origin != OriginAPI || got.MaxConcurrentPages != nil ||
+		!got.IncludeLinks || got.UseSitemap || got.IncludeOnlyPaths != nil {
+		t.Errorf("defaults = %+v", got)
+	}
+}
+
+func TestParseRule(t *testing.T) {
+	cases := []struct {
+		typ  reflect.Type
+		tag  string
+		fits bool
+	}{
+		{reflect.TypeFor[bool](), "default=true", true},
+		{reflect.TypeFor[bool](), "", false},
+		{reflect.TypeFor[bool](), "default=yes", false},
+		{reflect.TypeFor[int](), "min=1,max=5,default=2", true},
+		{reflect.TypeFor[int](), "default=2", false},
+		{reflect.TypeFor[*int](), "min=1,max=5", true},
+		{reflect.TypeFor[int](), "min=1,max=x", false},
+		{reflect.TypeFor[string](), "oneof=a|b,default=a", true},
+		{reflect.TypeFor[string](), "min=1,max=2", false},
+		{reflect.TypeFor[[]string](), "each=path", true},
+		{reflect.TypeFor[[]string](), "each=regexp", false},
+		{reflect.TypeFor[[]int](), "each=path", false},
+		{reflect.TypeFor[bool](), "default=true,required", false},
+	}
+	for _, tc := range cases {
+		_, err := parseRule(tc.typ, tc.tag)
+		if (err == nil) != tc.fits {
+			t.Errorf("parseRule(%s, %q) = %v, want fits %v", tc.typ, tc.tag, err, tc.fits)
+		}
+	}
+}
