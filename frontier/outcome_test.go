@@ -1,0 +1,175 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/netguard"
+	"github.com/durablecrawl/crawler/urlnorm"
+)
+
+func TestJudge(t *testing.T) {
+	rules := rulesFor(t, "https://example.com/", func(o *crawl.Options) { o.ExcludePaths = []string{"/hidden/**"} })
+	page := Page{URL: "https://example.com/a", Key: urlnorm.Key(mustURL(t, "https://example.com/a")), Depth: 1, Rank: "000"}
+	again := page
+	again.Attempts = 5
+	html := func(final string) fetch.Result {
+		return fetch.Result{URL: page.URL, FinalURL: final, StatusCode: 200, ContentType: "text/html",
+			Body: []byte("<p>hi</p>"), Links: []string{"/b", "/hidden/c", "https://other.example/"}}
+	}
+	refuse := func(from, to *url.URL) string { return "redirects to " + to.String() + ", which this crawl already has" }
+	for _, tc := range []struct {
+		name     string
+		page     Page
+		result   fetch.Result
+		noLinks  bool
+		state    crawl.PageState
+		reason   string // a prefix of the reason
+		links    int
+		retryIn  time.Duration
+		attempts int
+	}{
+		{name: "kept", page: page, result: html(page.URL), state: crawl.PageFetched, links: 1},
+		{name: "sitemap crawl: links not followed", page: page, result: html(page.URL), noLinks: true, state: crawl.PageFetched},
+		{name: "no response, passing", page: page, result: fetch.Result{Err: io.EOF}, state: crawl.PageQueued,
+			reason: "EOF", retryIn: time.Second, attempts: fetchAttempts},
+		{name: "no response, last attempt", page: again, result: fetch.Result{Err: io.EOF}, state: crawl.PageFailed,
+			reason: "EOF (after 6 attempts)"},
+		{name: "timeout", page: page, result: fetch.Result{Err: context.DeadlineExceeded}, state: crawl.PageQueued,
+			reason: "timeout:", retryIn: time.Second, attempts: timeoutAttempts},
+		{name: "forbidden address", page: page, result: fetch.Result{Err: fmt.Errorf("dial: %w", netguard.ErrForbiddenAddress)},
+			state: crawl.PageFailed, reason: "refused: the address is private"},
+		{name: "503 asks for 90 s", page: page, result: fetch.Result{StatusCode: 503, RetryAfter: 90 * time.Second},
+			state: crawl.PageQueued, reason: "the server answered 503", retryIn: maxFetchRetryAfter, attempts: fetchAttempts},
+		{name: "404", page: page, result: fetch.Result{StatusCode: 404}, state: crawl.PageFailed, reason: "the server answered 404"},
+		{name: "declined redirect", page: page, result: fetch.Result{URL: page.URL, FinalURL: page.URL, StatusCode: 301, Location: "/b"},
+			state: crawl.PageSkipped, reason: "redirects to https://example.com/b, which this crawl already has"},
+		{name: "not HTML", page: page, result: fetch.Result{StatusCode: 200, FinalURL: page.URL, ContentType: "application/pdf"},
+			state: crawl.PageSkipped, reason: "not an HTML page (application/pdf)"},
+		{name: "redirected to another site", page: page, result: html("https://other.example/a"), state: crawl.PageSkipped,
+			reason: "redirected to another site"},
+		{name: "excluded by path rules: links only", page: Page{URL: "https://example.com/hidden/x", Key: urlnorm.Key(mustURL(t, "https://example.com/hidden/x"))},
+			result: html("https://example.com/hidden/x"), state: crawl.PageSkipped, reason: "excluded by includeOnlyPaths", links: 1},
+	} {
+		out := Judge(tc.page, tc.result, rules, !tc.noLinks, refuse)
+		if out.State != tc.state || !strings.HasPrefix(out.Reason, tc.reason) || len(out.Links) != tc.links {
+			t.Errorf("%s: %s %q with %d links, want %s %q… with %d", tc.name, out.State, out.Reason, len(out.Links), tc.state, tc.reason, tc.links)
+		}
+		if (out.State == crawl.PageFetched) != (out.HTML != "") {
+			t.Errorf("%s: state %s with %d bytes of HTML", tc.name, out.State, len(out.HTML))
+		}
+		switch {
+		case tc.retryIn == 0 && out.Retry != nil:
+			t.Errorf("%s: retried %+v", tc.name, *out.Retry)
+		case tc.retryIn != 0 && (out.Retry == nil || out.Retry.In != tc.retryIn || out.Retry.Attempts != tc.attempts || out.Retry.Attempt != 1):
+			t.Errorf("%s: retry %+v, want attempt 1 of %d in %s", tc.name, out.Retry, tc.attempts, tc.retryIn)
+		}
+	}
+}
+
+func TestJudgeBacksOff(t *testing.T) {
+	rules := rulesFor(t, "https://example.com/", nil)
+	for attempts, want := range []time.Duration{1, 2, 4, 8, 16} {
+		p := Page{URL: "https://example.com/a", Key: "example.com/a", Attempts: attempts}
+		out := Judge(p, fetch.Result{StatusCode: 502}, rules, true, nil)
+		if out.Retry == nil || out.Retry.In != want*time.Second || out.Retry.Attempt != attempts+1 {
+			t.Errorf("after %d failed attempts: retry %+v, want in %ds", attempts, out.Retry, want)
+		}
+	}
+}
+
+func TestRedirectTarget(t *testing.T) {
+	rules := rulesFor(t, "https://example.com/", nil)
+	p := Page{URL: "https://example.com/old", Key: urlnorm.Key(mustURL(t, "https://example.com/old"))}
+	r := fetch.Result{URL: p.URL, FinalURL: "https://example.com/new", StatusCode: 200, ContentType: "text/html",
+		Body: []byte("<p>x</p>"), Links: []string{"/x"}, Canonical: "/canon"}
+	out := Judge(p, r, rules, true, nil)
+	target, ok := out.RedirectTarget()
+	if !ok || target.URL != "https://example.com/new" {
+		t.Fatalf("RedirectTarget = %+v %v", target, ok)
+	}
+	if _, ok := out.CanonicalTarget(); ok {
+		t.Error("the canonical address is asked before the redirect is settled")
+	}
+	if got := out.Redirected(false, nil); got.State != crawl.PageSkipped || len(got.Links) != 0 ||
+		!strings.Contains(got.Reason, "which this crawl already has") {
+		t.Errorf("redirect target owned by another page: %s %q, %d links", got.State, got.Reason, len(got.Links))
+	} else if _, ok := got.CanonicalTarget(); ok {
+		t.Error("a skipped page still asks for its canonical address")
+	}
+	if got := out.Redirected(false, errors.New("db down")); got.State != crawl.PageFailed || got.Reason != "db down" {
+		t.Errorf("claim failed: %s %q", got.State, got.Reason)
+	}
+	owned := out.Redirected(true, nil)
+	if owned.State != crawl.PageFetched || len(owned.Links) != 1 {
+		t.Errorf("redirect target owned: %s, %d links", owned.State, len(owned.Links))
+	}
+	if canon, ok := owned.CanonicalTarget(); !ok || canon.URL != "https://example.com/canon" {
+		t.Errorf("after the redirect: CanonicalTarget = %+v %v", canon, ok)
+	}
+}
+
+func TestCanonicalized(t *testing.T) {
+	rules := rulesFor(t, "https://example.com/", nil)
+	p := Page{URL: "https://example.com/a", Key: urlnorm.Key(mustURL(t, "https://example.com/a")), Depth: 1, Rank: "004"}
+	r := fetch.Result{URL: p.URL, FinalURL: p.URL, StatusCode: 200, ContentType: "text/html",
+		Body: []byte("<p>x</p>"), Links: []string{"/x"}, Canonical: "/b"}
+	out := Judge(p, r, rules, true, nil)
+	for _, tc := range []struct {
+		state crawl.PageState
+		known bool
+		want  crawl.PageState
+		links int
+	}{
+		{"", false, crawl.PageSkipped, 2}, // queued under its canonical address
+		{crawl.PageQueued, true, crawl.PageSkipped, 2},
+		{crawl.PageStored, true, crawl.PageSkipped, 1},
+		{crawl.PageFetched, true, crawl.PageSkipped, 1},
+		{crawl.PageFailed, true, crawl.PageFetched, 1}, // the canonical page was not kept: this copy is
+		{crawl.PageSkipped, true, crawl.PageFetched, 1},
+	} {
+		got := out.Canonicalized(tc.state, tc.known, nil)
+		if got.State != tc.want || len(got.Links) != tc.links || (got.State == crawl.PageFetched) != (got.HTML != "") {
+			t.Errorf("canonical page %q (known %v): %s with %d links, want %s with %d", tc.state, tc.known, got.State, len(got.Links), tc.want, tc.links)
+		}
+		if tc.links == 2 && (got.Links[0].URL != "https://example.com/b" || got.Links[0].Depth != 1 || got.Links[0].Rank != "004") {
+			t.Errorf("canonical page queued as %+v, want it at the page's depth and rank", got.Links[0])
+		}
+	}
+	if got := out.Canonicalized("", false, errors.New("db down")); got.State != crawl.PageFailed {
+		t.Errorf("lookup failed: %s", got.State)
+	}
+	if got := out.ToBrowser("an empty root element"); got.State != crawl.PageQueued || got.HTML != "" ||
+		!strings.Contains(got.Reason, "needs JavaScript (an empty root element)") {
+		t.Errorf("ToBrowser: %s %q", got.State, got.Reason)
+	}
+}
+
+func TestRedirectRefusal(t *testing.T) {
+	rules := rulesFor(t, "https://example.com/docs/", nil)
+	policies := map[string]robotsPolicy{"https://example.com": parseRobots("User-agent: *\nDisallow: /docs/secret\n")}
+	old := urlnorm.Key(mustURL(t, "https://example.com/docs/old"))
+	known := func(key string) bool { return key == old }
+	for _, tc := range []struct{ from, to, want string }{
+		{"https://example.com/docs/a", "https://example.com/docs/b", ""},
+		{"http://example.com/docs", "https://example.com/docs/", ""}, // the same page
+		{"https://example.com/docs/a", "https://other.example/", "redirects to another site"},
+		{"https://example.com/docs/a", "https://example.com/blog/", "redirects outside the crawl's scope"},
+		{"https://example.com/docs/a", "https://example.com/docs/secret", "which the site's robots.txt disallows"},
+		{"https://example.com/docs/a", "https://example.com/docs/old", "which this crawl already has"},
+		{"https://example.com/docs/a", "ftp://example.com/docs/x", "redirects to an unusable URL"},
+	} {
+		got := rules.RedirectRefusal(mustURL(t, tc.from), mustURL(t, tc.to), policies, known)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s -> %s: %q, want %q", tc.from, tc.to, got, tc.want)
+		}
+	}
+}
