@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -250,8 +251,9 @@ func TestCrawlAlreadyEnded(t *testing.T) {
 }
 
 // TestCrawlExtractsEveryResultPage runs ExtractPage on the LLM task queue
-// for each page DeduplicatePages lists, more than a window's worth, and
-// goes on when one of them fails for good.
+// for each page DeduplicatePages lists, more than a window's worth, at
+// most 32 at a time (README: "at most 32 of a crawl at a time") and as
+// many as that, and goes on when one of them fails for good.
 func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -271,12 +273,26 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	}
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 45, TotalPages: 45, Extract: ids}, nil).Once()
-	// The test environment runs activities on goroutines of their own.
+	// The test environment runs activities on goroutines of their own. An
+	// extraction is in flight from its start (the listener, which runs
+	// before the mock) until its mock returns. Each mock waits a minute of
+	// the environment's clock, which moves on only once every activity
+	// started waits: so all the extractions the workflow starts at once are
+	// in flight together.
+	const window = 32
+	var inFlight, peak atomic.Int32
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == "ExtractPage" {
+			n := inFlight.Add(1)
+			peak.Store(max(peak.Load(), n)) // the listener runs on the environment's one goroutine
+		}
+	})
 	var mu sync.Mutex
 	extracted := map[int64]bool{}
 	var logsAfter int
-	env.OnActivity(a.ExtractPage, mock.Anything, mock.Anything).Return(
+	env.OnActivity(a.ExtractPage, mock.Anything, mock.Anything).After(time.Minute).Return(
 		func(ctx context.Context, in activities.ExtractPageInput) (activities.ExtractPageResult, error) {
+			defer inFlight.Add(-1)
 			if q := activity.GetInfo(ctx).TaskQueue; q != "llm" {
 				t.Errorf("ExtractPage ran on %q, want the LLM task queue", q)
 			}
@@ -307,6 +323,11 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	}
 	if logsAfter != 45 {
 		t.Errorf("the batch was logged after %d extractions, want all 45", logsAfter)
+	}
+	if got := peak.Load(); got > window {
+		t.Errorf("%d extractions in flight at once, want at most %d", got, window)
+	} else if got < window {
+		t.Errorf("at most %d extractions in flight at once, want the whole window of %d (45 pages wait)", got, window)
 	}
 }
 
