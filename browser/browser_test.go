@@ -46,6 +46,17 @@ func launch(t *testing.T, allowPrivate bool) *Browser {
 	return b
 }
 
+// newSession opens a session of b, closed when the test ends.
+func newSession(t *testing.T, b *Browser) *Session {
+	t.Helper()
+	s, err := b.NewSession()
+	if err != nil {
+		t.Fatalf("new session: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // jsSite serves a page whose text and links exist only after its script
 // ran: part at the load event, part fetched from an API after it.
 func jsSite(t *testing.T) (*httptest.Server, *atomic.Int32) {
@@ -116,8 +127,7 @@ func TestSessionsAreIsolated(t *testing.T) {
 		fmt.Fprint(w, "<p>no cookie</p>")
 	}))
 	defer srv.Close()
-	first, _ := b.NewSession()
-	defer first.Close()
+	first := newSession(t, b)
 	render := func(s *Session) string {
 		p, err := s.Render(context.Background(), srv.URL+"/")
 		if err != nil {
@@ -129,8 +139,7 @@ func TestSessionsAreIsolated(t *testing.T) {
 	if h := render(first); !strings.Contains(h, "cookie yes") {
 		t.Errorf("a session forgot its own cookie: %s", h)
 	}
-	second, _ := b.NewSession()
-	defer second.Close()
+	second := newSession(t, b)
 	if h := render(second); !strings.Contains(h, "no cookie") {
 		t.Errorf("a cookie passed between sessions: %s", h)
 	}
@@ -141,8 +150,7 @@ func TestPrivateAddressRefused(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
-	s, _ := b.NewSession()
-	defer s.Close()
+	s := newSession(t, b)
 	if _, err := s.Render(context.Background(), srv.URL+"/"); !errors.Is(err, ErrRefused) {
 		t.Errorf("render of a loopback page: %v, want ErrRefused", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/internal/proctest"
@@ -19,23 +18,44 @@ import (
 // in a new Chromium.
 func TestChromiumCrash(t *testing.T) {
 	b := launch(t, true)
+	// /slow tells the test it was requested, and answers only once the
+	// test is done with it or Chromium has gone: Chromium is killed while
+	// the batch waits on the page.
+	requested := make(chan struct{}, 1)
+	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
-			time.Sleep(3 * time.Second)
+			select {
+			case requested <- struct{}{}:
+			default:
+			}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
 		}
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, "<html><body><p>page %s</p></body></html>", r.URL.Path)
 	}))
 	defer srv.Close()
 	f := Fetcher{Browser: b}
+	killed := make(chan int, 1)
 	go func() {
-		time.Sleep(time.Second)
-		proctest.KillDescendants("chromium")
+		select {
+		case <-requested:
+			killed <- proctest.KillDescendants("chromium")
+		case <-release: // the batch ended without requesting /slow
+			killed <- 0
+		}
 	}()
 	var reported []string
 	err := f.FetchAll(context.Background(), []string{srv.URL + "/slow"}, fetch.Batch{Parallelism: 1}, func(r fetch.Result) {
 		reported = append(reported, r.URL)
 	})
+	close(release)
+	if n := <-killed; n == 0 {
+		t.Fatalf("no Chromium process was killed while /slow loaded (err %v, reported %v)", err, reported)
+	}
 	if !errors.Is(err, ErrBrowserDied) || len(reported) != 0 {
 		t.Fatalf("batch during a crash: err %v, reported %v; want ErrBrowserDied and nothing", err, reported)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,6 +43,28 @@ func expectFinish(env *testsuite.TestWorkflowEnvironment, got *crawl.Status, tot
 			*got = in.Status
 			return activities.FinishCrawlResult{Status: in.Status, TotalPages: total}, nil
 		}).Once()
+}
+
+// activitiesStarted records the type of each activity the workflow
+// starts, mocked or not. (The environment's AssertNotCalled sees calls of
+// mocked activities only: on any other it passes whatever the workflow
+// does.) It takes the environment's one started-listener.
+func activitiesStarted(env *testsuite.TestWorkflowEnvironment) *[]string {
+	var started []string
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		started = append(started, info.ActivityType.Name)
+	})
+	return &started
+}
+
+// checkNotStarted fails the test for each of names among started.
+func checkNotStarted(t *testing.T, started []string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if slices.Contains(started, name) {
+			t.Errorf("%s ran (activities started: %v)", name, started)
+		}
+	}
 }
 
 // runCrawl runs the crawl workflow to its end and checks that it ends
@@ -117,11 +141,18 @@ func TestCrawlFailsWithoutPages(t *testing.T) {
 		Return(activities.FetchPagesResult{Claimed: 1, Failed: 1}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
 		Return(activities.FetchPagesResult{}, nil).Once()
+	// Mocked so that a call of them leaves the workflow as it is: then
+	// only the check below sees it.
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{}, nil).Maybe()
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(activities.DeduplicatePagesResult{}, nil).Maybe()
 	var status crawl.Status
 	expectFinish(env, &status, 0)
+	started := activitiesStarted(env)
 
 	runCrawl(t, env, &status, crawl.StatusFailed)
-	env.AssertNotCalled(t, "DeduplicatePages", mock.Anything, mock.Anything)
+	// A batch without fetched pages has nothing to convert or store.
+	checkNotStarted(t, *started, "ConvertPages", "DeduplicatePages", "ExtractPage")
+	env.AssertExpectations(t)
 }
 
 func TestCrawlTimesOut(t *testing.T) {
@@ -200,6 +231,10 @@ func TestCrawlAlreadyEnded(t *testing.T) {
 	env.RegisterActivity(&activities.Activities{})
 	env.OnActivity(a.StartCrawl, mock.Anything, mock.Anything).
 		Return(activities.CrawlPlan{Status: crawl.StatusAborted}, nil).Once()
+	// Mocked so that a fetch would leave the workflow as it is: then only
+	// the check below sees it.
+	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).Return(activities.FetchPagesResult{}, nil).Maybe()
+	started := activitiesStarted(env)
 
 	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
 	var res CrawlResult
@@ -209,12 +244,16 @@ func TestCrawlAlreadyEnded(t *testing.T) {
 	if res.Status != crawl.StatusAborted {
 		t.Errorf("status = %q, want the crawl's own aborted", res.Status)
 	}
-	env.AssertNotCalled(t, "FetchPages", mock.Anything, mock.Anything)
+	// Nothing is fetched, and the crawl's status is not written again.
+	if got := fmt.Sprint(*started); got != "[StartCrawl]" {
+		t.Errorf("activities started: %s, want [StartCrawl] only", got)
+	}
 }
 
 // TestCrawlExtractsEveryResultPage runs ExtractPage on the LLM task queue
-// for each page DeduplicatePages lists, more than a window's worth, and
-// goes on when one of them fails for good.
+// for each page DeduplicatePages lists, more than a window's worth, at
+// most 32 at a time (README: "at most 32 of a crawl at a time") and as
+// many as that, and goes on when one of them fails for good.
 func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -234,12 +273,26 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	}
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 45, TotalPages: 45, Extract: ids}, nil).Once()
-	// The test environment runs activities on goroutines of their own.
+	// The test environment runs activities on goroutines of their own. An
+	// extraction is in flight from its start (the listener, which runs
+	// before the mock) until its mock returns. Each mock waits a minute of
+	// the environment's clock, which moves on only once every activity
+	// started waits: so all the extractions the workflow starts at once are
+	// in flight together.
+	const window = 32
+	var inFlight, peak atomic.Int32
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == "ExtractPage" {
+			n := inFlight.Add(1)
+			peak.Store(max(peak.Load(), n)) // the listener runs on the environment's one goroutine
+		}
+	})
 	var mu sync.Mutex
 	extracted := map[int64]bool{}
 	var logsAfter int
-	env.OnActivity(a.ExtractPage, mock.Anything, mock.Anything).Return(
+	env.OnActivity(a.ExtractPage, mock.Anything, mock.Anything).After(time.Minute).Return(
 		func(ctx context.Context, in activities.ExtractPageInput) (activities.ExtractPageResult, error) {
+			defer inFlight.Add(-1)
 			if q := activity.GetInfo(ctx).TaskQueue; q != "llm" {
 				t.Errorf("ExtractPage ran on %q, want the LLM task queue", q)
 			}
@@ -271,6 +324,11 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	if logsAfter != 45 {
 		t.Errorf("the batch was logged after %d extractions, want all 45", logsAfter)
 	}
+	if got := peak.Load(); got > window {
+		t.Errorf("%d extractions in flight at once, want at most %d", got, window)
+	} else if got < window {
+		t.Errorf("at most %d extractions in flight at once, want the whole window of %d (45 pages wait)", got, window)
+	}
 }
 
 // TestCrawlBeforeDeduplicationActivity replays the branch of runs begun
@@ -290,8 +348,13 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 			convertIn = in
 			return activities.ConvertPagesResult{Stored: 2, TotalPages: 2}, nil
 		}).Once()
+	// Mocked so that a call would leave the workflow as it is: then only
+	// the check below sees it.
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2}, nil).Maybe()
 	var status crawl.Status
 	expectFinish(env, &status, 2)
+	started := activitiesStarted(env)
 
 	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
 	if err := env.GetWorkflowError(); err != nil {
@@ -300,7 +363,13 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 	if convertIn.StoreLater || status != crawl.StatusSucceeded {
 		t.Errorf("ConvertPages asked to store later (%v), status %q", convertIn.StoreLater, status)
 	}
-	env.AssertNotCalled(t, "DeduplicatePages", mock.Anything, mock.Anything)
+	// One activity at a time in these runs, so their order is fixed; no
+	// DeduplicatePages.
+	want := "[StartCrawl FetchPages ConvertPages WriteLogs FetchPages FinishCrawl]"
+	if got := fmt.Sprint(*started); got != want {
+		t.Errorf("activities started: %s, want %s", got, want)
+	}
+	env.AssertExpectations(t)
 }
 
 // TestCrawlRefillsAfterSkippedPages: fetched pages that do not become
