@@ -237,6 +237,68 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 	if len(urls) == 0 {
 		return nil
 	}
+	c, err := s.collector(ctx, b)
+	if err != nil {
+		return err
+	}
+	pending := &pendingResults{m: make(map[*colly.Context]*Result, len(urls)), emit: emit}
+	if b.Admit != nil {
+		c.OnRequest(func(req *colly.Request) {
+			r := pending.get(req.Ctx)
+			if r == nil || b.Admit(r.URL) {
+				return
+			}
+			r.Err = ctx.Err()
+			if r.Err == nil {
+				r.Err = errors.New("the request was not admitted")
+			}
+			req.Abort()
+			pending.finish(req.Ctx)
+		})
+	}
+	if b.UseEgressProxy {
+		c.OnRequest(func(req *colly.Request) {
+			if err := s.checkTarget(ctx, req.URL); err != nil {
+				if r := pending.get(req.Ctx); r != nil {
+					r.Err = err
+				}
+				req.Abort()
+				pending.finish(req.Ctx)
+			}
+		})
+	}
+	c.OnResponse(func(resp *colly.Response) {
+		if r := pending.get(resp.Ctx); r != nil {
+			s.read(r, resp)
+		}
+	})
+	c.OnScraped(func(resp *colly.Response) { pending.finish(resp.Ctx) })
+	c.OnError(func(resp *colly.Response, err error) {
+		if r := pending.get(resp.Ctx); r != nil {
+			r.Err = err
+			if resp.StatusCode != 0 {
+				r.StatusCode = resp.StatusCode
+			}
+			if resp.Request != nil && resp.Request.URL != nil {
+				r.FinalURL = resp.Request.URL.String()
+			}
+		}
+		pending.finish(resp.Ctx)
+	})
+	for _, u := range urls {
+		cc := colly.NewContext()
+		r := pending.add(cc, u)
+		if err := c.Request(http.MethodGet, u, nil, cc, nil); err != nil {
+			pending.fail(cc, r, err)
+		}
+	}
+	c.Wait()
+	pending.finishAll(ctx)
+	return ctx.Err()
+}
+
+// collector returns a colly collector that fetches a batch as b says.
+func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, error) {
 	c := colly.NewCollector(
 		colly.Async(true),
 		colly.AllowURLRevisit(),
@@ -249,7 +311,7 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 	var transport http.RoundTripper = s.transport
 	if b.UseEgressProxy {
 		if s.proxied == nil {
-			return ErrNoEgressProxy
+			return nil, ErrNoEgressProxy
 		}
 		transport = s.proxied
 	}
@@ -260,7 +322,7 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		rule.Parallelism, rule.Delay = 1, b.Delay
 	}
 	if err := c.Limit(rule); err != nil {
-		return fmt.Errorf("colly limit: %w", err)
+		return nil, fmt.Errorf("colly limit: %w", err)
 	}
 	c.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
@@ -274,130 +336,102 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		}
 		return nil
 	})
+	return c, nil
+}
 
-	var mu sync.Mutex
-	// Each URL gets its own colly context, the key of its pending result.
-	// A result is touched only by the goroutine fetching it until finish.
-	pending := make(map[*colly.Context]*Result, len(urls))
-	finish := func(cc *colly.Context) {
-		mu.Lock()
-		r, ok := pending[cc]
-		delete(pending, cc)
-		mu.Unlock()
-		if ok {
-			r.Duration = time.Since(r.started)
-			emit(*r)
+// read fills r from a response: status, type, redirect target, wait asked
+// for, and the body (cut at the size cap; as UTF-8 with its links when it
+// is HTML).
+func (s *Static) read(r *Result, resp *colly.Response) {
+	r.FinalURL = resp.Request.URL.String()
+	r.StatusCode = resp.StatusCode
+	if resp.Headers != nil {
+		r.ContentType = resp.Headers.Get("Content-Type")
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			r.Location = resp.Headers.Get("Location")
 		}
+		r.RetryAfter = parseRetryAfter(resp.Headers.Get("Retry-After"), time.Now())
 	}
-	get := func(cc *colly.Context) *Result {
-		mu.Lock()
-		defer mu.Unlock()
-		return pending[cc]
+	body := resp.Body
+	if len(body) > s.opts.MaxBytes {
+		body, r.Truncated = body[:s.opts.MaxBytes], true
 	}
+	if r.ContentType == "" {
+		// No declared type: sniff it, so that a binary file is not taken
+		// for HTML.
+		r.ContentType = http.DetectContentType(body)
+	}
+	if r.IsHTML() {
+		r.Body = TextUTF8(body, r.ContentType)
+		r.Links, r.Canonical = pageLinks(r.Body, resp.Request.URL)
+	} else {
+		r.Body = append([]byte(nil), body...)
+	}
+}
 
-	if b.Admit != nil {
-		c.OnRequest(func(req *colly.Request) {
-			r := get(req.Ctx)
-			if r == nil || b.Admit(r.URL) {
-				return
-			}
-			r.Err = ctx.Err()
-			if r.Err == nil {
-				r.Err = errors.New("the request was not admitted")
-			}
-			req.Abort()
-			finish(req.Ctx)
-		})
-	}
-	if b.UseEgressProxy {
-		c.OnRequest(func(req *colly.Request) {
-			if err := s.checkTarget(ctx, req.URL); err != nil {
-				if r := get(req.Ctx); r != nil {
-					r.Err = err
-				}
-				req.Abort()
-				finish(req.Ctx)
-			}
-		})
-	}
-	c.OnResponse(func(resp *colly.Response) {
-		r := get(resp.Ctx)
-		if r == nil {
-			return
-		}
-		r.FinalURL = resp.Request.URL.String()
-		r.StatusCode = resp.StatusCode
-		if resp.Headers != nil {
-			r.ContentType = resp.Headers.Get("Content-Type")
-			if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-				r.Location = resp.Headers.Get("Location")
-			}
-			r.RetryAfter = parseRetryAfter(resp.Headers.Get("Retry-After"), time.Now())
-		}
-		body := resp.Body
-		if len(body) > s.opts.MaxBytes {
-			body, r.Truncated = body[:s.opts.MaxBytes], true
-		}
-		if r.ContentType == "" {
-			// No declared type: sniff it, so that a binary file is not
-			// taken for HTML.
-			r.ContentType = http.DetectContentType(body)
-		}
-		if r.IsHTML() {
-			r.Body = TextUTF8(body, r.ContentType)
-			r.Links, r.Canonical = pageLinks(r.Body, resp.Request.URL)
-		} else {
-			r.Body = append([]byte(nil), body...)
-		}
-	})
-	c.OnScraped(func(resp *colly.Response) { finish(resp.Ctx) })
-	c.OnError(func(resp *colly.Response, err error) {
-		cc := resp.Ctx
-		if r := get(cc); r != nil {
-			r.Err = err
-			if resp.StatusCode != 0 {
-				r.StatusCode = resp.StatusCode
-			}
-			if resp.Request != nil && resp.Request.URL != nil {
-				r.FinalURL = resp.Request.URL.String()
-			}
-		}
-		finish(cc)
-	})
+// pendingResults are the results of a batch not emitted yet. Each URL gets
+// its own colly context, the key of its result; a result is touched only
+// by the goroutine fetching it until it is finished.
+type pendingResults struct {
+	mu   sync.Mutex
+	m    map[*colly.Context]*Result
+	emit func(Result)
+}
 
-	for _, u := range urls {
-		cc := colly.NewContext()
-		mu.Lock()
-		pending[cc] = &Result{URL: u, FinalURL: u, started: time.Now()}
-		mu.Unlock()
-		if err := c.Request(http.MethodGet, u, nil, cc, nil); err != nil {
-			mu.Lock()
-			if r, ok := pending[cc]; ok {
-				r.Err = err
-			}
-			mu.Unlock()
-			finish(cc)
-		}
-	}
-	c.Wait()
+func (p *pendingResults) add(cc *colly.Context, u string) *Result {
+	r := &Result{URL: u, FinalURL: u, started: time.Now()}
+	p.mu.Lock()
+	p.m[cc] = r
+	p.mu.Unlock()
+	return r
+}
 
-	// Anything still pending was stopped by ctx before colly reported it.
-	mu.Lock()
-	left := make([]*colly.Context, 0, len(pending))
-	for cc := range pending {
+func (p *pendingResults) get(cc *colly.Context) *Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.m[cc]
+}
+
+// finish emits the result of cc, once.
+func (p *pendingResults) finish(cc *colly.Context) {
+	p.mu.Lock()
+	r, ok := p.m[cc]
+	delete(p.m, cc)
+	p.mu.Unlock()
+	if ok {
+		r.Duration = time.Since(r.started)
+		p.emit(*r)
+	}
+}
+
+// fail finishes the result r of cc with err, unless it was finished.
+func (p *pendingResults) fail(cc *colly.Context, r *Result, err error) {
+	p.mu.Lock()
+	if _, ok := p.m[cc]; ok {
+		r.Err = err
+	}
+	p.mu.Unlock()
+	p.finish(cc)
+}
+
+// finishAll emits what is still pending: fetches ctx stopped before colly
+// reported them.
+func (p *pendingResults) finishAll(ctx context.Context) {
+	p.mu.Lock()
+	left := make([]*colly.Context, 0, len(p.m))
+	for cc := range p.m {
 		left = append(left, cc)
 	}
-	mu.Unlock()
+	p.mu.Unlock()
 	for _, cc := range left {
-		if r := get(cc); r != nil && r.Err == nil {
+		if r := p.get(cc); r != nil && r.Err == nil {
 			r.Err = ctx.Err()
 			if r.Err == nil {
 				r.Err = errors.New("fetch ended without a response")
 			}
 		}
-		finish(cc)
+		p.finish(cc)
 	}
-	return ctx.Err()
 }
 
 // parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
