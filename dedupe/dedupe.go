@@ -237,8 +237,8 @@ type Result struct {
 // fragments it owns, the headings that still have content under them, and
 // the structure around what is left.
 func Assemble(blocks []Block, owned func(Hash) bool) Result {
-	keep := make([]bool, len(blocks))
 	var res Result
+	keep := make([]bool, len(blocks))
 	for i, b := range blocks {
 		switch {
 		case b.Fragment:
@@ -248,9 +248,27 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 			keep[i] = true // no text to compare (an empty list item, a rule): structure
 		}
 	}
-	// A heading whose section had text and lost all of it goes too. The
-	// deepest headings are decided first: a section that keeps only a
-	// sub-heading without text under it has lost its text.
+	dropEmptiedHeadings(blocks, keep)
+	texts := keepTables(blocks, keep)
+	var shown map[Hash]bool
+	res.Markdown, res.Removed, shown = write(blocks, keep, texts)
+	if res.Removed > 0 && res.Removed == res.Fragments {
+		res.Markdown = "" // nothing of the page is left but structure
+	}
+	released := map[Hash]bool{}
+	for _, b := range blocks {
+		if b.Fragment && owned(b.Hash) && !shown[b.Hash] && !released[b.Hash] {
+			released[b.Hash] = true
+			res.Released = append(res.Released, b.Hash)
+		}
+	}
+	return res
+}
+
+// dropEmptiedHeadings drops each heading whose section had text and lost
+// all of it. The deepest headings are decided first: a section that keeps
+// only a sub-heading without text under it has lost its text.
+func dropEmptiedHeadings(blocks []Block, keep []bool) {
 	for i := len(blocks) - 1; i >= 0; i-- {
 		b := blocks[i]
 		if b.Kind != Heading || !keep[i] {
@@ -267,9 +285,12 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 			keep[i] = false
 		}
 	}
-	// A table keeps its delimiter row while any of its rows stay; a header
-	// row owned by another page is then left with empty cells, so that the
-	// rows still read as a table.
+}
+
+// keepTables keeps a table's delimiter row while any of its rows stay; a
+// header row owned by another page is then left with empty cells, so that
+// the rows still read as a table. It returns the text of each block.
+func keepTables(blocks []Block, keep []bool) []string {
 	texts := make([]string, len(blocks))
 	for i, b := range blocks {
 		texts[i] = b.Text
@@ -288,15 +309,21 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 			keep[i+1] = true
 		}
 	}
-	// Rules stay between kept blocks only.
+	return texts
+}
+
+// write joins the kept blocks, with the blank lines between them that the
+// page had; rules stay between kept blocks only. It returns the markdown,
+// how many fragments were removed (or emptied), and the fragments shown.
+func write(blocks []Block, keep []bool, texts []string) (string, int, map[Hash]bool) {
 	lastText := -1
 	for i, b := range blocks {
 		if keep[i] && b.Kind != Rule {
 			lastText = i
 		}
 	}
-
 	shown := make(map[Hash]bool)
+	removed := 0
 	var sb strings.Builder
 	blank, last := false, -1
 	for i, b := range blocks {
@@ -304,7 +331,7 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 			blank = true
 		}
 		if b.Fragment && (!keep[i] || texts[i] != b.Text) {
-			res.Removed++
+			removed++
 		}
 		if !keep[i] {
 			continue
@@ -324,18 +351,7 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 			shown[b.Hash] = true
 		}
 	}
-	res.Markdown = sb.String()
-	if res.Removed > 0 && res.Removed == res.Fragments {
-		res.Markdown = "" // nothing of the page is left but structure
-	}
-	released := map[Hash]bool{}
-	for _, b := range blocks {
-		if b.Fragment && owned(b.Hash) && !shown[b.Hash] && !released[b.Hash] {
-			released[b.Hash] = true
-			res.Released = append(res.Released, b.Hash)
-		}
-	}
-	return res
+	return sb.String(), removed, shown
 }
 
 // emptyRow returns a table row with the cells of row, emptied.
