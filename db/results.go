@@ -193,76 +193,9 @@ func (s *Store) StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, bu
 	for start := 0; start < len(ids); start += storeGroup {
 		var got StoreResult
 		err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			got = StoreResult{}
-			room, err := roomFor(ctx, tx, crawlID, budget)
-			if err != nil {
-				return err
-			}
-			var pages []Page
-			err = tx.NewSelect().Model(&pages).Column("id", "raw_markdown").
-				Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids[start:min(start+storeGroup, len(ids))])).
-				Where("state = ?", crawl.PageConverted).Order("depth", "rank", "id").Scan(ctx)
-			if err != nil {
-				return fmt.Errorf("load converted pages: %w", err)
-			}
-			// The group's pages are split, their fragments claimed in one
-			// statement in crawl order, and their results and skips
-			// written in one statement each.
-			var (
-				keptIDs, skipped []int64
-				group            []dedupe.Page
-				claims           []Claim
-			)
-			for _, p := range pages {
-				if len(keptIDs) >= room {
-					skipped = append(skipped, p.ID)
-					continue
-				}
-				page := dedupe.NewPage(p.ID, deref(p.RawMarkdown))
-				keptIDs, group = append(keptIDs, p.ID), append(group, page)
-				claims = append(claims, Claim{PageID: p.ID, Hashes: page.Hashes})
-			}
-			owners, err := claimFragments(ctx, tx, crawlID, claims)
-			if err != nil {
-				return err
-			}
-			settled := dedupe.Settle(group, owners)
-			if err := giveBack(ctx, tx, crawlID, settled.HandedOn, settled.Freed); err != nil {
-				return err
-			}
-			results := settled.Results
-			markdowns := make([]string, len(results))
-			fragments, removedFrag := make([]int, len(results)), make([]int, len(results))
-			for i, k := range results {
-				markdowns[i], fragments[i], removedFrag[i] = k.Markdown, k.Fragments, k.Removed
-			}
-			if len(skipped) > 0 {
-				if _, err := tx.NewUpdate().Model((*Page)(nil)).
-					Set("state = ?", crawl.PageSkipped).
-					Set("error = ?", "not stored: the crawl had ended or reached its page limit").
-					Where("id IN (?)", bun.In(skipped)).Where("state = ?", crawl.PageConverted).Exec(ctx); err != nil {
-					return fmt.Errorf("skip pages over the budget: %w", err)
-				}
-			}
-			got.Skipped = len(skipped)
-			if len(keptIDs) > 0 {
-				// stored_at follows crawl order within the group (results
-				// are listed by it): the transaction's time plus the page's
-				// position in microseconds.
-				stored, err := tx.NewRaw(`
-UPDATE pages AS p SET state = ?, markdown = d.markdown, fragments = d.fragments,
-    fragments_removed = d.removed, stored_at = now() + d.ord * interval '1 microsecond'
-FROM unnest(?::bigint[], ?::text[], ?::integer[], ?::integer[]) WITH ORDINALITY AS d(id, markdown, fragments, removed, ord)
-WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
-					crawl.PageStored, pgdialect.Array(keptIDs), pgdialect.Array(markdowns), pgdialect.Array(fragments),
-					pgdialect.Array(removedFrag), crawlID, crawl.PageConverted).Exec(ctx)
-				if err != nil {
-					return fmt.Errorf("store pages: %w", err)
-				}
-				n, _ := stored.RowsAffected()
-				got.Stored = int(n)
-			}
-			return countStored(ctx, tx, crawlID, got.Stored)
+			var err error
+			got, err = storeGroupDeduplicated(ctx, tx, crawlID, ids[start:min(start+storeGroup, len(ids))], budget)
+			return err
 		})
 		if err != nil {
 			return res, err
@@ -271,6 +204,97 @@ WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 		res.Skipped += got.Skipped
 	}
 	return res, nil
+}
+
+// storeGroupDeduplicated stores a group of converted pages (ids) as
+// results, within tx. The group's pages are split, their fragments claimed
+// in one statement in crawl order, what each keeps settled by
+// dedupe.Settle, and their results and skips written in one statement
+// each.
+func storeGroupDeduplicated(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, ids []int64, budget int) (StoreResult, error) {
+	room, err := roomFor(ctx, tx, crawlID, budget)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	var pages []Page
+	err = tx.NewSelect().Model(&pages).Column("id", "raw_markdown").
+		Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids)).
+		Where("state = ?", crawl.PageConverted).Order("depth", "rank", "id").Scan(ctx)
+	if err != nil {
+		return StoreResult{}, fmt.Errorf("load converted pages: %w", err)
+	}
+	var (
+		keptIDs, skipped []int64
+		group            []dedupe.Page
+		claims           []Claim
+	)
+	for _, p := range pages {
+		if len(keptIDs) >= room {
+			skipped = append(skipped, p.ID)
+			continue
+		}
+		page := dedupe.NewPage(p.ID, deref(p.RawMarkdown))
+		keptIDs, group = append(keptIDs, p.ID), append(group, page)
+		claims = append(claims, Claim{PageID: p.ID, Hashes: page.Hashes})
+	}
+	owners, err := claimFragments(ctx, tx, crawlID, claims)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	settled := dedupe.Settle(group, owners)
+	if err := giveBack(ctx, tx, crawlID, settled.HandedOn, settled.Freed); err != nil {
+		return StoreResult{}, err
+	}
+	if err := skipOverBudget(ctx, tx, skipped); err != nil {
+		return StoreResult{}, err
+	}
+	stored, err := writeResults(ctx, tx, crawlID, keptIDs, settled.Results)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	return StoreResult{Stored: stored, Skipped: len(skipped)}, countStored(ctx, tx, crawlID, stored)
+}
+
+// skipOverBudget skips converted pages that do not fit the crawl's budget
+// (or whose crawl ended).
+func skipOverBudget(ctx context.Context, tx bun.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := tx.NewUpdate().Model((*Page)(nil)).
+		Set("state = ?", crawl.PageSkipped).
+		Set("error = ?", "not stored: the crawl had ended or reached its page limit").
+		Where("id IN (?)", bun.In(ids)).Where("state = ?", crawl.PageConverted).Exec(ctx); err != nil {
+		return fmt.Errorf("skip pages over the budget: %w", err)
+	}
+	return nil
+}
+
+// writeResults stores the converted pages ids with what deduplication
+// left of each (results[i] for ids[i]) and returns how many it stored.
+// stored_at follows crawl order within the group (results are listed by
+// it): the transaction's time plus the page's position in microseconds.
+func writeResults(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, ids []int64, results []dedupe.Result) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	markdowns := make([]string, len(results))
+	fragments, removed := make([]int, len(results)), make([]int, len(results))
+	for i, k := range results {
+		markdowns[i], fragments[i], removed[i] = k.Markdown, k.Fragments, k.Removed
+	}
+	stored, err := tx.NewRaw(`
+UPDATE pages AS p SET state = ?, markdown = d.markdown, fragments = d.fragments,
+    fragments_removed = d.removed, stored_at = now() + d.ord * interval '1 microsecond'
+FROM unnest(?::bigint[], ?::text[], ?::integer[], ?::integer[]) WITH ORDINALITY AS d(id, markdown, fragments, removed, ord)
+WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
+		crawl.PageStored, pgdialect.Array(ids), pgdialect.Array(markdowns), pgdialect.Array(fragments),
+		pgdialect.Array(removed), crawlID, crawl.PageConverted).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("store pages: %w", err)
+	}
+	n, _ := stored.RowsAffected()
+	return int(n), nil
 }
 
 // storeWhole is StoreConverted for pages kept whole.
