@@ -52,18 +52,43 @@ func restartDrill(w io.Writer, f flags, tmp string) error {
 		return err
 	}
 	began := time.Now()
-	type step struct {
-		at   int
-		what string
-		do   func() error
+	events, err := runDrillSteps(svc, pg, site, &c, began, f)
+	if err != nil {
+		return err
 	}
+	wall := time.Since(began).Seconds()
+	counts, err := drillCounts(pg.url("crawler_drill"), c.ID)
+	if err != nil {
+		return err
+	}
+	if counts.runs, counts.events, err = svc.timeline(c.ID, wall); err != nil {
+		return err
+	}
+	writeDrillReport(w, pages, concurrency, events, c, wall, counts, site.Stats())
+	if c.Status != "succeeded" || c.TotalPages != pages || counts.distinctStored != pages || counts.loggedTwice != 0 {
+		return fmt.Errorf("the crawl ended %s with %d pages (%d distinct stored, %d logged twice)", c.Status, c.TotalPages, counts.distinctStored, counts.loggedTwice)
+	}
+	return nil
+}
+
+// drillStep disturbs the service once the crawl has stored at pages.
+type drillStep struct {
+	at   int
+	what string
+	do   func() error
+}
+
+// runDrillSteps watches crawl c until it ends, taking the drill's steps
+// (worker, Temporal and Postgres restarts) as it passes their marks, and
+// returns what was done when.
+func runDrillSteps(svc *service, pg *postgres, site *testsite.Site, c *crawlState, began time.Time, f flags) ([]string, error) {
 	killWorker := func() error {
 		svc.worker.kill()
 		var err error
 		svc.worker, err = startProc(svc.tmp, "worker", svc.env, f.crawler, "worker")
 		return err
 	}
-	steps := []step{
+	steps := []drillStep{
 		{1500, "worker killed (SIGKILL) and started again", killWorker},
 		{3500, "Temporal server killed (SIGKILL) and started again on its database file", func() error {
 			svc.temporal.kill()
@@ -75,31 +100,26 @@ func restartDrill(w io.Writer, f flags, tmp string) error {
 	var events []string
 	for c.Status == "running" || c.Status == "" {
 		time.Sleep(200 * time.Millisecond)
-		if err := svc.call("GET", "/crawls/"+c.ID, nil, &c); err != nil {
+		if err := svc.call("GET", "/crawls/"+c.ID, nil, c); err != nil {
 			continue // Postgres or the API is restarting
 		}
 		if len(steps) > 0 && c.TotalPages >= steps[0].at {
-			st := site.Stats()
-			logf("restart drill: %d pages stored, %d served: %s", c.TotalPages, st.Requests, steps[0].what)
+			logf("restart drill: %d pages stored, %d served: %s", c.TotalPages, site.Stats().Requests, steps[0].what)
 			events = append(events, fmt.Sprintf("at %d pages stored (%.0f s): %s", c.TotalPages, time.Since(began).Seconds(), steps[0].what))
 			if err := steps[0].do(); err != nil {
-				return err
+				return nil, err
 			}
 			steps = steps[1:]
 		}
 		if time.Since(began) > 30*time.Minute {
-			return fmt.Errorf("the crawl did not end in 30 minutes: %+v", c)
+			return nil, fmt.Errorf("the crawl did not end in 30 minutes: %+v", *c)
 		}
 	}
-	wall := time.Since(began).Seconds()
-	counts, err := drillCounts(pg.url("crawler_drill"), c.ID)
-	if err != nil {
-		return err
-	}
-	if counts.runs, counts.events, err = svc.timeline(c.ID, wall); err != nil {
-		return err
-	}
-	st := site.Stats()
+	return events, nil
+}
+
+// writeDrillReport prints the restart drill's table.
+func writeDrillReport(w io.Writer, pages, concurrency int, events []string, c crawlState, wall float64, counts drillCount, st testsite.Stats) {
 	fmt.Fprintf(w, "\n### Restart drill: %d pages at concurrency %d\n\n", pages, concurrency)
 	for _, e := range events {
 		fmt.Fprintf(w, "- %s\n", e)
@@ -110,10 +130,6 @@ func restartDrill(w io.Writer, f flags, tmp string) error {
 	fmt.Fprintf(w, "| 'Page crawled' log entries | %d |\n| pages with more than one entry | %d |\n", counts.logged, counts.loggedTwice)
 	fmt.Fprintf(w, "| pages the site served | %d |\n| served more than once (repeat fetches) | %d |\n", st.Distinct, st.Repeats)
 	fmt.Fprintf(w, "| workflow runs, history events in all | %d, %d |\n", counts.runs, counts.events)
-	if c.Status != "succeeded" || c.TotalPages != pages || counts.distinctStored != pages || counts.loggedTwice != 0 {
-		return fmt.Errorf("the crawl ended %s with %d pages (%d distinct stored, %d logged twice)", c.Status, c.TotalPages, counts.distinctStored, counts.loggedTwice)
-	}
-	return nil
 }
 
 type crawlState struct {
@@ -175,39 +191,10 @@ func manyCrawls(w io.Writer, f flags, tmp string) error {
 			return err
 		}
 	}
-	type run struct {
-		seconds float64
-		ended   time.Time
-		state   crawlState
-		err     error
+	runs, err := smallCrawls(svc, small, smallPages)
+	if err != nil {
+		return err
 	}
-	runs := make([]run, small)
-	var wg sync.WaitGroup
-	for i := range runs {
-		site := testsite.New(testsite.Options{Pages: smallPages})
-		siteURL, stop, err := serveSite(site)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			began := time.Now()
-			r := &runs[i]
-			if r.err = svc.call("POST", "/crawls", map[string]any{"startUrl": siteURL + "/", "entireWebsite": true}, &r.state); r.err != nil {
-				return
-			}
-			for r.state.Status == "running" {
-				time.Sleep(100 * time.Millisecond)
-				if r.err = svc.call("GET", "/crawls/"+r.state.ID, nil, &r.state); r.err != nil {
-					return
-				}
-			}
-			r.seconds, r.ended = time.Since(began).Seconds(), time.Now()
-		}()
-	}
-	wg.Wait()
 	smallEnded := time.Now()
 	for bigCrawl.Status == "running" {
 		time.Sleep(200 * time.Millisecond)
@@ -237,6 +224,47 @@ func manyCrawls(w io.Writer, f flags, tmp string) error {
 		return fmt.Errorf("the big crawl ended %s with %d pages", bigCrawl.Status, bigCrawl.TotalPages)
 	}
 	return nil
+}
+
+// smallRun is one of manyCrawls' small crawls: how long it took, and how
+// it ended.
+type smallRun struct {
+	seconds float64
+	state   crawlState
+	err     error
+}
+
+// smallCrawls crawls n sites of pages pages each, all at once, and waits
+// for every crawl to end.
+func smallCrawls(svc *service, n, pages int) ([]smallRun, error) {
+	runs := make([]smallRun, n)
+	var wg sync.WaitGroup
+	for i := range runs {
+		site := testsite.New(testsite.Options{Pages: pages})
+		siteURL, stop, err := serveSite(site)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			began := time.Now()
+			r := &runs[i]
+			if r.err = svc.call("POST", "/crawls", map[string]any{"startUrl": siteURL + "/", "entireWebsite": true}, &r.state); r.err != nil {
+				return
+			}
+			for r.state.Status == "running" {
+				time.Sleep(100 * time.Millisecond)
+				if r.err = svc.call("GET", "/crawls/"+r.state.ID, nil, &r.state); r.err != nil {
+					return
+				}
+			}
+			r.seconds = time.Since(began).Seconds()
+		}()
+	}
+	wg.Wait()
+	return runs, nil
 }
 
 // postgres is a private Postgres cluster in a temporary folder.
