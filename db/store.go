@@ -135,14 +135,16 @@ func crawlByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*Crawl, error) {
 	return c, nil
 }
 
-// FinishCrawl moves a running crawl to a terminal status and returns the
-// crawl as it is afterwards. A crawl that is no longer running is left
-// as it is (compare-and-set), so concurrent or repeated finishes agree.
-func (s *Store) FinishCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
-	return finishCrawl(ctx, s.db, id, status, message)
+// SetEndStatus moves a running crawl to a terminal status, without log
+// entries, and returns the crawl as it is afterwards and whether it
+// changed. A crawl that is no longer running is left as it is
+// (compare-and-set), so concurrent or repeated endings agree. EndCrawl is
+// the ending with its log entries.
+func (s *Store) SetEndStatus(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
+	return setEndStatus(ctx, s.db, id, status, message)
 }
 
-func finishCrawl(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
+func setEndStatus(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
 	res, err := db.NewUpdate().Model((*Crawl)(nil)).
 		Set("status = ?", status).
 		Set("error_message = ?", message).
@@ -167,7 +169,7 @@ func (s *Store) EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status,
 	logs func(c *Crawl, unlogged []Page) []CrawlLog) (*Crawl, error) {
 	var out *Crawl
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		c, _, err := finishCrawl(ctx, tx, id, status, message)
+		c, _, err := setEndStatus(ctx, tx, id, status, message)
 		if err != nil {
 			return err
 		}
@@ -542,8 +544,9 @@ func savepoint[T any](ctx context.Context, tx bun.Tx, fn func() (T, error)) (T, 
 }
 
 // lockRunning locks the crawl's row (FOR SHARE or FOR UPDATE) and reports
-// whether the crawl is running. The lock orders page writes with
-// FinishCrawl: nothing changes a crawl's pages after it ended.
+// whether the crawl is running. The lock orders page writes with the
+// crawl's end (setEndStatus): nothing changes a crawl's pages after it
+// ended.
 func lockRunning(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, mode string) (bool, error) {
 	var status crawl.Status
 	err := tx.NewSelect().Model((*Crawl)(nil)).Column("status").

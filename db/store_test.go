@@ -240,7 +240,7 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, deduplicate bool) {
 	if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[2]}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
+	if _, _, err := store.SetEndStatus(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, deduplicate); res.Stored != 0 || res.Skipped != 1 {
@@ -402,11 +402,11 @@ func fragmentOf(t *testing.T, text string) [16]byte {
 func TestFinishCrawlIsCompareAndSet(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)
-	got, changed, err := store.FinishCrawl(ctx, c.ID, crawl.StatusTimedOut, "")
+	got, changed, err := store.SetEndStatus(ctx, c.ID, crawl.StatusTimedOut, "")
 	if err != nil || !changed || got.Status != crawl.StatusTimedOut || got.CompletedAt == nil {
 		t.Fatalf("first finish: %+v %v %v", got, changed, err)
 	}
-	got, changed, err = store.FinishCrawl(ctx, c.ID, crawl.StatusAborted, "")
+	got, changed, err = store.SetEndStatus(ctx, c.ID, crawl.StatusAborted, "")
 	if err != nil || changed || got.Status != crawl.StatusTimedOut {
 		t.Errorf("second finish changed the status: %s %v %v", got.Status, changed, err)
 	}

@@ -79,12 +79,20 @@ const batchesPerRun = 500
 // its history stays quick, and far below Temporal's hard limit.
 const eventsPerRun = 5000
 
-// CrawlWorkflow crawls breadth-first: each round claims a batch of queued
-// pages (shallowest first), fetches them, converts them to markdown and
-// logs them, until the frontier is empty or the page budget is spent. The
-// crawl's timeout is a timer: when it fires the round in flight is
-// cancelled and the crawl ends timed_out with the pages stored so far. A
-// cancel from the Temporal UI or CLI ends it aborted.
+// CrawlWorkflow runs one crawl. StartCrawl seeds the frontier with the
+// start URLs (and, with useSitemap, SeedFromSitemap with the sitemaps'
+// pages); then the crawl goes breadth-first in batches: each claims queued
+// pages (shallowest first) and fetches them (FetchPages, or RenderPages on
+// the browser task queue), converts them to markdown (ConvertPages),
+// deduplicates and stores them as results (DeduplicatePages), sends each
+// result through the LLM when the crawl has extraction instructions
+// (ExtractPage on the LLM task queue) and logs every page (WriteLogs).
+// The next batch is fetched while the last one is converted and stored.
+// It ends when the frontier is empty or the page budget is spent, with
+// FinishCrawl. The crawl's timeout is a timer: when it fires the batches
+// in flight are cancelled and the crawl ends timed_out with the pages
+// stored so far. A cancel from the Temporal UI or CLI ends it aborted.
+// Long crawls continue as new runs, so that no history grows large.
 func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, quickActivityOptions)
 	logger := workflow.GetLogger(ctx)
@@ -201,7 +209,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 			return false, nil
 		}
 		if fetched.Fetched > 0 {
-			if err := resultsOf(ctx, pageCtx, in); err != nil {
+			if err := convertAndStore(ctx, pageCtx, in); err != nil {
 				return false, err
 			}
 		}
@@ -437,10 +445,10 @@ const minRetryWait = 200 * time.Millisecond
 // out of ConvertPages into DeduplicatePages, followed by ExtractPage.
 const dedupeAndExtract = "deduplicate-and-extract"
 
-// resultsOf turns the fetched pages of the batch in.Batch into results:
+// convertAndStore turns the fetched pages of the batch in.Batch into results:
 // converted to markdown, deduplicated and stored, then, for a crawl with
 // extraction instructions, each sent to the LLM.
-func resultsOf(ctx, pageCtx workflow.Context, in *CrawlInput) error {
+func convertAndStore(ctx, pageCtx workflow.Context, in *CrawlInput) error {
 	if workflow.GetVersion(ctx, dedupeAndExtract, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		// Runs begun before the change: ConvertPages stores the results.
 		var converted activities.ConvertPagesResult
