@@ -69,7 +69,7 @@ type Options struct {
 
 	Extraction string `json:"extraction" bun:"extraction,notnull" option:"custom"`
 	EngineType string `json:"engineType" bun:"engine_type,notnull" option:"custom"`
-	// The longest timeout is a bound on the workflow, not in the interface.
+	// A week is the longest timeout: it bounds how long a workflow may run.
 	TimeoutSeconds     int    `json:"timeout" bun:"timeout_seconds,notnull" option:"min=60,max=604800,default=1800"`
 	Origin             string `json:"origin" bun:"origin,notnull" option:"oneof=api|web,default=api"`
 	Stack              string `json:"stack" bun:"stack,notnull" option:"custom"`
