@@ -44,7 +44,7 @@ func everyOption(t *testing.T) crawl.Options {
 }
 
 // insertCrawl stores a crawl with options o for a new team.
-func insertCrawl(t *testing.T, o crawl.Options) *db.Crawl {
+func insertCrawl(t testing.TB, o crawl.Options) *db.Crawl {
 	t.Helper()
 	ctx := context.Background()
 	key, err := store.CreateAPIKey(ctx, "team-"+uuid.NewString(), nil)

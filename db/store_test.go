@@ -2,16 +2,12 @@ package db_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
@@ -36,25 +32,11 @@ func TestMain(m *testing.M) {
 // newCrawl stores a running crawl of a new team.
 func newCrawl(t testing.TB) *db.Crawl {
 	t.Helper()
-	ctx := context.Background()
-	key, err := store.CreateAPIKey(ctx, "team-"+uuid.NewString(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := store.Authenticate(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	o, err := crawl.ParseRequest([]byte(`{"startUrl":"https://example.com/","maxResults":3}`), crawl.Server{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := uuid.New()
-	c := db.NewCrawl(id, p.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{"startUrl":"https://example.com/","maxResults":3}`), time.Now())
-	if err := store.InsertCrawl(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return insertCrawl(t, o)
 }
 
 func page(path string, depth int, rank string) db.NewPage {
