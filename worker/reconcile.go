@@ -21,11 +21,23 @@ type describer interface {
 	DescribeWorkflowExecution(ctx context.Context, workflowID, runID string) (*workflowservice.DescribeWorkflowExecutionResponse, error)
 }
 
+// reconcileStore is what the reconciler needs of the database: the running
+// crawls, a page at a time, and End's compare-and-set ending.
+type reconcileStore interface {
+	// RunningCrawls returns up to limit crawls still running that were
+	// created before createdBefore, oldest first, starting after the crawl
+	// after (uuid.Nil for the first page).
+	RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]db.Crawl, error)
+	crawllog.Ender
+}
+
+var _ reconcileStore = (*db.Store)(nil)
+
 // Reconciler settles crawls that Postgres still calls running although
 // their workflow has closed without running workflow code: terminated
 // (aborted), past its execution timeout (timed_out), or gone (error).
 type Reconciler struct {
-	Store    *db.Store
+	Store    reconcileStore
 	Temporal describer
 	Logger   *slog.Logger
 	// Grace spares crawls younger than this: their workflow may not have

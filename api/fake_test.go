@@ -1,0 +1,290 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// testKey is the API key of team testTeam; otherKey that of otherTeam.
+const (
+	testKey  = "ck_test_key"
+	otherKey = "ck_other_key"
+)
+
+var (
+	testTeam  = uuid.MustParse("00000000-0000-4000-8000-00000000000a")
+	otherTeam = uuid.MustParse("00000000-0000-4000-8000-00000000000b")
+	testBrand = "brand-a"
+)
+
+// fakeStore is an in-memory store: crawls by ID, ended compare-and-set as
+// db.Store ends them, and a record of every write and list.
+type fakeStore struct {
+	keys     map[string]db.Principal
+	crawls   map[uuid.UUID]*db.Crawl
+	inserted []uuid.UUID
+	// insertErr fails InsertCrawl.
+	insertErr error
+	ended     []endCall
+	logs      []db.CrawlLog
+	listed    []listCall
+	listTotal int
+}
+
+type endCall struct {
+	ID      uuid.UUID
+	Status  crawl.Status
+	Message string
+}
+
+type listCall struct {
+	What        string // "logs" or "results"
+	Crawl       uuid.UUID
+	Page, Limit int
+	Raw         bool
+}
+
+var _ store = (*fakeStore)(nil)
+
+func newFakeStore() *fakeStore {
+	return &fakeStore{
+		keys: map[string]db.Principal{
+			testKey:  {TeamID: testTeam, BrandID: &testBrand},
+			otherKey: {TeamID: otherTeam},
+		},
+		crawls: map[uuid.UUID]*db.Crawl{},
+	}
+}
+
+func (s *fakeStore) Authenticate(_ context.Context, key string) (db.Principal, error) {
+	p, ok := s.keys[key]
+	if !ok {
+		return db.Principal{}, crawl.Errorf(crawl.EUNAUTHORIZED, "invalid API key")
+	}
+	return p, nil
+}
+
+func (s *fakeStore) InsertCrawl(_ context.Context, c *db.Crawl) error {
+	if s.insertErr != nil {
+		return s.insertErr
+	}
+	cp := *c
+	s.crawls[c.ID] = &cp
+	s.inserted = append(s.inserted, c.ID)
+	return nil
+}
+
+func (s *fakeStore) GetCrawl(_ context.Context, teamID, id uuid.UUID) (*db.Crawl, error) {
+	c, ok := s.crawls[id]
+	if !ok || c.TeamID != teamID {
+		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
+	}
+	cp := *c
+	return &cp, nil
+}
+
+func (s *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Status, message string,
+	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	s.ended = append(s.ended, endCall{id, status, message})
+	c, ok := s.crawls[id]
+	if !ok {
+		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
+	}
+	if c.Status == crawl.StatusRunning {
+		now := time.Now()
+		c.Status, c.ErrorMessage, c.CompletedAt = status, message, &now
+	}
+	cp := *c
+	s.logs = append(s.logs, logs(&cp, nil)...)
+	return &cp, nil
+}
+
+func (s *fakeStore) InsertLogs(_ context.Context, logs []db.CrawlLog) error {
+	s.logs = append(s.logs, logs...)
+	return nil
+}
+
+func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error) {
+	s.listed = append(s.listed, listCall{What: "logs", Crawl: crawlID, Page: page, Limit: limit})
+	return nil, s.listTotal, nil
+}
+
+func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error) {
+	s.listed = append(s.listed, listCall{What: "results", Crawl: crawlID, Page: page, Limit: limit, Raw: raw})
+	return nil, s.listTotal, nil
+}
+
+// addCrawl stores a crawl of team with status.
+func (s *fakeStore) addCrawl(team uuid.UUID, status crawl.Status) *db.Crawl {
+	o, err := crawl.ParseRequest([]byte(`{"startUrl":"https://a.example/"}`), crawl.Server{})
+	if err != nil {
+		panic(err)
+	}
+	id := uuid.New()
+	c := db.NewCrawl(id, team, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), time.Now().Add(-time.Minute))
+	c.Status = status
+	s.crawls[id] = c
+	return c
+}
+
+// fakeTemporal records the workflows started and cancelled.
+type fakeTemporal struct {
+	started []started
+	// startErr fails ExecuteWorkflow.
+	startErr error
+	// store, when set, is where a started workflow's crawl must already be.
+	store *fakeStore
+	// startedBeforeInsert notes a workflow started for a crawl not yet
+	// stored.
+	startedBeforeInsert bool
+
+	cancelled []string
+	cancelErr error
+	// onCancel runs on a successful cancel, as the workflow would.
+	onCancel func(workflowID string)
+}
+
+type started struct {
+	Options  client.StartWorkflowOptions
+	Workflow any
+	Args     []any
+}
+
+var _ temporalClient = (*fakeTemporal)(nil)
+
+func (t *fakeTemporal) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error) {
+	if t.startErr != nil {
+		return nil, t.startErr
+	}
+	if t.store != nil && !slices.ContainsFunc(t.store.inserted, func(id uuid.UUID) bool { return "crawl-"+id.String() == o.ID }) {
+		t.startedBeforeInsert = true
+	}
+	t.started = append(t.started, started{o, workflow, args})
+	return nil, nil
+}
+
+func (t *fakeTemporal) CancelWorkflow(_ context.Context, workflowID, runID string) error {
+	t.cancelled = append(t.cancelled, workflowID)
+	if t.cancelErr != nil {
+		return t.cancelErr
+	}
+	if t.onCancel != nil {
+		t.onCancel(workflowID)
+	}
+	return nil
+}
+
+// testAPI is the API over a fake store and a fake Temporal.
+type testAPI struct {
+	app      *fiber.App
+	store    *fakeStore
+	temporal *fakeTemporal
+}
+
+const testQueue = "test-crawls"
+
+func newTestAPI(t *testing.T) *testAPI {
+	t.Helper()
+	s := newFakeStore()
+	tc := &fakeTemporal{store: s}
+	app := New(Options{Store: s, Temporal: tc, TaskQueue: testQueue, Server: allServer,
+		StaticIP: "203.0.113.7", Logger: slog.New(slog.DiscardHandler)})
+	return &testAPI{app: app, store: s, temporal: tc}
+}
+
+// response is an answer of the API with its JSON body decoded.
+type response struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+// do sends a request with key as bearer token ("" for none).
+func (a *testAPI) do(t *testing.T, method, path, key, body string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	return a.send(t, req)
+}
+
+func (a *testAPI) send(t *testing.T, req *http.Request) response {
+	t.Helper()
+	resp, err := a.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := response{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	if err := json.Unmarshal(raw, &r.Body); err != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %v\n%s", req.Method, req.URL, err, raw)
+	}
+	return r
+}
+
+// wantError fails t unless r is an error answer with status and code, its
+// details naming exactly fields (sorted; none when fields is nil).
+func wantError(t *testing.T, r response, status int, code string, fields ...string) {
+	t.Helper()
+	if r.Status != status {
+		t.Errorf("status %d, want %d; body %s", r.Status, status, r.Raw)
+	}
+	e, ok := r.Body["error"].(map[string]any)
+	if !ok || len(r.Body) != 1 {
+		t.Fatalf("body %s is not {\"error\": {...}}", r.Raw)
+	}
+	if e["code"] != code {
+		t.Errorf("error code %v, want %s", e["code"], code)
+	}
+	if m, _ := e["message"].(string); m == "" {
+		t.Errorf("error without a message: %s", r.Raw)
+	}
+	var got []string
+	details, _ := e["details"].([]any)
+	for _, d := range details {
+		f, _ := d.(map[string]any)
+		if m, _ := f["message"].(string); m == "" {
+			t.Errorf("detail without a message: %v", d)
+		}
+		got = append(got, f["field"].(string))
+	}
+	sort.Strings(got)
+	if !slices.Equal(got, fields) {
+		t.Errorf("error details name %v, want %v; body %s", got, fields, r.Raw)
+	}
+}
+
+// errorMessage is the message of an error answer.
+func errorMessage(r response) string {
+	e, _ := r.Body["error"].(map[string]any)
+	m, _ := e["message"].(string)
+	return m
+}
+
+var errFake = errors.New("fake: failure")
