@@ -134,14 +134,23 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 		}
 		return c.JSON(crawlView(rec, time.Now()))
 	}
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+	// The wait ends early enough to leave the request's own deadline time
+	// for one more read.
+	wait, cancelWait := context.WithTimeout(ctx, 3*time.Second)
+	defer cancelWait()
+	if deadline, ok := ctx.Deadline(); ok {
+		wait, cancelWait = context.WithDeadline(wait, deadline.Add(-time.Until(deadline)/4))
+		defer cancelWait()
+	}
+	for !rec.Status.Terminal() {
+		select {
+		case <-wait.Done():
+			return c.JSON(crawlView(rec, time.Now()))
+		case <-time.After(100 * time.Millisecond):
+		}
 		if rec, err = s.Store.GetCrawl(ctx, team, id); err != nil {
 			return err
 		}
-		if rec.Status.Terminal() {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	return c.JSON(crawlView(rec, time.Now()))
 }

@@ -91,7 +91,10 @@ func (s *fakeStore) InsertCrawl(_ context.Context, c *db.Crawl) error {
 	return nil
 }
 
-func (s *fakeStore) GetCrawl(_ context.Context, teamID, id uuid.UUID) (*db.Crawl, error) {
+func (s *fakeStore) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // as the database would
+	}
 	c, ok := s.crawls[id]
 	if !ok || c.TeamID != teamID {
 		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)

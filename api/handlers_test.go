@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -263,6 +264,20 @@ func TestAbortCrawl(t *testing.T) {
 			}
 		})
 	}
+	t.Run("abort not recorded within the request's time", func(t *testing.T) {
+		a := newTestAPI(t)
+		a.app = New(Options{Store: a.store, Temporal: a.temporal, TaskQueue: testQueue, Server: allServer,
+			Logger: slog.New(slog.DiscardHandler), RequestTimeout: time.Second})
+		c := a.store.addCrawl(testTeam, crawl.StatusRunning) // the workflow never records the abort
+		began := time.Now()
+		r := a.do(t, http.MethodPost, "/crawls/"+c.ID.String()+"/abort", testKey, "")
+		if r.Status != http.StatusOK || r.Body["status"] != "running" {
+			t.Errorf("%d %s, want 200 with the crawl still running", r.Status, r.Raw)
+		}
+		if waited := time.Since(began); waited > time.Second {
+			t.Errorf("the answer took %s, past the request's time limit of 1s", waited)
+		}
+	})
 	t.Run("workflow not found", func(t *testing.T) {
 		a := newTestAPI(t)
 		c := a.store.addCrawl(testTeam, crawl.StatusRunning)

@@ -51,7 +51,7 @@ func (r *Reconciler) Run(ctx context.Context, interval time.Duration) {
 	defer t.Stop()
 	for {
 		if _, err := r.Once(ctx); err != nil && ctx.Err() == nil {
-			r.Logger.Warn("reconcile crawls", "error", err)
+			r.logger().Warn("reconcile crawls", "error", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -83,12 +83,12 @@ func (r *Reconciler) Once(ctx context.Context) (int, error) {
 			}
 			done, err := crawllog.End(ctx, r.Store, c.ID, status, reason)
 			if err != nil {
-				r.Logger.Warn("settle crawl", "crawlId", c.ID, "error", err)
+				r.logger().Warn("settle crawl", "crawlId", c.ID, "error", err)
 				continue
 			}
 			if done.Status == status {
 				settled++
-				r.Logger.Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason)
+				r.logger().Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason)
 			}
 		}
 		if len(running) < 200 || ctx.Err() != nil {
@@ -123,4 +123,12 @@ func (r *Reconciler) verdict(ctx context.Context, workflowID string) (crawl.Stat
 	default:
 		return "", "", false
 	}
+}
+
+// logger is the reconciler's Logger, or slog's default without one.
+func (r *Reconciler) logger() *slog.Logger {
+	if r.Logger == nil {
+		return slog.Default()
+	}
+	return r.Logger
 }
