@@ -25,7 +25,9 @@ func TestJudge(t *testing.T) {
 		return fetch.Result{URL: page.URL, FinalURL: final, StatusCode: 200, ContentType: "text/html",
 			Body: []byte("<p>hi</p>"), Links: []string{"/b", "/hidden/c", "https://other.example/"}}
 	}
-	refuse := func(from, to *url.URL) string { return "redirects to " + to.String() + ", which this crawl already has" }
+	refuse := func(from, to *url.URL) string {
+		return "redirects to " + to.String() + ", which this crawl already has"
+	}
 	for _, tc := range []struct {
 		name     string
 		page     Page
