@@ -1,0 +1,431 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/extract"
+	"github.com/durablecrawl/crawler/fetch"
+)
+
+// fakeStore is an in-memory database: canned answers in, recorded calls
+// out. It implements every activity's small interface; each test sets only
+// what its activity asks for. Its methods may be called from the
+// goroutines of a batch, hence the lock.
+type fakeStore struct {
+	mu sync.Mutex
+
+	crawl *db.Crawl // nil: no such crawl
+	// fail makes the method of that name return the error.
+	fail map[string]error
+
+	// Answers.
+	counts     map[crawl.PageState]int // CountPages
+	claim      []db.Page               // ClaimBatch
+	waiting    int                     // RetriesWaiting
+	retryIn    time.Duration
+	owned      map[string]bool            // ClaimRedirectTarget, by target key
+	known      map[string]bool            // Known
+	states     map[string]crawl.PageState // StateOf
+	robots     map[string]db.Robots       // Robots, by origin; SaveRobots adds
+	fetched    []int64                    // FetchedPages
+	pages      map[int64]db.Page          // PagesWithHTML, BatchPages
+	stored     db.StoreResult             // StoreConverted; adds Stored to TotalPages
+	pending    []int64                    // PendingExtractions
+	source     db.ExtractionSource        // ExtractionSource
+	batchPages []db.Page                  // BatchPages
+
+	// Calls.
+	enqueued     []db.NewPage
+	logs         []db.CrawlLog // InsertLogs, and EndCrawl's entries after them
+	ended        []crawl.Status
+	endReason    string
+	outcomes     []db.FetchOutcome
+	redirects    []db.NewPage // ClaimRedirectTarget's targets
+	savedRobots  []db.Robots
+	htmlLoads    [][]int64 // PagesWithHTML's ids, a slice a call
+	converted    []db.Converted
+	storeCalls   []storeCall
+	pendingAsked int
+	chunkAnswers []chunkAnswer
+	extractions  []extraction
+	calls        []string // every method called, in order
+}
+
+var _ Store = (*fakeStore)(nil)
+
+type storeCall struct {
+	batch, budget int
+	deduplicate   bool
+}
+
+type chunkAnswer struct {
+	pageID        int64
+	chunk, chunks int
+	answer        db.ChunkAnswer
+}
+
+type extraction struct {
+	pageID  int64
+	value   string
+	failure string
+}
+
+// call records a call of method and returns the error it is to fail with.
+// The caller holds f.mu.
+func (f *fakeStore) call(method string) error {
+	f.calls = append(f.calls, method)
+	return f.fail[method]
+}
+
+func (f *fakeStore) called(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if c == method {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *fakeStore) CrawlByID(_ context.Context, id uuid.UUID) (*db.Crawl, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("CrawlByID"); err != nil {
+		return nil, err
+	}
+	if f.crawl == nil || f.crawl.ID != id {
+		return nil, crawl.Errorf(crawl.ENOTFOUND, "no crawl %s", id)
+	}
+	c := *f.crawl
+	return &c, nil
+}
+
+func (f *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Status, message string,
+	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("EndCrawl"); err != nil {
+		return nil, err
+	}
+	f.ended, f.endReason = append(f.ended, status), message
+	if !f.crawl.Status.Terminal() { // compare-and-set, as the database does
+		f.crawl.Status, f.crawl.ErrorMessage = status, message
+	}
+	c := *f.crawl
+	f.logs = append(f.logs, logs(&c, nil)...)
+	return &c, nil
+}
+
+func (f *fakeStore) Enqueue(_ context.Context, _ uuid.UUID, pages []db.NewPage) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Enqueue"); err != nil {
+		return 0, err
+	}
+	f.enqueued = append(f.enqueued, pages...)
+	return len(pages), nil
+}
+
+func (f *fakeStore) InsertLogs(_ context.Context, logs []db.CrawlLog) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("InsertLogs"); err != nil {
+		return err
+	}
+	f.logs = append(f.logs, logs...)
+	return nil
+}
+
+func (f *fakeStore) CountPages(context.Context, uuid.UUID) (map[crawl.PageState]int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.counts, f.call("CountPages")
+}
+
+func (f *fakeStore) ClaimBatch(context.Context, uuid.UUID, int, int) ([]db.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.claim, f.call("ClaimBatch")
+}
+
+func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Duration, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.waiting, f.retryIn, f.call("RetriesWaiting")
+}
+
+func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SaveFetches"); err != nil {
+		return err
+	}
+	f.outcomes = append(f.outcomes, outs...)
+	return nil
+}
+
+func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.redirects = append(f.redirects, target)
+	return f.owned[target.NormalizedURL], f.call("ClaimRedirectTarget")
+}
+
+func (f *fakeStore) Known(_ context.Context, _ uuid.UUID, key string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.known[key], f.call("Known")
+}
+
+func (f *fakeStore) StateOf(_ context.Context, _ uuid.UUID, key string) (crawl.PageState, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	state, ok := f.states[key]
+	return state, ok, f.call("StateOf")
+}
+
+func (f *fakeStore) Robots(_ context.Context, _ uuid.UUID, origins []string) (map[string]db.Robots, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]db.Robots{}
+	for _, o := range origins {
+		if r, ok := f.robots[o]; ok {
+			out[o] = r
+		}
+	}
+	return out, f.call("Robots")
+}
+
+func (f *fakeStore) SaveRobots(_ context.Context, rows []db.Robots) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SaveRobots"); err != nil {
+		return err
+	}
+	f.savedRobots = append(f.savedRobots, rows...)
+	if f.robots == nil {
+		f.robots = map[string]db.Robots{}
+	}
+	for _, r := range rows {
+		f.robots[r.Origin] = r
+	}
+	return nil
+}
+
+func (f *fakeStore) FetchedPages(context.Context, uuid.UUID, int) ([]int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fetched, f.call("FetchedPages")
+}
+
+func (f *fakeStore) PagesWithHTML(_ context.Context, _ uuid.UUID, ids []int64) ([]db.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.htmlLoads = append(f.htmlLoads, append([]int64(nil), ids...))
+	var out []db.Page
+	for _, id := range ids {
+		out = append(out, f.pages[id])
+	}
+	return out, f.call("PagesWithHTML")
+}
+
+func (f *fakeStore) SaveConverted(_ context.Context, _ uuid.UUID, pages []db.Converted) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SaveConverted"); err != nil {
+		return err
+	}
+	f.converted = append(f.converted, pages...)
+	return nil
+}
+
+func (f *fakeStore) SkipPage(context.Context, uuid.UUID, int64, string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.call("SkipPage")
+}
+
+func (f *fakeStore) StoreConverted(_ context.Context, _ uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("StoreConverted"); err != nil {
+		return db.StoreResult{}, err
+	}
+	f.storeCalls = append(f.storeCalls, storeCall{batch, budget, deduplicate})
+	f.crawl.TotalPages += f.stored.Stored
+	return f.stored, nil
+}
+
+func (f *fakeStore) PendingExtractions(context.Context, uuid.UUID, int) ([]int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pendingAsked++
+	return f.pending, f.call("PendingExtractions")
+}
+
+func (f *fakeStore) ExtractionSource(context.Context, uuid.UUID, int64) (db.ExtractionSource, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.source, f.call("ExtractionSource")
+}
+
+func (f *fakeStore) SaveChunkAnswer(_ context.Context, pageID int64, chunk, chunks int, a db.ChunkAnswer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SaveChunkAnswer"); err != nil {
+		return err
+	}
+	f.chunkAnswers = append(f.chunkAnswers, chunkAnswer{pageID, chunk, chunks, a})
+	return nil
+}
+
+func (f *fakeStore) SaveExtraction(_ context.Context, _ uuid.UUID, pageID int64, value json.RawMessage, failure string, _ int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SaveExtraction"); err != nil {
+		return err
+	}
+	f.extractions = append(f.extractions, extraction{pageID, string(value), failure})
+	return nil
+}
+
+func (f *fakeStore) BatchPages(context.Context, uuid.UUID, int) ([]db.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.batchPages, f.call("BatchPages")
+}
+
+// fakeFetcher serves prepared results by URL (a 404 for any other URL)
+// and records the URLs it was asked for. Like the real fetchers, it asks
+// Batch.Admit before each request and emits every URL it admits.
+type fakeFetcher struct {
+	results map[string]fetch.Result
+	err     error // FetchAll's return
+
+	mu    sync.Mutex
+	asked []string
+}
+
+var _ PageFetcher = (*fakeFetcher)(nil)
+
+func (f *fakeFetcher) FetchAll(_ context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error {
+	for _, u := range urls {
+		if b.Admit != nil && !b.Admit(u) {
+			continue
+		}
+		f.mu.Lock()
+		f.asked = append(f.asked, u)
+		f.mu.Unlock()
+		r, ok := f.results[u]
+		if !ok {
+			r = fetch.Result{StatusCode: 404, ContentType: "text/plain"}
+		}
+		r.URL = u
+		if r.FinalURL == "" {
+			r.FinalURL = u
+		}
+		emit(r)
+	}
+	return f.err
+}
+
+// htmlResult is a 200 response with an HTML body.
+func htmlResult(body string) fetch.Result {
+	return fetch.Result{StatusCode: 200, ContentType: "text/html; charset=utf-8", Body: []byte(body)}
+}
+
+// textResult is a 200 response with a plain text or XML body.
+func textResult(body string) fetch.Result {
+	return fetch.Result{StatusCode: 200, ContentType: "text/plain", Body: []byte(body)}
+}
+
+// fakeLLM answers chunks by index; answers[i] for chunk i, or errs[i].
+type fakeLLM struct {
+	chunks  []string // Split's chunk texts
+	answers map[int]string
+	errs    map[int]error
+
+	split int
+	asked []int
+}
+
+var _ llmExtractor = (*fakeLLM)(nil)
+
+func (l *fakeLLM) Split(pageURL, _, _ string) ([]extract.Chunk, error) {
+	l.split++
+	out := make([]extract.Chunk, len(l.chunks))
+	for i, t := range l.chunks {
+		out[i] = extract.Chunk{URL: pageURL, Index: i, Count: len(l.chunks), Text: t}
+	}
+	return out, nil
+}
+
+func (l *fakeLLM) Ask(_ context.Context, _ string, c extract.Chunk) (string, error) {
+	l.asked = append(l.asked, c.Index)
+	if err := l.errs[c.Index]; err != nil {
+		return "", err
+	}
+	return l.answers[c.Index], nil
+}
+
+// newCrawl is a running crawl of startURLs with options o.
+func newCrawl(o crawl.Options) *db.Crawl {
+	if o.TimeoutSeconds == 0 {
+		o.TimeoutSeconds = 1800
+	}
+	if o.EngineType == "" {
+		o.EngineType = crawl.EngineCheerio
+	}
+	return &db.Crawl{ID: uuid.New(), TeamID: uuid.New(), Status: crawl.StatusRunning, Options: o}
+}
+
+// settings are a server's with two pages fetched at a time.
+var settings = Settings{
+	MaxPagesPerCrawl:       100,
+	DefaultConcurrentPages: 2,
+	MaxConcurrentPages:     8,
+	UserAgent:              "durablecrawl/test",
+	BrowserTaskQueue:       "browser",
+	LLMTaskQueue:           "llm",
+}
+
+// wantNonRetryable fails the test unless err fails the activity for good.
+func wantNonRetryable(t *testing.T, err error) {
+	t.Helper()
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || !appErr.NonRetryable() {
+		t.Errorf("error %v, want a non-retryable application error", err)
+	}
+}
+
+// messages returns the messages of log entries.
+func messages(logs []db.CrawlLog) []string {
+	var out []string
+	for _, l := range logs {
+		out = append(out, l.Message)
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// wantRetryable fails the test if err fails the activity for good.
+func wantRetryable(t *testing.T, err error) {
+	t.Helper()
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.NonRetryable() {
+		t.Errorf("error %v is not retried", err)
+	}
+}

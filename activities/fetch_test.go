@@ -1,0 +1,350 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/frontier"
+)
+
+// newFetchBatch is a FetchPages run of batch 3 over store f, fetching with
+// engine and reading robots.txt files with static.
+func newFetchBatch(f *fakeStore, engine, static PageFetcher, s Settings, in FetchPagesInput) *fetchBatch {
+	in.CrawlID, in.Batch, in.Limit = f.crawl.ID.String(), 3, 100
+	return &fetchBatch{in: in, store: f, engine: engine, engineName: crawl.EngineCheerio, settings: s,
+		robots: robotsReader{store: f, fetcher: static, settings: s}}
+}
+
+// claimed is a page claimed by the batch.
+func claimed(id int64, rawURL string, depth int, rank string) db.Page {
+	return db.Page{ID: id, URL: rawURL, NormalizedURL: strings.TrimPrefix(strings.TrimPrefix(rawURL, "https:"), "http:"),
+		Depth: depth, Rank: rank, State: crawl.PageClaimed}
+}
+
+// outcomesByID returns the saved outcomes by page, failing the test on a
+// page saved twice.
+func outcomesByID(t *testing.T, outs []db.FetchOutcome) map[int64]db.FetchOutcome {
+	t.Helper()
+	m := map[int64]db.FetchOutcome{}
+	for _, o := range outs {
+		if _, dup := m[o.PageID]; dup {
+			t.Errorf("page %d saved twice", o.PageID)
+		}
+		m[o.PageID] = o
+	}
+	return m
+}
+
+// TestFetchBatch fetches a batch whose pages meet every fate, and checks
+// what is saved for each, what is fetched and what is counted.
+func TestFetchBatch(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 2})
+	f := &fakeStore{crawl: c, claim: []db.Page{
+		claimed(1, "https://example.com/", 0, "000"),
+		claimed(2, "https://example.com/busy", 1, "000000"),
+		claimed(3, "https://example.com/gone", 1, "000001"),
+		claimed(4, "https://example.com/moved", 1, "000002"),
+		claimed(5, "https://example.com/copy", 1, "000003"),
+		{ID: 6, URL: "https://example.com/saved", State: crawl.PageFetched}, // saved by an earlier attempt
+		{ID: 7, URL: "https://example.com/failed", State: crawl.PageFailed}, // likewise
+	}}
+	home := htmlResult("<html><body><h1>Home</h1></body></html>")
+	home.Links = []string{"https://example.com/a", "https://other.org/x", "https://example.com/b#part", "https://example.com/a"}
+	moved := htmlResult("<p>moved</p>")
+	moved.FinalURL = "https://example.com/elsewhere"
+	cp := htmlResult("<p>a copy</p>")
+	cp.Canonical, cp.Links = "https://example.com/original", []string{"https://example.com/c"}
+	engine := &fakeFetcher{results: map[string]fetch.Result{
+		"https://example.com/":      home,
+		"https://example.com/busy":  {StatusCode: 503, ContentType: "text/html"},
+		"https://example.com/gone":  {StatusCode: 404, ContentType: "text/html"},
+		"https://example.com/moved": moved,
+		"https://example.com/copy":  cp,
+	}}
+
+	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{}).run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FetchPagesResult{Claimed: 7, Fetched: 2, Failed: 2, Skipped: 2, Retried: 1}
+	if res != want {
+		t.Errorf("result %+v, want %+v", res, want)
+	}
+	asked := slices.Sorted(slices.Values(engine.asked))
+	wantAsked := []string{"https://example.com/", "https://example.com/busy", "https://example.com/copy",
+		"https://example.com/gone", "https://example.com/moved"}
+	if !reflect.DeepEqual(asked, wantAsked) {
+		t.Errorf("fetched %q, want %q", asked, wantAsked)
+	}
+
+	outs := outcomesByID(t, f.outcomes)
+	if len(outs) != 5 {
+		t.Errorf("%d outcomes saved, want 5 (pages 1 to 5)", len(outs))
+	}
+	t.Run("kept with links", func(t *testing.T) {
+		o := outs[1]
+		if o.State != crawl.PageFetched || o.HTML != string(home.Body) || o.StatusCode != 200 ||
+			o.Engine != crawl.EngineCheerio || o.FinalURL != "https://example.com/" || o.Bytes != len(home.Body) {
+			t.Errorf("outcome %+v", o)
+		}
+		wantLinks := []db.NewPage{
+			{URL: "https://example.com/a", NormalizedURL: "//example.com/a", Depth: 1, Rank: "000000"},
+			{URL: "https://example.com/b", NormalizedURL: "//example.com/b", Depth: 1, Rank: "000001"},
+		}
+		if !reflect.DeepEqual(o.Links, wantLinks) {
+			t.Errorf("links %+v, want %+v", o.Links, wantLinks)
+		}
+	})
+	t.Run("503 retried", func(t *testing.T) {
+		o := outs[2]
+		if o.State != crawl.PageQueued || o.RetryIn != time.Second || o.StatusCode != 503 {
+			t.Errorf("outcome %+v, want queued again in 1s", o)
+		}
+		if o.Log == nil || o.Log.Message != "Page retried" || o.Log.CrawlID != c.ID {
+			t.Errorf("retry entry %+v", o.Log)
+		}
+	})
+	t.Run("404 failed", func(t *testing.T) {
+		o := outs[3]
+		if o.State != crawl.PageFailed || o.RetryIn != 0 || o.Log != nil || !strings.Contains(o.Error, "404") {
+			t.Errorf("outcome %+v, want failed for its 404", o)
+		}
+	})
+	t.Run("redirect to another page's address", func(t *testing.T) {
+		o := outs[4]
+		if o.State != crawl.PageSkipped || o.HTML != "" || !strings.Contains(o.Error, "already has") {
+			t.Errorf("outcome %+v, want skipped", o)
+		}
+		want := []db.NewPage{{URL: "https://example.com/elsewhere", NormalizedURL: "//example.com/elsewhere", Depth: 1}}
+		if !reflect.DeepEqual(f.redirects, want) {
+			t.Errorf("redirect targets claimed %+v, want %+v", f.redirects, want)
+		}
+	})
+	t.Run("canonical page unknown", func(t *testing.T) {
+		o := outs[5]
+		if o.State != crawl.PageSkipped || o.HTML != "" || !strings.Contains(o.Error, "canonical") {
+			t.Errorf("outcome %+v, want skipped for its canonical page", o)
+		}
+		wantLinks := []db.NewPage{
+			{URL: "https://example.com/original", NormalizedURL: "//example.com/original", Depth: 1, Rank: "000003"},
+			{URL: "https://example.com/c", NormalizedURL: "//example.com/c", Depth: 2, Rank: "000003000"},
+		}
+		if !reflect.DeepEqual(o.Links, wantLinks) {
+			t.Errorf("links %+v, want %+v", o.Links, wantLinks)
+		}
+	})
+}
+
+// TestFetchBatchCanonicalKept: a page whose canonical page the crawl
+// already keeps is skipped, and the canonical page is not queued again.
+func TestFetchBatchCanonicalKept(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 2})
+	f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/copy", 1, "000")},
+		states: map[string]crawl.PageState{"//example.com/original": crawl.PageStored}}
+	cp := htmlResult("<p>a copy</p>")
+	cp.Canonical = "https://example.com/original"
+	engine := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/copy": cp}}
+	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{}).run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (FetchPagesResult{Claimed: 1, Skipped: 1}) {
+		t.Errorf("result %+v", res)
+	}
+	if o := f.outcomes[0]; o.State != crawl.PageSkipped || len(o.Links) != 0 {
+		t.Errorf("outcome %+v, want skipped without links", o)
+	}
+}
+
+// TestFetchBatchNoLinks: a sitemap crawl's batch keeps its pages and
+// follows none of their links.
+func TestFetchBatchNoLinks(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, UseSitemap: true})
+	f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/a", 1, "000000")}}
+	page := htmlResult("<p>a</p>")
+	page.Links = []string{"https://example.com/b"}
+	engine := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/a": page}}
+	if _, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{NoLinks: true}).run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if o := f.outcomes[0]; o.State != crawl.PageFetched || len(o.Links) != 0 {
+		t.Errorf("outcome %+v, want fetched without links", o)
+	}
+}
+
+// TestFetchBatchEmpty: with nothing to claim, the batch says how many
+// pages wait for a retry, and fetches nothing.
+func TestFetchBatchEmpty(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
+	f := &fakeStore{crawl: c, waiting: 3, retryIn: 4 * time.Second}
+	engine := &fakeFetcher{}
+	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{}).run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (FetchPagesResult{Waiting: 3, RetryIn: 4 * time.Second}) {
+		t.Errorf("result %+v, want 3 waiting, the first in 4s", res)
+	}
+	if len(engine.asked) != 0 {
+		t.Errorf("fetched %q", engine.asked)
+	}
+}
+
+// TestFetchBatchTerminal: a batch of a crawl that ended claims nothing.
+func TestFetchBatchTerminal(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
+	c.Status = crawl.StatusTimedOut
+	f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/", 0, "000")}}
+	engine := &fakeFetcher{}
+	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{}).run(context.Background())
+	if err != nil || res != (FetchPagesResult{}) {
+		t.Errorf("result %+v, %v; want nothing", res, err)
+	}
+	if n := f.called("ClaimBatch"); n != 0 || len(engine.asked) != 0 {
+		t.Errorf("%d claims, fetched %q", n, engine.asked)
+	}
+}
+
+// TestFetchBatchErrors: a missing crawl fails the batch for good; failed
+// claims, saves and fetches fail it with their error.
+func TestFetchBatchErrors(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
+	pages := []db.Page{claimed(1, "https://example.com/", 0, "000")}
+	ok := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": htmlResult("<p>hi</p>")}}
+
+	f := &fakeStore{crawl: c, claim: pages}
+	b := newFetchBatch(f, ok, nil, settings, FetchPagesInput{})
+	f.crawl = nil
+	_, err := b.run(context.Background())
+	wantNonRetryable(t, err)
+
+	down := errors.New("database down")
+	for _, method := range []string{"ClaimBatch", "SaveFetches"} {
+		f := &fakeStore{crawl: c, claim: pages, fail: map[string]error{method: down}}
+		if _, err := newFetchBatch(f, ok, nil, settings, FetchPagesInput{}).run(context.Background()); !errors.Is(err, down) {
+			t.Errorf("%s failed: error %v, want %v", method, err, down)
+		}
+	}
+
+	broken := errors.New("fetcher broke")
+	f = &fakeStore{crawl: c, claim: pages}
+	_, err = newFetchBatch(f, &fakeFetcher{err: broken}, nil, settings, FetchPagesInput{}).run(context.Background())
+	if !errors.Is(err, broken) {
+		t.Errorf("error %v, want %v", err, broken)
+	}
+	wantRetryable(t, err)
+	f = &fakeStore{crawl: c, claim: pages}
+	_, err = newFetchBatch(f, &fakeFetcher{err: fetch.ErrNoEgressProxy}, nil, settings, FetchPagesInput{}).run(context.Background())
+	wantNonRetryable(t, err)
+}
+
+// TestFetchBatchDetect: a start page that only JavaScript fills goes back
+// to the frontier, and the crawl switches to the browser engine.
+func TestFetchBatchDetect(t *testing.T) {
+	app := `<html><body><div id="root"></div><script src="/app.js"></script></body></html>`
+	tests := []struct {
+		name     string
+		detect   bool
+		depth    int
+		body     string
+		switches bool
+	}{
+		{name: "app start page", detect: true, body: app, switches: true},
+		{name: "without Detect", body: app},
+		{name: "app deeper page", detect: true, depth: 1, body: app},
+		{name: "static start page", detect: true, body: "<html><body><h1>Home</h1><p>" + strings.Repeat("Plain text. ", 30) + "</p></body></html>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, EngineType: crawl.EngineAuto})
+			f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/", tt.depth, "000")}}
+			engine := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": htmlResult(tt.body)}}
+			res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: tt.detect}).run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := f.outcomes[0]
+			if !tt.switches {
+				if res.SwitchTo != "" || o.State != crawl.PageFetched || len(f.logs) != 0 {
+					t.Errorf("switched: result %+v, page %s, entries %q", res, o.State, messages(f.logs))
+				}
+				return
+			}
+			// The page is not counted fetched: the batch has nothing to convert.
+			if res.SwitchTo != crawl.EnginePlaywright || res.Fetched != 0 {
+				t.Errorf("result %+v, want a switch to playwright and no page fetched", res)
+			}
+			if o.State != crawl.PageQueued || o.HTML != "" || o.RetryIn != 0 || !strings.Contains(o.Error, "JavaScript") {
+				t.Errorf("outcome %+v, want queued again for the browser", o)
+			}
+			if got := messages(f.logs); !reflect.DeepEqual(got, []string{"Engine switched"}) {
+				t.Errorf("log entries %q, want the switch", got)
+			} else if !strings.Contains(f.logs[0].Description, "https://example.com/") {
+				t.Errorf("switch entry %q does not name the page", f.logs[0].Description)
+			}
+		})
+	}
+}
+
+// TestFetchBatchRobots: with ObeyRobots, the site's robots.txt is read
+// once with the static fetcher and saved; a page it disallows is skipped
+// without being fetched.
+func TestFetchBatchRobots(t *testing.T) {
+	s := settings
+	s.ObeyRobots = true
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 1})
+	f := &fakeStore{crawl: c, claim: []db.Page{
+		claimed(1, "https://example.com/", 0, "000"),
+		claimed(2, "https://example.com/private/x", 1, "000000"),
+	}}
+	robotsTxt := "User-agent: *\nDisallow: /private\n"
+	static := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/robots.txt": textResult(robotsTxt)}}
+	engine := &fakeFetcher{results: map[string]fetch.Result{
+		"https://example.com/":          htmlResult("<p>home</p>"),
+		"https://example.com/private/x": htmlResult("<p>secret</p>"),
+	}}
+	res, err := newFetchBatch(f, engine, static, s, FetchPagesInput{}).run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (FetchPagesResult{Claimed: 2, Fetched: 1, Skipped: 1}) {
+		t.Errorf("result %+v", res)
+	}
+	if !reflect.DeepEqual(engine.asked, []string{"https://example.com/"}) {
+		t.Errorf("fetched %q, want the home page only", engine.asked)
+	}
+	if !reflect.DeepEqual(static.asked, []string{"https://example.com/robots.txt"}) {
+		t.Errorf("static fetcher asked for %q, want robots.txt", static.asked)
+	}
+	want := []db.Robots{{CrawlID: c.ID, Origin: "https://example.com", StatusCode: 200, Body: robotsTxt}}
+	if !reflect.DeepEqual(f.savedRobots, want) {
+		t.Errorf("saved robots.txt %+v, want %+v", f.savedRobots, want)
+	}
+	o := outcomesByID(t, f.outcomes)[2]
+	if o.State != crawl.PageSkipped || o.Error != frontier.RobotsDisallowed {
+		t.Errorf("disallowed page saved %+v", o)
+	}
+
+	// A second batch applies the recorded file without reading it again.
+	f.claim, f.outcomes = []db.Page{claimed(3, "https://example.com/private/y", 1, "000001")}, nil
+	if _, err := newFetchBatch(f, engine, static, s, FetchPagesInput{}).run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(static.asked) != 1 || len(f.savedRobots) != 1 {
+		t.Errorf("robots.txt read again: asked %q", static.asked)
+	}
+	if len(engine.asked) != 1 {
+		t.Errorf("fetched %q, want nothing more", engine.asked)
+	}
+	if o := f.outcomes[0]; o.State != crawl.PageSkipped || o.Error != frontier.RobotsDisallowed {
+		t.Errorf("disallowed page of the second batch saved %+v", o)
+	}
+}
