@@ -144,6 +144,9 @@ func questionDigest(instructions string, c extract.Chunk) string {
 
 // lastAttempt reports whether the running activity will not be retried.
 func lastAttempt(ctx context.Context) bool {
+	if !activity.IsActivity(ctx) {
+		return false
+	}
 	info := activity.GetInfo(ctx)
 	return info.RetryPolicy != nil && info.RetryPolicy.MaximumAttempts > 0 && info.Attempt >= info.RetryPolicy.MaximumAttempts
 }

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
@@ -149,6 +152,28 @@ func TestExtractPageErrors(t *testing.T) {
 		f.fail = map[string]error{method: down}
 		if _, err := extractPage(context.Background(), f, llm, extractIn(f)); !errors.Is(err, down) {
 			t.Errorf("%s failed: error %v, want %v", method, err, down)
+		}
+	}
+}
+
+// TestExtractPageBusy: a rate limit fails the attempt for Temporal to
+// retry, after the wait the provider asked for (at most maxRetryAfter),
+// keeping the answers already paid for.
+func TestExtractPageBusy(t *testing.T) {
+	for _, tc := range []struct{ asked, want time.Duration }{
+		{20 * time.Second, 20 * time.Second},
+		{time.Hour, maxRetryAfter},
+	} {
+		f, llm := extractFixture("part one", "part two")
+		llm.answers[0] = `{"prices": [1]}`
+		llm.errs[1] = &extract.Error{Status: 429, Retryable: true, RetryAfter: tc.asked, Err: errors.New("rate limited")}
+		_, err := extractPage(context.Background(), f, llm, extractIn(f))
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.NonRetryable() || appErr.NextRetryDelay() != tc.want {
+			t.Errorf("asked to wait %s: error %v, want a retryable one with a delay of %s", tc.asked, err, tc.want)
+		}
+		if len(f.extractions) != 0 || len(f.chunkAnswers) != 1 {
+			t.Errorf("asked to wait %s: %d extractions recorded, %d chunk answers saved; want none and the first chunk's", tc.asked, len(f.extractions), len(f.chunkAnswers))
 		}
 	}
 }
