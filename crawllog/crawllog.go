@@ -49,7 +49,7 @@ func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
 	if c.MaxResults != nil {
 		bounds += fmt.Sprintf("maxResults %d, ", *c.MaxResults)
 	}
-	if c.Options.Unbounded() {
+	if c.Unbounded() {
 		bounds = fmt.Sprintf("no depth limit, up to %d pages, ", budget)
 	}
 	return entry(c, "start", Info, "Crawl started",
@@ -60,21 +60,21 @@ func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
 
 // EngineChosen says which engine fetches the crawl's pages, and why.
 func EngineChosen(c *db.Crawl, engine string) db.CrawlLog {
-	e := entry(c, "engine", Info, "Engine chosen", "", crawlData(c, "engine", engine))
+	level, desc := Info, ""
 	switch {
 	case c.EngineType != crawl.EngineAuto:
-		e.Description = fmt.Sprintf("Pages are fetched by the %s engine, as the crawl asks.", c.EngineType)
+		desc = fmt.Sprintf("Pages are fetched by the %s engine, as the crawl asks.", c.EngineType)
 	case engine == crawl.EnginePlaywright:
-		e.Description = fmt.Sprintf("The stack %q renders its pages with JavaScript: pages are rendered by the browser engine (playwright).", c.Stack)
+		desc = fmt.Sprintf("The stack %q renders its pages with JavaScript: pages are rendered by the browser engine (playwright).", c.Stack)
 	case c.Stack != "" && crawl.Stacks[c.Stack] == crawl.EnginePlaywright:
-		e.Level = string(Warn)
-		e.Description = fmt.Sprintf("The stack %q suggests the browser engine, which this server does not run; pages are fetched by the static engine (cheerio).", c.Stack)
+		level = Warn
+		desc = fmt.Sprintf("The stack %q suggests the browser engine, which this server does not run; pages are fetched by the static engine (cheerio).", c.Stack)
 	case c.Stack != "":
-		e.Description = fmt.Sprintf("The stack %q is served as static HTML: pages are fetched by the static engine (cheerio).", c.Stack)
+		desc = fmt.Sprintf("The stack %q is served as static HTML: pages are fetched by the static engine (cheerio).", c.Stack)
 	default:
-		e.Description = "engineType auto: pages are fetched by the static engine (cheerio), unless the start page turns out to need JavaScript."
+		desc = "engineType auto: pages are fetched by the static engine (cheerio), unless the start page turns out to need JavaScript."
 	}
-	return e
+	return entry(c, "engine", level, "Engine chosen", desc, crawlData(c, "engine", engine))
 }
 
 // EngineSwitched says that the crawl goes on with the browser engine
@@ -88,18 +88,17 @@ func EngineSwitched(c *db.Crawl, why []string) db.CrawlLog {
 // SitemapRead says what the crawl's sitemaps gave: the files read (found)
 // and the pages queued from them; with none, the crawl follows links.
 func SitemapRead(c *db.Crawl, found []string, pages int) db.CrawlLog {
-	e := entry(c, "sitemap", Info, "Sitemap read", "", crawlData(c, "sitemaps", found, "pages", pages))
+	data := crawlData(c, "sitemaps", found, "pages", pages)
 	switch {
 	case pages == 0 && len(found) == 0:
-		e.Level, e.Message = string(Warn), "No sitemap found"
-		e.Description = "No sitemap was found in robots.txt or at /sitemap.xml; the crawl follows links instead."
+		return entry(c, "sitemap", Warn, "No sitemap found",
+			"No sitemap was found in robots.txt or at /sitemap.xml; the crawl follows links instead.", data)
 	case pages == 0:
-		e.Level, e.Message = string(Warn), "Sitemap lists no page in scope"
-		e.Description = fmt.Sprintf("The sitemaps (%s) list no page within the crawl's scope and path rules; the crawl follows links instead.", strings.Join(found, ", "))
-	default:
-		e.Description = fmt.Sprintf("Queued %d pages from %d sitemaps (%s).", pages, len(found), strings.Join(found, ", "))
+		return entry(c, "sitemap", Warn, "Sitemap lists no page in scope",
+			fmt.Sprintf("The sitemaps (%s) list no page within the crawl's scope and path rules; the crawl follows links instead.", strings.Join(found, ", ")), data)
 	}
-	return e
+	return entry(c, "sitemap", Info, "Sitemap read",
+		fmt.Sprintf("Queued %d pages from %d sitemaps (%s).", pages, len(found), strings.Join(found, ", ")), data)
 }
 
 // Retried says that a fetch of page p failed for a passing reason
@@ -114,15 +113,13 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.R
 // LimitReached says why a crawl stopped with notCrawled pages left in its
 // frontier: its maxResults, or the server's cap of serverCap pages.
 func LimitReached(c *db.Crawl, serverCap, notCrawled int) db.CrawlLog {
-	o := c.Options
-	budget := o.PageBudget(serverCap)
-	e := entry(c, "limit", Info, "maxResults reached",
-		fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, notCrawled),
-		crawlData(c, "notCrawled", notCrawled))
-	if budget == serverCap && (o.MaxResults == nil || o.Unbounded() || *o.MaxResults > budget) {
-		e.Level, e.Message = string(Warn), "Server page cap reached"
-		e.Description = fmt.Sprintf("The crawl stopped at this server's cap of %d pages per crawl (CRAWLER_MAX_PAGES_PER_CRAWL); %d discovered pages were not crawled.",
-			budget, notCrawled)
+	budget := c.PageBudget(serverCap)
+	data := crawlData(c, "notCrawled", notCrawled)
+	if budget == serverCap && (c.MaxResults == nil || c.Unbounded() || *c.MaxResults > budget) {
+		return entry(c, "limit", Warn, "Server page cap reached",
+			fmt.Sprintf("The crawl stopped at this server's cap of %d pages per crawl (CRAWLER_MAX_PAGES_PER_CRAWL); %d discovered pages were not crawled.",
+				budget, notCrawled), data)
 	}
-	return e
+	return entry(c, "limit", Info, "maxResults reached",
+		fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, notCrawled), data)
 }
