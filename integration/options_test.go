@@ -26,7 +26,7 @@ var homeScope = []string{"/", "/about", "/big", "/blog/", "/blog/draft-x", "/blo
 // TestDefaultsAndHygiene: a crawl with default options stores main
 // content only, with links absolute and external links reduced to text,
 // and deals with robots.txt, redirects, canonical pairs, non-HTML, oversized
-// and slow pages as the interface says.
+// and slow pages as the README says.
 func TestDefaultsAndHygiene(t *testing.T) {
 	t.Parallel()
 	s := newOptionsSite(t, false)
