@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -99,7 +100,54 @@ func (s *server) getCrawl(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(crawlView(rec, time.Now()))
+	return s.withProgress(ctx, c, rec)
+}
+
+// listCrawls handles GET /crawls: the caller's team's crawls, newest
+// first, optionally of one status.
+func (s *server) listCrawls(c *fiber.Ctx) error {
+	status := crawl.Status(strings.TrimSpace(c.Query("status")))
+	if status != "" && !status.Known() {
+		names := make([]string, len(crawl.Statuses))
+		for i, x := range crawl.Statuses {
+			names[i] = string(x)
+		}
+		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters",
+			Details: []crawl.FieldError{{Field: "status", Message: "must be one of " + strings.Join(names, ", ")}}}
+	}
+	page, limit, err := pageParams(c, defaultCrawlsLimit, maxCrawlsLimit)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rows, total, err := s.Store.ListCrawls(ctx, principal(c).TeamID, status, page, limit)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	out := make([]crawlJSON, len(rows))
+	for i := range rows {
+		out[i] = crawlView(&rows[i], now)
+	}
+	return c.JSON(newPage(c, out, page, limit, total))
+}
+
+// withProgress answers one crawl with its pages counted by state.
+func (s *server) withProgress(ctx context.Context, c *fiber.Ctx, rec *db.Crawl) error {
+	counts, err := s.Store.CountPages(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	v := crawlView(rec, time.Now())
+	v.Progress = &progressJSON{
+		Queued:     counts[crawl.PageQueued],
+		InProgress: counts[crawl.PageClaimed] + counts[crawl.PageFetched] + counts[crawl.PageConverted],
+		Stored:     counts[crawl.PageStored],
+		Failed:     counts[crawl.PageFailed],
+		Skipped:    counts[crawl.PageSkipped],
+	}
+	return c.JSON(v)
 }
 
 // abortCrawl handles POST /crawls/{id}/abort: it cancels the crawl's
@@ -119,7 +167,7 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 		return err
 	}
 	if rec.Status.Terminal() {
-		return c.JSON(crawlView(rec, time.Now()))
+		return s.withProgress(ctx, c, rec)
 	}
 	if err := s.Temporal.CancelWorkflow(ctx, rec.WorkflowID, ""); err != nil {
 		var notFound *serviceerror.NotFound
@@ -132,7 +180,7 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 		if rec, err = crawllog.End(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API."); err != nil {
 			return err
 		}
-		return c.JSON(crawlView(rec, time.Now()))
+		return s.withProgress(ctx, c, rec)
 	}
 	// The wait ends early enough to leave the request's own deadline time
 	// for one more read.
@@ -145,14 +193,14 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 	for !rec.Status.Terminal() {
 		select {
 		case <-wait.Done():
-			return c.JSON(crawlView(rec, time.Now()))
+			return s.withProgress(ctx, c, rec)
 		case <-time.After(100 * time.Millisecond):
 		}
 		if rec, err = s.Store.GetCrawl(ctx, team, id); err != nil {
 			return err
 		}
 	}
-	return c.JSON(crawlView(rec, time.Now()))
+	return s.withProgress(ctx, c, rec)
 }
 
 // crawlJSON is the Crawl object that POST and GET /crawls answer: the
@@ -176,6 +224,20 @@ type crawlJSON struct {
 	// Stack is null, not "", when the crawl named none; it hides
 	// Options.Stack from the encoding.
 	Stack *string `json:"stack"`
+	// Progress counts the crawl's pages by state; it is shown on the
+	// answers about one crawl, not in lists.
+	Progress *progressJSON `json:"progress,omitempty"`
+}
+
+// progressJSON is where a crawl's discovered pages stand: waiting in the
+// frontier, being fetched or converted, kept as results, failed, or
+// skipped (out of scope, duplicates, over the limit).
+type progressJSON struct {
+	Queued     int `json:"queued"`
+	InProgress int `json:"inProgress"`
+	Stored     int `json:"stored"`
+	Failed     int `json:"failed"`
+	Skipped    int `json:"skipped"`
 }
 
 func crawlView(c *db.Crawl, now time.Time) crawlJSON {

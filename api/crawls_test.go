@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -139,5 +141,90 @@ func TestCrawlViewShowsEveryOption(t *testing.T) {
 		if want := decode(t, map[string]any{"v": v.Field(i).Interface()})["v"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestListCrawls: a team sees its own crawls, newest first, optionally of
+// one status, a page at a time with the URL of the next page.
+func TestListCrawls(t *testing.T) {
+	a := newTestAPI(t)
+	var mine []*db.Crawl
+	for i := range 25 {
+		status := crawl.StatusSucceeded
+		if i%5 == 0 {
+			status = crawl.StatusRunning
+		}
+		c := a.store.addCrawl(testTeam, status)
+		c.CreatedAt = time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC)
+		mine = append(mine, c)
+	}
+	a.store.addCrawl(otherTeam, crawl.StatusRunning)
+
+	ids := func(r response) []string {
+		var out []string
+		for _, x := range r.Body["results"].([]any) {
+			out = append(out, x.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	r := a.do(t, http.MethodGet, "/crawls", testKey, "")
+	if r.Status != http.StatusOK {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	got := ids(r)
+	if len(got) != 20 || got[0] != mine[24].ID.String() || got[19] != mine[5].ID.String() {
+		t.Errorf("first page lists %d crawls from %v to %v, want 20 newest first", len(got), got[0], got[len(got)-1])
+	}
+	if r.Body["totalResults"] != float64(25) || r.Body["next"] != "http://example.com/crawls?limit=20&page=2" {
+		t.Errorf("totalResults %v, next %v", r.Body["totalResults"], r.Body["next"])
+	}
+	if _, ok := r.Body["results"].([]any)[0].(map[string]any)["progress"]; ok {
+		t.Errorf("a listed crawl carries progress: %s", r.Raw)
+	}
+	r = a.do(t, http.MethodGet, "/crawls?limit=20&page=2", testKey, "")
+	if got := ids(r); len(got) != 5 || got[4] != mine[0].ID.String() || r.Body["next"] != nil {
+		t.Errorf("second page lists %v, next %v", got, r.Body["next"])
+	}
+	r = a.do(t, http.MethodGet, "/crawls?status=running&limit=2", testKey, "")
+	if got := ids(r); len(got) != 2 || got[0] != mine[20].ID.String() || got[1] != mine[15].ID.String() ||
+		r.Body["totalResults"] != float64(5) || r.Body["next"] != "http://example.com/crawls?limit=2&page=2&status=running" {
+		t.Errorf("running crawls: %v, total %v, next %v", got, r.Body["totalResults"], r.Body["next"])
+	}
+	if r := a.do(t, http.MethodGet, "/crawls?status=aborted", testKey, ""); r.Status != http.StatusOK || len(ids(r)) != 0 {
+		t.Errorf("no aborted crawls: %d %s", r.Status, r.Raw)
+	}
+	if r := a.do(t, http.MethodGet, "/crawls", otherKey, ""); len(ids(r)) != 1 {
+		t.Errorf("the other team lists %d crawls, want its 1", len(ids(r)))
+	}
+	wantError(t, a.do(t, http.MethodGet, "/crawls?status=done", testKey, ""), http.StatusBadRequest, crawl.EINVALID, "status")
+	wantError(t, a.do(t, http.MethodGet, "/crawls?limit=101", testKey, ""), http.StatusBadRequest, crawl.EINVALID, "limit")
+	wantError(t, a.do(t, http.MethodGet, "/crawls?page=0", testKey, ""), http.StatusBadRequest, crawl.EINVALID, "page")
+	wantError(t, a.do(t, http.MethodGet, "/crawls", "", ""), http.StatusUnauthorized, crawl.EUNAUTHORIZED)
+}
+
+// TestCrawlProgress: the answers about one crawl count its pages by state.
+func TestCrawlProgress(t *testing.T) {
+	a := newTestAPI(t)
+	c := a.store.addCrawl(testTeam, crawl.StatusRunning)
+	a.store.pages = map[uuid.UUID]map[crawl.PageState]int{c.ID: {
+		crawl.PageQueued: 7, crawl.PageClaimed: 3, crawl.PageFetched: 2, crawl.PageConverted: 1,
+		crawl.PageStored: 40, crawl.PageFailed: 4, crawl.PageSkipped: 5,
+	}}
+	want := map[string]any{"queued": 7.0, "inProgress": 6.0, "stored": 40.0, "failed": 4.0, "skipped": 5.0}
+	a.temporal.onCancel = func(string) { a.store.crawls[c.ID].Status = crawl.StatusAborted }
+	for _, req := range [][2]string{{http.MethodGet, ""}, {http.MethodDelete, ""}, {http.MethodPost, "/abort"}} {
+		r := a.do(t, req[0], "/crawls/"+c.ID.String()+req[1], testKey, "")
+		p, _ := r.Body["progress"].(map[string]any)
+		if r.Status != http.StatusOK || !maps.Equal(p, want) {
+			t.Errorf("%s: %d, progress %v, want %v", req[0]+req[1], r.Status, p, want)
+		}
+	}
+	if a.store.crawls[c.ID].Status != crawl.StatusAborted || len(a.temporal.cancelled) != 1 {
+		t.Errorf("DELETE did not abort: status %s, cancelled %v", a.store.crawls[c.ID].Status, a.temporal.cancelled)
+	}
+	empty := a.store.addCrawl(testTeam, crawl.StatusRunning)
+	r := a.do(t, http.MethodGet, "/crawls/"+empty.ID.String(), testKey, "")
+	if p, _ := r.Body["progress"].(map[string]any); len(p) != 5 || p["queued"] != 0.0 {
+		t.Errorf("a crawl without pages: progress %v, want five zero counts", p)
 	}
 }

@@ -46,6 +46,8 @@ type fakeStore struct {
 	logs      []db.CrawlLog
 	listed    []listCall
 	listTotal int
+	// pages counts each crawl's pages by state, for CountPages.
+	pages map[uuid.UUID]map[crawl.PageState]int
 }
 
 type endCall struct {
@@ -132,6 +134,22 @@ func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit i
 func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error) {
 	s.listed = append(s.listed, listCall{What: "results", Crawl: crawlID, Page: page, Limit: limit, Raw: raw})
 	return nil, s.listTotal, nil
+}
+
+func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
+	var all []db.Crawl
+	for _, c := range s.crawls {
+		if c.TeamID == teamID && (status == "" || c.Status == status) {
+			all = append(all, *c)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].CreatedAt.After(all[j].CreatedAt) })
+	from := min((page-1)*limit, len(all))
+	return all[from:min(from+limit, len(all))], len(all), nil
+}
+
+func (s *fakeStore) CountPages(_ context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error) {
+	return s.pages[crawlID], nil
 }
 
 // addCrawl stores a crawl of team with status.

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -21,11 +22,14 @@ const (
 	// maxPagesLimit bounds a page of results: each carries a page's whole
 	// markdown.
 	maxPagesLimit = 100
+	// A page of GET /crawls.
+	defaultCrawlsLimit = 20
+	maxCrawlsLimit     = 100
 )
 
 // pageParams reads ?page= and ?limit=; out-of-range or non-integer values
 // are a 400 naming the parameter.
-func pageParams(c *fiber.Ctx, limitMax int) (page, limit int, err error) {
+func pageParams(c *fiber.Ctx, limitDefault, limitMax int) (page, limit int, err error) {
 	var details []crawl.FieldError
 	read := func(name string, def, lo, hi int) int {
 		raw := strings.TrimSpace(c.Query(name))
@@ -43,7 +47,7 @@ func pageParams(c *fiber.Ctx, limitMax int) (page, limit int, err error) {
 		return n
 	}
 	page = read("page", 1, 1, int(^uint(0)>>1))
-	limit = read("limit", min(defaultLimit, limitMax), 1, limitMax)
+	limit = read("limit", limitDefault, 1, limitMax)
 	if len(details) > 0 {
 		return 0, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid pagination parameters", Details: details}
 	}
@@ -54,21 +58,40 @@ func pageParams(c *fiber.Ctx, limitMax int) (page, limit int, err error) {
 	return page, limit, nil
 }
 
-// pageOf is the answer of every paginated read.
+// pageOf is the answer of every paginated read. Next is the absolute URL
+// of the following page, null on the last one.
 type pageOf[T any] struct {
-	Results      []T `json:"results"`
-	Page         int `json:"page"`
-	Limit        int `json:"limit"`
-	TotalPages   int `json:"totalPages"`
-	TotalResults int `json:"totalResults"`
+	Results      []T     `json:"results"`
+	Page         int     `json:"page"`
+	Limit        int     `json:"limit"`
+	TotalPages   int     `json:"totalPages"`
+	TotalResults int     `json:"totalResults"`
+	Next         *string `json:"next"`
 }
 
-func newPage[T any](results []T, page, limit, total int) pageOf[T] {
+func newPage[T any](c *fiber.Ctx, results []T, page, limit, total int) pageOf[T] {
 	if results == nil {
 		results = []T{}
 	}
-	return pageOf[T]{Results: results, Page: page, Limit: limit,
+	p := pageOf[T]{Results: results, Page: page, Limit: limit,
 		TotalPages: (total + limit - 1) / limit, TotalResults: total}
+	if page < p.TotalPages {
+		next := nextPageURL(c, page+1, limit)
+		p.Next = &next
+	}
+	return p
+}
+
+// nextPageURL is the request's own URL with page and limit set: the other
+// query parameters (a status filter, raw) carry over.
+func nextPageURL(c *fiber.Ctx, page, limit int) string {
+	q := url.Values{}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		q.Add(string(k), string(v))
+	})
+	q.Set("page", strconv.Itoa(page))
+	q.Set("limit", strconv.Itoa(limit))
+	return c.BaseURL() + c.Path() + "?" + q.Encode()
 }
 
 // logJSON is a crawl log entry as GET /crawl-logs lists it.
@@ -104,7 +127,7 @@ func paginate[R, V any](s *server, c *fiber.Ctx, param string, limitMax int,
 	if err != nil {
 		return err
 	}
-	page, limit, err := pageParams(c, limitMax)
+	page, limit, err := pageParams(c, min(defaultLimit, limitMax), limitMax)
 	if err != nil {
 		return err
 	}
@@ -121,7 +144,7 @@ func paginate[R, V any](s *server, c *fiber.Ctx, param string, limitMax int,
 	for i, r := range rows {
 		out[i] = view(r)
 	}
-	return c.JSON(newPage(out, page, limit, total))
+	return c.JSON(newPage(c, out, page, limit, total))
 }
 
 // pageJSON is one result page of a crawl.

@@ -54,12 +54,19 @@ func TestPagination(t *testing.T) {
 		name, path                   string
 		want                         listCall
 		wantTotalPages, wantTotalRes float64
+		// wantNext is the URL of the next page, "" for none.
+		wantNext string
 	}{
-		{"logs defaults", "/crawl-logs/{id}", listCall{What: "logs", Page: 1, Limit: 100}, 3, 250},
-		{"logs page and limit", "/crawl-logs/{id}?page=2&limit=1200", listCall{What: "logs", Page: 2, Limit: 1200}, 1, 250},
-		{"logs limit 1", "/crawl-logs/{id}?limit=1&page=250", listCall{What: "logs", Page: 250, Limit: 1}, 250, 250},
-		{"pages defaults", "/crawls/{id}/pages", listCall{What: "results", Page: 1, Limit: 100}, 3, 250},
-		{"pages raw", "/crawls/{id}/pages?raw=true&limit=7&page=3", listCall{What: "results", Page: 3, Limit: 7, Raw: true}, 36, 250},
+		{"logs defaults", "/crawl-logs/{id}", listCall{What: "logs", Page: 1, Limit: 100}, 3, 250,
+			"http://example.com/crawl-logs/{id}?limit=100&page=2"},
+		{"logs page and limit", "/crawl-logs/{id}?page=2&limit=1200", listCall{What: "logs", Page: 2, Limit: 1200}, 1, 250, ""},
+		{"logs limit 1", "/crawl-logs/{id}?limit=1&page=250", listCall{What: "logs", Page: 250, Limit: 1}, 250, 250, ""},
+		{"logs before the last", "/crawl-logs/{id}?limit=1&page=249", listCall{What: "logs", Page: 249, Limit: 1}, 250, 250,
+			"http://example.com/crawl-logs/{id}?limit=1&page=250"},
+		{"pages defaults", "/crawls/{id}/pages", listCall{What: "results", Page: 1, Limit: 100}, 3, 250,
+			"http://example.com/crawls/{id}/pages?limit=100&page=2"},
+		{"pages raw", "/crawls/{id}/pages?raw=true&limit=7&page=3", listCall{What: "results", Page: 3, Limit: 7, Raw: true}, 36, 250,
+			"http://example.com/crawls/{id}/pages?limit=7&page=4&raw=true"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +87,13 @@ func TestPagination(t *testing.T) {
 				if r.Body[k] != v {
 					t.Errorf("%s = %v, want %v", k, r.Body[k], v)
 				}
+			}
+			var wantNext any
+			if tc.wantNext != "" {
+				wantNext = replaceID(tc.wantNext, c.ID)
+			}
+			if next, ok := r.Body["next"]; !ok || next != wantNext {
+				t.Errorf("next = %v (present %v), want %v", next, ok, wantNext)
 			}
 			if res, ok := r.Body["results"].([]any); !ok || len(res) != 0 {
 				t.Errorf("results = %v, want []", r.Body["results"])

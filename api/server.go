@@ -27,6 +27,8 @@ type store interface {
 	Authenticate(ctx context.Context, key string) (db.Principal, error)
 	InsertCrawl(ctx context.Context, c *db.Crawl) error
 	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error)
+	ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error)
+	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
 	crawllog.Ender
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
@@ -91,9 +93,12 @@ func New(o Options) *fiber.App {
 
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)
+	authed.Get("/crawls", s.listCrawls)
 	authed.Get("/crawls/:id", s.getCrawl)
 	authed.Get("/crawls/:id/pages", s.listPages)
 	authed.Post("/crawls/:id/abort", s.abortCrawl)
+	// DELETE is the same abort, for clients that cancel a crawl that way.
+	authed.Delete("/crawls/:id", s.abortCrawl)
 	authed.Get("/crawl-logs/:crawlId", s.listLogs)
 	app.Use(func(c *fiber.Ctx) error {
 		return crawl.Errorf(crawl.ENOTFOUND, "no route for %s %s", c.Method(), c.Path())

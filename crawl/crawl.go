@@ -21,6 +21,19 @@ const (
 // Terminal reports whether no further transition can leave s.
 func (s Status) Terminal() bool { return s != StatusRunning }
 
+// Statuses lists every status a crawl can have.
+var Statuses = []Status{StatusRunning, StatusSucceeded, StatusFailed, StatusAborted, StatusTimedOut, StatusError}
+
+// Known reports whether s is one of Statuses.
+func (s Status) Known() bool {
+	for _, x := range Statuses {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
 // Engine types (engineType, and engine in the older request shape).
 const (
 	EngineAuto       = "auto"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +34,8 @@ func (s *Store) DB() *bun.DB { return s.db }
 
 // Principal is the caller an API key stands for.
 type Principal struct {
+	// KeyID identifies the API key the caller used (not the key itself).
+	KeyID   uuid.UUID
 	TeamID  uuid.UUID
 	BrandID *string
 }
@@ -69,6 +72,72 @@ func (s *Store) CreateAPIKey(ctx context.Context, teamName string, brandID *stri
 	return key, err
 }
 
+// KeyInfo describes an API key without the key: its ID, team, brand, the
+// first characters of the key (enough to recognise it) and when it was
+// created and revoked.
+type KeyInfo struct {
+	ID        uuid.UUID  `bun:"id"`
+	Team      string     `bun:"team"`
+	BrandID   *string    `bun:"brand_id"`
+	Prefix    string     `bun:"key_prefix"`
+	CreatedAt time.Time  `bun:"created_at"`
+	RevokedAt *time.Time `bun:"revoked_at"`
+}
+
+// keyInfos selects KeyInfo rows.
+func (s *Store) keyInfos() *bun.SelectQuery {
+	return s.db.NewSelect().TableExpr("api_keys AS k").Join("JOIN teams AS t ON t.id = k.team_id").
+		ColumnExpr("k.id, t.name AS team, k.brand_id, k.key_prefix, k.created_at, k.revoked_at")
+}
+
+// ListAPIKeys returns the keys of the team named teamName, or of every team
+// when teamName is "", oldest first.
+func (s *Store) ListAPIKeys(ctx context.Context, teamName string) ([]KeyInfo, error) {
+	keys := []KeyInfo{}
+	q := s.keyInfos()
+	if teamName != "" {
+		q = q.Where("t.name = ?", teamName)
+	}
+	if err := q.OrderExpr("k.created_at, k.id").Scan(ctx, &keys); err != nil {
+		return nil, fmt.Errorf("list api keys: %w", err)
+	}
+	return keys, nil
+}
+
+// RevokeAPIKey revokes the key whose ID, or whose whole key, is idOrKey; a
+// revoked key authenticates no more. Revoking a revoked key changes
+// nothing; an unknown one is ENOTFOUND.
+func (s *Store) RevokeAPIKey(ctx context.Context, idOrKey string) (KeyInfo, error) {
+	q := s.db.NewUpdate().Table("api_keys").Set("revoked_at = coalesce(revoked_at, now())")
+	if id, err := uuid.Parse(idOrKey); err == nil {
+		q = q.Where("id = ?", id)
+	} else {
+		q = q.Where("key_hash = ?", HashAPIKey(idOrKey))
+	}
+	var ids []uuid.UUID
+	if err := q.Returning("id").Scan(ctx, &ids); err != nil {
+		return KeyInfo{}, fmt.Errorf("revoke api key: %w", err)
+	}
+	if len(ids) == 0 {
+		return KeyInfo{}, crawl.Errorf(crawl.ENOTFOUND, "no API key %s", redactKey(idOrKey))
+	}
+	var k KeyInfo
+	err := s.keyInfos().Where("k.id = ?", ids[0]).Scan(ctx, &k)
+	if err != nil {
+		return KeyInfo{}, fmt.Errorf("read revoked api key: %w", err)
+	}
+	return k, nil
+}
+
+// redactKey keeps an API key out of messages: a key shows only its first
+// characters; an ID shows whole.
+func redactKey(s string) string {
+	if strings.HasPrefix(s, APIKeyPrefix) && len(s) > len(APIKeyPrefix)+6 {
+		return s[:len(APIKeyPrefix)+6] + "…"
+	}
+	return s
+}
+
 func newAPIKey() (string, error) {
 	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	b := make([]byte, 32)
@@ -93,7 +162,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (Principal, error)
 	if err != nil {
 		return Principal{}, fmt.Errorf("look up api key: %w", err)
 	}
-	return Principal{TeamID: k.TeamID, BrandID: k.BrandID}, nil
+	return Principal{KeyID: k.ID, TeamID: k.TeamID, BrandID: k.BrandID}, nil
 }
 
 // InsertCrawl stores a new crawl.
@@ -116,6 +185,21 @@ func (s *Store) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*Crawl, err
 		return nil, fmt.Errorf("get crawl %s: %w", id, err)
 	}
 	return c, nil
+}
+
+// ListCrawls returns one page of a team's crawls, newest first, and how
+// many there are; status "" lists every status.
+func (s *Store) ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]Crawl, int, error) {
+	crawls := []Crawl{}
+	q := s.db.NewSelect().Model(&crawls).Where("team_id = ?", teamID)
+	if status != "" {
+		q = q.Where("status = ?", status)
+	}
+	total, err := q.Order("created_at DESC", "id DESC").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list crawls: %w", err)
+	}
+	return crawls, int(total), nil
 }
 
 // CrawlByID returns a crawl whatever its team, for the worker.

@@ -2,13 +2,17 @@ package db_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/dedupe"
@@ -68,6 +72,88 @@ func TestAPIKeys(t *testing.T) {
 	var stored int
 	if err := store.DB().NewSelect().Table("api_keys").ColumnExpr("count(*)").Where("key_hash = ?", k1).Scan(ctx, &stored); err != nil || stored != 0 {
 		t.Errorf("a key is stored in clear (%d rows, %v)", stored, err)
+	}
+}
+
+// TestRevokeAPIKey: keys are listed by team without the key itself; a
+// revoked key, named by its ID or by the key, authenticates no more.
+func TestRevokeAPIKey(t *testing.T) {
+	ctx := context.Background()
+	team := "revoke-" + uuid.NewString()
+	k1, err1 := store.CreateAPIKey(ctx, team, nil)
+	k2, err2 := store.CreateAPIKey(ctx, team, nil)
+	k3, err3 := store.CreateAPIKey(ctx, "other-"+team, nil)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := store.ListAPIKeys(ctx, team)
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("ListAPIKeys: %d keys, %v; want 2", len(keys), err)
+	}
+	for i, k := range []string{k1, k2} {
+		if keys[i].Team != team || keys[i].Prefix != k[:9] || keys[i].RevokedAt != nil || keys[i].ID == uuid.Nil {
+			t.Errorf("key %d listed as %+v", i, keys[i])
+		}
+	}
+	p1, _ := store.Authenticate(ctx, k1)
+	if p1.KeyID != keys[0].ID {
+		t.Errorf("principal's key ID %s, want %s", p1.KeyID, keys[0].ID)
+	}
+
+	if _, err := store.RevokeAPIKey(ctx, keys[0].ID.String()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.RevokeAPIKey(ctx, k2) // by the key itself
+	if err != nil || got.ID != keys[1].ID || got.RevokedAt == nil {
+		t.Fatalf("revoke by key: %+v, %v", got, err)
+	}
+	for _, k := range []string{k1, k2} {
+		if _, err := store.Authenticate(ctx, k); crawl.ErrorCode(err) != crawl.EUNAUTHORIZED {
+			t.Errorf("a revoked key authenticates: %v", err)
+		}
+	}
+	if _, err := store.Authenticate(ctx, k3); err != nil {
+		t.Errorf("another team's key was revoked too: %v", err)
+	}
+	again, err := store.RevokeAPIKey(ctx, k2)
+	if err != nil || !again.RevokedAt.Equal(*got.RevokedAt) {
+		t.Errorf("revoking twice moved the time: %v then %v (%v)", got.RevokedAt, again.RevokedAt, err)
+	}
+	_, err = store.RevokeAPIKey(ctx, "ck_unknownunknownunknown")
+	if crawl.ErrorCode(err) != crawl.ENOTFOUND || strings.Contains(err.Error(), "unknownunknown") {
+		t.Errorf("unknown key: %v, want not found without the key", err)
+	}
+}
+
+// TestListCrawls: a team's crawls, newest first, filtered by status.
+func TestListCrawls(t *testing.T) {
+	ctx := context.Background()
+	first := newCrawl(t)
+	var ids []uuid.UUID
+	for i := range 5 {
+		id := uuid.New()
+		o := first.Options
+		c := db.NewCrawl(id, first.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), first.CreatedAt.Add(time.Duration(i+1)*time.Second))
+		if err := store.InsertCrawl(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if _, _, err := store.SetEndStatus(ctx, ids[1], crawl.StatusSucceeded, ""); err != nil {
+		t.Fatal(err)
+	}
+	newCrawl(t) // another team's
+	got, total, err := store.ListCrawls(ctx, first.TeamID, "", 1, 4)
+	if err != nil || total != 6 || len(got) != 4 || got[0].ID != ids[4] || got[3].ID != ids[1] {
+		t.Fatalf("page 1: %d of %d, %v", len(got), total, err)
+	}
+	got, _, _ = store.ListCrawls(ctx, first.TeamID, "", 2, 4)
+	if len(got) != 2 || got[1].ID != first.ID {
+		t.Errorf("page 2: %d crawls, want the 2 oldest", len(got))
+	}
+	got, total, _ = store.ListCrawls(ctx, first.TeamID, crawl.StatusSucceeded, 1, 10)
+	if total != 1 || len(got) != 1 || got[0].ID != ids[1] {
+		t.Errorf("succeeded: %d of %d", len(got), total)
 	}
 }
 
