@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/dedupe"
 	"github.com/durablecrawl/crawler/internal/testenv"
+	"github.com/google/uuid"
 )
 
 var store *db.Store
