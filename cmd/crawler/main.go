@@ -1,6 +1,6 @@
 // Command crawler runs the crawl service: the API (serve), the Temporal
 // worker (worker), database migrations (migrate) and API key management
-// (apikey create). Configuration comes from the environment; see README.md.
+// (apikey create, list, revoke). Configuration comes from the environment; see README.md.
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -35,6 +36,8 @@ Usage:
   crawler migrate                        create the database if needed and apply migrations
   crawler apikey create --team NAME [--brand ID]
                                          create a team if needed and print a new API key
+  crawler apikey list [--team NAME]      list API keys (their first characters, never the key)
+  crawler apikey revoke ID|KEY           revoke a key: it authenticates no more
   crawler help                           show this text
 
 Configuration is read from the environment (see README.md): DATABASE_URL,
@@ -196,34 +199,76 @@ func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 }
 
 func apikey(ctx context.Context, cfg config.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "create" {
-		return usageError{"usage: crawler apikey create --team NAME [--brand ID]"}
+	const use = "usage: crawler apikey create --team NAME [--brand ID] | list [--team NAME] | revoke ID|KEY"
+	if len(args) == 0 {
+		return usageError{use}
 	}
-	fs := flag.NewFlagSet("apikey create", flag.ContinueOnError)
+	fs := flag.NewFlagSet("apikey "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	team := fs.String("team", "", "team name (created if it does not exist)")
-	brand := fs.String("brand", "", "brand ID reported on the team's crawls")
+	team := fs.String("team", "", "team name")
+	brand := fs.String("brand", "", "brand ID reported on the team's crawls (create)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err.Error()}
-	}
-	if strings.TrimSpace(*team) == "" {
-		return usageError{"--team is required"}
 	}
 	database, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer database.Close()
-	var brandID *string
-	if b := strings.TrimSpace(*brand); b != "" {
-		brandID = &b
+	store := db.NewStore(database)
+	switch args[0] {
+	case "create":
+		if strings.TrimSpace(*team) == "" {
+			return usageError{"--team is required"}
+		}
+		var brandID *string
+		if b := strings.TrimSpace(*brand); b != "" {
+			brandID = &b
+		}
+		key, err := store.CreateAPIKey(ctx, strings.TrimSpace(*team), brandID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, key)
+		return nil
+	case "list":
+		keys, err := store.ListAPIKeys(ctx, strings.TrimSpace(*team))
+		if err != nil {
+			return err
+		}
+		printKeys(stdout, keys)
+		return nil
+	case "revoke":
+		if fs.NArg() != 1 {
+			return usageError{"usage: crawler apikey revoke ID|KEY"}
+		}
+		k, err := store.RevokeAPIKey(ctx, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "revoked %s (%s…, team %s)\n", k.ID, k.Prefix, k.Team)
+		return nil
+	default:
+		return usageError{use}
 	}
-	key, err := db.NewStore(database).CreateAPIKey(ctx, strings.TrimSpace(*team), brandID)
-	if err != nil {
-		return err
+}
+
+// printKeys writes API keys as a table: never the key, only its first
+// characters.
+func printKeys(w io.Writer, keys []db.KeyInfo) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKEY\tTEAM\tBRAND\tCREATED\tREVOKED")
+	for _, k := range keys {
+		brand, revoked := "-", "-"
+		if k.BrandID != nil {
+			brand = *k.BrandID
+		}
+		if k.RevokedAt != nil {
+			revoked = k.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Team, brand, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
-	fmt.Fprintln(stdout, key)
-	return nil
+	tw.Flush()
 }
 
 // extractionLimit is the longest extraction the configured model takes; 0
