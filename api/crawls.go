@@ -46,6 +46,10 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	if err != nil {
 		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
 	}
+	// Only a valid request spends the key's allowance.
+	if err := s.limitCreate(c); err != nil {
+		return err
+	}
 
 	p := principal(c)
 	id := uuid.New()

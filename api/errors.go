@@ -19,6 +19,7 @@ var statusOf = map[string]int{
 	crawl.ECONFLICT:     http.StatusConflict,
 	crawl.EINTERNAL:     http.StatusInternalServerError,
 	crawl.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	crawl.ERATELIMITED:  http.StatusTooManyRequests,
 }
 
 // errorBody is the JSON body of every error response.

@@ -68,8 +68,8 @@ var _ store = (*fakeStore)(nil)
 func newFakeStore() *fakeStore {
 	return &fakeStore{
 		keys: map[string]db.Principal{
-			testKey:  {TeamID: testTeam, BrandID: &testBrand},
-			otherKey: {TeamID: otherTeam},
+			testKey:  {KeyID: uuid.MustParse("00000000-0000-4000-8000-0000000000a1"), TeamID: testTeam, BrandID: &testBrand},
+			otherKey: {KeyID: uuid.MustParse("00000000-0000-4000-8000-0000000000b1"), TeamID: otherTeam},
 		},
 		crawls: map[uuid.UUID]*db.Crawl{},
 	}

@@ -319,3 +319,35 @@ func TestAbortCrawl(t *testing.T) {
 		}
 	})
 }
+
+// TestCreateCrawlRateLimit: each key creates at most its burst of crawls
+// at once, then 429 with Retry-After until its bucket refills; invalid
+// requests and other keys do not spend its allowance.
+func TestCreateCrawlRateLimit(t *testing.T) {
+	a := newTestAPI(t)
+	a.app = New(Options{Store: a.store, Temporal: a.temporal, TaskQueue: testQueue, Server: allServer,
+		Logger: slog.New(slog.DiscardHandler), CrawlsPerMinute: 6, CrawlsBurst: 2})
+	body := `{"startUrl":"https://a.example/"}`
+	wantError(t, a.do(t, http.MethodPost, "/crawls", testKey, `{"startUrl":"ftp://a.example/"}`),
+		http.StatusBadRequest, crawl.EINVALID, "startUrl")
+	for i := range 2 {
+		if r := a.do(t, http.MethodPost, "/crawls", testKey, body); r.Status != http.StatusCreated {
+			t.Fatalf("crawl %d of the burst: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	r := a.do(t, http.MethodPost, "/crawls", testKey, body)
+	wantError(t, r, http.StatusTooManyRequests, crawl.ERATELIMITED)
+	if got := r.Header.Get("Retry-After"); got != "10" {
+		t.Errorf("Retry-After %q, want 10 (one crawl every 10 s)", got)
+	}
+	if len(a.store.inserted) != 2 || len(a.temporal.started) != 2 {
+		t.Errorf("the refused request stored %d crawls and started %d workflows, want 2 and 2",
+			len(a.store.inserted), len(a.temporal.started))
+	}
+	if r := a.do(t, http.MethodPost, "/crawls", otherKey, body); r.Status != http.StatusCreated {
+		t.Errorf("another key is limited too: %d %s", r.Status, r.Raw)
+	}
+	if r := a.do(t, http.MethodGet, "/crawls", testKey, ""); r.Status != http.StatusOK {
+		t.Errorf("reads are limited too: %d", r.Status)
+	}
+}

@@ -56,11 +56,16 @@ type Options struct {
 	Logger   *slog.Logger
 	// RequestTimeout bounds the database and Temporal calls of a request.
 	RequestTimeout time.Duration
+	// CrawlsPerMinute bounds how many crawls one API key creates a minute,
+	// in bursts of up to CrawlsBurst; 0 is no limit.
+	CrawlsPerMinute float64
+	CrawlsBurst     int
 }
 
 // server holds the handlers' dependencies.
 type server struct {
 	Options
+	limiter *keyLimiter
 }
 
 // New returns the API as a Fiber app.
@@ -71,7 +76,7 @@ func New(o Options) *fiber.App {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 15 * time.Second
 	}
-	s := &server{Options: o}
+	s := &server{Options: o, limiter: newKeyLimiter(o.CrawlsPerMinute, o.CrawlsBurst)}
 	app := fiber.New(fiber.Config{
 		AppName: "crawler",
 		// Bodies up to 8 MiB are read whole, so that one over the 1 MiB a

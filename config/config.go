@@ -63,6 +63,11 @@ type Config struct {
 	// crawls (required with a proxy).
 	StaticEgressProxy string
 	StaticEgressIP    string
+	// CrawlsPerMinute is how many crawls one API key may create a minute,
+	// in bursts of up to CrawlsBurst; 0 lifts the limit. Each API process
+	// counts on its own.
+	CrawlsPerMinute float64
+	CrawlsBurst     int
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
 	// DebugAddr, when set, is where the worker serves Go's profiles
@@ -136,6 +141,8 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		BrowserPages:           r.integer("CRAWLER_BROWSER_PAGES", 4),
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
+		CrawlsPerMinute:        r.float("CRAWLER_KEY_CRAWLS_PER_MINUTE", 60),
+		CrawlsBurst:            r.integer("CRAWLER_KEY_CRAWLS_BURST", 10),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
 		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
 		LLM: LLM{
@@ -172,6 +179,10 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGES_PER_CRAWL must be at least 1")
 	case c.MaxPageBytes < 1024:
 		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGE_BYTES must be at least 1024")
+	case c.CrawlsPerMinute < 0:
+		return Config{}, fmt.Errorf("CRAWLER_KEY_CRAWLS_PER_MINUTE must not be negative (0 lifts the limit)")
+	case c.CrawlsBurst < 1:
+		return Config{}, fmt.Errorf("CRAWLER_KEY_CRAWLS_BURST must be at least 1")
 	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
 		return Config{}, fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
 	}

@@ -14,6 +14,7 @@ const (
 	ECONFLICT     = "conflict"        // the resource is in the wrong state (409)
 	EINTERNAL     = "internal"        // the service failed (500)
 	EUNAVAILABLE  = "unavailable"     // a dependency is down (503)
+	ERATELIMITED  = "rate_limited"    // the caller sent too many requests (429)
 )
 
 // FieldError names one bad field of a request.

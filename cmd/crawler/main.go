@@ -144,8 +144,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		TaskQueue: cfg.TaskQueue,
 		Server: crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable,
 			LLM: cfg.LLM.Enabled(), ExtractionLimit: extractionLimit(cfg.LLM)},
-		StaticIP: cfg.StaticEgressIP,
-		Logger:   logger,
+		StaticIP:        cfg.StaticEgressIP,
+		Logger:          logger,
+		CrawlsPerMinute: cfg.CrawlsPerMinute,
+		CrawlsBurst:     cfg.CrawlsBurst,
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.HTTPAddr) }()
