@@ -46,10 +46,6 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	if err != nil {
 		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
 	}
-	// Only a valid request spends the key's allowance.
-	if err := s.limitCreate(c); err != nil {
-		return err
-	}
 
 	p := principal(c)
 	id := uuid.New()
@@ -62,6 +58,13 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 
 	ctx, cancel := s.ctx(c)
 	defer cancel()
+	if err := s.refuseInternalNames(ctx, opts); err != nil {
+		return err
+	}
+	// Only a valid request spends the key's allowance.
+	if err := s.limitCreate(c); err != nil {
+		return err
+	}
 	if err := s.Store.InsertCrawl(ctx, rec); err != nil {
 		return err
 	}
@@ -74,7 +77,7 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 			workflows.AttrCrawlID.ValueSet(id.String()),
 			workflows.AttrTeamID.ValueSet(p.TeamID.String()),
 			workflows.AttrStatus.ValueSet(string(crawl.StatusRunning)),
-			workflows.AttrStartURL.ValueSet(opts.StartURLs[0]),
+			workflows.AttrStartURL.ValueSet(attrValue(opts.StartURLs[0])),
 		),
 	}, workflows.CrawlWorkflowName, workflows.CrawlInput{CrawlID: id.String()})
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/http/httptest"
 	"slices"
 	"sort"
@@ -226,7 +228,7 @@ func newTestAPI(t *testing.T) *testAPI {
 	s := newFakeStore()
 	tc := &fakeTemporal{store: s}
 	app := New(Options{Store: s, Temporal: tc, TaskQueue: testQueue, Server: allServer,
-		StaticIP: "203.0.113.7", Logger: slog.New(slog.DiscardHandler)})
+		StaticIP: "203.0.113.7", Logger: slog.New(slog.DiscardHandler), Resolver: testResolver})
 	return &testAPI{app: app, store: s, temporal: tc}
 }
 
@@ -309,3 +311,20 @@ func errorMessage(r response) string {
 }
 
 var errFake = errors.New("fake: failure")
+
+// fakeResolver answers host names from a table; other names do not
+// resolve.
+type fakeResolver map[string][]netip.Addr
+
+func (r fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return a, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+var testResolver = fakeResolver{
+	"a.example":        {netip.MustParseAddr("93.184.215.14")},
+	"intranet.example": {netip.MustParseAddr("10.1.2.3")},
+	"mixed.example":    {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("fd00::1")},
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -36,6 +37,14 @@ func TestCreateCrawlRejectsBadInput(t *testing.T) {
 			[]string{"startUrl", "startUrls"}},
 		{"no start URL", `{"maxDepth":3}`, []string{"startUrl"}},
 		{"two bad fields", `{"startUrl":"https://a.example/","maxDepth":0,"colour":"red"}`, []string{"colour", "maxDepth"}},
+		{"loopback address", `{"startUrl":"http://127.0.0.1:8080/"}`, []string{"startUrl"}},
+		{"localhost", `{"startUrl":"http://localhost/"}`, []string{"startUrl"}},
+		{"IPv6 loopback", `{"startUrl":"http://[::1]/"}`, []string{"startUrl"}},
+		{"cloud metadata", `{"startUrl":"http://169.254.169.254/latest/meta-data/"}`, []string{"startUrl"}},
+		{"private, older shape", `{"startUrls":["https://a.example/","http://192.168.1.1/"],"maxResults":5,"maxDepth":1}`, []string{"startUrls[1]"}},
+		{"a name of a private address", `{"startUrl":"https://intranet.example/"}`, []string{"startUrl"}},
+		{"a name with a private address among others", `{"startUrls":["https://mixed.example/"],"maxResults":5,"maxDepth":1}`, []string{"startUrls[0]"}},
+		{"start URL over 2048 bytes", `{"startUrl":"https://a.example/` + strings.Repeat("a", 2048) + `"}`, []string{"startUrl"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,6 +58,31 @@ func TestCreateCrawlRejectsBadInput(t *testing.T) {
 				t.Errorf("a bad request answered Location %q", r.Header.Get("Location"))
 			}
 		})
+	}
+}
+
+// TestCreateCrawlLongStartURL: the longest start URL accepted starts its
+// workflow, with the search attribute cut to what Temporal takes; names
+// that do not resolve now are let through.
+func TestCreateCrawlLongStartURL(t *testing.T) {
+	a := newTestAPI(t)
+	long := "https://a.example/" + strings.Repeat("é", (2048-len("https://a.example/"))/2)
+	for _, u := range []string{long, "https://not-resolving.example/"} {
+		r := a.do(t, http.MethodPost, "/crawls", testKey, `{"startUrl":"`+u+`"}`)
+		if r.Status != http.StatusCreated || r.Body["startUrl"] != u {
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+	}
+	attr, _ := a.temporal.started[0].Options.TypedSearchAttributes.GetKeyword(workflows.AttrStartURL)
+	if len(attr) > maxAttrBytes || !utf8.ValidString(attr) || !strings.HasSuffix(attr, "é…") || !strings.HasPrefix(long, strings.TrimSuffix(attr, "…")) {
+		t.Errorf("search attribute of %d bytes, valid UTF-8 %v: %q", len(attr), utf8.ValidString(attr), attr[max(0, len(attr)-10):])
+	}
+	if len(long) != 2048 {
+		t.Fatalf("test URL is %d bytes", len(long))
+	}
+	r := a.do(t, http.MethodPost, "/crawls", testKey, `{"startUrl":"http://127.0.0.1/"}`)
+	if !strings.Contains(errorMessage(r)+r.Raw, "private") {
+		t.Errorf("a private start URL's answer does not say why: %s", r.Raw)
 	}
 }
 
@@ -326,7 +360,7 @@ func TestAbortCrawl(t *testing.T) {
 func TestCreateCrawlRateLimit(t *testing.T) {
 	a := newTestAPI(t)
 	a.app = New(Options{Store: a.store, Temporal: a.temporal, TaskQueue: testQueue, Server: allServer,
-		Logger: slog.New(slog.DiscardHandler), CrawlsPerMinute: 6, CrawlsBurst: 2})
+		Logger: slog.New(slog.DiscardHandler), CrawlsPerMinute: 6, CrawlsBurst: 2, Resolver: testResolver})
 	body := `{"startUrl":"https://a.example/"}`
 	wantError(t, a.do(t, http.MethodPost, "/crawls", testKey, `{"startUrl":"ftp://a.example/"}`),
 		http.StatusBadRequest, crawl.EINVALID, "startUrl")

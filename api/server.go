@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 
@@ -60,6 +61,9 @@ type Options struct {
 	// in bursts of up to CrawlsBurst; 0 is no limit.
 	CrawlsPerMinute float64
 	CrawlsBurst     int
+	// Resolver looks up start URLs' hosts when private networks are not
+	// allowed; nil is the system's resolver.
+	Resolver resolver
 }
 
 // server holds the handlers' dependencies.
@@ -72,6 +76,9 @@ type server struct {
 func New(o Options) *fiber.App {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
 	}
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 15 * time.Second

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/netip"
 	"net/url"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/andybalholm/cascadia"
+
+	"github.com/durablecrawl/crawler/netguard"
 )
 
 // Limits of a create request that the tags of Options do not state: the
@@ -65,6 +68,9 @@ type Server struct {
 	// ExtractionLimit is the longest extraction the server's model leaves
 	// room for (0: MaxExtractionLength).
 	ExtractionLimit int
+	// AllowPrivateNetworks accepts start URLs on loopback, private and
+	// other internal addresses; without it they are refused at once.
+	AllowPrivateNetworks bool
 }
 
 // ParseRequest validates a POST /crawls body in either request shape and
@@ -120,7 +126,7 @@ var customFields = map[string]func(p *parser, o *Options, srv Server){
 
 // readStartURLs decides the request shape: startUrl (one URL) in the
 // current one, startUrls (a list) in the older one.
-func readStartURLs(p *parser, o *Options, _ Server) {
+func readStartURLs(p *parser, o *Options, srv Server) {
 	_, hasCurrent := p.fields["startUrl"]
 	_, hasLegacy := p.fields["startUrls"]
 	switch {
@@ -132,7 +138,7 @@ func readStartURLs(p *parser, o *Options, _ Server) {
 	case hasCurrent:
 		o.Shape = ShapeCurrent
 		if u, ok := p.str("startUrl"); ok {
-			if msg := checkURL(u); msg != "" {
+			if msg := checkStartURL(u, srv); msg != "" {
 				p.fail("startUrl", msg)
 			} else {
 				o.StartURLs = []string{strings.TrimSpace(u)}
@@ -150,7 +156,7 @@ func readStartURLs(p *parser, o *Options, _ Server) {
 				p.fail("startUrls", fmt.Sprintf("at most %d URLs", MaxStartURLs))
 			}
 			for i, u := range urls {
-				if msg := checkURL(u); msg != "" {
+				if msg := checkStartURL(u, srv); msg != "" {
 					p.fail(fmt.Sprintf("startUrls[%d]", i), msg)
 				} else {
 					o.StartURLs = append(o.StartURLs, strings.TrimSpace(u))
@@ -434,6 +440,36 @@ func checkURL(s string) string {
 		return "must not carry credentials"
 	}
 	return ""
+}
+
+// checkStartURL is checkURL, and refuses a host that is an internal
+// address (an IP literal netguard forbids, or localhost) unless the server
+// allows private networks. Names that resolve to such addresses are the
+// API's to refuse (it resolves them); the fetcher refuses them in any case.
+func checkStartURL(s string, srv Server) string {
+	if msg := checkURL(s); msg != "" || srv.AllowPrivateNetworks {
+		return msg
+	}
+	u, _ := url.Parse(strings.TrimSpace(s))
+	if InternalHost(u.Hostname()) {
+		return "is on a private, loopback or reserved address, which this server does not crawl"
+	}
+	return ""
+}
+
+// InternalHost reports whether host names this machine or an internal
+// network by itself: localhost (and its subdomains) or an IP address
+// netguard forbids.
+func InternalHost(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	if err != nil {
+		return false
+	}
+	return !netguard.Allowed(ip)
 }
 
 func checkPathGlob(s string) string {

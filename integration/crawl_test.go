@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/workflows"
@@ -390,11 +391,22 @@ func TestAbortEndpoint(t *testing.T) {
 }
 
 // TestPrivateNetworksRefused: without CRAWLER_ALLOW_PRIVATE_NETWORKS the
-// worker refuses loopback; the crawl fails with a logged refusal.
+// API answers 400 to internal start URLs, and the worker refuses loopback
+// when it dials: such a crawl fails with a logged refusal.
 func TestPrivateNetworksRefused(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
-	c := create(t, env.guardedAPI, env.keyA, map[string]any{"startUrl": s.URL + "/", "maxDepth": 1})
+	// The API refuses internal start URLs at once.
+	port := s.URL[strings.LastIndex(s.URL, ":"):]
+	for _, u := range []string{s.URL + "/", "http://localhost" + port + "/", "http://[::1]" + port + "/", "http://169.254.169.254/"} {
+		var e errorObj
+		status, raw := call(t, "POST", env.guardedAPI+"/crawls", env.keyA, map[string]any{"startUrl": u}, &e)
+		if status != http.StatusBadRequest || len(e.Error.Details) != 1 || e.Error.Details[0].Field != "startUrl" {
+			t.Errorf("start URL %s = %d %s, want 400 naming startUrl", u, status, raw)
+		}
+	}
+	// What the API lets through, the worker refuses when it dials.
+	c := create(t, env.guardedWorkerAPI, env.keyA, map[string]any{"startUrl": s.URL + "/", "maxDepth": 1})
 	done := waitStatus(t, env.guardedAPI, env.keyA, c.ID, time.Minute, "failed")
 	if done.TotalPages != 0 {
 		t.Errorf("totalPages = %d, want 0", done.TotalPages)
@@ -411,6 +423,22 @@ func TestPrivateNetworksRefused(t *testing.T) {
 	}
 	if l := logs[3]; l.Message != "Crawl failed" {
 		t.Errorf("last entry: %+v", l)
+	}
+}
+
+// TestLongestStartURL: a start URL of the longest length accepted starts
+// its workflow and is crawled (its search attribute is cut, not refused).
+func TestLongestStartURL(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	u := s.URL + "/?q=" + strings.Repeat("x", crawl.MaxURLLength-len(s.URL)-4)
+	if len(u) != crawl.MaxURLLength {
+		t.Fatalf("URL of %d bytes", len(u))
+	}
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": u, "maxResults": 1})
+	done := waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "succeeded")
+	if done.StartURL != u || done.TotalPages != 1 {
+		t.Errorf("crawl of the long URL: start URL of %d bytes, %d pages", len(done.StartURL), done.TotalPages)
 	}
 }
 
@@ -568,7 +596,7 @@ func (failingTemporal) ExecuteWorkflow(context.Context, client.StartWorkflowOpti
 // is 500 and the crawl is recorded as error, with its completion time.
 func TestWorkflowStartFailure(t *testing.T) {
 	t.Parallel()
-	base := serve(api.New(api.Options{Store: env.store, Temporal: failingTemporal{}, TaskQueue: taskQueue}))
+	base := serve(api.New(api.Options{Store: env.store, Temporal: failingTemporal{}, TaskQueue: taskQueue, Server: testServer}))
 	var e errorObj
 	status, raw := call(t, "POST", base+"/crawls", env.keyB, `{"startUrl": "https://start-failure.example/"}`, &e)
 	if status != http.StatusInternalServerError || e.Error.Code != "internal" {

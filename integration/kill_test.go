@@ -54,7 +54,7 @@ func TestWorkerKilled(t *testing.T) {
 		site.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: queue}))
+	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: queue, Server: testServer}))
 	start := func(name string) *exec.Cmd {
 		cmd := exec.Command(bin, "worker")
 		cmd.Env = append(os.Environ(),

@@ -45,8 +45,11 @@ var env struct {
 	temporal     client.Client
 	temporalAddr string
 	// api crawls with private networks allowed (the test sites are on
-	// loopback); guardedAPI's worker refuses them, as in production.
-	api, guardedAPI string
+	// loopback); guardedAPI and its worker refuse them, as in production.
+	// guardedWorkerAPI lets them through to the same worker, which refuses
+	// them: it stands for a public name that resolves to a private address
+	// only when the worker dials it, or a redirect to one.
+	api, guardedAPI, guardedWorkerAPI string
 	// proxyAPI's worker sends useStaticIps crawls through proxyHits'
 	// forward proxy.
 	proxyAPI  string
@@ -61,6 +64,10 @@ var env struct {
 	keyA, keyB string
 	teamA      string
 }
+
+// testServer is a deployment without optional features that crawls the
+// test sites on loopback.
+var testServer = crawl.Server{AllowPrivateNetworks: true}
 
 const (
 	taskQueue        = "crawls-test"
@@ -142,8 +149,10 @@ func run(m *testing.M) int {
 		}
 		defer stop()
 		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
-			Server: crawl.Server{Browser: w.browser != nil}}))
+			Server: crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate}}))
 	}
+	env.guardedWorkerAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: guardedTaskQueue,
+		Logger: logger, Server: testServer}))
 	proxy, hits := testproxy.New()
 	defer proxy.Close()
 	env.proxyHits = hits
@@ -156,7 +165,7 @@ func run(m *testing.M) int {
 	}
 	defer stopProxied()
 	env.proxyAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: proxyTaskQueue, Logger: logger,
-		Server: crawl.Server{StaticEgressProxy: true}, StaticIP: staticIP}))
+		Server: crawl.Server{StaticEgressProxy: true, AllowPrivateNetworks: true}, StaticIP: staticIP}))
 
 	env.llm = fakellm.New(llmAnswer)
 	defer env.llm.Close()
@@ -172,13 +181,14 @@ func run(m *testing.M) int {
 	}
 	defer stopLLM()
 	env.llmAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: llmTaskQueue, Logger: logger,
-		Server: crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext)}}))
+		Server: crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext), AllowPrivateNetworks: true}}))
 
 	env.restartConfig = cfg
 	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true
 	// A server page cap of 40, which TestWorkerRestart's crawl reaches.
 	env.restartConfig.MaxPagesPerCrawl = restartPageCap
-	env.restartAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: restartTaskQueue, Logger: logger}))
+	env.restartAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: restartTaskQueue, Logger: logger,
+		Server: testServer}))
 	rec := &worker.Reconciler{Store: env.store, Temporal: env.temporal, Logger: logger, Grace: time.Second}
 	go rec.Run(ctx, 500*time.Millisecond)
 

@@ -308,7 +308,7 @@ func TestStackOriginTimeout(t *testing.T) {
 		t.Errorf("engine entry for stack wordpress: %+v", e)
 	}
 	var e errorObj
-	if status, raw := call(t, "POST", env.guardedAPI+"/crawls", env.keyA, map[string]any{"startUrl": s.URL, "engineType": "playwright"}, &e); status != 400 || e.Error.Details[0].Field != "engineType" {
+	if status, raw := call(t, "POST", env.guardedWorkerAPI+"/crawls", env.keyA, map[string]any{"startUrl": s.URL, "engineType": "playwright"}, &e); status != 400 || e.Error.Details[0].Field != "engineType" {
 		t.Errorf("engineType playwright on a deployment without browsers = %d %s, want 400", status, raw)
 	}
 }

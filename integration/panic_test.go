@@ -27,7 +27,7 @@ func TestWorkflowPanicEndsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: queue}))
+	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: queue, Server: testServer}))
 	c := create(t, base, env.keyA, map[string]any{"startUrl": "http://127.0.0.1:9/"})
 	began := time.Now()
 	waitStatus(t, base, env.keyA, c.ID, 30*time.Second, "error")

@@ -1,0 +1,85 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"time"
+	"unicode/utf8"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/netguard"
+)
+
+// resolver looks host names up; *net.Resolver is one.
+type resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// lookupTimeout bounds the look-up of a start URL's host.
+const lookupTimeout = 2 * time.Second
+
+// refuseInternalNames answers 400 when a start URL's host name resolves to
+// an address the fetcher would refuse, so that the caller hears it at once
+// rather than from a failed crawl. A name that does not resolve now is let
+// through: the crawl reports it, and the fetcher checks every address it
+// dials whatever this look-up said.
+func (s *server) refuseInternalNames(ctx context.Context, o crawl.Options) error {
+	if s.Server.AllowPrivateNetworks {
+		return nil
+	}
+	var details []crawl.FieldError
+	for i, raw := range o.StartURLs {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue // ParseRequest accepted it; nothing to look up
+		}
+		host := u.Hostname()
+		if _, err := netip.ParseAddr(host); err == nil {
+			continue // an address, checked by ParseRequest
+		}
+		lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+		addrs, err := s.Resolver.LookupNetIP(lctx, "ip", host)
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if !netguard.Allowed(a) {
+				field := "startUrl"
+				if o.Shape == crawl.ShapeLegacy {
+					field = fmt.Sprintf("startUrls[%d]", i)
+				}
+				details = append(details, crawl.FieldError{Field: field,
+					Message: fmt.Sprintf("%s resolves to %s, a private, loopback or reserved address, which this server does not crawl", host, a)})
+				break
+			}
+		}
+	}
+	if len(details) > 0 {
+		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid request", Details: details}
+	}
+	return nil
+}
+
+// maxAttrBytes bounds the start URL kept in a workflow's search attribute:
+// Temporal refuses to start a workflow whose attribute value is over 2 KiB,
+// and a start URL may be 2,048 bytes.
+const maxAttrBytes = 1024
+
+// attrValue is s cut to at most maxAttrBytes bytes on a character
+// boundary, with "…" marking a cut.
+func attrValue(s string) string {
+	if len(s) <= maxAttrBytes {
+		return s
+	}
+	cut := maxAttrBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+var _ resolver = net.DefaultResolver
