@@ -372,6 +372,69 @@ func TestTerminatedIsReconciled(t *testing.T) {
 	}
 }
 
+// TestDeleteAborts: DELETE /crawls/{id} is the abort.
+func TestDeleteAborts(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 300*time.Millisecond)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/"})
+	if status, raw := call(t, "DELETE", env.api+"/crawls/"+c.ID, env.keyB, nil, nil); status != http.StatusNotFound {
+		t.Errorf("DELETE by another team = %d %s, want 404", status, raw)
+	}
+	var got crawlObj
+	if status, raw := call(t, "DELETE", env.api+"/crawls/"+c.ID, env.keyA, nil, &got); status != http.StatusOK || got.Progress == nil {
+		t.Fatalf("DELETE = %d %s, want 200 with progress", status, raw)
+	}
+	waitStatus(t, env.api, env.keyA, c.ID, 30*time.Second, "aborted")
+}
+
+// TestListAndProgress: a running crawl shows where its pages stand; when
+// it ends, its stored pages are its total; the team's list shows it, newest
+// first, and another team's does not.
+func TestListAndProgress(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	key, err := env.store.CreateAPIKey(context.Background(), "team-list-"+uuid.NewString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := create(t, env.api, key, map[string]any{"startUrl": s.URL + "/", "maxResults": 3})
+	c := create(t, env.api, key, map[string]any{"startUrl": s.URL + "/", "maxResults": 30, "maxConcurrentPages": 2})
+	if c.Progress != nil {
+		t.Errorf("POST /crawls answered progress %+v", c.Progress)
+	}
+	running := waitFor(t, env.api, key, c.ID, 30*time.Second, "pages in the frontier", func(c crawlObj) bool {
+		return c.Progress != nil && c.Progress.Queued+c.Progress.InProgress > 0 && c.Progress.Stored > 0
+	})
+	if running.Status == "running" && running.Progress.Stored < running.TotalPages {
+		t.Errorf("running: %d pages stored, totalPages %d", running.Progress.Stored, running.TotalPages)
+	}
+	done := waitStatus(t, env.api, key, c.ID, time.Minute, "succeeded")
+	if done.Progress == nil || done.Progress.Stored != done.TotalPages || done.TotalPages != 30 {
+		t.Errorf("ended with %d pages, progress %+v", done.TotalPages, done.Progress)
+	}
+	waitStatus(t, env.api, key, first.ID, time.Minute, "succeeded")
+
+	var list pageOf[crawlObj]
+	status, raw := call(t, "GET", env.api+"/crawls?status=succeeded&limit=1", key, nil, &list)
+	if status != http.StatusOK || len(list.Results) != 1 || list.Results[0].ID != c.ID || list.Results[0].Progress != nil {
+		t.Fatalf("GET /crawls?status=succeeded&limit=1 = %d %s, want the newer crawl without progress", status, raw)
+	}
+	var second pageOf[crawlObj]
+	next := followNext(t, list)
+	if status, raw := call(t, "GET", next, key, nil, &second); status != http.StatusOK || len(second.Results) != 1 || second.Results[0].ID != first.ID {
+		t.Errorf("next page %s = %d %s, want the older crawl", next, status, raw)
+	}
+	status, _ = call(t, "GET", env.api+"/crawls?limit=100", env.keyA, nil, &list)
+	for _, x := range list.Results {
+		if x.ID == c.ID || x.ID == first.ID {
+			t.Errorf("another team lists crawl %s", x.ID)
+		}
+	}
+	if status != http.StatusOK {
+		t.Errorf("GET /crawls = %d", status)
+	}
+}
+
 // TestAbortEndpoint: POST /crawls/{id}/abort aborts, and again is a no-op.
 func TestAbortEndpoint(t *testing.T) {
 	t.Parallel()

@@ -292,6 +292,12 @@ type crawlObj struct {
 	CreatedAt         time.Time  `json:"createdAt"`
 	UpdatedAt         time.Time  `json:"updatedAt"`
 	CompletedAt       *time.Time `json:"completedAt"`
+	// Progress is on the answers about one crawl, not in lists.
+	Progress *progressObj `json:"progress"`
+}
+
+type progressObj struct {
+	Queued, InProgress, Stored, Failed, Skipped int
 }
 
 type errorObj struct {
@@ -332,6 +338,21 @@ type pageOf[T any] struct {
 	Limit        int `json:"limit"`
 	TotalPages   int `json:"totalPages"`
 	TotalResults int `json:"totalResults"`
+	// Next is the URL of the following page; null on the last.
+	Next *string `json:"next"`
+}
+
+// followNext checks p's next URL against its position and returns it ("" on
+// the last page).
+func followNext[T any](t testing.TB, p pageOf[T]) string {
+	t.Helper()
+	if (p.Next != nil) != (p.Page < p.TotalPages) {
+		t.Fatalf("page %d of %d: next = %v", p.Page, p.TotalPages, p.Next)
+	}
+	if p.Next == nil {
+		return ""
+	}
+	return *p.Next
 }
 
 // create posts a crawl and returns it, failing the test unless the answer
@@ -388,9 +409,10 @@ func waitStatus(t testing.TB, base, key, id string, timeout time.Duration, want 
 func allLogs(t testing.TB, base, key, id string, limit int) []logEntry {
 	t.Helper()
 	var out []logEntry
+	next := fmt.Sprintf("%s/crawl-logs/%s?limit=%d", base, id, limit)
 	for page := 1; ; page++ {
 		var p pageOf[logEntry]
-		status, raw := call(t, "GET", fmt.Sprintf("%s/crawl-logs/%s?page=%d&limit=%d", base, id, page, limit), key, nil, &p)
+		status, raw := call(t, "GET", next, key, nil, &p)
 		if status != http.StatusOK {
 			t.Fatalf("GET logs page %d = %d %s", page, status, raw)
 		}
@@ -401,7 +423,7 @@ func allLogs(t testing.TB, base, key, id string, limit int) []logEntry {
 			t.Fatalf("totalPages = %d for %d results at limit %d, want %d", p.TotalPages, p.TotalResults, limit, want)
 		}
 		out = append(out, p.Results...)
-		if page >= p.TotalPages {
+		if next = followNext(t, p); next == "" {
 			if len(out) != p.TotalResults {
 				t.Fatalf("read %d log entries, totalResults says %d", len(out), p.TotalResults)
 			}
@@ -417,14 +439,15 @@ func allLogs(t testing.TB, base, key, id string, limit int) []logEntry {
 func allPages(t testing.TB, base, key, id string) []resultPage {
 	t.Helper()
 	var out []resultPage
-	for page := 1; ; page++ {
+	next := fmt.Sprintf("%s/crawls/%s/pages?limit=100", base, id)
+	for {
 		var p pageOf[resultPage]
-		status, raw := call(t, "GET", fmt.Sprintf("%s/crawls/%s/pages?page=%d&limit=100", base, id, page), key, nil, &p)
+		status, raw := call(t, "GET", next, key, nil, &p)
 		if status != http.StatusOK {
 			t.Fatalf("GET pages = %d %s", status, raw)
 		}
 		out = append(out, p.Results...)
-		if page >= p.TotalPages {
+		if next = followNext(t, p); next == "" {
 			if len(out) != p.TotalResults {
 				t.Fatalf("pages: totalResults %d, got %d", p.TotalResults, len(out))
 			}
