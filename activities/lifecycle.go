@@ -50,6 +50,9 @@ type CrawlPlan struct {
 	// LLMTaskQueue is set for a crawl with extraction instructions: its
 	// result pages go through ExtractPage there.
 	LLMTaskQueue string `json:",omitempty"`
+	// StartURL is the crawl's first start URL, which the workflow shows
+	// in the Temporal UI.
+	StartURL string `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -87,6 +90,7 @@ func planOf(c *db.Crawl, o crawl.Options, s Settings) CrawlPlan {
 		TimeoutSeconds: c.TimeoutSeconds,
 		UseSitemap:     o.UseSitemap,
 		Engine:         engineOf(o, s.BrowserAvailable),
+		StartURL:       o.StartURLs[0],
 	}
 	if o.Extraction != "" {
 		plan.LLMTaskQueue = s.LLMTaskQueue

@@ -20,7 +20,8 @@ func TestStartCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := CrawlPlan{Status: crawl.StatusRunning, Budget: 10, BatchSize: 64, TimeoutSeconds: 600, Engine: crawl.EngineCheerio}
+	want := CrawlPlan{Status: crawl.StatusRunning, Budget: 10, BatchSize: 64, TimeoutSeconds: 600, Engine: crawl.EngineCheerio,
+		StartURL: "https://example.com/docs"}
 	if plan != want {
 		t.Errorf("plan %+v, want %+v", plan, want)
 	}
@@ -93,7 +94,8 @@ func TestStartCrawlPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := CrawlPlan{Status: crawl.StatusRunning, Budget: tt.budget, BatchSize: tt.batch, TimeoutSeconds: 1800,
-				UseSitemap: tt.o.UseSitemap, Engine: tt.engine, BrowserTaskQueue: tt.browserQ, Detect: tt.detect, LLMTaskQueue: tt.llmQ}
+				UseSitemap: tt.o.UseSitemap, Engine: tt.engine, BrowserTaskQueue: tt.browserQ, Detect: tt.detect, LLMTaskQueue: tt.llmQ,
+				StartURL: "https://example.com/"}
 			if plan != want {
 				t.Errorf("plan %+v, want %+v", plan, want)
 			}

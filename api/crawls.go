@@ -68,8 +68,11 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	if err := s.Store.InsertCrawl(ctx, rec); err != nil {
 		return err
 	}
+	summary, details := workflows.StartText(id.String(), p.TeamID.String(), opts)
 	_, err = s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       wfID,
+		StaticSummary:            summary,
+		StaticDetails:            details,
 		TaskQueue:                s.TaskQueue,
 		WorkflowExecutionTimeout: time.Duration(opts.TimeoutSeconds)*time.Second + executionTimeoutMargin,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,

@@ -9,13 +9,16 @@ import (
 	"net/url"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/api"
@@ -790,4 +793,64 @@ func TestHostileContent(t *testing.T) {
 			t.Errorf("the untyped PNG: %+v", l)
 		}
 	}
+}
+
+// TestTemporalUIStory: the workflow carries a summary and details from its
+// start, current details with its progress, and CrawlTotalPages as its
+// batches are stored, before it ends.
+func TestTemporalUIStory(t *testing.T) {
+	t.Parallel()
+	slow := slowSite(t, 50*time.Millisecond)
+	c := create(t, env.llmAPI, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxResults": 400, "maxConcurrentPages": 4,
+		"extraction": "a secret instruction"})
+	waitFor(t, env.llmAPI, env.keyA, c.ID, 30*time.Second, "pages stored", func(c crawlObj) bool { return c.TotalPages >= 12 })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	wfID := workflows.WorkflowID(c.ID)
+	var total int64
+	for total == 0 && ctx.Err() == nil {
+		desc, err := env.temporal.DescribeWorkflowExecution(ctx, wfID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()["CrawlTotalPages"]; p != nil {
+			total, _ = strconv.ParseInt(string(p.GetData()), 10, 64)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if total == 0 {
+		t.Errorf("CrawlTotalPages not set while the crawl runs")
+	}
+	// The first run has the summary and details given at its start.
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, wfID, "")
+	if err == nil {
+		desc, err = env.temporal.DescribeWorkflowExecution(ctx, wfID, desc.GetWorkflowExecutionInfo().GetFirstRunId())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary, details string
+	conv := converter.GetDefaultDataConverter()
+	md := desc.GetExecutionConfig().GetUserMetadata()
+	_ = conv.FromPayload(md.GetSummary(), &summary)
+	_ = conv.FromPayload(md.GetDetails(), &details)
+	if !strings.Contains(summary, slow.URL) || !strings.Contains(details, c.ID) || !strings.Contains(details, "up to 400 pages") {
+		t.Errorf("summary %q, details %q", summary, details)
+	}
+	if strings.Contains(details, "secret") || !strings.Contains(details, "extraction") {
+		t.Errorf("details show the extraction instructions, or not that there are some: %q", details)
+	}
+	v, err := env.temporal.QueryWorkflow(ctx, wfID, "", "__temporal_workflow_metadata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta sdkpb.WorkflowMetadata
+	if err := v.Get(&meta); err != nil || !strings.Contains(meta.GetCurrentDetails(), "of at most 400 pages stored") ||
+		!strings.Contains(meta.GetCurrentDetails(), slow.URL) {
+		t.Errorf("current details %q (%v)", meta.GetCurrentDetails(), err)
+	}
+	if status, raw := call(t, "DELETE", env.llmAPI+"/crawls/"+c.ID, env.keyA, nil, nil); status != http.StatusOK {
+		t.Fatalf("DELETE = %d %s", status, raw)
+	}
+	waitStatus(t, env.llmAPI, env.keyA, c.ID, 30*time.Second, "aborted")
 }

@@ -108,6 +108,7 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 		in.Plan = &plan
 		in.Deadline = workflow.GetInfo(ctx).WorkflowStartTime.Add(time.Duration(plan.TimeoutSeconds) * time.Second)
 	}
+	showProgress(ctx, &in, "Crawling")
 
 	loopCtx, cancelLoop := workflow.WithCancel(ctx)
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
@@ -240,7 +241,8 @@ const pipelinedBatches = "pipelined-batches"
 // frontier, so an empty claim means it is done.
 func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context) (bool, error) {
 	firstBatch := in.Batch
-	p := &pipeline{in: in, pageCtx: pageCtx}
+	p := &pipeline{in: in, pageCtx: pageCtx,
+		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
 	workflow.Go(ctx, p.convertStage)
 	workflow.Go(ctx, p.storeStage)
 	for {
@@ -295,6 +297,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		if fetched.Claimed == 0 && fetched.Waiting > 0 {
 			// Pages wait for a retry (the site was busy): sleep until the
 			// first may go. The crawl's timeout bounds the wait.
+			showProgress(ctx, in, fmt.Sprintf("Waiting to retry %d pages", fetched.Waiting))
 			if err := workflow.Sleep(ctx, max(fetched.RetryIn, minRetryWait)); err != nil {
 				return false, err
 			}
@@ -319,7 +322,14 @@ type pipeline struct {
 	queue []*fetchedBatch
 	// err is the first failure of a stage; both stages stop at it.
 	err error
+	// upsertTotal keeps the CrawlTotalPages search attribute up to date
+	// as batches are stored (runs begun before that change do not).
+	upsertTotal bool
 }
+
+// totalPagesAttribute marks the workflow change that updates
+// CrawlTotalPages after each stored batch, not only at the end.
+const totalPagesAttribute = "total-pages-attribute"
 
 // fetchedBatch is a batch in the later stages: its number, its fetched
 // pages not yet counted as stored, and whether it is converted.
@@ -377,7 +387,12 @@ func (p *pipeline) storeStage(ctx workflow.Context) {
 				return
 			}
 			// Counted in Stored now, no longer pending.
+			stored := batchIn.Stored != p.in.Stored
 			p.in.Stored, b.fetched = batchIn.Stored, 0
+			if stored && p.upsertTotal {
+				_ = workflow.UpsertTypedSearchAttributes(ctx, AttrTotalPages.ValueSet(int64(p.in.Stored)))
+			}
+			showProgress(ctx, p.in, "Crawling")
 		}
 		if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
 			activities.WriteLogsInput{CrawlID: p.in.CrawlID, Batch: b.batch}).Get(ctx, nil); err != nil {
@@ -559,6 +574,8 @@ func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reaso
 	_ = workflow.UpsertTypedSearchAttributes(dctx,
 		AttrStatus.ValueSet(string(res.Status)),
 		AttrTotalPages.ValueSet(int64(res.TotalPages)))
+	in.Stored = res.TotalPages
+	showProgress(ctx, &in, "Ended: "+string(res.Status))
 	return CrawlResult{Status: res.Status, TotalPages: res.TotalPages}, nil
 }
 

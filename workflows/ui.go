@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// What the Temporal UI shows of a crawl: a one-line summary and fixed
+// details given when the workflow starts (StartText), and current details
+// the workflow keeps up to date (showProgress) — what an operator looks at
+// to tell crawls apart and see where one stands.
+
+// summaryBytes bounds the one-line summary; the UI shows it in lists.
+const summaryBytes = 200
+
+// StartText returns the static summary and details of a crawl's workflow:
+// its start URL and the options that shape the crawl. Extraction
+// instructions are a user's text and stay out: only whether there are any.
+func StartText(crawlID, teamID string, o crawl.Options) (summary, details string) {
+	limit := "no page limit"
+	if o.MaxResults != nil {
+		limit = fmt.Sprintf("up to %d pages", *o.MaxResults)
+	}
+	summary = clip(fmt.Sprintf("Crawl of %s, %s, depth %d", o.StartURLs[0], limit, o.MaxDepth), summaryBytes)
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Crawl** `%s` of team `%s`\n\n", crawlID, teamID)
+	for _, u := range o.StartURLs {
+		fmt.Fprintf(&b, "- start URL: %s\n", clip(u, 300))
+	}
+	fmt.Fprintf(&b, "- %s, depth %d, engine %s, timeout %d s\n", limit, o.MaxDepth, o.EngineType, o.TimeoutSeconds)
+	fmt.Fprintf(&b, "- main content only: %t, links kept: %t, deduplicated: %t\n", o.ExcludeNonMainTags, o.IncludeLinks, o.DeduplicateContent)
+	if o.UseSitemap || o.EntireWebsite {
+		fmt.Fprintf(&b, "- sitemaps: %t, entire website: %t\n", o.UseSitemap, o.EntireWebsite)
+	}
+	if o.Extraction != "" {
+		b.WriteString("- with LLM extraction instructions\n")
+	}
+	return summary, b.String()
+}
+
+// clip cuts s to at most n bytes on a character boundary, with "…"
+// marking a cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// showProgress sets the workflow's current details: pages stored against
+// the budget, the next batch, the engine, and what the crawl is doing.
+func showProgress(ctx workflow.Context, in *CrawlInput, doing string) {
+	if in.Plan == nil {
+		workflow.SetCurrentDetails(ctx, "**"+doing+"**")
+		return
+	}
+	// The start URL is repeated here: a run after continue-as-new has no
+	// static summary of its own.
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**%s** %s\n\n%d of at most %d pages stored · batch %d · engine %s",
+		doing, clip(in.Plan.StartURL, summaryBytes), in.Stored, in.Plan.Budget, in.Batch, in.Plan.Engine))
+}
