@@ -490,6 +490,11 @@ func TestPrivateNetworksRefused(t *testing.T) {
 	if l := logs[3]; l.Message != "Crawl failed" {
 		t.Errorf("last entry: %+v", l)
 	}
+	// The Temporal UI shows the run failed, as the crawl.
+	desc, err := env.temporal.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(c.ID), "")
+	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
+		t.Errorf("workflow of the failed crawl: %v (%v), want failed", desc.GetWorkflowExecutionInfo().GetStatus(), err)
+	}
 }
 
 // TestLongestStartURL: a start URL of the longest length accepted starts

@@ -153,8 +153,8 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 		logger.Info("crawl cancelled", "CrawlID", in.CrawlID)
 		return finishAfter(ctx, in, ctx.Err())
 	case timedOut:
-		return finish(ctx, in, crawl.StatusTimedOut,
-			fmt.Sprintf("The crawl's timeout of %d seconds elapsed; the pages crawled so far are kept.", in.Plan.TimeoutSeconds))
+		reason := fmt.Sprintf("The crawl's timeout of %d seconds elapsed; the pages crawled so far are kept.", in.Plan.TimeoutSeconds)
+		return failInTemporal(ctx)(finish(ctx, in, crawl.StatusTimedOut, reason))
 	case loopErr != nil:
 		var can *workflow.ContinueAsNewError
 		if errors.As(loopErr, &can) {
@@ -162,7 +162,7 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 		}
 		return finishAfter(ctx, in, loopErr)
 	case in.Stored == 0:
-		return finish(ctx, in, crawl.StatusFailed, "No page could be crawled; the page entries above say why.")
+		return failInTemporal(ctx)(finish(ctx, in, crawl.StatusFailed, "No page could be crawled; the page entries above say why."))
 	default:
 		return finishSpent(ctx, in, crawl.StatusSucceeded, "", budgetSpent)
 	}
@@ -577,6 +577,31 @@ func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reaso
 	in.Stored = res.TotalPages
 	showProgress(ctx, &in, "Ended: "+string(res.Status))
 	return CrawlResult{Status: res.Status, TotalPages: res.TotalPages}, nil
+}
+
+// endStatusInTemporal marks the workflow change that ends the run of a
+// failed or timed-out crawl as a failed workflow, not a completed one.
+const endStatusInTemporal = "end-status-in-temporal"
+
+// failInTemporal returns what turns a crawl's end into the run's: a crawl
+// recorded failed or timed_out fails the run with a non-retryable error of
+// type CrawlFailed or CrawlTimedOut, so that the Temporal UI's status and
+// ExecutionStatus queries agree with CrawlStatus. (Aborted crawls already
+// end cancelled, internal errors failed.)
+func failInTemporal(ctx workflow.Context) func(CrawlResult, error) (CrawlResult, error) {
+	return func(res CrawlResult, err error) (CrawlResult, error) {
+		if err != nil || workflow.GetVersion(ctx, endStatusInTemporal, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return res, err
+		}
+		switch res.Status {
+		case crawl.StatusFailed:
+			return res, temporal.NewNonRetryableApplicationError("the crawl failed: no page could be crawled", "CrawlFailed", nil)
+		case crawl.StatusTimedOut:
+			return res, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("the crawl timed out after storing %d pages", res.TotalPages), "CrawlTimedOut", nil)
+		}
+		return res, nil
+	}
 }
 
 func rootCause(err error) string {

@@ -68,12 +68,18 @@ func checkNotStarted(t *testing.T, started []string, names ...string) {
 }
 
 // runCrawl runs the crawl workflow to its end and checks that it ends
-// without error, having asked FinishCrawl for want.
+// having asked FinishCrawl for want: without error when it succeeded, with
+// a non-retryable error naming the status when it failed or timed out.
 func runCrawl(t *testing.T, env *testsuite.TestWorkflowEnvironment, status *crawl.Status, want crawl.Status) {
 	t.Helper()
 	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
-	if err := env.GetWorkflowError(); err != nil {
+	errType := map[crawl.Status]string{crawl.StatusFailed: "CrawlFailed", crawl.StatusTimedOut: "CrawlTimedOut"}[want]
+	var appErr *temporal.ApplicationError
+	switch err := env.GetWorkflowError(); {
+	case errType == "" && err != nil:
 		t.Fatalf("workflow error: %v", err)
+	case errType != "" && (!errors.As(err, &appErr) || appErr.Type() != errType || !appErr.NonRetryable()):
+		t.Fatalf("workflow error %v, want a non-retryable %s", err, errType)
 	}
 	if *status != want {
 		t.Errorf("status = %q, want %q", *status, want)
