@@ -158,6 +158,9 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 			Timeout:         r.duration("CRAWLER_LLM_TIMEOUT", 2*time.Minute),
 		},
 	}
+	if c.LLM.Provider == "" && c.LLM.BaseURL != "" {
+		c.LLM.Provider = "openai" // an OpenAI-compatible server
+	}
 	// The providers' own key variables, in a fixed order.
 	for _, p := range []string{"anthropic", "googleai", "openai"} {
 		if key := r.str(llmKeyVariables[p], ""); c.LLM.APIKey == "" && c.LLM.Provider == p {
@@ -202,9 +205,6 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 }
 
 func (l *LLM) check() error {
-	if l.Provider == "" && l.BaseURL != "" {
-		l.Provider = "openai" // an OpenAI-compatible server
-	}
 	if l.Provider == "" {
 		return nil
 	}

@@ -79,6 +79,13 @@ cat <<INFO
   curl -X POST http://$API_HOST/crawls -H "Authorization: Bearer $KEY" \\
        -H 'Content-Type: application/json' -d '{"startUrl": "https://example.com/", "maxResults": 10}'
 
+  or with the command-line client:
+  CRAWLER_API_URL=http://$API_HOST CRAWLER_API_KEY=$KEY \\
+       bin/crawler crawl https://example.com/ --maxResults 10 --wait
+
+  More keys (this Postgres):
+  DATABASE_URL='$DATABASE_URL' bin/crawler apikey create --team NAME
+
   Ctrl-C stops everything.
 
 INFO
