@@ -490,8 +490,15 @@ func TestPrivateNetworksRefused(t *testing.T) {
 	if l := logs[3]; l.Message != "Crawl failed" {
 		t.Errorf("last entry: %+v", l)
 	}
-	// The Temporal UI shows the run failed, as the crawl.
-	desc, err := env.temporal.DescribeWorkflowExecution(context.Background(), workflows.WorkflowID(c.ID), "")
+	// The Temporal UI shows the run failed, as the crawl (once the run
+	// has ended, just after it recorded the crawl's end).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var appErr *temporal.ApplicationError
+	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, nil); !errors.As(err, &appErr) || appErr.Type() != "CrawlFailed" {
+		t.Errorf("workflow result: %v, want a CrawlFailed error", err)
+	}
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(c.ID), "")
 	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
 		t.Errorf("workflow of the failed crawl: %v (%v), want failed", desc.GetWorkflowExecutionInfo().GetStatus(), err)
 	}
