@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/durablecrawl/crawler/config"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 func env(m map[string]string) func(string) string {
@@ -67,62 +64,6 @@ func TestReadmeDocumentsEveryVariable(t *testing.T) {
 		if !strings.Contains(string(readme), "`"+name+"`") {
 			t.Errorf("README.md does not document %s", name)
 		}
-	}
-}
-
-// TestComposeFile loads docker-compose.yml (no Docker engine runs here)
-// and checks it against the service: its roles, its variables and the
-// workflows' search attributes.
-func TestComposeFile(t *testing.T) {
-	raw, err := os.ReadFile("../docker-compose.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var compose struct {
-		Services map[string]struct {
-			Image       string            `yaml:"image"`
-			Build       any               `yaml:"build"`
-			Command     []string          `yaml:"command"`
-			Environment map[string]string `yaml:"environment"`
-		} `yaml:"services"`
-	}
-	if err := yaml.Unmarshal(raw, &compose); err != nil {
-		t.Fatalf("docker-compose.yml: %v", err)
-	}
-	known := map[string]bool{}
-	for _, v := range config.Variables() {
-		known[v] = true
-	}
-	for role, svc := range map[string]string{"serve": "api", "worker": "worker", "migrate": "migrate"} {
-		s, ok := compose.Services[svc]
-		if !ok {
-			t.Errorf("no %s service", svc)
-			continue
-		}
-		if s.Build == nil || len(s.Command) != 1 || s.Command[0] != role {
-			t.Errorf("service %s: build %v, command %v; want the image built here running %q", svc, s.Build, s.Command, role)
-		}
-		for k := range s.Environment {
-			if !known[k] {
-				t.Errorf("service %s sets %s, which the service does not read", svc, k)
-			}
-		}
-		if s.Environment["DATABASE_URL"] == "" || s.Environment["TEMPORAL_ADDRESS"] == "" {
-			t.Errorf("service %s lacks DATABASE_URL or TEMPORAL_ADDRESS", svc)
-		}
-	}
-	temporal, ok := compose.Services["temporal"]
-	if !ok {
-		t.Fatal("no temporal service")
-	}
-	cmd := strings.Join(temporal.Command, " ")
-	for name, typ := range workflows.SearchAttrTypes {
-		if !strings.Contains(cmd, "--search-attribute="+name+"="+typ) {
-			t.Errorf("the temporal service does not register %s=%s", name, typ)
-		}
-	}
-	if _, ok := compose.Services["postgres"]; !ok {
-		t.Error("no postgres service")
 	}
 }
 

@@ -38,6 +38,7 @@ Usage:
                                          create a team if needed and print a new API key
   crawler apikey list [--team NAME]      list API keys (their first characters, never the key)
   crawler apikey revoke ID|KEY           revoke a key: it authenticates no more
+  crawler probe URL                      exit 0 if URL answers 2xx within 5 s (container health checks)
   crawler help                           show this text
 
 Configuration is read from the environment (see README.md): DATABASE_URL,
@@ -69,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)
 		return nil
+	}
+	if cmd == "probe" {
+		// Health checks of containers: no configuration needed.
+		return probe(context.Background(), rest, stdout, stderr)
 	}
 	cfg, err := config.Load()
 	if err != nil {
