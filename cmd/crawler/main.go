@@ -41,6 +41,19 @@ Usage:
   crawler probe URL                      exit 0 if URL answers 2xx within 5 s (container health checks)
   crawler help                           show this text
 
+Client of a running API (address from --api or CRAWLER_API_URL, key from
+--key or CRAWLER_API_KEY):
+  crawler crawl URL [--OPTION VALUE ...] [--wait]
+                                         create a crawl (every request option is a flag:
+                                         --maxResults 50 --excludePaths '/tag/*' ...);
+                                         --wait shows its progress until it ends
+  crawler crawl --json FILE|- [--wait]   create a crawl from a whole request body
+  crawler crawls [--status S] [--limit N] [--all]
+                                         list the team's crawls, newest first
+  crawler logs ID [--follow]             print a crawl's log
+  crawler pages ID [--markdown] [--raw]  print its result pages (JSON lines, or markdown)
+  crawler abort ID                       abort a crawl
+
 Configuration is read from the environment (see README.md): DATABASE_URL,
 TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CRAWLER_HTTP_ADDR,
 CRAWLER_ALLOW_PRIVATE_NETWORKS and the other CRAWLER_* variables.
@@ -70,6 +83,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)
 		return nil
+	}
+	if c, ok := clientCommands[cmd]; ok {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return c(clientEnv{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv,
+			terminal: func() bool { return isTerminal(os.Stderr) }, poll: time.Second}, rest)
 	}
 	if cmd == "probe" {
 		// Health checks of containers: no configuration needed.
