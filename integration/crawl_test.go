@@ -1,13 +1,16 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -865,4 +868,56 @@ func TestTemporalUIStory(t *testing.T) {
 		t.Fatalf("DELETE = %d %s", status, raw)
 	}
 	waitStatus(t, env.llmAPI, env.keyA, c.ID, 30*time.Second, "aborted")
+}
+
+// TestCommandLineClient runs the crawler binary's client commands against
+// the API: a crawl waited for, then its pages as markdown, its log and the
+// team's list.
+func TestCommandLineClient(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "crawler")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/crawler").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	key, err := env.store.CreateAPIKey(context.Background(), "team-cli-"+uuid.NewString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSite(t)
+	crawler := func(args ...string) (string, string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "CRAWLER_API_URL="+env.api, "CRAWLER_API_KEY="+key)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+	out, progress, err := crawler("crawl", s.URL+"/", "--maxResults", "5", "--excludeNonMainTags=false", "--wait")
+	if err != nil {
+		t.Fatalf("crawl --wait: %v\n%s\n%s", err, out, progress)
+	}
+	var id string
+	if _, err := fmt.Sscanf(out, "crawl %s created", &id); err != nil || !strings.Contains(out, "crawl "+id+" succeeded: 5 pages") {
+		t.Fatalf("crawl --wait printed %q", out)
+	}
+	var c crawlObj
+	call(t, "GET", env.api+"/crawls/"+id, key, nil, &c)
+	if c.ExcludeNonMainTags || c.MaxResults == nil || *c.MaxResults != 5 {
+		t.Errorf("the flags did not reach the crawl: %+v", c.Options)
+	}
+	md, _, err := crawler("pages", id, "--markdown")
+	if err != nil || strings.Count(md, "<!-- "+s.URL) != 5 || !strings.Contains(md, "<!-- "+s.URL+"/ -->\n") {
+		t.Errorf("pages --markdown: %v\n%s", err, md)
+	}
+	logs, _, err := crawler("logs", id)
+	if err != nil || !strings.Contains(logs, "Crawl started") || !strings.Contains(logs, "Crawl succeeded") {
+		t.Errorf("logs: %v\n%s", err, logs)
+	}
+	list, _, err := crawler("crawls")
+	if err != nil || !strings.Contains(list, id+"  succeeded  5") {
+		t.Errorf("crawls: %v\n%s", err, list)
+	}
+	if _, stderr, err := crawler("crawl", "ftp://x/"); err == nil || !strings.Contains(stderr, "startUrl") {
+		t.Errorf("a bad start URL: %v, %q", err, stderr)
+	}
 }
