@@ -19,6 +19,7 @@ require (
 	github.com/uptrace/bun/driver/pgdriver v1.2.18
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0
+	go.temporal.io/sdk/contrib/envconfig v1.0.2
 	golang.org/x/net v0.62.0
 	golang.org/x/time v0.14.0
 	google.golang.org/api v0.264.0
@@ -36,6 +37,7 @@ require (
 	cloud.google.com/go/iam v1.5.3 // indirect
 	cloud.google.com/go/longrunning v0.8.0 // indirect
 	cloud.google.com/go/vertexai v0.12.0 // indirect
+	github.com/BurntSushi/toml v1.4.0 // indirect
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc // indirect
 	github.com/andybalholm/brotli v1.1.0 // indirect
