@@ -41,7 +41,7 @@ Usage:
   crawler help                           show this text
 
 Configuration is read from the environment (see README.md): DATABASE_URL,
-TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CRAWLER_HTTP_ADDR,
+TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, CRAWLER_HTTP_ADDR,
 CRAWLER_ALLOW_PRIVATE_NETWORKS and the other CRAWLER_* variables.
 `
 
