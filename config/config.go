@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.temporal.io/sdk/contrib/envconfig"
 )
 
 // Config holds every setting of the API server and the worker.
@@ -22,6 +24,22 @@ type Config struct {
 	TemporalAddress string
 	// TemporalNamespace is the namespace crawls run in.
 	TemporalNamespace string
+	// Temporal is the rest of the connection to Temporal (API key, TLS,
+	// authority), read the way Temporal's CLI and SDKs read theirs: a
+	// profile of TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE, overridden by
+	// TEMPORAL_API_KEY, TEMPORAL_TLS* and the others. An API key turns TLS
+	// on unless TEMPORAL_TLS=false. Its Address and Namespace equal
+	// TemporalAddress and TemporalNamespace at load; those two fields win
+	// when they differ. The API key is a secret: never log it nor put it
+	// in an error or in workflow history.
+	Temporal envconfig.ClientConfigProfile
+	// Worker sizes the crawl and browser task queues' workers.
+	Worker WorkerTuning
+	// ShutdownTimeout is how long, on SIGINT or SIGTERM, the worker lets
+	// running activities finish and the API lets requests finish.
+	ShutdownTimeout time.Duration
+	// LogFormat is text or json.
+	LogFormat string
 	// TaskQueue is the task queue of crawl workflows and static activities.
 	TaskQueue string
 	// HTTPAddr is where the API listens.
@@ -78,6 +96,22 @@ type Config struct {
 	LLM LLM
 }
 
+// WorkerTuning sizes the Temporal workers of `crawler worker`.
+type WorkerTuning struct {
+	// ActivitySlots is how many activities the crawl task queue's worker
+	// runs at once (each FetchPages runs up to MaxConcurrentPages fetches
+	// of its own); WorkflowTaskSlots how many workflow tasks.
+	ActivitySlots     int
+	WorkflowTaskSlots int
+	// ActivityPollers and WorkflowPollers are the crawl task queue's
+	// concurrent long polls for each kind of task.
+	ActivityPollers int
+	WorkflowPollers int
+	// BrowserActivitySlots is how many RenderPages a browser worker runs
+	// at once; each keeps the browser's page pool busy.
+	BrowserActivitySlots int
+}
+
 // LLM configures the model behind extraction.
 type LLM struct {
 	// Provider is openai (also any OpenAI-compatible server, with
@@ -119,10 +153,22 @@ func Load() (Config, error) {
 // that returns "" gives the defaults.
 func LoadFrom(getenv func(string) string) (Config, error) {
 	r := reader{getenv: getenv}
+	temporal, temporalErr := loadTemporal(&r)
 	c := Config{
-		DatabaseURL:            r.str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/crawler?sslmode=disable"),
-		TemporalAddress:        r.str("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		TemporalNamespace:      r.str("TEMPORAL_NAMESPACE", "default"),
+		DatabaseURL:       r.str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/crawler?sslmode=disable"),
+		TemporalAddress:   temporal.Address,
+		TemporalNamespace: temporal.Namespace,
+		Temporal:          temporal,
+		Worker: WorkerTuning{
+			// The Temporal SDK's defaults, but for ActivitySlots.
+			ActivitySlots:        r.integer("CRAWLER_WORKER_ACTIVITY_SLOTS", 16),
+			WorkflowTaskSlots:    r.integer("CRAWLER_WORKER_WORKFLOW_SLOTS", 1000),
+			ActivityPollers:      r.integer("CRAWLER_WORKER_ACTIVITY_POLLERS", 2),
+			WorkflowPollers:      r.integer("CRAWLER_WORKER_WORKFLOW_POLLERS", 2),
+			BrowserActivitySlots: r.integer("CRAWLER_WORKER_BROWSER_ACTIVITY_SLOTS", 2),
+		},
+		ShutdownTimeout:        r.duration("CRAWLER_SHUTDOWN_TIMEOUT", 30*time.Second),
+		LogFormat:              strings.ToLower(r.str("CRAWLER_LOG_FORMAT", "text")),
 		TaskQueue:              r.str("CRAWLER_TASK_QUEUE", "crawler"),
 		HTTPAddr:               r.str("CRAWLER_HTTP_ADDR", "127.0.0.1:8080"),
 		AllowPrivateNetworks:   r.boolean("CRAWLER_ALLOW_PRIVATE_NETWORKS", false),
@@ -170,6 +216,12 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	if r.err != nil {
 		return Config{}, r.err
 	}
+	if temporalErr != nil {
+		return Config{}, temporalErr
+	}
+	if err := c.Worker.check(); err != nil {
+		return Config{}, err
+	}
 	if err := c.LLM.check(); err != nil {
 		return Config{}, err
 	}
@@ -186,6 +238,10 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("CRAWLER_KEY_CRAWLS_PER_MINUTE must not be negative (0 lifts the limit)")
 	case c.CrawlsBurst < 1:
 		return Config{}, fmt.Errorf("CRAWLER_KEY_CRAWLS_BURST must be at least 1")
+	case c.ShutdownTimeout <= 0:
+		return Config{}, fmt.Errorf("CRAWLER_SHUTDOWN_TIMEOUT must be positive")
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		return Config{}, fmt.Errorf("CRAWLER_LOG_FORMAT: %q is not text or json", c.LogFormat)
 	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
 		return Config{}, fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
 	}
@@ -202,6 +258,26 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages
 	}
 	return c, nil
+}
+
+func (w WorkerTuning) check() error {
+	// The SDK refuses one workflow poller or slot: the worker would then
+	// poll only its sticky queue.
+	for _, v := range []struct {
+		name       string
+		value, min int
+	}{
+		{"CRAWLER_WORKER_ACTIVITY_SLOTS", w.ActivitySlots, 1},
+		{"CRAWLER_WORKER_WORKFLOW_SLOTS", w.WorkflowTaskSlots, 2},
+		{"CRAWLER_WORKER_ACTIVITY_POLLERS", w.ActivityPollers, 1},
+		{"CRAWLER_WORKER_WORKFLOW_POLLERS", w.WorkflowPollers, 2},
+		{"CRAWLER_WORKER_BROWSER_ACTIVITY_SLOTS", w.BrowserActivitySlots, 1},
+	} {
+		if v.value < v.min {
+			return fmt.Errorf("%s must be at least %d", v.name, v.min)
+		}
+	}
+	return nil
 }
 
 func (l *LLM) check() error {

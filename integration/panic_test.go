@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -19,7 +20,11 @@ import (
 func TestWorkflowPanicEndsError(t *testing.T) {
 	t.Parallel()
 	const queue = "crawls-test-panic"
-	w := sdkworker.New(env.temporal, queue, worker.CrawlWorkerOptions())
+	cfg, err := config.LoadFrom(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sdkworker.New(env.temporal, queue, worker.CrawlWorkerOptions(cfg))
 	w.RegisterWorkflowWithOptions(func(workflow.Context, workflows.CrawlInput) (workflows.CrawlResult, error) {
 		panic("a bug in workflow code")
 	}, workflows.RegisterOptions())

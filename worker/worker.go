@@ -13,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
@@ -25,17 +26,45 @@ import (
 	"github.com/durablecrawl/crawler/workflows"
 )
 
-// Dial connects to the Temporal frontend named in cfg.
-func Dial(cfg config.Config, logger *slog.Logger) (client.Client, error) {
-	c, err := client.Dial(client.Options{
-		HostPort:  cfg.TemporalAddress,
-		Namespace: cfg.TemporalNamespace,
-		Logger:    tlog.NewStructuredLogger(logger.With("component", "temporal")),
-	})
+// Dial connects to the Temporal frontend named in cfg (address,
+// namespace, API key, TLS: see ClientOptions) and reports the client's
+// metrics to metrics; a nil metrics handler reports none. Its errors and
+// logs never contain the API key.
+func Dial(cfg config.Config, logger *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
+	opts, err := ClientOptions(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to temporal at %s: %w", cfg.TemporalAddress, err)
+		return nil, err
 	}
+	opts.Logger = tlog.NewStructuredLogger(logger.With("component", "temporal"))
+	if metrics != nil {
+		opts.MetricsHandler = metrics
+	}
+	c, err := client.Dial(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to temporal at %s (namespace %s): %w", opts.HostPort, opts.Namespace, err)
+	}
+	logger.Info("connected to temporal", "address", opts.HostPort, "namespace", opts.Namespace,
+		"tls", opts.ConnectionOptions.TLS != nil, "apiKey", cfg.Temporal.APIKey != "")
 	return c, nil
+}
+
+// ClientOptions are the options Dial connects with, before its logger and
+// metrics: cfg.Temporal (API key as the credentials, TLS, authority,
+// gRPC metadata) at cfg.TemporalAddress in cfg.TemporalNamespace. TLS is
+// on when any TLS setting is given or an API key is, unless TEMPORAL_TLS
+// is false; without a server CA it trusts the system's roots.
+func ClientOptions(cfg config.Config) (client.Options, error) {
+	p := cfg.Temporal
+	p.Address, p.Namespace = cfg.TemporalAddress, cfg.TemporalNamespace
+	// No remote codec: the workers would call it for every payload they
+	// replay (config does not read TEMPORAL_CODEC_*; this covers a
+	// profile's codec).
+	p.Codec = nil
+	opts, err := p.ToClientOptions(envconfig.ToClientOptionsRequest{})
+	if err != nil {
+		return client.Options{}, fmt.Errorf("temporal client options: %w", err)
+	}
+	return opts, nil
 }
 
 // Workers are the Temporal workers of one process: the crawl task queue
@@ -86,14 +115,15 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	if br != nil {
 		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy}
 	}
-	w := worker.New(c, cfg.TaskQueue, CrawlWorkerOptions())
+	w := worker.New(c, cfg.TaskQueue, CrawlWorkerOptions(cfg))
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterActivity(acts)
 	ws := &Workers{workers: []worker.Worker{w}, static: static}
 	if br != nil {
 		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
 			// Each render activity keeps the browser's page pool busy.
-			MaxConcurrentActivityExecutionSize: 2,
+			MaxConcurrentActivityExecutionSize: cfg.Worker.BrowserActivitySlots,
+			WorkerStopTimeout:                  cfg.ShutdownTimeout,
 		})
 		bw.RegisterActivity(acts)
 		ws.workers = append(ws.workers, bw)
@@ -114,6 +144,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			// second across every worker of the queue.
 			TaskQueueActivitiesPerSecond:       cfg.LLM.RatePerSecond,
 			MaxConcurrentActivityExecutionSize: cfg.LLM.Concurrency,
+			WorkerStopTimeout:                  cfg.ShutdownTimeout,
 		})
 		lw.RegisterActivity(acts)
 		ws.workers = append(ws.workers, lw)
@@ -121,12 +152,24 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	return ws, nil
 }
 
-// CrawlWorkerOptions are the options of the crawl task queue's worker.
-func CrawlWorkerOptions() worker.Options {
+// CrawlWorkerOptions are the options of the crawl task queue's worker:
+// its slots and pollers from cfg.Worker, its stop timeout from
+// cfg.ShutdownTimeout. A zero Config gives the SDK's defaults for those.
+func CrawlWorkerOptions(cfg config.Config) worker.Options {
 	return worker.Options{
 		// Each fetch activity runs up to MaxConcurrentPages requests of its
 		// own, so a few activities at once keep a worker busy.
-		MaxConcurrentActivityExecutionSize: 16,
+		MaxConcurrentActivityExecutionSize:     cfg.Worker.ActivitySlots,
+		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.WorkflowTaskSlots,
+		MaxConcurrentActivityTaskPollers:       cfg.Worker.ActivityPollers,
+		MaxConcurrentWorkflowTaskPollers:       cfg.Worker.WorkflowPollers,
+		// On Stop (SIGINT, SIGTERM) the worker polls no more and lets the
+		// activities it runs finish for this long; then their contexts are
+		// cancelled and each attempt fails (a page batch also times out
+		// on its heartbeat if the failure cannot be reported), so Temporal
+		// retries it, by its retry policy, on another worker: a page batch
+		// cut short is retried as the same batch (db.ClaimBatch).
+		WorkerStopTimeout: cfg.ShutdownTimeout,
 		// A panic in workflow code, or a change that breaks a running
 		// crawl's determinism, fails the run at once: the reconciler then
 		// ends the crawl error, with a log entry. The default would retry
@@ -187,7 +230,9 @@ func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Stor
 
 	rec := &Reconciler{Store: store, Temporal: c, Logger: logger}
 	rec.Run(ctx, cfg.ReconcileInterval)
-	logger.Info("worker stopping")
+	// The deferred ws.Stop waits up to cfg.ShutdownTimeout for running
+	// activities (see CrawlWorkerOptions).
+	logger.Info("worker stopping", "timeout", cfg.ShutdownTimeout)
 	return nil
 }
 

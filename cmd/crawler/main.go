@@ -55,7 +55,7 @@ Client of a running API (address from --api or CRAWLER_API_URL, key from
   crawler abort ID                       abort a crawl
 
 Configuration is read from the environment (see README.md): DATABASE_URL,
-TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CRAWLER_HTTP_ADDR,
+TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, CRAWLER_HTTP_ADDR,
 CRAWLER_ALLOW_PRIVATE_NETWORKS and the other CRAWLER_* variables.
 `
 
@@ -98,9 +98,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger := newLogger(stderr, cfg.LogLevel)
+	logger := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts a graceful shutdown (CRAWLER_SHUTDOWN_TIMEOUT);
+	// with the handler gone, a second one kills the process at once.
+	go func() { <-ctx.Done(); stop() }()
 
 	switch cmd {
 	case "serve":
@@ -122,12 +125,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func newLogger(w io.Writer, level string) *slog.Logger {
+// newLogger logs at level to w, as logfmt-like text or, with format
+// json, one JSON object a line (config.Load accepts only those two).
+func newLogger(w io.Writer, level, format string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // connect opens the database and the Temporal client that serve and
@@ -137,7 +146,7 @@ func connect(ctx context.Context, cfg config.Config, logger *slog.Logger) (*db.S
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tc, err := worker.Dial(cfg, logger)
+	tc, err := worker.Dial(cfg, logger, nil)
 	if err != nil {
 		database.Close()
 		return nil, nil, nil, err
@@ -182,8 +191,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	case <-ctx.Done():
 	}
-	logger.Info("api stopping")
-	return app.ShutdownWithTimeout(10 * time.Second)
+	logger.Info("api stopping", "timeout", cfg.ShutdownTimeout)
+	// Requests under way get CRAWLER_SHUTDOWN_TIMEOUT to finish; those
+	// still running then have their connections closed.
+	return app.ShutdownWithTimeout(cfg.ShutdownTimeout)
 }
 
 func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, withBrowser bool) error {
