@@ -84,16 +84,17 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 		),
 	}, workflows.CrawlWorkflowName, workflows.CrawlInput{CrawlID: id.String()})
 	if err != nil {
-		s.Logger.Error("start crawl workflow", "crawlId", id, "error", err)
+		s.logOf(c).Error("start crawl workflow", "crawlId", id, "error", err)
 		// The request's context may be what failed; record the outcome anyway.
 		finishCtx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
 		defer cancel()
 		if _, ferr := crawllog.End(finishCtx, s.Store, id, crawl.StatusError,
 			"The crawl's workflow could not be started."); ferr != nil {
-			s.Logger.Error("record crawl start failure", "crawlId", id, "error", ferr)
+			s.logOf(c).Error("record crawl start failure", "crawlId", id, "error", ferr)
 		}
 		return &crawl.Error{Code: crawl.EINTERNAL, Message: fmt.Sprintf("the crawl %s could not be started; it is recorded with status error", id)}
 	}
+	s.Metrics.CrawlCreated()
 	c.Location("/crawls/" + id.String())
 	return c.Status(fiber.StatusCreated).JSON(crawlView(rec, time.Now()))
 }
@@ -182,7 +183,7 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 	if err := s.Temporal.CancelWorkflow(ctx, rec.WorkflowID, ""); err != nil {
 		var notFound *serviceerror.NotFound
 		if !errors.As(err, &notFound) {
-			s.Logger.Error("cancel crawl workflow", "crawlId", id, "error", err)
+			s.logOf(c).Error("cancel crawl workflow", "crawlId", id, "error", err)
 			return crawl.Errorf(crawl.EUNAVAILABLE, "the crawl could not be aborted now; try again")
 		}
 		// The workflow is gone (or never started): nothing will record the

@@ -53,7 +53,8 @@ func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
 			body = errorJSON{Code: fiberCode(fe.Code), Message: fe.Message}
 		}
 		if status >= 500 {
-			logger.Error("request failed", "method", c.Method(), "path", c.Path(), "error", err)
+			id, _ := c.Locals(requestIDKey).(string)
+			logger.Error("request failed", "requestId", id, "method", c.Method(), "path", c.Path(), "error", err)
 			if e == nil || e.Message == "" {
 				body.Message = "internal error"
 			}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -21,6 +22,8 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/health"
+	"github.com/durablecrawl/crawler/metrics"
 )
 
 // store is what the API needs of the database.
@@ -64,6 +67,12 @@ type Options struct {
 	// Resolver looks up start URLs' hosts when private networks are not
 	// allowed; nil is the system's resolver.
 	Resolver resolver
+	// Metrics counts requests and crawls (nil: not counted);
+	// MetricsHandler serves GET /metrics (nil: no such route).
+	Metrics        *metrics.API
+	MetricsHandler http.Handler
+	// Ready are the checks of GET /readyz (Postgres and Temporal).
+	Ready map[string]health.Check
 }
 
 // server holds the handlers' dependencies.
@@ -97,11 +106,14 @@ func New(o Options) *fiber.App {
 		JSONEncoder:           encodeJSON,
 		JSONDecoder:           json.Unmarshal,
 	})
+	app.Use(s.observe(app))
 	// A panic in a handler is answered 500 and logged, not a dead server.
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
-		o.Logger.Error("handler panic", "method", c.Method(), "path", c.Path(), "panic", e)
+		s.logOf(c).Error("handler panic", "method", c.Method(), "path", c.Path(), "panic", e)
 	}}))
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
+	app.Get("/readyz", s.readyz)
+	s.metricsRoute(app)
 
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)

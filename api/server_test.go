@@ -1,10 +1,21 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/health"
+	"github.com/durablecrawl/crawler/metrics"
 )
 
 // TestAuthentication: every endpoint but /healthz needs a known key as a
@@ -77,4 +88,79 @@ func TestUnknownRoute(t *testing.T) {
 	wantError(t, a.do(t, http.MethodGet, "/nothing-here", testKey, ""), http.StatusNotFound, "not_found")
 	wantError(t, a.do(t, http.MethodDelete, "/crawls/00000000-0000-4000-8000-000000000001", testKey, ""),
 		http.StatusNotFound, "not_found")
+}
+
+// TestReadyz: ready when every check passes; 503 naming the one that
+// failed otherwise. No key is needed.
+func TestReadyz(t *testing.T) {
+	a := newTestAPI(t)
+	var pgErr error
+	a.app = New(Options{Store: a.store, Temporal: a.temporal, Logger: slog.New(slog.DiscardHandler), Ready: map[string]health.Check{
+		"postgres": func(context.Context) error { return pgErr },
+		"temporal": func(context.Context) error { return nil },
+	}})
+	r := a.do(t, http.MethodGet, "/readyz", "", "")
+	checks, _ := r.Body["checks"].(map[string]any)
+	if r.Status != 200 || r.Body["status"] != "ok" || checks["postgres"] != "ok" || checks["temporal"] != "ok" {
+		t.Errorf("ready: %d %s", r.Status, r.Raw)
+	}
+	pgErr = errors.New("dial tcp 127.0.0.1:5432: connection refused")
+	r = a.do(t, http.MethodGet, "/readyz", "", "")
+	checks, _ = r.Body["checks"].(map[string]any)
+	if r.Status != 503 || r.Body["status"] != "unavailable" || checks["postgres"] != pgErr.Error() || checks["temporal"] != "ok" {
+		t.Errorf("postgres down: %d %s", r.Status, r.Raw)
+	}
+	if r := a.do(t, http.MethodGet, "/healthz", "", ""); r.Status != 200 {
+		t.Errorf("healthz while postgres is down: %d", r.Status)
+	}
+}
+
+// TestMetricsAndRequestIDs: /metrics counts requests by route template
+// and crawls created; every answer carries a request ID, the caller's when
+// it is sane, and the log lines of the request name it.
+func TestMetricsAndRequestIDs(t *testing.T) {
+	a := newTestAPI(t)
+	reg := metrics.NewRegistry()
+	var logs bytes.Buffer
+	a.app = New(Options{Store: a.store, Temporal: a.temporal, TaskQueue: testQueue, Server: allServer, Resolver: testResolver,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: metrics.NewAPI(reg, nil), MetricsHandler: metrics.Handler(reg)})
+	c := a.store.addCrawl(testTeam, crawl.StatusRunning)
+	a.do(t, http.MethodGet, "/crawls/"+c.ID.String(), testKey, "")
+	a.do(t, http.MethodGet, "/crawls/"+uuid.NewString(), testKey, "")
+	a.do(t, http.MethodPost, "/crawls", testKey, `{"startUrl":"https://a.example/"}`)
+	a.do(t, http.MethodGet, "/no/such/route", testKey, "")
+
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	resp, err := a.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	text := string(raw)
+	for _, line := range []string{
+		`crawler_http_requests_total{code="2xx",method="GET",route="/crawls/:id"} 1`,
+		`crawler_http_requests_total{code="4xx",method="GET",route="/crawls/:id"} 1`,
+		`crawler_http_requests_total{code="2xx",method="POST",route="/crawls"} 1`,
+		`crawler_http_requests_total{code="4xx",method="GET",route="unmatched"} 1`,
+		`crawler_crawls_created_total 1`,
+	} {
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("/metrics lacks %s in\n%s", line, text)
+		}
+	}
+
+	req = httptest.NewRequest(http.MethodGet, "/crawls/"+c.ID.String(), nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	req.Header.Set("X-Request-ID", "trace-42")
+	if r := a.send(t, req); r.Header.Get("X-Request-ID") != "trace-42" {
+		t.Errorf("a sane caller's ID is not echoed: %q", r.Header.Get("X-Request-ID"))
+	}
+	req.Header.Set("X-Request-ID", strings.Repeat("x", 65))
+	r := a.send(t, req)
+	if id := r.Header.Get("X-Request-ID"); uuid.Validate(id) != nil {
+		t.Errorf("an ID over 64 characters was not replaced by a UUID: %q", id)
+	}
+	if !strings.Contains(logs.String(), `"requestId":"trace-42"`) || !strings.Contains(logs.String(), `"route":"/crawls/:id"`) {
+		t.Errorf("the access log does not name the request:\n%s", logs.String())
+	}
 }
