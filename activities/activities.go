@@ -96,6 +96,14 @@ type Activities struct {
 	// lately (Temporal's view).
 	Pollers  func(ctx context.Context, taskQueue string) (int, error)
 	Settings Settings
+	// Fetches is told of every page fetch (metrics); nil is no one.
+	Fetches FetchObserver
+}
+
+// FetchObserver hears of each page fetch: the engine (static or browser),
+// the status (0 when no answer came), the body's size and the time taken.
+type FetchObserver interface {
+	PageFetched(engine string, status, bytes int, d time.Duration)
 }
 
 // loadCrawl returns a crawl and its options. A crawl ID that is not one,

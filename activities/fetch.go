@@ -97,7 +97,7 @@ func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (Fetch
 }
 
 func (a *Activities) fetchBatch(in FetchPagesInput, engine PageFetcher, engineName string) *fetchBatch {
-	return &fetchBatch{in: in, store: a.Store, engine: engine, engineName: engineName, settings: a.Settings,
+	return &fetchBatch{in: in, store: a.Store, engine: engine, engineName: engineName, settings: a.Settings, observer: a.Fetches,
 		robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
 }
 
@@ -111,6 +111,7 @@ type fetchBatch struct {
 	engineName string
 	robots     robotsReader
 	settings   Settings
+	observer   FetchObserver // nil: none
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
@@ -221,6 +222,13 @@ func (b *fetchBatch) refusal(ctx context.Context) func(from, to *url.URL) string
 func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(from, to *url.URL) string) {
 	if r.Err != nil && ctx.Err() != nil {
 		return // cut short by the cancellation: leave the page claimed
+	}
+	if b.observer != nil {
+		engine := "static"
+		if b.engineName == crawl.EnginePlaywright {
+			engine = "browser"
+		}
+		b.observer.PageFetched(engine, r.StatusCode, len(r.Body), r.Duration)
 	}
 	// The lookups run even if the activity is being cancelled, so that a
 	// page in hand is not recorded as failed for that.

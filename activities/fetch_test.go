@@ -3,9 +3,12 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +24,24 @@ func newFetchBatch(f *fakeStore, engine, static PageFetcher, s Settings, in Fetc
 	in.CrawlID, in.Batch, in.Limit = f.crawl.ID.String(), 3, 100
 	return &fetchBatch{in: in, store: f, engine: engine, engineName: crawl.EngineCheerio, settings: s,
 		robots: robotsReader{store: f, fetcher: static, settings: s}}
+}
+
+// fetchCounts is a FetchObserver that counts fetches by engine and
+// status, and their bytes.
+type fetchCounts struct {
+	mu       sync.Mutex
+	byStatus map[string]int
+	bytes    int
+}
+
+func (f *fetchCounts) PageFetched(engine string, status, bytes int, _ time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byStatus == nil {
+		f.byStatus = map[string]int{}
+	}
+	f.byStatus[fmt.Sprintf("%s %d", engine, status)]++
+	f.bytes += bytes
 }
 
 // claimed is a page claimed by the batch.
@@ -70,13 +91,20 @@ func TestFetchBatch(t *testing.T) {
 		"https://example.com/copy":  cp,
 	}}
 
-	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{}).run(context.Background())
+	b := newFetchBatch(f, engine, nil, settings, FetchPagesInput{})
+	observed := &fetchCounts{}
+	b.observer = observed
+	res, err := b.run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := FetchPagesResult{Claimed: 7, Fetched: 2, Failed: 2, Skipped: 2, Retried: 1}
 	if res != want {
 		t.Errorf("result %+v, want %+v", res, want)
+	}
+	wantObserved := map[string]int{"static 200": 3, "static 503": 1, "static 404": 1}
+	if !maps.Equal(observed.byStatus, wantObserved) || observed.bytes != len(home.Body)+len(moved.Body)+len(cp.Body) {
+		t.Errorf("fetches observed %v, %d bytes; want %v", observed.byStatus, observed.bytes, wantObserved)
 	}
 	asked := slices.Sorted(slices.Values(engine.asked))
 	wantAsked := []string{"https://example.com/", "https://example.com/busy", "https://example.com/copy",

@@ -88,6 +88,9 @@ type Config struct {
 	CrawlsBurst     int
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// MetricsAddr, when set, is where the worker serves /metrics,
+	// /healthz and /readyz (the API serves them on its own address).
+	MetricsAddr string
 	// DebugAddr, when set, is where the worker serves Go's profiles
 	// (/debug/pprof/), for operators and benchmarks; keep it private.
 	DebugAddr string
@@ -190,6 +193,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		CrawlsPerMinute:        r.float("CRAWLER_KEY_CRAWLS_PER_MINUTE", 60),
 		CrawlsBurst:            r.integer("CRAWLER_KEY_CRAWLS_BURST", 10),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
+		MetricsAddr:            r.optional("CRAWLER_METRICS_ADDR", "127.0.0.1:9464"),
 		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
 		LLM: LLM{
 			Provider:        strings.ToLower(r.str("CRAWLER_LLM_PROVIDER", "")),
@@ -331,6 +335,16 @@ func (r *reader) str(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// optional is str for a setting that may be turned off with "off".
+func (r *reader) optional(key, def string) string {
+	switch v := r.str(key, def); v {
+	case "off":
+		return ""
+	default:
+		return v
+	}
 }
 
 func (r *reader) boolean(key string, def bool) bool {

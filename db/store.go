@@ -202,6 +202,24 @@ func (s *Store) ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.S
 	return crawls, int(total), nil
 }
 
+// CountCrawls returns how many crawls there are in each status, all
+// teams together (for metrics).
+func (s *Store) CountCrawls(ctx context.Context) (map[string]int, error) {
+	var rows []struct {
+		Status string `bun:"status"`
+		N      int    `bun:"n"`
+	}
+	if err := s.db.NewSelect().Model((*Crawl)(nil)).Column("status").ColumnExpr("count(*) AS n").
+		Group("status").Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("count crawls: %w", err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Status] = r.N
+	}
+	return out, nil
+}
+
 // CrawlByID returns a crawl whatever its team, for the worker.
 func (s *Store) CrawlByID(ctx context.Context, id uuid.UUID) (*Crawl, error) {
 	return crawlByID(ctx, s.db, id)

@@ -3,8 +3,10 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -919,5 +921,66 @@ func TestCommandLineClient(t *testing.T) {
 	}
 	if _, stderr, err := crawler("crawl", "ftp://x/"); err == nil || !strings.Contains(stderr, "startUrl") {
 		t.Errorf("a bad start URL: %v, %q", err, stderr)
+	}
+}
+
+// TestMetricsAndReadiness: after a crawl the API's /metrics counts crawls
+// by status and its requests, the worker's counts page fetches, bytes,
+// latency, activities and the Temporal SDK's own series; both /readyz
+// answer ready.
+func TestMetricsAndReadiness(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": s.URL + "/", "maxResults": 5})
+	waitStatus(t, env.api, env.keyA, c.ID, time.Minute, "succeeded")
+	scrape := func(url string) string {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s = %d %s", url, resp.StatusCode, raw)
+		}
+		return string(raw)
+	}
+	positive := func(text, series string) {
+		t.Helper()
+		for _, line := range strings.Split(text, "\n") {
+			name, value, ok := strings.Cut(line, " ")
+			if ok && strings.HasPrefix(name, series) {
+				if v, err := strconv.ParseFloat(value, 64); err == nil && v > 0 {
+					return
+				}
+			}
+		}
+		t.Errorf("no positive value of %s", series)
+	}
+	api := scrape(env.api + "/metrics")
+	positive(api, `crawler_crawls{status="succeeded"}`)
+	positive(api, `crawler_crawls_created_total`)
+	positive(api, `crawler_http_requests_total{code="2xx",method="GET",route="/crawls/:id"}`)
+	worker := scrape(env.workerStatus + "/metrics")
+	positive(worker, `crawler_pages_fetched_total{code="2xx",engine="static"}`)
+	positive(worker, `crawler_fetched_bytes_total{engine="static"}`)
+	positive(worker, `crawler_fetch_duration_seconds_count{engine="static"}`)
+	positive(worker, `crawler_activity_executions_total{activity="FetchPages"}`)
+	positive(worker, `temporal_request{`)
+	positive(worker, `temporal_activity_execution_latency_count{`)
+	for _, base := range []string{env.api, env.workerStatus} {
+		var r struct {
+			Status string
+			Checks map[string]string
+		}
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || r.Status != "ok" || r.Checks["postgres"] != "ok" || r.Checks["temporal"] != "ok" {
+			t.Errorf("%s/readyz = %d %+v", base, resp.StatusCode, r)
+		}
 	}
 }

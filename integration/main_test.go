@@ -13,12 +13,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
@@ -33,6 +35,7 @@ import (
 	"github.com/durablecrawl/crawler/internal/fakellm"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/internal/testproxy"
+	"github.com/durablecrawl/crawler/metrics"
 	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -60,6 +63,12 @@ var env struct {
 	// restartAPI's worker is started and stopped by TestWorkerRestart.
 	restartAPI    string
 	restartConfig config.Config
+	// workerRegistry holds the main worker's metrics, served with its
+	// readiness at workerStatus as a worker serves them on
+	// CRAWLER_METRICS_ADDR; apiRegistry the main API's, at api/metrics.
+	workerRegistry, apiRegistry *prometheus.Registry
+	workerStatus                string
+	workerClient                client.Client
 	// keyA and keyB belong to two teams; keyA's team has brand "brand-a".
 	keyA, keyB string
 	teamA      string
@@ -123,6 +132,19 @@ func run(m *testing.M) int {
 	env.temporalAddr = srv.FrontendHostPort()
 
 	cfg, _ := config.LoadFrom(func(string) string { return "" })
+	// The main worker has a client of its own, dialled as the service
+	// dials it, whose SDK metrics go to the worker's registry.
+	env.workerRegistry, env.apiRegistry = metrics.NewRegistry(), metrics.NewRegistry()
+	dialCfg := cfg
+	dialCfg.TemporalAddress = env.temporalAddr
+	if env.workerClient, err = worker.Dial(dialCfg, logger, metrics.NewTemporal(env.workerRegistry).Handler()); err != nil {
+		fmt.Fprintln(os.Stderr, "integration: dial temporal:", err)
+		return 1
+	}
+	defer env.workerClient.Close()
+	statusSrv := httptest.NewServer(worker.StatusMux(metrics.Handler(env.workerRegistry), worker.ReadyChecks(env.store, env.workerClient)))
+	defer statusSrv.Close()
+	env.workerStatus = statusSrv.URL
 	cfg.PageTimeout = 3 * time.Second
 	cfg.MaxPageBytes = maxPageBytes
 	// The main deployment runs a browser worker too; the guarded one has
@@ -148,8 +170,13 @@ func run(m *testing.M) int {
 			return 1
 		}
 		defer stop()
-		*w.addr = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
-			Server: crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate}}))
+		o := api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
+			Server: crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate}}
+		if w.queue == taskQueue {
+			o.Metrics, o.MetricsHandler = metrics.NewAPI(env.apiRegistry, env.store.CountCrawls), metrics.Handler(env.apiRegistry)
+			o.Ready = worker.ReadyChecks(env.store, env.temporal)
+		}
+		*w.addr = serve(api.New(o))
 	}
 	env.guardedWorkerAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: guardedTaskQueue,
 		Logger: logger, Server: testServer}))
@@ -211,9 +238,15 @@ func run(m *testing.M) int {
 }
 
 // startWorker starts the workers of a deployment configured by c, with
-// br as its browser (nil for none), and returns how to stop them.
+// br as its browser (nil for none), and returns how to stop them. The
+// main deployment's worker records its metrics in env.workerMetrics.
 func startWorker(c config.Config, br *browser.Browser) (func(), error) {
-	w, err := worker.New(env.temporal, c, env.store, br)
+	var m *metrics.Worker
+	tc := env.temporal
+	if c.TaskQueue == taskQueue {
+		m, tc = metrics.NewWorker(env.workerRegistry), env.workerClient
+	}
+	w, err := worker.New(tc, c, env.store, br, m)
 	if err != nil {
 		return nil, err
 	}

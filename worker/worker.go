@@ -23,6 +23,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/metrics"
 	"github.com/durablecrawl/crawler/workflows"
 )
 
@@ -80,7 +81,7 @@ type Workers struct {
 // browser (the caller owns and closes br). A process with an LLM
 // configured also polls the LLM task queue (ExtractPage), under the rate
 // limit and concurrency of cfg.LLM.
-func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browser) (*Workers, error) {
+func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browser, m *metrics.Worker) (*Workers, error) {
 	opts := fetch.StaticOptions{
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		UserAgent:            cfg.UserAgent,
@@ -94,6 +95,8 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	acts := &activities.Activities{
 		Store:  store,
 		Static: static,
+		// A nil *metrics.Worker records nothing.
+		Fetches: m,
 		Settings: activities.Settings{
 			MaxPagesPerCrawl:       cfg.MaxPagesPerCrawl,
 			DefaultConcurrentPages: cfg.DefaultConcurrentPages,
@@ -115,7 +118,9 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	if br != nil {
 		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy}
 	}
-	w := worker.New(c, cfg.TaskQueue, CrawlWorkerOptions(cfg))
+	crawlOpts := CrawlWorkerOptions(cfg)
+	crawlOpts.Interceptors = interceptors(m)
+	w := worker.New(c, cfg.TaskQueue, crawlOpts)
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterActivity(acts)
 	ws := &Workers{workers: []worker.Worker{w}, static: static}
@@ -124,6 +129,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			// Each render activity keeps the browser's page pool busy.
 			MaxConcurrentActivityExecutionSize: cfg.Worker.BrowserActivitySlots,
 			WorkerStopTimeout:                  cfg.ShutdownTimeout,
+			Interceptors:                       interceptors(m),
 		})
 		bw.RegisterActivity(acts)
 		ws.workers = append(ws.workers, bw)
@@ -145,6 +151,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			TaskQueueActivitiesPerSecond:       cfg.LLM.RatePerSecond,
 			MaxConcurrentActivityExecutionSize: cfg.LLM.Concurrency,
 			WorkerStopTimeout:                  cfg.ShutdownTimeout,
+			Interceptors:                       interceptors(m),
 		})
 		lw.RegisterActivity(acts)
 		ws.workers = append(ws.workers, lw)
@@ -200,7 +207,7 @@ func (w *Workers) Stop() {
 
 // Run runs the workers (with a browser when withBrowser) and the
 // reconciler until ctx is done.
-func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Store, logger *slog.Logger, withBrowser bool) error {
+func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Store, logger *slog.Logger, withBrowser bool, m *metrics.Worker) error {
 	if err := EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		return err
 	}
@@ -216,7 +223,7 @@ func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Stor
 		}
 		defer br.Close()
 	}
-	ws, err := New(c, cfg, store, br)
+	ws, err := New(c, cfg, store, br, m)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/pprof"
-	"time"
 )
 
 // serveDebug serves Go's profiles (CPU, heap, goroutines) at addr under
@@ -18,15 +14,5 @@ func serveDebug(addr string) (func(), error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("CRAWLER_DEBUG_ADDR: %w", err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
+	return listen(addr, "CRAWLER_DEBUG_ADDR", mux)
 }

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
 	"github.com/durablecrawl/crawler/api"
@@ -24,6 +25,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
+	"github.com/durablecrawl/crawler/metrics"
 	"github.com/durablecrawl/crawler/worker"
 )
 
@@ -141,12 +143,13 @@ func newLogger(w io.Writer, level, format string) *slog.Logger {
 
 // connect opens the database and the Temporal client that serve and
 // worker share, and returns a function that closes both.
-func connect(ctx context.Context, cfg config.Config, logger *slog.Logger) (*db.Store, client.Client, func(), error) {
+// The Temporal SDK's metrics go to reg.
+func connect(ctx context.Context, cfg config.Config, logger *slog.Logger, reg *prometheus.Registry) (*db.Store, client.Client, func(), error) {
 	database, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tc, err := worker.Dial(cfg, logger, nil)
+	tc, err := worker.Dial(cfg, logger, metrics.NewTemporal(reg).Handler())
 	if err != nil {
 		database.Close()
 		return nil, nil, nil, err
@@ -155,7 +158,8 @@ func connect(ctx context.Context, cfg config.Config, logger *slog.Logger) (*db.S
 }
 
 func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	store, tc, closeAll, err := connect(ctx, cfg, logger)
+	reg := metrics.NewRegistry()
+	store, tc, closeAll, err := connect(ctx, cfg, logger, reg)
 	if err != nil {
 		return err
 	}
@@ -182,6 +186,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Logger:          logger,
 		CrawlsPerMinute: cfg.CrawlsPerMinute,
 		CrawlsBurst:     cfg.CrawlsBurst,
+		Metrics:         metrics.NewAPI(reg, store.CountCrawls),
+		MetricsHandler:  metrics.Handler(reg),
+		Ready:           worker.ReadyChecks(store, tc),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.HTTPAddr) }()
@@ -198,11 +205,21 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 }
 
 func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, withBrowser bool) error {
-	store, tc, closeAll, err := connect(ctx, cfg, logger)
+	reg := metrics.NewRegistry()
+	store, tc, closeAll, err := connect(ctx, cfg, logger, reg)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
+	m := metrics.NewWorker(reg)
+	if cfg.MetricsAddr != "" {
+		stop, err := listen(cfg.MetricsAddr, "CRAWLER_METRICS_ADDR", worker.StatusMux(metrics.Handler(reg), worker.ReadyChecks(store, tc)))
+		if err != nil {
+			return err
+		}
+		defer stop()
+		logger.Info("metrics served", "addr", "http://"+cfg.MetricsAddr+"/metrics")
+	}
 	if cfg.DebugAddr != "" {
 		stop, err := serveDebug(cfg.DebugAddr)
 		if err != nil {
@@ -211,7 +228,7 @@ func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, with
 		defer stop()
 		logger.Info("profiles served", "addr", "http://"+cfg.DebugAddr+"/debug/pprof/")
 	}
-	return worker.Run(ctx, tc, cfg, store, logger, withBrowser)
+	return worker.Run(ctx, tc, cfg, store, logger, withBrowser, m)
 }
 
 func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {
