@@ -59,7 +59,8 @@ func TestWorkerKilled(t *testing.T) {
 		cmd := exec.Command(bin, "worker")
 		cmd.Env = append(os.Environ(),
 			"DATABASE_URL="+env.databaseURL, "TEMPORAL_ADDRESS="+env.temporalAddr, "CRAWLER_TASK_QUEUE="+queue,
-			"CRAWLER_ALLOW_PRIVATE_NETWORKS=true", "CRAWLER_LOG_LEVEL=error", "CRAWLER_RECONCILE_INTERVAL=1h")
+			"CRAWLER_ALLOW_PRIVATE_NETWORKS=true", "CRAWLER_LOG_LEVEL=error", "CRAWLER_RECONCILE_INTERVAL=1h",
+			"CRAWLER_METRICS_ADDR=off") // the default port may be taken (make run, another test)
 		logFile, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
 		if err != nil {
 			t.Fatal(err)

@@ -295,6 +295,7 @@ func startService(ctx context.Context, f flags, tmp, database string) (*service,
 		"CRAWLER_MAX_CONCURRENT_PAGES=32",
 		"CRAWLER_MAX_PAGES_PER_CRAWL="+strconv.Itoa(max(f.pages, 10000)),
 		"CRAWLER_DEBUG_ADDR="+s.debugAddr,
+		"CRAWLER_METRICS_ADDR=off",
 		"CRAWLER_LOG_LEVEL=warn",
 	)
 	migrate := exec.Command(f.crawler, "migrate")
