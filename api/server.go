@@ -114,6 +114,7 @@ func New(o Options) *fiber.App {
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) })
 	app.Get("/readyz", s.readyz)
 	s.metricsRoute(app)
+	app.Get("/openapi.json", serveOpenAPI)
 
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)
