@@ -264,6 +264,11 @@ func (a *testAPI) send(t *testing.T, req *http.Request) response {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every answer of the package's tests must be one api/openapi.json
+	// describes.
+	if err := spec(t).Validate(req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"), raw); err != nil {
+		t.Errorf("the answer does not match api/openapi.json: %v\n%s", err, raw)
+	}
 	r := response{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
 	if err := json.Unmarshal(raw, &r.Body); err != nil {
 		t.Fatalf("%s %s: body is not a JSON object: %v\n%s", req.Method, req.URL, err, raw)
