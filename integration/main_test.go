@@ -32,6 +32,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
+	"github.com/durablecrawl/crawler/internal/apispec"
 	"github.com/durablecrawl/crawler/internal/fakellm"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/internal/testproxy"
@@ -72,6 +73,9 @@ var env struct {
 	// keyA and keyB belong to two teams; keyA's team has brand "brand-a".
 	keyA, keyB string
 	teamA      string
+	// spec is the API's OpenAPI document: call checks every answer
+	// against it.
+	spec *apispec.Spec
 }
 
 // testServer is a deployment without optional features that crawls the
@@ -104,6 +108,12 @@ func run(m *testing.M) int {
 	flag.Parse()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	spec, err := apispec.New(api.OpenAPI())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration: api/openapi.json:", err)
+		return 1
+	}
+	env.spec = spec
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	database, dsn, drop, err := testenv.Database(ctx, "crawler_it")
@@ -303,6 +313,11 @@ func call(t testing.TB, method, url, key string, body any, out any) (int, []byte
 	}
 	if ct := resp.Header.Get("Content-Type"); len(raw) > 0 && !bytes.HasPrefix([]byte(ct), []byte("application/json")) {
 		t.Errorf("%s %s: Content-Type %q, want JSON", method, url, ct)
+	}
+	// Every answer any test receives must be one api/openapi.json
+	// describes.
+	if err := env.spec.Validate(method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"), raw); err != nil {
+		t.Errorf("the answer does not match api/openapi.json: %v", err)
 	}
 	if out != nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {
