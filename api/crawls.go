@@ -80,7 +80,7 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 			workflows.AttrCrawlID.ValueSet(id.String()),
 			workflows.AttrTeamID.ValueSet(p.TeamID.String()),
 			workflows.AttrStatus.ValueSet(string(crawl.StatusRunning)),
-			workflows.AttrStartURL.ValueSet(attrValue(opts.StartURLs[0])),
+			workflows.AttrStartURL.ValueSet(workflows.StartURLAttr(opts.StartURLs[0])),
 		),
 	}, workflows.CrawlWorkflowName, workflows.CrawlInput{CrawlID: id.String()})
 	if err != nil {

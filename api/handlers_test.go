@@ -74,7 +74,7 @@ func TestCreateCrawlLongStartURL(t *testing.T) {
 		}
 	}
 	attr, _ := a.temporal.started[0].Options.TypedSearchAttributes.GetKeyword(workflows.AttrStartURL)
-	if len(attr) > maxAttrBytes || !utf8.ValidString(attr) || !strings.HasSuffix(attr, "é…") || !strings.HasPrefix(long, strings.TrimSuffix(attr, "…")) {
+	if len(attr) > workflows.MaxStartURLAttr || !utf8.ValidString(attr) || !strings.HasSuffix(attr, "é…") || !strings.HasPrefix(long, strings.TrimSuffix(attr, "…")) {
 		t.Errorf("search attribute of %d bytes, valid UTF-8 %v: %q", len(attr), utf8.ValidString(attr), attr[max(0, len(attr)-10):])
 	}
 	if len(long) != 2048 {

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"net/url"
 	"time"
-	"unicode/utf8"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/netguard"
@@ -62,24 +61,6 @@ func (s *server) refuseInternalNames(ctx context.Context, o crawl.Options) error
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid request", Details: details}
 	}
 	return nil
-}
-
-// maxAttrBytes bounds the start URL kept in a workflow's search attribute:
-// Temporal refuses to start a workflow whose attribute value is over 2 KiB,
-// and a start URL may be 2,048 bytes.
-const maxAttrBytes = 1024
-
-// attrValue is s cut to at most maxAttrBytes bytes on a character
-// boundary, with "…" marking a cut.
-func attrValue(s string) string {
-	if len(s) <= maxAttrBytes {
-		return s
-	}
-	cut := maxAttrBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 var _ resolver = net.DefaultResolver

@@ -43,6 +43,15 @@ func StartText(crawlID, teamID string, o crawl.Options) (summary, details string
 	return summary, b.String()
 }
 
+// MaxStartURLAttr bounds the start URL kept in the CrawlStartUrl search
+// attribute: Temporal refuses to start a workflow with an attribute value
+// over 2 KiB, and a start URL may be 2,048 bytes.
+const MaxStartURLAttr = 1024
+
+// StartURLAttr is the value of CrawlStartUrl for a start URL: the URL, cut
+// to MaxStartURLAttr bytes when longer.
+func StartURLAttr(u string) string { return clip(u, MaxStartURLAttr) }
+
 // clip cuts s to at most n bytes on a character boundary, with "…"
 // marking a cut.
 func clip(s string, n int) string {
