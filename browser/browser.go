@@ -183,12 +183,19 @@ func newTab(p playwright.Page) *tab {
 const quiet = 300 * time.Millisecond
 
 // settle waits until the page has had nothing in flight for quiet, or
-// until limit passes: content fetched after the load event arrives.
+// until limit passes: content fetched after the load event arrives. The
+// quiet time counts from the call at the earliest: the driver reports
+// requests late on a busy machine, and a request a script starts just
+// after the load event must have the time to show up.
 func (t *tab) settle(limit time.Duration) {
-	deadline := time.Now().Add(limit)
+	began := time.Now()
+	deadline := began.Add(limit)
 	for time.Now().Before(deadline) {
-		idle := time.Since(time.Unix(0, t.lastNet.Load()))
-		if t.inFlight.Load() <= 0 && idle >= quiet {
+		last := time.Unix(0, t.lastNet.Load())
+		if last.Before(began) {
+			last = began
+		}
+		if t.inFlight.Load() <= 0 && time.Since(last) >= quiet {
 			return
 		}
 		time.Sleep(25 * time.Millisecond)
