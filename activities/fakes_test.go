@@ -31,6 +31,7 @@ type fakeStore struct {
 	// Answers.
 	counts     map[crawl.PageState]int // CountPages
 	claim      []db.Page               // ClaimBatch
+	renderQ    int                     // RenderQueued
 	waiting    int                     // RetriesWaiting
 	retryIn    time.Duration
 	owned      map[string]bool            // ClaimRedirectTarget, by target key
@@ -50,6 +51,7 @@ type fakeStore struct {
 	ended        []crawl.Status
 	endReason    string
 	outcomes     []db.FetchOutcome
+	claimModes   []db.ClaimMode
 	redirects    []db.NewPage // ClaimRedirectTarget's targets
 	savedRobots  []db.Robots
 	htmlLoads    [][]int64 // PagesWithHTML's ids, a slice a call
@@ -154,10 +156,17 @@ func (f *fakeStore) CountPages(context.Context, uuid.UUID) (map[crawl.PageState]
 	return f.counts, f.call("CountPages")
 }
 
-func (f *fakeStore) ClaimBatch(context.Context, uuid.UUID, int, int) ([]db.Page, error) {
+func (f *fakeStore) ClaimBatch(_ context.Context, _ uuid.UUID, _, _ int, mode db.ClaimMode) ([]db.Page, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.claimModes = append(f.claimModes, mode)
 	return f.claim, f.call("ClaimBatch")
+}
+
+func (f *fakeStore) RenderQueued(context.Context, uuid.UUID) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.renderQ, f.call("RenderQueued")
 }
 
 func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Duration, error) {

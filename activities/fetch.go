@@ -24,7 +24,8 @@ import (
 type fetchStore interface {
 	crawlLoader
 	robotsStore
-	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]db.Page, error)
+	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]db.Page, error)
+	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
@@ -46,6 +47,13 @@ type FetchPagesInput struct {
 	// Detect checks statically fetched start pages for content that only
 	// JavaScript makes (engineType auto on a deployment with browsers).
 	Detect bool `json:",omitempty"`
+	// RenderDeep, with Detect, checks deeper pages too: one that needs
+	// JavaScript goes back to the frontier for the browser alone, and the
+	// result counts the pages waiting for it (RenderQueued).
+	RenderDeep bool `json:",omitempty"`
+	// RenderOnly makes RenderPages claim only the pages sent to the
+	// browser, on a crawl that is otherwise static.
+	RenderOnly bool `json:",omitempty"`
 }
 
 // FetchPagesResult counts what a fetch batch did.
@@ -66,6 +74,10 @@ type FetchPagesResult struct {
 	// wait for a retry; the first may be fetched after RetryIn.
 	Waiting int           `json:",omitempty"`
 	RetryIn time.Duration `json:",omitempty"`
+	// ToBrowser counts the pages of this batch sent to the browser;
+	// RenderQueued (with RenderDeep) the crawl's pages waiting for it.
+	ToBrowser    int `json:",omitempty"`
+	RenderQueued int `json:",omitempty"`
 }
 
 func (r *FetchPagesResult) count(state crawl.PageState) {
@@ -161,21 +173,50 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	case saveErr != nil:
 		return FetchPagesResult{}, saveErr
 	}
-	return b.res, b.switchEngine(ctx)
+	if err := b.switchEngine(ctx); err != nil {
+		return FetchPagesResult{}, err
+	}
+	return b.res, b.countRenderQueued(ctx)
+}
+
+// countRenderQueued, for a crawl that sends pages to the browser, says how
+// many wait for it.
+func (b *fetchBatch) countRenderQueued(ctx context.Context) error {
+	if !b.in.RenderDeep {
+		return nil
+	}
+	n, err := b.store.RenderQueued(ctx, b.crawl.ID)
+	b.res.RenderQueued = n
+	return err
+}
+
+// claimMode is which queued pages the batch takes: a static batch leaves
+// those sent to the browser; a browser batch takes only those on a crawl
+// that is otherwise static, and every page on a crawl that renders all.
+func (b *fetchBatch) claimMode() db.ClaimMode {
+	switch {
+	case b.engineName != crawl.EnginePlaywright:
+		return db.ClaimStatic
+	case b.in.RenderOnly:
+		return db.ClaimRender
+	}
+	return db.ClaimAll
 }
 
 // claim claims the batch's pages and returns the URLs still to fetch:
 // pages an earlier attempt of the batch saved are counted, not fetched
 // again. With nothing to claim it says how many pages wait for a retry.
 func (b *fetchBatch) claim(ctx context.Context) ([]string, error) {
-	pages, err := b.store.ClaimBatch(ctx, b.crawl.ID, b.in.Batch, b.in.Limit)
+	pages, err := b.store.ClaimBatch(ctx, b.crawl.ID, b.in.Batch, b.in.Limit, b.claimMode())
 	if err != nil {
 		return nil, err
 	}
 	b.res.Claimed = len(pages)
 	if len(pages) == 0 {
-		b.res.Waiting, b.res.RetryIn, err = b.store.RetriesWaiting(ctx, b.crawl.ID)
-		return nil, err
+		if b.res.Waiting, b.res.RetryIn, err = b.store.RetriesWaiting(ctx, b.crawl.ID); err != nil {
+			return nil, err
+		}
+		return nil, b.countRenderQueued(ctx)
 	}
 	b.claimed = make(map[string]db.Page, len(pages))
 	var urls []string
@@ -243,17 +284,29 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	if canon, ok := out.CanonicalTarget(); ok {
 		out = out.Canonicalized(b.store.StateOf(ctx, b.crawl.ID, canon.Key))
 	}
-	if b.in.Detect && page.Depth == 0 && out.State == crawl.PageFetched {
+	var toBrowser string // why the page goes to the browser alone
+	// Only a static fetch is judged: a rendered page has had its scripts.
+	static := b.engineName != crawl.EnginePlaywright
+	if static && b.in.Detect && out.State == crawl.PageFetched && (page.Depth == 0 || b.in.RenderDeep) {
 		if js, why := browser.NeedsJavaScript(r.Body); js {
 			out = out.ToBrowser(why)
 			b.mu.Lock()
-			b.switchWhy = append(b.switchWhy, r.URL+": "+why)
+			if page.Depth == 0 {
+				b.switchWhy = append(b.switchWhy, r.URL+": "+why)
+			} else {
+				toBrowser = why
+				b.res.ToBrowser++
+			}
 			b.mu.Unlock()
 		}
 	}
 	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
-		State: out.State, Error: out.Reason, HTML: out.HTML, Links: newPages(out.Links)}
+		State: out.State, Error: out.Reason, HTML: out.HTML, Links: newPages(out.Links), Render: toBrowser != ""}
+	if toBrowser != "" {
+		entry := crawllog.SentToBrowser(b.crawl, page, toBrowser)
+		rec.Log = &entry
+	}
 	if out.Retry != nil {
 		rec.RetryIn = out.Retry.In
 		entry := crawllog.Retried(b.crawl, page, r.StatusCode, out.Reason, *out.Retry)

@@ -322,6 +322,61 @@ func TestFetchBatchDetect(t *testing.T) {
 	}
 }
 
+// TestFetchBatchSendsDeepPagesToTheBrowser: with RenderDeep, a deeper page
+// that needs JavaScript goes back to the frontier marked for the browser,
+// with a log entry saying why; the crawl stays static, and the result
+// says how many pages wait for the browser. A browser batch of such pages
+// claims only them.
+func TestFetchBatchSendsDeepPagesToTheBrowser(t *testing.T) {
+	app := `<html><body><div id="root"></div><script src="/app.js"></script></body></html>`
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, EngineType: crawl.EngineAuto})
+	f := &fakeStore{crawl: c, renderQ: 4, claim: []db.Page{
+		claimed(1, "https://example.com/app", 2, "000000000"),
+		claimed(2, "https://example.com/doc", 2, "000000001"),
+	}}
+	engine := &fakeFetcher{results: map[string]fetch.Result{
+		"https://example.com/app": htmlResult(app),
+		"https://example.com/doc": htmlResult("<html><body><h1>Doc</h1><p>" + strings.Repeat("Plain text. ", 30) + "</p></body></html>"),
+	}}
+	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: true, RenderDeep: true}).run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SwitchTo != "" || res.ToBrowser != 1 || res.RenderQueued != 4 || res.Fetched != 1 {
+		t.Errorf("result %+v, want one page to the browser, 4 waiting, no switch", res)
+	}
+	outs := outcomesByID(t, f.outcomes)
+	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || o.Log == nil || o.Log.Message != "Page sent to the browser" ||
+		!strings.Contains(o.Log.Description, "https://example.com/app") || !strings.Contains(o.Log.Description, "mount point") {
+		t.Errorf("the app page: %+v (log %+v)", o, o.Log)
+	}
+	if o := outs[2]; o.State != crawl.PageFetched || o.Render {
+		t.Errorf("the static page: %+v", o)
+	}
+	if !reflect.DeepEqual(f.claimModes, []db.ClaimMode{db.ClaimStatic}) {
+		t.Errorf("claim modes %v, want static", f.claimModes)
+	}
+
+	// Without RenderDeep (a run begun before the change) deeper pages
+	// stay static.
+	f = &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/app", 2, "000000000")}}
+	if res, _ := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: true}).run(context.Background()); res.ToBrowser != 0 || f.outcomes[0].Render {
+		t.Errorf("without RenderDeep: %+v, %+v", res, f.outcomes[0])
+	}
+
+	// The browser batch of those pages claims only them, and keeps what
+	// it rendered even if it still looks like an app.
+	f = &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/app", 2, "000000000")}}
+	b := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: true, RenderOnly: true, RenderDeep: true})
+	b.engineName = crawl.EnginePlaywright
+	if _, err := b.run(context.Background()); err != nil || !reflect.DeepEqual(f.claimModes, []db.ClaimMode{db.ClaimRender}) {
+		t.Errorf("browser batch: claim modes %v (%v), want render only", f.claimModes, err)
+	}
+	if o := f.outcomes[0]; o.State != crawl.PageFetched || o.Render {
+		t.Errorf("the rendered page was sent to the browser again: %+v", o)
+	}
+}
+
 // TestFetchBatchRobots: with ObeyRobots, the site's robots.txt is read
 // once with the static fetcher and saved; a page it disallows is skipped
 // without being fetched.

@@ -110,6 +110,15 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.R
 			"attempt": r.Attempt, "retryInSeconds": r.In.Seconds(), "error": reason})
 }
 
+// SentToBrowser says that page p, fetched statically, needs JavaScript
+// (why) and is rendered in the browser instead, while the rest of the
+// crawl stays static.
+func SentToBrowser(c *db.Crawl, p db.Page, why string) db.CrawlLog {
+	return entry(c, fmt.Sprintf("to-browser:%d", p.ID), Info, "Page sent to the browser",
+		fmt.Sprintf("%s needs JavaScript (%s): it is rendered with the browser engine (playwright).", p.URL, why),
+		map[string]any{"url": p.URL, "statusCode": 0, "depth": p.Depth, "engine": crawl.EnginePlaywright, "reason": why})
+}
+
 // LimitReached says why a crawl stopped with notCrawled pages left in its
 // frontier: its maxResults, or the server's cap of serverCap pages.
 func LimitReached(c *db.Crawl, serverCap, notCrawled int) db.CrawlLog {

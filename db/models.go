@@ -95,6 +95,9 @@ type Page struct {
 	// NotBefore is when a page queued again for a retry may be fetched.
 	Attempts    int        `bun:"attempts,notnull,default:0"`
 	NotBefore   *time.Time `bun:"not_before"`
+	// Render marks a page that needs the browser engine: static batches
+	// leave it for a browser batch.
+	Render bool `bun:"render,notnull,default:false"`
 	FinalURL    *string    `bun:"final_url"`
 	StatusCode  *int       `bun:"status_code"`
 	ContentType *string    `bun:"content_type"`

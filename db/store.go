@@ -360,7 +360,7 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 // ClaimBatch returns the pages of fetch batch number batch, claiming up to
 // limit queued pages (shallowest first, then by rank) when the batch has
 // none yet. A retried claim returns the same pages.
-func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int) ([]Page, error) {
+func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode ClaimMode) ([]Page, error) {
 	pages, err := s.BatchPages(ctx, crawlID, batch)
 	if err != nil || len(pages) > 0 {
 		return pages, err
@@ -370,16 +370,39 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 		WHERE id IN (
 			SELECT id FROM pages
 			WHERE crawl_id = ? AND state = ? AND (not_before IS NULL OR not_before <= clock_timestamp())
+			  AND (? OR render = ?)
 			ORDER BY depth, rank, id
 			LIMIT ?
 			FOR UPDATE SKIP LOCKED)
 		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, attempts, discovered_at`,
-		crawl.PageClaimed, batch, crawlID, crawl.PageQueued, limit).Scan(ctx, &pages)
+		crawl.PageClaimed, batch, crawlID, crawl.PageQueued, mode == ClaimAll, mode == ClaimRender, limit).Scan(ctx, &pages)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("claim batch %d: %w", batch, err)
 	}
 	sortPages(pages)
 	return pages, nil
+}
+
+// ClaimMode says which queued pages a batch claims.
+type ClaimMode int
+
+const (
+	// ClaimAll claims every queued page (a crawl on one engine).
+	ClaimAll ClaimMode = iota
+	// ClaimStatic leaves the pages marked for the browser.
+	ClaimStatic
+	// ClaimRender claims only the pages marked for the browser.
+	ClaimRender
+)
+
+// RenderQueued counts the crawl's queued pages marked for the browser.
+func (s *Store) RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error) {
+	n, err := s.db.NewSelect().Model((*Page)(nil)).Where("crawl_id = ?", crawlID).
+		Where("state = ?", crawl.PageQueued).Where("render").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("pages queued for the browser: %w", err)
+	}
+	return int(n), nil
 }
 
 // RetriesWaiting returns how many of the crawl's pages are still queued
@@ -483,6 +506,9 @@ type FetchOutcome struct {
 	// for another attempt after this long; Log is written with it.
 	RetryIn time.Duration
 	Log     *CrawlLog
+	// Render, with State crawl.PageQueued, leaves the page to the browser
+	// engine (it needs JavaScript).
+	Render bool
 }
 
 // SaveFetches records the fetches of claimed pages and enqueues their
@@ -559,7 +585,9 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	ids, retryMS := make([]int64, n), make([]int64, n)
 	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
+	render := make([]bool, n)
 	for i, o := range outs {
+		render[i] = o.State == crawl.PageQueued && o.Render
 		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
 		engines[i], errs[i], bytes[i], ms[i] = o.Engine, o.Error, o.Bytes, o.FetchMS
 		if o.State == crawl.PageFetched {
@@ -578,15 +606,16 @@ UPDATE pages AS p SET
     html = CASE WHEN d.state = ? THEN d.html ELSE p.html END,
     batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
     attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
-    not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END
-FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[])
-    AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms)
+    not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END,
+    render = p.render OR d.render
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[])
+    AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
 		crawl.PageFetched, crawl.PageQueued,
 		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
-		pgdialect.Array(retryMS), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
+		pgdialect.Array(retryMS), pgdialect.Array(render), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
 	}
@@ -614,6 +643,9 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 	}
 	if o.State == crawl.PageQueued {
 		q = q.Set("batch = NULL") // back in the frontier, for another engine or a retry
+		if o.Render {
+			q = q.Set("render = true")
+		}
 	}
 	if o.State == crawl.PageQueued && o.RetryIn > 0 {
 		q = q.Set("attempts = attempts + 1").

@@ -163,11 +163,11 @@ func TestClaimBatchIsRepeatable(t *testing.T) {
 	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/b", 1, "001"), page("/a", 1, "000"), page("/", 0, "000"), page("/c", 2, "000000")}); err != nil {
 		t.Fatal(err)
 	}
-	first, err := store.ClaimBatch(ctx, c.ID, 0, 3)
+	first, err := store.ClaimBatch(ctx, c.ID, 0, 3, db.ClaimAll)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := store.ClaimBatch(ctx, c.ID, 0, 3)
+	again, err := store.ClaimBatch(ctx, c.ID, 0, 3, db.ClaimAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,9 +182,49 @@ func TestClaimBatchIsRepeatable(t *testing.T) {
 	if fmt.Sprint(got) != "["+want+"]" || fmt.Sprint(gotAgain) != fmt.Sprint(got) {
 		t.Errorf("claims %v then %v, want [%s] twice", got, gotAgain, want)
 	}
-	next, err := store.ClaimBatch(ctx, c.ID, 1, 3)
+	next, err := store.ClaimBatch(ctx, c.ID, 1, 3, db.ClaimAll)
 	if err != nil || len(next) != 1 || next[0].URL != "https://example.com/c" {
 		t.Errorf("batch 1 = %v, %v", next, err)
+	}
+}
+
+// TestClaimModes: a page sent back for the browser is left by static
+// batches, counted as queued for the browser, and claimed by a browser
+// batch; a crawl on one engine claims it like any page.
+func TestClaimModes(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/", 0, "000"), page("/app", 1, "000000"), page("/doc", 1, "000001")}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := store.ClaimBatch(ctx, c.ID, 0, 10, db.ClaimStatic)
+	if err != nil || len(first) != 3 {
+		t.Fatalf("first static batch: %d pages, %v", len(first), err)
+	}
+	// /app needs JavaScript (one statement for the group); /doc is
+	// saved page by page when the group cannot be, so both paths run.
+	outs := []db.FetchOutcome{
+		{PageID: first[0].ID, State: crawl.PageFetched, HTML: "<p>home</p>", StatusCode: 200},
+		{PageID: first[1].ID, State: crawl.PageQueued, Render: true, Error: "needs JavaScript"},
+		{PageID: first[2].ID, State: crawl.PageQueued, RetryIn: time.Millisecond},
+	}
+	if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := store.RenderQueued(ctx, c.ID); err != nil || n != 1 {
+		t.Errorf("RenderQueued = %d, %v; want 1", n, err)
+	}
+	time.Sleep(5 * time.Millisecond) // /doc's retry comes due
+	static, err := store.ClaimBatch(ctx, c.ID, 1, 10, db.ClaimStatic)
+	if err != nil || len(static) != 1 || static[0].URL != "https://example.com/doc" {
+		t.Errorf("static batch after the hand-off: %v, %v; want /doc only", static, err)
+	}
+	rendered, err := store.ClaimBatch(ctx, c.ID, 2, 10, db.ClaimRender)
+	if err != nil || len(rendered) != 1 || rendered[0].URL != "https://example.com/app" {
+		t.Errorf("browser batch: %v, %v; want /app", rendered, err)
+	}
+	if n, _ := store.RenderQueued(ctx, c.ID); n != 0 {
+		t.Errorf("RenderQueued after the browser batch = %d", n)
 	}
 }
 
@@ -201,7 +241,7 @@ func TestEnqueueKeepsTheClosestDiscovery(t *testing.T) {
 	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/x", 2, "000009"), page("/x", 4, "0")}); err != nil {
 		t.Fatal(err)
 	}
-	pages, err := store.ClaimBatch(ctx, c.ID, 0, 10)
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, 10, db.ClaimAll)
 	if err != nil || len(pages) != 1 {
 		t.Fatalf("claim: %v %v", pages, err)
 	}
@@ -216,7 +256,7 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/", 0, "000")}); err != nil {
 		t.Fatal(err)
 	}
-	pages, err := store.ClaimBatch(ctx, c.ID, 0, 1)
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, 1, db.ClaimAll)
 	if err != nil || len(pages) != 1 {
 		t.Fatal(pages, err)
 	}
@@ -261,7 +301,7 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 			t.Fatal(err)
 		}
 	}
-	pages, err := store.ClaimBatch(ctx, c.ID, 0, len(paths))
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, len(paths), db.ClaimAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +526,7 @@ func TestClaimRedirectTarget(t *testing.T) {
 	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/old", 0, "000"), page("/queued", 1, "000000")}); err != nil {
 		t.Fatal(err)
 	}
-	pages, _ := store.ClaimBatch(ctx, c.ID, 0, 1)
+	pages, _ := store.ClaimBatch(ctx, c.ID, 0, 1, db.ClaimAll)
 	src := pages[0].ID
 	// A new target is ours, also on retry.
 	for i := 0; i < 2; i++ {
@@ -498,7 +538,7 @@ func TestClaimRedirectTarget(t *testing.T) {
 	if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/queued", 0, "")); !ok || err != nil {
 		t.Errorf("queued target not taken over: %v", err)
 	}
-	if next, _ := store.ClaimBatch(ctx, c.ID, 1, 10); len(next) != 0 {
+	if next, _ := store.ClaimBatch(ctx, c.ID, 1, 10, db.ClaimAll); len(next) != 0 {
 		t.Errorf("the taken-over page is still queued: %v", next)
 	}
 	// Another page's target is not ours.

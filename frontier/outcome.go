@@ -171,8 +171,9 @@ func (o Outcome) Canonicalized(state crawl.PageState, known bool, err error) Out
 	return o
 }
 
-// ToBrowser sends a kept start page back to the frontier for the browser
-// engine: the static fetch found that the page needs JavaScript (why).
+// ToBrowser sends a kept page back to the frontier for the browser engine:
+// the static fetch found that the page needs JavaScript (why). The links
+// the static page had are queued as usual; the rendered page may add more.
 func (o Outcome) ToBrowser(why string) Outcome {
 	o.State, o.HTML = crawl.PageQueued, ""
 	o.Reason = "needs JavaScript (" + why + "); queued again for the browser engine"

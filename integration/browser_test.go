@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/internal/proctest"
+	"github.com/durablecrawl/crawler/workflows"
 )
 
 // jsOnlySite serves pages whose text and links exist only after their
@@ -161,4 +162,75 @@ document.getElementById('app').innerHTML = '<main><h1>The app</h1><p>The app ren
 	if _, ok := c.message("Engine switched"); !ok {
 		t.Error("no engine switch logged")
 	}
+}
+
+// mixedSite has static pages and JavaScript-only pages at several depths:
+// / (static) links to /guide (static) and /app (JavaScript only); /guide
+// links to /deep-app (JavaScript only); /app's rendered DOM alone links
+// to /notes (static).
+func mixedSite(t *testing.T) *httptest.Server {
+	text := strings.Repeat("Plain words written on the server for every reader. ", 8)
+	static := map[string]string{
+		"/":      `<h1>Home</h1><p>` + text + `</p><a href="/guide">Guide</a> <a href="/app">App</a>`,
+		"/guide": `<h1>Guide</h1><p>` + text + `</p><a href="/deep-app">Deep app</a>`,
+		"/notes": `<h1>Notes</h1><p>` + text + `</p>`,
+	}
+	apps := map[string]string{
+		"/app":      `<main><h1>The app</h1><p>Drawn by the app script, with words enough to be the content of this page.</p><a href="/notes">Notes</a></main>`,
+		"/deep-app": `<main><h1>The deep app</h1><p>Drawn by the app script two links below the start, with words enough to count.</p></main>`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if body, ok := static[r.URL.Path]; ok {
+			fmt.Fprintf(w, `<!doctype html><html><head><title>Site</title></head><body>%s</body></html>`, body)
+			return
+		}
+		if body, ok := apps[r.URL.Path]; ok {
+			fmt.Fprintf(w, `<!doctype html><html><head><title>App</title></head><body><div id="root"></div>
+<noscript>You need to enable JavaScript to run this app.</noscript>
+<script>document.getElementById('root').innerHTML = %q;</script></body></html>`, body)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAutoRendersDeepPagesInTheBrowser: with engineType auto, a static
+// start page keeps the crawl static, and the pages below it that need
+// JavaScript, wherever they are, are rendered in the browser, each with a
+// log entry saying why; links only their rendered DOM has are followed.
+func TestAutoRendersDeepPagesInTheBrowser(t *testing.T) {
+	t.Parallel()
+	s := mixedSite(t)
+	c := crawlSite(t, env.api, s, map[string]any{"maxDepth": 3, "deduplicateContent": false}, "succeeded")
+	if got := strings.Join(c.paths(), " "); got != "/ /app /deep-app /guide /notes" {
+		t.Fatalf("stored %s, want every page", got)
+	}
+	for path, engine := range map[string]string{"/": "cheerio", "/guide": "cheerio", "/notes": "cheerio", "/app": "playwright", "/deep-app": "playwright"} {
+		p := c.pages[path]
+		if p.Engine != engine {
+			t.Errorf("%s fetched with %q, want %s", path, p.Engine, engine)
+		}
+		if engine == "playwright" && !strings.Contains(p.Markdown, "Drawn by the app script") {
+			t.Errorf("%s lacks its rendered text:\n%s", path, p.Markdown)
+		}
+	}
+	if _, switched := c.message("Engine switched"); switched {
+		t.Error("the whole crawl switched to the browser")
+	}
+	sent := map[string]bool{}
+	for _, l := range c.logs {
+		if l.Message == "Page sent to the browser" {
+			if !strings.Contains(l.Description, "JavaScript") || l.Data["reason"] == "" {
+				t.Errorf("entry does not say why: %+v", l)
+			}
+			sent[strings.TrimPrefix(l.Data["url"].(string), s.URL)] = true
+		}
+	}
+	if len(sent) != 2 || !sent["/app"] || !sent["/deep-app"] {
+		t.Errorf("pages sent to the browser: %v, want /app and /deep-app", sent)
+	}
+	replay(t, workflows.WorkflowID(c.crawl.ID), "")
 }

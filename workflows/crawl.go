@@ -58,6 +58,9 @@ type CrawlInput struct {
 	// pages come from them.
 	Seeded  bool `json:",omitempty"`
 	NoLinks bool `json:",omitempty"`
+	// RenderQueued counts the pages a static batch sent to the browser
+	// that wait for a browser batch.
+	RenderQueued int `json:",omitempty"`
 }
 
 // CrawlResult is the crawl's terminal status.
@@ -189,7 +192,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 		if limit <= 0 {
 			return true, nil
 		}
-		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx)
+		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, false, false)
 		if err != nil {
 			return false, err
 		}
@@ -243,6 +246,8 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 	firstBatch := in.Batch
 	p := &pipeline{in: in, pageCtx: pageCtx,
 		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
+	renderDeep := workflow.GetVersion(ctx, renderDeepPages, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	lastRendered := false
 	workflow.Go(ctx, p.convertStage)
 	workflow.Go(ctx, p.storeStage)
 	for {
@@ -272,8 +277,12 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			}
 			continue
 		}
-		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx)
-		if err != nil && in.Plan.Engine == crawl.EnginePlaywright && notStarted(err) {
+		// Pages sent to the browser get every other batch, so that neither
+		// they nor the static ones wait for the other kind to run out.
+		renderOnly := renderDeep && in.Plan.Engine == crawl.EngineCheerio && in.RenderQueued > 0 && !lastRendered
+		lastRendered = renderOnly
+		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, renderDeep, renderOnly)
+		if err != nil && (in.Plan.Engine == crawl.EnginePlaywright || renderOnly) && notStarted(err) {
 			// No browser worker took the batch in time. Busy ones are
 			// waited for (the crawl's timeout bounds the wait); none at all
 			// is a deployment fault, which ends the crawl error.
@@ -293,6 +302,12 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		}
 		if fetched.SwitchTo != "" {
 			in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
+		}
+		if renderDeep {
+			in.RenderQueued = fetched.RenderQueued
+		}
+		if fetched.Claimed == 0 && !renderOnly && in.RenderQueued > 0 && in.Plan.Engine == crawl.EngineCheerio {
+			continue // nothing static to claim: the browser's turn
 		}
 		if fetched.Claimed == 0 && fetched.Waiting > 0 {
 			// Pages wait for a retry (the site was busy): sleep until the
@@ -420,16 +435,24 @@ func (p *pipeline) drained(ctx workflow.Context) error {
 	return p.err
 }
 
+// renderDeepPages marks the workflow change that renders, in browser
+// batches of their own, the pages below the start page that a static
+// fetch found to need JavaScript, while the rest of the crawl stays static.
+const renderDeepPages = "render-deep-pages"
+
 // fetchBatch claims and fetches the batch in.Batch of up to limit pages,
-// with the crawl's engine.
-func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browserCtx workflow.Context) (activities.FetchPagesResult, error) {
+// with the crawl's engine, or (renderOnly) the pages sent to the browser.
+// renderDeep lets a static batch send pages to the browser.
+func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browserCtx workflow.Context,
+	renderDeep, renderOnly bool) (activities.FetchPagesResult, error) {
 	fetchPages, fetchCtx := a.FetchPages, pageCtx
-	if in.Plan.Engine == crawl.EnginePlaywright {
+	if in.Plan.Engine == crawl.EnginePlaywright || renderOnly {
 		fetchPages, fetchCtx = a.RenderPages, browserCtx
 	}
 	var fetched activities.FetchPagesResult
 	err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
 		CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
+		RenderDeep: renderDeep && in.Plan.Detect, RenderOnly: renderOnly,
 	}).Get(ctx, &fetched)
 	return fetched, err
 }
