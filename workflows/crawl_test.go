@@ -497,3 +497,60 @@ func TestCrawlWaitsForRetries(t *testing.T) {
 		t.Errorf("the crawl waited %v for the retry, want at least 2s", slept)
 	}
 }
+
+// TestCrawlRendersPagesSentToTheBrowser: a static batch that sends pages to
+// the browser is followed by a browser batch of those pages alone
+// (RenderPages with RenderOnly, on the browser task queue); when nothing
+// static is left, the browser's pages still get their batch; the crawl
+// stays static and ends when neither kind is queued.
+func TestCrawlRendersPagesSentToTheBrowser(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(CrawlWorkflow, RegisterOptions())
+	env.RegisterActivity(&activities.Activities{})
+	env.OnActivity(a.StartCrawl, mock.Anything, mock.Anything).Return(activities.CrawlPlan{
+		Status: crawl.StatusRunning, Budget: 100, BatchSize: 10, TimeoutSeconds: 1800,
+		Engine: crawl.EngineCheerio, Detect: true, BrowserTaskQueue: "browser",
+	}, nil).Once()
+	env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil)
+	static := func(batch int) activities.FetchPagesInput {
+		return activities.FetchPagesInput{CrawlID: "c1", Batch: batch, Limit: 10, Detect: true, RenderDeep: true}
+	}
+	render := func(batch int) activities.FetchPagesInput {
+		in := static(batch)
+		in.RenderOnly = true
+		return in
+	}
+	// 0 static: 3 kept, 2 sent to the browser; 1 the browser's two,
+	// whose links bring one more page that needs it; 2 static finds
+	// nothing static (an empty claim keeps its batch number), one page
+	// waits for the browser, which takes it as batch 2; 3 static: nothing
+	// of either kind.
+	env.OnActivity(a.FetchPages, mock.Anything, static(0)).Return(activities.FetchPagesResult{Claimed: 5, Fetched: 3, ToBrowser: 2, RenderQueued: 2}, nil).Once()
+	env.OnActivity(a.RenderPages, mock.Anything, render(1)).Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, RenderQueued: 1}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, static(2)).Return(activities.FetchPagesResult{Waiting: 1, RenderQueued: 1}, nil).Once()
+	env.OnActivity(a.RenderPages, mock.Anything, render(2)).Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, static(3)).Return(activities.FetchPagesResult{}, nil).Once()
+	var queues []string
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == "RenderPages" || info.ActivityType.Name == "FetchPages" {
+			queues = append(queues, info.ActivityType.Name+"@"+info.TaskQueue)
+		}
+	})
+	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{}, nil)
+	stored := 0
+	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
+			stored++
+			return activities.DeduplicatePagesResult{Stored: 1, TotalPages: stored}, nil
+		})
+	var status crawl.Status
+	expectFinish(env, &status, 4)
+	runCrawl(t, env, &status, crawl.StatusSucceeded)
+	env.AssertExpectations(t)
+	want := []string{"FetchPages@default-test-taskqueue", "RenderPages@browser", "FetchPages@default-test-taskqueue",
+		"RenderPages@browser", "FetchPages@default-test-taskqueue"}
+	if !slices.Equal(queues, want) {
+		t.Errorf("batches %v, want %v", queues, want)
+	}
+}
