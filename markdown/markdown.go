@@ -67,7 +67,9 @@ var blankLines = regexp.MustCompile(`\n{3,}`)
 
 // invisible removes characters that only steer layout (soft hyphens, zero
 // width spaces and joiners): in markdown they only split words.
-var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "")
+// A no-break space becomes a plain one: markdown readers and text
+// consumers treat it as a space anyway, and search does not.
+var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "", "\u00a0", " ")
 
 // Convert renders page as markdown.
 func Convert(page []byte, o Options) (Document, error) {
@@ -105,10 +107,13 @@ func Convert(page []byte, o Options) (Document, error) {
 		}
 	})
 
+	codeLanguages(root)
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
+		// A table without a header row gets its first row as the header:
+		// markdown has no table without one.
+		table.NewTablePlugin(table.WithHeaderPromotion(true)),
 	))
 	var out bytes.Buffer
 	for _, n := range root.Nodes {
@@ -119,8 +124,84 @@ func Convert(page []byte, o Options) (Document, error) {
 		out.Write(md)
 		out.WriteString("\n\n")
 	}
-	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(invisible.Replace(out.String()), "\n\n"))
+	md := strings.ReplaceAll(invisible.Replace(out.String()), listEnd, "")
+	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(blankOutsideCode(md), "\n\n"))
 	return d, nil
+}
+
+// listEnd is the comment the converter puts between two adjacent lists so
+// that a markdown reader does not join them; in stored text it is noise.
+const listEnd = "<!--THE END-->"
+
+// blankOutsideCode empties the lines that hold only spaces (the converter
+// leaves them inside loose lists) and trims the blank lines of quotes,
+// except in fenced code, where they are the code's own.
+func blankOutsideCode(md string) string {
+	lines := strings.Split(md, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			fence = t[:3]
+		case fence != "" && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
+			fence = ""
+		case fence == "" && strings.Trim(t, ">") == "":
+			lines[i] = t // a blank line, or a blank line of a quote (">")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// codeLanguage finds a code block's language in its classes: language-go,
+// lang-go, highlight-source-go, brush: go, or a bare known name.
+var codeLanguage = regexp.MustCompile(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([\w+#.-]+)`)
+
+// bareLanguages are language names that highlighters put as a class of
+// their own (<pre class="highlight python">).
+var bareLanguages = map[string]bool{"bash": true, "c": true, "cpp": true, "csharp": true, "css": true, "go": true,
+	"html": true, "java": true, "javascript": true, "js": true, "json": true, "kotlin": true, "php": true,
+	"python": true, "ruby": true, "rust": true, "sh": true, "shell": true, "sql": true, "swift": true,
+	"toml": true, "ts": true, "typescript": true, "xml": true, "yaml": true}
+
+// codeLanguages gives each <pre>'s code a language-X class the converter
+// reads, from wherever the page's highlighter put the language: on the
+// <pre>, on the <code>, in a data-lang attribute or as a bare class.
+func codeLanguages(root *goquery.Selection) {
+	root.Find("pre").Each(func(_ int, pre *goquery.Selection) {
+		code := pre.ChildrenFiltered("code").First()
+		if code.Length() == 0 {
+			pre.SetHtml("<code>" + html.EscapeString(pre.Text()) + "</code>")
+			code = pre.ChildrenFiltered("code").First()
+		}
+		if c, _ := code.Attr("class"); strings.Contains(c, "language-") {
+			return
+		}
+		lang := ""
+		for _, s := range []*goquery.Selection{code, pre, pre.Parent()} {
+			if l, ok := s.Attr("data-lang"); ok && strings.TrimSpace(l) != "" {
+				lang = strings.TrimSpace(l)
+				break
+			}
+			class, _ := s.Attr("class")
+			if m := codeLanguage.FindStringSubmatch(class); m != nil {
+				lang = m[1]
+				break
+			}
+			for _, f := range strings.Fields(strings.ToLower(class)) {
+				if bareLanguages[f] {
+					lang = f
+					break
+				}
+			}
+			if lang != "" {
+				break
+			}
+		}
+		if lang != "" {
+			code.AddClass("language-" + strings.ToLower(lang))
+		}
+	})
 }
 
 // mainContent narrows a page to its main content. The article extractor
@@ -305,9 +386,9 @@ func absolutize(doc *goquery.Document, base *url.URL) {
 		return func(_ int, s *goquery.Selection) {
 			v, _ := s.Attr(attr)
 			v = strings.TrimSpace(v)
-			if v == "" || strings.HasPrefix(v, "#") || strings.HasPrefix(strings.ToLower(v), "javascript:") {
+			if v == "" || strings.HasPrefix(strings.ToLower(v), "javascript:") {
 				if attr == "href" {
-					s.RemoveAttr(attr)
+					s.ReplaceWithSelection(s.Contents()) // no target: its text stays
 				}
 				return
 			}
