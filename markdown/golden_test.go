@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 )
 
 // TestGolden converts each hand-written page of testdata/golden (one
@@ -39,5 +42,26 @@ func TestGolden(t *testing.T) {
 				t.Errorf("markdown of %s:\n%s\n--- want:\n%s", name, doc.Markdown, want)
 			}
 		})
+	}
+}
+
+// TestCodeBlockOfExtractedContent: a <pre> without <code> in nodes the
+// main-content extractor made (which carry no atom) is wrapped without a
+// parser, keeping its text and language.
+func TestCodeBlockOfExtractedContent(t *testing.T) {
+	pre := &html.Node{Type: html.ElementNode, Data: "pre", Attr: []html.Attribute{{Key: "class", Val: "highlight go"}}}
+	span := &html.Node{Type: html.ElementNode, Data: "span"}
+	span.AppendChild(&html.Node{Type: html.TextNode, Data: "x := 1"})
+	pre.AppendChild(span)
+	pre.AppendChild(&html.Node{Type: html.TextNode, Data: "\n\ty := 2\n"})
+	root := &html.Node{Type: html.ElementNode, Data: "div"}
+	root.AppendChild(pre)
+	codeLanguages(goquery.NewDocumentFromNode(root).Selection)
+	code := pre.FirstChild
+	if code == nil || code.Data != "code" || code.NextSibling != nil || code.FirstChild.Data != "x := 1\n\ty := 2\n" {
+		t.Fatalf("pre's children: %+v", code)
+	}
+	if len(code.Attr) != 1 || code.Attr[0].Val != "language-go" {
+		t.Errorf("code attributes %v, want class language-go", code.Attr)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Options choose what of a page goes into its markdown.
@@ -153,6 +154,23 @@ func blankOutsideCode(md string) string {
 	return strings.Join(lines, "\n")
 }
 
+// wrapInCode replaces the children of pre with one <code> holding their
+// text (the highlighter's spans go, the code stays) and returns it. The
+// nodes are built by hand: a parser given the extractor's nodes as
+// context refuses them.
+func wrapInCode(pre *html.Node) *html.Node {
+	text := goquery.NewDocumentFromNode(pre).Text()
+	for c := pre.FirstChild; c != nil; {
+		next := c.NextSibling
+		pre.RemoveChild(c)
+		c = next
+	}
+	code := &html.Node{Type: html.ElementNode, Data: "code", DataAtom: atom.Code}
+	code.AppendChild(&html.Node{Type: html.TextNode, Data: text})
+	pre.AppendChild(code)
+	return code
+}
+
 // codeLanguage finds a code block's language in its classes: language-go,
 // lang-go, highlight-source-go, brush: go, or a bare known name.
 var codeLanguage = regexp.MustCompile(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([\w+#.-]+)`)
@@ -171,8 +189,7 @@ func codeLanguages(root *goquery.Selection) {
 	root.Find("pre").Each(func(_ int, pre *goquery.Selection) {
 		code := pre.ChildrenFiltered("code").First()
 		if code.Length() == 0 {
-			pre.SetHtml("<code>" + html.EscapeString(pre.Text()) + "</code>")
-			code = pre.ChildrenFiltered("code").First()
+			code = goquery.NewDocumentFromNode(wrapInCode(pre.Get(0))).Selection
 		}
 		if c, _ := code.Attr("class"); strings.Contains(c, "language-") {
 			return
