@@ -65,3 +65,36 @@ func TestCodeBlockOfExtractedContent(t *testing.T) {
 		t.Errorf("code attributes %v, want class language-go", code.Attr)
 	}
 }
+
+// TestGoldenMainContent: the same constructs inside an article between
+// a navigation bar and a footer, with main content only (the default),
+// come out as they do from the whole body. Images are the exception: the
+// main content keeps no images.
+func TestGoldenMainContent(t *testing.T) {
+	pages, _ := filepath.Glob("testdata/golden/*.html")
+	pageURL, _ := url.Parse("https://example.com/docs/guide.html")
+	filler := "<p>" + strings.Repeat("This article explains the construct below in plain words for its reader. ", 6) + "</p>"
+	for _, page := range pages {
+		name := strings.TrimSuffix(filepath.Base(page), ".html")
+		if name == "images" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			html, _ := os.ReadFile(page)
+			want, _ := os.ReadFile(strings.TrimSuffix(page, ".html") + ".md")
+			body := `<nav><a href="/">Home</a> <a href="/docs/">Docs</a> <a href="/blog/">Blog</a></nav><main><article><h1>Guide</h1>` +
+				filler + string(html) + filler + `</article></main><footer><p>© Example. <a href="/terms">Terms</a></p></footer>`
+			doc, err := Convert([]byte("<html><head><title>Guide</title></head><body>"+body+"</body></html>"),
+				Options{PageURL: pageURL, IncludeLinks: true, MainContentOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(doc.Markdown, string(want)) {
+				t.Errorf("main content of %s:\n%s\n--- want it to hold:\n%s", name, doc.Markdown, want)
+			}
+			if strings.Contains(doc.Markdown, "Terms") || strings.Contains(doc.Markdown, "[Blog]") {
+				t.Errorf("boilerplate kept:\n%s", doc.Markdown)
+			}
+		})
+	}
+}

@@ -253,6 +253,7 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		return ruleBasedContent(body)
 	}
 	respace(res.ContentNode)
+	restoreStructure(res.ContentNode, body)
 	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
 	n := textLen(extracted)
 	if n >= minMainText && !flattened(extracted) {
@@ -268,6 +269,124 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		return rules
 	}
 	return extracted
+}
+
+// structured are the elements whose structure the extractor loses (a code
+// block's lines and language, a table's cells, a list's numbering, a
+// quote's paragraphs) while it keeps their text.
+const structured = "pre, table, blockquote, ol, ul"
+
+// restoreStructure puts back, in the extractor's answer, the page's own
+// code blocks, tables, quotes and lists: an element of the answer whose
+// text is that of one of those (whitespace aside: the extractor moves it)
+// is replaced by a copy of the original. A table of the answer is also
+// replaced by the page's table it was cut from (the extractor drops text
+// between inline elements of cells) when it kept nine tenths of its text
+// in order. Only the form changes, and the words the extractor chose.
+func restoreStructure(content *html.Node, body *goquery.Selection) {
+	originals := map[string]*html.Node{}
+	var tables []*html.Node
+	outermost(body.Find(structured)).Each(func(_ int, s *goquery.Selection) {
+		if k := textKey(s.Get(0)); k != "" {
+			if _, dup := originals[k]; !dup {
+				originals[k] = s.Get(0)
+			}
+			if s.Is("table") {
+				tables = append(tables, s.Get(0))
+			}
+		}
+	})
+	if len(originals) == 0 {
+		return
+	}
+	shortest := -1
+	for k := range originals {
+		if shortest < 0 || len(k) < shortest {
+			shortest = len(k)
+		}
+	}
+	shortest = shortest * 9 / 10 // a table cut down to nine tenths
+
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				k := textKey(c)
+				if len(k) < shortest {
+					c = next // nothing this short is or holds an original
+					continue
+				}
+				orig, ok := originals[k]
+				if !ok && c.Data == "table" { // the extractor's nodes carry no atom
+					orig, ok = tableCutFrom(k, tables)
+				}
+				switch {
+				case ok && k != "":
+					n.InsertBefore(cloneNode(orig), c)
+					n.RemoveChild(c)
+					delete(originals, k)
+				case k != "":
+					walk(c)
+				}
+			}
+			c = next
+		}
+	}
+	walk(content)
+}
+
+// textKey is n's text without any whitespace.
+func textKey(n *html.Node) string {
+	var b strings.Builder
+	var add func(*html.Node)
+	add = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			for _, r := range n.Data {
+				if !unicode.IsSpace(r) {
+					b.WriteRune(r)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			add(c)
+		}
+	}
+	add(n)
+	return b.String()
+}
+
+// tableCutFrom finds the table whose text holds key's characters in order
+// and is at most a tenth longer.
+func tableCutFrom(key string, tables []*html.Node) (*html.Node, bool) {
+	for _, t := range tables {
+		full := textKey(t)
+		if len(key)*10 >= len(full)*9 && subsequence(key, full) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// subsequence reports whether s's bytes appear in t in order.
+func subsequence(s, t string) bool {
+	i := 0
+	for j := 0; i < len(s) && j < len(t); j++ {
+		if s[i] == t[j] {
+			i++
+		}
+	}
+	return i == len(s)
+}
+
+// cloneNode copies n and everything below it, detached.
+func cloneNode(n *html.Node) *html.Node {
+	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace,
+		Attr: append([]html.Attribute(nil), n.Attr...)}
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		c.AppendChild(cloneNode(k))
+	}
+	return c
 }
 
 // confident reports whether the extractor's answer needs no second
