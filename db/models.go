@@ -93,17 +93,18 @@ type Page struct {
 	Batch         *int            `bun:"batch"`
 	// Attempts counts the page's failed fetches that were retried;
 	// NotBefore is when a page queued again for a retry may be fetched.
-	Attempts    int        `bun:"attempts,notnull,default:0"`
-	NotBefore   *time.Time `bun:"not_before"`
+	Attempts  int        `bun:"attempts,notnull,default:0"`
+	NotBefore *time.Time `bun:"not_before"`
 	// Render marks a page that needs the browser engine: static batches
 	// leave it for a browser batch.
 	Render bool `bun:"render,notnull,default:false"`
-	FinalURL    *string    `bun:"final_url"`
-	StatusCode  *int       `bun:"status_code"`
-	ContentType *string    `bun:"content_type"`
-	Title       *string    `bun:"title"`
-	HTML        *string    `bun:"html"`
-	Markdown    *string    `bun:"markdown"`
+
+	FinalURL    *string `bun:"final_url"`
+	StatusCode  *int    `bun:"status_code"`
+	ContentType *string `bun:"content_type"`
+	Title       *string `bun:"title"`
+	HTML        *string `bun:"html"`
+	Markdown    *string `bun:"markdown"`
 	// RawMarkdown is the markdown before deduplication; Markdown is what
 	// deduplicateContent left of it.
 	RawMarkdown      *string         `bun:"raw_markdown"`
