@@ -8,7 +8,9 @@ source scripts/lib.sh
 trap stop_postgres EXIT
 prepare_tests
 
-say "running go vet"
+say "running gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*'))
+[ -z "$unformatted" ] || die "gofmt would change: $unformatted"
 go vet ./...
 say "running the tests"
 go test -count=1 -timeout 20m "$@" ./...
