@@ -195,27 +195,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
 		MetricsAddr:            r.optional("CRAWLER_METRICS_ADDR", "127.0.0.1:9464"),
 		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
-		LLM: LLM{
-			Provider:        strings.ToLower(r.str("CRAWLER_LLM_PROVIDER", "")),
-			Model:           r.str("CRAWLER_LLM_MODEL", ""),
-			BaseURL:         r.str("CRAWLER_LLM_BASE_URL", ""),
-			APIKey:          r.str("CRAWLER_LLM_API_KEY", ""),
-			TaskQueue:       r.str("CRAWLER_LLM_TASK_QUEUE", "crawler-llm"),
-			RatePerSecond:   r.float("CRAWLER_LLM_RATE", 5),
-			Concurrency:     r.integer("CRAWLER_LLM_CONCURRENCY", 4),
-			ContextTokens:   r.integer("CRAWLER_LLM_CONTEXT_TOKENS", 8192),
-			MaxAnswerTokens: r.integer("CRAWLER_LLM_MAX_TOKENS", 1024),
-			Timeout:         r.duration("CRAWLER_LLM_TIMEOUT", 2*time.Minute),
-		},
-	}
-	if c.LLM.Provider == "" && c.LLM.BaseURL != "" {
-		c.LLM.Provider = "openai" // an OpenAI-compatible server
-	}
-	// The providers' own key variables, in a fixed order.
-	for _, p := range []string{"anthropic", "googleai", "openai"} {
-		if key := r.str(llmKeyVariables[p], ""); c.LLM.APIKey == "" && c.LLM.Provider == p {
-			c.LLM.APIKey = key
-		}
+		LLM:                    loadLLM(&r),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -223,45 +203,83 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	if temporalErr != nil {
 		return Config{}, temporalErr
 	}
-	if err := c.Worker.check(); err != nil {
+	if err := c.check(); err != nil {
 		return Config{}, err
-	}
-	if err := c.LLM.check(); err != nil {
-		return Config{}, err
-	}
-	switch {
-	case c.MaxConcurrentPages < 1:
-		return Config{}, fmt.Errorf("CRAWLER_MAX_CONCURRENT_PAGES must be at least 1")
-	case c.DefaultConcurrentPages < 1:
-		return Config{}, fmt.Errorf("CRAWLER_DEFAULT_CONCURRENT_PAGES must be at least 1")
-	case c.MaxPagesPerCrawl < 1:
-		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGES_PER_CRAWL must be at least 1")
-	case c.MaxPageBytes < 1024:
-		return Config{}, fmt.Errorf("CRAWLER_MAX_PAGE_BYTES must be at least 1024")
-	case c.CrawlsPerMinute < 0:
-		return Config{}, fmt.Errorf("CRAWLER_KEY_CRAWLS_PER_MINUTE must not be negative (0 lifts the limit)")
-	case c.CrawlsBurst < 1:
-		return Config{}, fmt.Errorf("CRAWLER_KEY_CRAWLS_BURST must be at least 1")
-	case c.ShutdownTimeout <= 0:
-		return Config{}, fmt.Errorf("CRAWLER_SHUTDOWN_TIMEOUT must be positive")
-	case c.LogFormat != "text" && c.LogFormat != "json":
-		return Config{}, fmt.Errorf("CRAWLER_LOG_FORMAT: %q is not text or json", c.LogFormat)
-	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
-		return Config{}, fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
-	}
-	if c.StaticEgressProxy != "" {
-		u, err := url.Parse(c.StaticEgressProxy)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return Config{}, fmt.Errorf("CRAWLER_STATIC_EGRESS_PROXY: %q is not an http(s) proxy URL", c.StaticEgressProxy)
-		}
-		if c.StaticEgressIP == "" {
-			return Config{}, fmt.Errorf("CRAWLER_STATIC_EGRESS_IP must name the address target sites see when CRAWLER_STATIC_EGRESS_PROXY is set")
-		}
 	}
 	if c.DefaultConcurrentPages > c.MaxConcurrentPages {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages
 	}
 	return c, nil
+}
+
+// loadLLM reads the LLM settings; an OpenAI-compatible server (a base URL
+// alone) is the openai provider, and the key falls back to the provider's
+// usual variable.
+func loadLLM(r *reader) LLM {
+	l := LLM{
+		Provider:        strings.ToLower(r.str("CRAWLER_LLM_PROVIDER", "")),
+		Model:           r.str("CRAWLER_LLM_MODEL", ""),
+		BaseURL:         r.str("CRAWLER_LLM_BASE_URL", ""),
+		APIKey:          r.str("CRAWLER_LLM_API_KEY", ""),
+		TaskQueue:       r.str("CRAWLER_LLM_TASK_QUEUE", "crawler-llm"),
+		RatePerSecond:   r.float("CRAWLER_LLM_RATE", 5),
+		Concurrency:     r.integer("CRAWLER_LLM_CONCURRENCY", 4),
+		ContextTokens:   r.integer("CRAWLER_LLM_CONTEXT_TOKENS", 8192),
+		MaxAnswerTokens: r.integer("CRAWLER_LLM_MAX_TOKENS", 1024),
+		Timeout:         r.duration("CRAWLER_LLM_TIMEOUT", 2*time.Minute),
+	}
+	if l.Provider == "" && l.BaseURL != "" {
+		l.Provider = "openai" // an OpenAI-compatible server
+	}
+	// The providers' own key variables, in a fixed order (each is read, so
+	// that Variables lists them all).
+	for _, p := range []string{"anthropic", "googleai", "openai"} {
+		if key := r.str(llmKeyVariables[p], ""); l.APIKey == "" && l.Provider == p {
+			l.APIKey = key
+		}
+	}
+	return l
+}
+
+// check refuses settings that are out of range or do not fit together,
+// naming the variable.
+func (c Config) check() error {
+	if err := c.Worker.check(); err != nil {
+		return err
+	}
+	if err := c.LLM.check(); err != nil {
+		return err
+	}
+	switch {
+	case c.MaxConcurrentPages < 1:
+		return fmt.Errorf("CRAWLER_MAX_CONCURRENT_PAGES must be at least 1")
+	case c.DefaultConcurrentPages < 1:
+		return fmt.Errorf("CRAWLER_DEFAULT_CONCURRENT_PAGES must be at least 1")
+	case c.MaxPagesPerCrawl < 1:
+		return fmt.Errorf("CRAWLER_MAX_PAGES_PER_CRAWL must be at least 1")
+	case c.MaxPageBytes < 1024:
+		return fmt.Errorf("CRAWLER_MAX_PAGE_BYTES must be at least 1024")
+	case c.CrawlsPerMinute < 0:
+		return fmt.Errorf("CRAWLER_KEY_CRAWLS_PER_MINUTE must not be negative (0 lifts the limit)")
+	case c.CrawlsBurst < 1:
+		return fmt.Errorf("CRAWLER_KEY_CRAWLS_BURST must be at least 1")
+	case c.ShutdownTimeout <= 0:
+		return fmt.Errorf("CRAWLER_SHUTDOWN_TIMEOUT must be positive")
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		return fmt.Errorf("CRAWLER_LOG_FORMAT: %q is not text or json", c.LogFormat)
+	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
+		return fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
+	}
+	if c.StaticEgressProxy != "" {
+		u, err := url.Parse(c.StaticEgressProxy)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("CRAWLER_STATIC_EGRESS_PROXY: %q is not an http(s) proxy URL", c.StaticEgressProxy)
+		}
+		if c.StaticEgressIP == "" {
+			return fmt.Errorf("CRAWLER_STATIC_EGRESS_IP must name the address target sites see when CRAWLER_STATIC_EGRESS_PROXY is set")
+		}
+	}
+	return nil
 }
 
 func (w WorkerTuning) check() error {
