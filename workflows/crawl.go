@@ -282,15 +282,8 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		renderOnly := renderDeep && in.Plan.Engine == crawl.EngineCheerio && in.RenderQueued > 0 && !lastRendered
 		lastRendered = renderOnly
 		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, renderDeep, renderOnly)
-		if err != nil && (in.Plan.Engine == crawl.EnginePlaywright || renderOnly) && notStarted(err) {
-			// No browser worker took the batch in time. Busy ones are
-			// waited for (the crawl's timeout bounds the wait); none at all
-			// is a deployment fault, which ends the crawl error.
-			var workers int
-			if werr := workflow.ExecuteActivity(ctx, a.BrowserWorkers, activities.BrowserWorkersInput{
-				TaskQueue: in.Plan.BrowserTaskQueue}).Get(ctx, &workers); werr == nil && workers > 0 {
-				continue
-			}
+		if err != nil && (in.Plan.Engine == crawl.EnginePlaywright || renderOnly) && notStarted(err) && browserWorkersBusy(ctx, in) {
+			continue
 		}
 		if err != nil {
 			// The batches fetched before are finished first, as they
@@ -300,12 +293,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			}
 			return false, err
 		}
-		if fetched.SwitchTo != "" {
-			in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
-		}
-		if renderDeep {
-			in.RenderQueued = fetched.RenderQueued
-		}
+		in.note(fetched, renderDeep)
 		if fetched.Claimed == 0 && !renderOnly && in.RenderQueued > 0 && in.Plan.Engine == crawl.EngineCheerio {
 			continue // nothing static to claim: the browser's turn
 		}
@@ -324,6 +312,28 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		}
 		p.queue = append(p.queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
 		in.Batch++
+	}
+}
+
+// browserWorkersBusy reports, after no browser worker took a batch in
+// time, whether browser workers are there (busy: the batch is tried again,
+// the crawl's timeout bounding the wait) rather than none at all (a
+// deployment fault, which ends the crawl error).
+func browserWorkersBusy(ctx workflow.Context, in *CrawlInput) bool {
+	var workers int
+	err := workflow.ExecuteActivity(ctx, a.BrowserWorkers, activities.BrowserWorkersInput{
+		TaskQueue: in.Plan.BrowserTaskQueue}).Get(ctx, &workers)
+	return err == nil && workers > 0
+}
+
+// note keeps what a fetch batch found for the batches after it: the engine
+// the crawl switched to, and (renderDeep) the pages waiting for the browser.
+func (in *CrawlInput) note(fetched activities.FetchPagesResult, renderDeep bool) {
+	if fetched.SwitchTo != "" {
+		in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
+	}
+	if renderDeep {
+		in.RenderQueued = fetched.RenderQueued
 	}
 }
 
