@@ -264,10 +264,11 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	if r.Err != nil && ctx.Err() != nil {
 		return // cut short by the cancellation: leave the page claimed
 	}
+	static := b.engineName != crawl.EnginePlaywright
 	if b.observer != nil {
-		engine := "static"
-		if b.engineName == crawl.EnginePlaywright {
-			engine = "browser"
+		engine := "browser"
+		if static {
+			engine = "static"
 		}
 		b.observer.PageFetched(engine, r.StatusCode, len(r.Body), r.Duration)
 	}
@@ -286,7 +287,6 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	}
 	var toBrowser string // why the page goes to the browser alone
 	// Only a static fetch is judged: a rendered page has had its scripts.
-	static := b.engineName != crawl.EnginePlaywright
 	if static && b.in.Detect && out.State == crawl.PageFetched && (page.Depth == 0 || b.in.RenderDeep) {
 		if js, why := browser.NeedsJavaScript(r.Body); js {
 			out = out.ToBrowser(why)
