@@ -148,7 +148,7 @@ func blankOutsideCode(md string) string {
 		case fence != "" && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
 			fence = ""
 		case fence == "" && strings.Trim(t, ">") == "":
-			lines[i] = t // a blank line, or a blank line of a quote (">")
+			lines[i] = strings.TrimRight(l, " \t") // a blank line, or a blank line of a quote, indent kept
 		}
 	}
 	return strings.Join(lines, "\n")
