@@ -535,4 +535,20 @@ func absolutize(doc *goquery.Document, base *url.URL) {
 	}
 	doc.Find("a[href]").Each(fix("href"))
 	doc.Find("img[src]").Each(fix("src"))
+	joinText(doc.Get(0))
+}
+
+// joinText merges adjacent text nodes below n, as a parser would have
+// made them. Unwrapping an element leaves its text beside its
+// neighbours', and the extractor, which reads a node's text and the text
+// after it as one each, drops the rest.
+func joinText(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		for c.Type == html.TextNode && c.NextSibling != nil && c.NextSibling.Type == html.TextNode {
+			next := c.NextSibling
+			c.Data += next.Data
+			n.RemoveChild(next)
+		}
+		joinText(c)
+	}
 }

@@ -1,25 +1,29 @@
 // Command maineval scores the main-content extraction (excludeNonMainTags)
-// on trafilatura's public comparison set, which ships in the
-// go-trafilatura module: for each page, snippets that the main content
-// must hold and snippets it must not. It prints precision, recall and F1
-// of this service's markdown and of go-trafilatura itself on the same
+// on two public evaluation sets that ship in Go modules the service
+// already depends on:
+//
+//   - trafilatura's comparison set (go-trafilatura module): for each page,
+//     snippets the main content must hold and snippets it must not;
+//     precision and recall count snippets.
+//   - the readability test pages (go-readability module): real article
+//     pages with the article's expected HTML; precision and recall count
+//     word tokens of the markdown's text against the expected text, per
+//     page, and are averaged over pages (the pages under 10 KB are unit
+//     tests of the readability library, not pages, and are left out).
+//
+// For each it prints this service's markdown (default options: links
+// kept, and with links dropped) and go-trafilatura alone on the same
 // pages.
 //
-//	go run ./internal/maineval
+//	go run ./internal/maineval [-set snippets|tokens|both] [-diff] [-n N]
 package main
 
 import (
 	"flag"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"log"
-	"os"
+	"net/url"
 	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,186 +33,145 @@ import (
 	"github.com/durablecrawl/crawler/markdown"
 )
 
-type entry struct {
-	file          string
-	with, without []string
+// extractor turns a page into the text that is scored.
+type extractor struct {
+	name string
+	run  func(page []byte) string
 }
 
-type score struct{ tp, fp, tn, fn int }
-
-func (s *score) add(text string, e entry) {
-	for _, w := range e.with {
-		if strings.Contains(text, w) {
-			s.tp++
-		} else {
-			s.fn++
-		}
+func ours(links bool) extractor {
+	name := "this service, includeLinks false"
+	if links {
+		name = "this service, includeLinks true "
 	}
-	for _, w := range e.without {
-		if strings.Contains(text, w) {
-			s.fp++
-		} else {
-			s.tn++
+	return extractor{name, func(page []byte) string {
+		// As the fetcher hands pages over: in UTF-8, with the address it
+		// was fetched from (the sets do not keep the pages' own).
+		doc, err := markdown.Convert(fetch.TextUTF8(page, "text/html"), markdown.Options{PageURL: pageURL, MainContentOnly: true, IncludeLinks: links})
+		if err != nil {
+			return ""
 		}
-	}
+		return plain(doc.Markdown)
+	}}
 }
 
-func (s score) String() string {
-	p := float64(s.tp) / float64(s.tp+s.fp)
-	r := float64(s.tp) / float64(s.tp+s.fn)
-	acc := float64(s.tp+s.tn) / float64(s.tp+s.tn+s.fp+s.fn)
-	return fmt.Sprintf("precision %.3f  recall %.3f  accuracy %.3f  F1 %.3f", p, r, acc, 2*p*r/(p+r))
-}
+// pageURL stands for the address a page was fetched from.
+var pageURL = &url.URL{Scheme: "https", Host: "example.com", Path: "/articles/page.html"}
+
+var trafilaturaAlone = extractor{"go-trafilatura + fallback        ", func(page []byte) string {
+	res, err := trafilatura.Extract(strings.NewReader(string(page)), trafilatura.Options{EnableFallback: true, ExcludeComments: true})
+	if err != nil || res == nil {
+		return ""
+	}
+	return res.ContentText
+}}
 
 func main() {
-	limit := flag.Int("n", 0, "score only the first n pages (0: all)")
-	diff := flag.Bool("diff", false, "print the snippets where this service and go-trafilatura disagree")
+	set := flag.String("set", "both", "which set to score: snippets, tokens or both")
+	limit := flag.Int("n", 0, "score only the first n pages of each set (0: all)")
+	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	flag.Parse()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/markusmobius/go-trafilatura").Output()
-	if err != nil {
-		log.Fatalf("locate go-trafilatura: %v", err)
-	}
-	dir := strings.TrimSpace(string(out))
-	entries, err := readEntries(filepath.Join(dir, "scripts", "comparison", "data.go"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	var ours, oursLinks, theirs score
-	var ourTime, theirTime time.Duration
-	n := 0
-	for _, e := range entries {
-		page, err := os.ReadFile(filepath.Join(dir, "test-files", "comparison", e.file))
+	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
+	if *set == "snippets" || *set == "both" {
+		dir := moduleDir("github.com/markusmobius/go-trafilatura")
+		pages, err := readSnippetSet(dir)
 		if err != nil {
-			continue
+			log.Fatal(err)
 		}
-		if *limit > 0 && n >= *limit {
-			break
-		}
-		n++
-		start := time.Now()
-		// As the fetcher hands pages over: in UTF-8.
-		doc, err := markdown.Convert(fetch.TextUTF8(page, "text/html"), markdown.Options{MainContentOnly: true, IncludeLinks: false})
-		ourTime += time.Since(start)
-		text := ""
-		if err == nil {
-			text = plain(doc.Markdown)
-		}
-		ours.add(text, e)
-		ourText := text
-		if doc, err := markdown.Convert(fetch.TextUTF8(page, "text/html"), markdown.Options{MainContentOnly: true, IncludeLinks: true}); err == nil {
-			oursLinks.add(plain(mdLink.ReplaceAllString(doc.Markdown, "$1")), e)
-		}
-
-		start = time.Now()
-		res, err := trafilatura.Extract(strings.NewReader(string(page)), trafilatura.Options{EnableFallback: true, ExcludeComments: true})
-		theirTime += time.Since(start)
-		text = ""
-		if err == nil && res != nil {
-			text = res.ContentText
-		}
-		theirs.add(text, e)
-		if *diff {
-			for _, w := range e.with {
-				if strings.Contains(text, w) && !strings.Contains(ourText, w) {
-					fmt.Printf("MISS %s: %q\n", e.file, w)
-				}
-			}
-			for _, w := range e.without {
-				if !strings.Contains(text, w) && strings.Contains(ourText, w) {
-					fmt.Printf("EXTRA %s: %q\n", e.file, w)
-				}
-			}
-		}
+		scoreSet("trafilatura's comparison set (snippets)", pages, extractors, *limit, *diff)
 	}
-	fmt.Printf("%d pages\n", n)
-	fmt.Printf("this service, includeLinks false %s  %v\n", ours, ourTime.Round(time.Millisecond))
-	fmt.Printf("this service, includeLinks true  %s\n", oursLinks)
-	fmt.Printf("go-trafilatura + fallback        %s  %v\n", theirs, theirTime.Round(time.Millisecond))
+	if *set == "tokens" || *set == "both" {
+		dir := moduleDir("github.com/go-shiori/go-readability")
+		pages, err := readTokenSet(dir)
+		if err != nil {
+			log.Fatal(err)
+		}
+		scoreSet("readability test pages (word tokens)", pages, extractors, *limit, *diff)
+	}
 }
 
-// plain strips the markdown marks that snippets would not contain: block
-// markers at line starts, strong emphasis, escapes and table bars.
-func plain(md string) string {
-	r := strings.NewReplacer("**", "", "\\", "", "`", "", " | ", " ", "| ", "", " |", "")
-	lines := strings.Split(md, "\n")
-	for i, l := range lines {
-		lines[i] = blockMark.ReplaceAllString(l, "")
-	}
-	text := emphasis.ReplaceAllString(strings.Join(lines, "\n"), "$1$2$3")
-	return strings.Join(strings.Fields(r.Replace(text)), " ")
+// page is one page of an evaluation set and how its text is scored.
+type page struct {
+	name  string
+	html  []byte
+	score func(text string) score
+	// diff prints what text gets wrong.
+	diff func(text string)
 }
 
-// mdLink matches a markdown link, keeping its text.
-var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+// score is the outcome on one page: counts of true and false positives and
+// false negatives, of snippets or tokens.
+type score struct{ tp, fp, fn int }
 
-// emphasis matches *text* and _text_ between word boundaries.
-var emphasis = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s](?:[^*_]*[^*_\s])?)[*_]([\s.,;:!?)]|$)`)
+func (s score) precision() float64 { return ratio(s.tp, s.tp+s.fp) }
+func (s score) recall() float64    { return ratio(s.tp, s.tp+s.fn) }
 
-var blockMark = regexp.MustCompile(`^\s*(#{1,6} |> |[-*+] |\d+\. )+`)
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
 
-// readEntries reads the comparison set's expectations from its Go source:
-// File, With and Without of each entry of the map literal.
-func readEntries(path string) ([]entry, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+func f1(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// total sums page scores (micro average) and averages their ratios
+// (macro average, each page counting once).
+type total struct {
+	sum        score
+	p, r, f    float64
+	pages      int
+	elapsed    time.Duration
+	worstPages []string
+}
+
+func (t *total) add(s score) {
+	t.sum.tp += s.tp
+	t.sum.fp += s.fp
+	t.sum.fn += s.fn
+	p, r := s.precision(), s.recall()
+	t.p += p
+	t.r += r
+	t.f += f1(p, r)
+	t.pages++
+}
+
+func (t total) String() string {
+	n := float64(t.pages)
+	p, r := t.sum.precision(), t.sum.recall()
+	return fmt.Sprintf("per page: precision %.3f recall %.3f F1 %.3f | pooled: precision %.3f recall %.3f F1 %.3f | %v",
+		t.p/n, t.r/n, t.f/n, p, r, f1(p, r), t.elapsed.Round(time.Millisecond))
+}
+
+func scoreSet(title string, pages []page, extractors []extractor, limit int, diff bool) {
+	if limit > 0 && len(pages) > limit {
+		pages = pages[:limit]
+	}
+	fmt.Printf("%s: %d pages\n", title, len(pages))
+	for i, x := range extractors {
+		var t total
+		for _, p := range pages {
+			start := time.Now()
+			text := x.run(p.html)
+			t.elapsed += time.Since(start)
+			t.add(p.score(text))
+			if diff && i == 0 {
+				p.diff(text)
+			}
+		}
+		fmt.Printf("  %s %s\n", x.name, t)
+	}
+}
+
+func moduleDir(path string) string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", path).Output()
 	if err != nil {
-		return nil, err
+		log.Fatalf("locate %s: %v", path, err)
 	}
-	var entries []entry
-	ast.Inspect(f, func(n ast.Node) bool {
-		kv, ok := n.(*ast.KeyValueExpr)
-		if !ok {
-			return true
-		}
-		lit, ok := kv.Value.(*ast.CompositeLit)
-		if !ok {
-			return true
-		}
-		var e entry
-		for _, el := range lit.Elts {
-			field, ok := el.(*ast.KeyValueExpr)
-			if !ok {
-				continue
-			}
-			name, _ := field.Key.(*ast.Ident)
-			if name == nil {
-				continue
-			}
-			switch name.Name {
-			case "File":
-				e.file = unquote(field.Value)
-			case "With":
-				e.with = strs(field.Value)
-			case "Without":
-				e.without = strs(field.Value)
-			}
-		}
-		if e.file != "" {
-			entries = append(entries, e)
-			return false
-		}
-		return true
-	})
-	return entries, nil
-}
-
-func unquote(x ast.Expr) string {
-	if b, ok := x.(*ast.BasicLit); ok {
-		s, _ := strconv.Unquote(b.Value)
-		return s
-	}
-	return ""
-}
-
-func strs(x ast.Expr) []string {
-	lit, ok := x.(*ast.CompositeLit)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, el := range lit.Elts {
-		if s := unquote(el); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
+	return strings.TrimSpace(string(out))
 }
