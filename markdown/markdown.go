@@ -100,7 +100,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	case len(o.IncludeOnlyTags) > 0:
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
 	case o.MainContentOnly:
-		root = mainContent(doc, root, pageURL, o.IncludeLinks)
+		root = mainContent(doc, root, pageURL, d.Title)
 	}
 	root.Find("a").Each(func(_ int, a *goquery.Selection) {
 		if !o.IncludeLinks || !keep(a, o.KeepLink) {
@@ -225,7 +225,7 @@ func codeLanguages(root *goquery.Selection) {
 // (trafilatura, with its readability and DOM-distiller fallbacks) decides
 // first; when it finds less than minMainText, the rule-based selection
 // below is used if it finds more.
-func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, links bool) *goquery.Selection {
+func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, title string) *goquery.Selection {
 	// The extractor copies the document before it changes anything, so
 	// body stays whole for the rules, which run only when the extractor's
 	// answer is not taken.
@@ -233,9 +233,11 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		return trafilatura.ExtractDocument(doc.Selection.Nodes[0], trafilatura.Options{
 			OriginalURL:    pageURL,
 			EnableFallback: fallback,
-			// Without links the extractor also drops blocks that are only
-			// links (navigation left inside the article).
-			IncludeLinks:    links,
+			// Links are kept whatever the crawl's includeLinks: the
+			// extractor then judges link-dense blocks as such, the same
+			// words come out either way, and the rules after it see the
+			// links. They are unwrapped later when not wanted.
+			IncludeLinks:    true,
 			IncludeImages:   false,
 			ExcludeComments: true,
 			HtmlDateMode:    trafilatura.Disabled,
@@ -245,6 +247,7 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	// as the extractor itself and replace its answer only when theirs is
 	// much longer or the answer has no structure; an answer that is long
 	// and made of paragraphs is kept without asking them.
+	pruneSections(body.Get(0))
 	res, err := extract(false)
 	if !confident(res, err) {
 		res, err = extract(true)
@@ -254,6 +257,8 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	}
 	respace(res.ContentNode)
 	restoreStructure(res.ContentNode, body)
+	dropLinkBlocks(res.ContentNode)
+	dropTitle(res.ContentNode, title)
 	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
 	n := textLen(extracted)
 	if n >= minMainText && !flattened(extracted) {
