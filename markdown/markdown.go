@@ -255,7 +255,7 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	if err != nil || res == nil || res.ContentNode == nil {
 		return ruleBasedContent(body)
 	}
-	respace(res.ContentNode)
+	respace(res.ContentNode, body.Get(0))
 	restoreStructure(res.ContentNode, body)
 	dropLinkBlocks(res.ContentNode)
 	dropTitle(res.ContentNode, title)
@@ -415,26 +415,6 @@ const (
 var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "em": true, "code": true,
 	"span": true, "u": true, "s": true, "del": true, "ins": true, "mark": true, "small": true, "sub": true,
 	"sup": true, "abbr": true, "cite": true, "q": true, "kbd": true, "time": true, "img": true}
-
-// respace puts back the spaces the extractor trims off the text that
-// follows an inline element ("<a>link</a>text" for "<a>link</a> text"): a
-// word right after an inline element gets a space. Words split by markup
-// inside a word are rare; words glued by the trimming are common.
-func respace(n *html.Node) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode && c.Data != "" {
-			if p := c.PrevSibling; p != nil && p.Type == html.ElementNode && inline[p.Data] && startsWord(c.Data) {
-				c.Data = " " + c.Data
-			}
-		}
-		respace(c)
-	}
-}
-
-func startsWord(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
 
 // covers reports whether most words of part (four in five) are in whole.
 func covers(whole, part string) bool {

@@ -1,0 +1,85 @@
+package markdown
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// respace puts back the spaces the extractor trims off the ends of its text
+// nodes ("Press. <a>ISBN</a> 978…" comes out "Press.<a>ISBN</a>978…"),
+// by finding each of its text nodes in the page's own text, in order, and
+// giving it a space on a side where the page had one. Nothing else
+// changes: a node that cannot be found keeps its text, and no space is
+// added inside a word the page wrote without one ("<b>T</b>he").
+func respace(content *html.Node, body *html.Node) {
+	page := squeeze(nodeText(body))
+	cur := 0
+	var prev *html.Node // the text node before, in the extractor's order
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.TextNode {
+				walk(c)
+				continue
+			}
+			core := strings.TrimSpace(squeeze(c.Data))
+			if core == "" {
+				continue
+			}
+			if at := find(page, core, cur); at >= 0 {
+				cur = at + len(core)
+				if at > 0 && page[at-1] == ' ' && prev != nil && !startsWithSpace(c.Data) && !endsWithSpace(prev.Data) {
+					c.Data = " " + c.Data
+				}
+			}
+			prev = c
+		}
+	}
+	walk(content)
+}
+
+// find is where core is in page: the first place after from, else the
+// first anywhere (the extractor moves a few things, such as a headline,
+// and then goes on in the page's order).
+func find(page, core string, from int) int {
+	if i := strings.Index(page[from:], core); i >= 0 {
+		return from + i
+	}
+	return strings.Index(page[:min(len(page), from+len(core))], core)
+}
+
+// squeeze turns every run of white space (no-break spaces included) into
+// one space.
+func squeeze(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || r == '\u00a0' {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func startsWithSpace(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r) || r == '\u00a0'
+}
+
+func endsWithSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsSpace(r) || r == '\u00a0'
+}
