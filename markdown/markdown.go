@@ -86,6 +86,7 @@ func Convert(page []byte, o Options) (Document, error) {
 			pageURL = b
 		}
 	}
+	unwrapNoscript(doc)
 	doc.Find(never).Remove()
 	for _, sel := range o.ExcludeTags {
 		doc.Find(sel).Remove()
@@ -128,6 +129,43 @@ func Convert(page []byte, o Options) (Document, error) {
 	md := strings.ReplaceAll(invisible.Replace(out.String()), listEnd, "")
 	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(blankOutsideCode(md), "\n\n"))
 	return d, nil
+}
+
+// unwrapNoscript puts in place of a <noscript> the elements it holds
+// when they have more text than the rest of the page: some sites give the
+// article only there, for readers without JavaScript, which is how the
+// static fetcher reads them. A parser that runs scripts keeps a
+// noscript's content as raw text. Smaller ones (tracking pixels, "enable
+// JavaScript", an image's fallback, a menu) go with the other noscripts.
+func unwrapNoscript(doc *goquery.Document) {
+	noscripts := doc.Find("noscript")
+	if noscripts.Length() == 0 {
+		return
+	}
+	rest := doc.Find("body").Clone()
+	rest.Find(never).Remove()
+	visible := textLen(rest)
+	noscripts.Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		if n.Parent == nil {
+			return
+		}
+		nodes, err := html.ParseFragment(strings.NewReader(s.Text()), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+		if err != nil {
+			return
+		}
+		text := 0
+		for _, c := range nodes {
+			text += len(strings.Join(strings.Fields(nodeText(c)), " "))
+		}
+		if text < minMainText || text <= visible {
+			return
+		}
+		for _, c := range nodes {
+			n.Parent.InsertBefore(c, n)
+		}
+		n.Parent.RemoveChild(n)
+	})
 }
 
 // listEnd is the comment the converter puts between two adjacent lists so

@@ -29,7 +29,6 @@ var sectionWords = map[string]bool{
 // hiddenClasses are whole class names that frameworks use to hide an
 // element, or to show it to screen readers only.
 var hiddenClasses = map[string]bool{
-	"hidden": true, "hide": true, "d-none": true, "invisible": true,
 	"sr-only": true, "visually-hidden": true, "visuallyhidden": true,
 	"screen-reader-text": true, "screen-reader-only": true, "element-invisible": true,
 }
@@ -42,7 +41,9 @@ var widgetRoles = map[string]bool{
 	"navigation": true, "banner": true, "contentinfo": true, "complementary": true, "search": true,
 }
 
-// pruneSections removes below body the elements that are hidden, are
+// pruneSections removes below body the elements that are hidden from
+// every reader (hidden, aria-hidden, screen-reader-only classes; not those
+// hidden by a style, which are mostly tabs and slides a script shows), are
 // widgets by their role, or are named as a section other than the
 // article (by a word of their class or id). The element that holds most
 // of the page's paragraph text, and every element around it, stay
@@ -84,11 +85,6 @@ func notArticle(n *html.Node) bool {
 			}
 		case "role":
 			if widgetRoles[v] {
-				return true
-			}
-		case "style":
-			s := strings.ReplaceAll(v, " ", "")
-			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
 				return true
 			}
 		case "class":
