@@ -295,8 +295,7 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	}
 	respace(res.ContentNode, body.Get(0))
 	restoreStructure(res.ContentNode, body)
-	dropLinkBlocks(res.ContentNode)
-	dropTitle(res.ContentNode, title)
+	trimArticle(res.ContentNode, title)
 	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
 	n := textLen(extracted)
 	if n >= minMainText && !flattened(extracted) {

@@ -8,11 +8,11 @@ import (
 	"golang.org/x/net/html"
 )
 
-// This file holds the rules that take out of a page, around the article
-// extractor, what is never part of an article: before it reads the page,
-// the sections a page names for what they are (comment threads, related
-// stories, newsletter and share boxes) and the elements no reader sees;
-// after it, the blocks of its answer that are links and little else.
+// This file holds the rules that take out of a page, before the article
+// extractor reads it, what is never part of an article: the sections a
+// page names for what they are (comment threads, related stories,
+// newsletter and share boxes), the elements no reader sees and the
+// widgets. trim.go holds those applied to the extractor's answer.
 
 // sectionWords are words of a class or id that name a section which is
 // not the page's article, whatever it holds.
@@ -161,127 +161,4 @@ func nodeText(n *html.Node) string {
 	}
 	add(n)
 	return b.String()
-}
-
-// dropLinkBlocks removes from the extractor's answer the blocks that are
-// links and little else where they surround the article: before its
-// first sentence of prose and after its last, lists of links (related
-// stories, tags, "more from") and headings left with nothing to head;
-// anywhere, short paragraphs that are one link ("Reuse content", "Read
-// more"). A list of links between two paragraphs of prose is
-// the article's own (a list of sources, of changes) and stays.
-func dropLinkBlocks(content *html.Node) {
-	blocks := blocksOf(content)
-	first, last := len(blocks), -1
-	for i, b := range blocks {
-		if prose(b) {
-			first = min(first, i)
-			last = i
-		}
-	}
-	var drop []*html.Node
-	for i, b := range blocks {
-		outside := i < first || i > last
-		switch {
-		case b.Data == "p" && shortLink(b):
-			drop = append(drop, b)
-		case outside && i > last && heading(b):
-			drop = append(drop, b) // heads nothing: "Related videos", "Comments"
-		case outside && (b.Data == "ul" || b.Data == "ol") && linkShare(b) >= 0.8:
-			drop = append(drop, b)
-		}
-	}
-	for _, b := range drop {
-		if b.Parent != nil {
-			b.Parent.RemoveChild(b)
-		}
-	}
-}
-
-// blocksOf lists the blocks below n in document order: paragraphs,
-// headings, lists (as a whole), tables, code and quotes.
-func blocksOf(n *html.Node) []*html.Node {
-	var out []*html.Node
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			switch c.Data {
-			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6":
-				out = append(out, c)
-			default:
-				walk(c)
-			}
-		}
-	}
-	walk(n)
-	return out
-}
-
-// prose reports whether b is a paragraph of writing: a sentence's worth
-// of text, mostly not links.
-func prose(b *html.Node) bool {
-	if b.Data != "p" && b.Data != "blockquote" && b.Data != "pre" && b.Data != "table" {
-		return false
-	}
-	text := strings.Join(strings.Fields(nodeText(b)), " ")
-	return utf8.RuneCountInString(text) >= minProse && linkShare(b) < 0.5
-}
-
-// minProse is the least text of a paragraph of prose, in characters.
-const minProse = 80
-
-func heading(n *html.Node) bool {
-	return len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
-}
-
-// shortLink reports whether p is a short paragraph that is one link.
-func shortLink(p *html.Node) bool {
-	text := strings.Join(strings.Fields(nodeText(p)), " ")
-	return text != "" && utf8.RuneCountInString(text) < minProse && linkShare(p) >= 0.9
-}
-
-// linkShare is the share of n's text, spaces aside, that is inside links.
-func linkShare(n *html.Node) float64 {
-	var all, linked int
-	var walk func(n *html.Node, inLink bool)
-	walk = func(n *html.Node, inLink bool) {
-		if n.Type == html.TextNode {
-			k := 0
-			for _, r := range n.Data {
-				if !unicode.IsSpace(r) {
-					k++
-				}
-			}
-			all += k
-			if inLink {
-				linked += k
-			}
-		}
-		inLink = inLink || (n.Type == html.ElementNode && n.Data == "a")
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, inLink)
-		}
-	}
-	walk(n, false)
-	if all == 0 {
-		return 0
-	}
-	return float64(linked) / float64(all)
-}
-
-// dropTitle removes the article's first block when it is a heading that
-// repeats the page's title: the title is reported on its own, and an
-// article's text starts below its headline.
-func dropTitle(content *html.Node, title string) {
-	blocks := blocksOf(content)
-	if len(blocks) == 0 || !heading(blocks[0]) {
-		return
-	}
-	h := strings.ToLower(strings.Join(strings.Fields(nodeText(blocks[0])), " "))
-	if h != "" && strings.Contains(strings.ToLower(title), h) {
-		blocks[0].Parent.RemoveChild(blocks[0])
-	}
 }

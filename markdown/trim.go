@@ -1,0 +1,200 @@
+package markdown
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// trimArticle removes from the extractor's answer what surrounds the
+// article rather than belongs to it. The article's span runs from its
+// first paragraph of prose to its last (see prose). Before the span go
+// the headline when it repeats the page's title (the title is reported on
+// its own), bylines and datelines, and lists of links; after it, lists of
+// links (related stories, tags, "more from") and headings left with
+// nothing to head ("Comments", "Related videos"). Anywhere, short
+// paragraphs that are one link ("Reuse content", "Read more") and a
+// paragraph that repeats an earlier one word for word go. A list of links
+// between two paragraphs of prose is the article's own (its sources, a
+// changelog) and stays.
+func trimArticle(content *html.Node, title string) {
+	blocks := blocksOf(content)
+	first, last := len(blocks), -1
+	for i, b := range blocks {
+		if prose(b) {
+			first = min(first, i)
+			last = i
+		}
+	}
+	drop := make([]bool, len(blocks))
+	seen := map[string]bool{}
+	headline := false
+	for i, b := range blocks {
+		before, after := i < first, i > last
+		switch {
+		case b.Data == "p" && shortLink(b):
+			drop[i] = true
+		case (before || after) && (b.Data == "ul" || b.Data == "ol") && linkShare(b) >= 0.8:
+			drop[i] = true
+		case before && heading(b) && !headline && repeatsTitle(b, title):
+			drop[i], headline = true, true
+		case before && !heading(b) && byline(b):
+			drop[i] = true
+		case b.Data == "p" && repeats(b, seen):
+			drop[i] = true
+		}
+	}
+	// A heading after the span heads nothing when no block it kept
+	// follows before the next heading.
+	heads := false
+	for i := len(blocks) - 1; i > last; i-- {
+		switch {
+		case drop[i]:
+		case heading(blocks[i]):
+			drop[i] = !heads
+			heads = false
+		default:
+			heads = true
+		}
+	}
+	for i, b := range blocks {
+		if drop[i] && b.Parent != nil {
+			b.Parent.RemoveChild(b)
+		}
+	}
+}
+
+// repeatsTitle reports whether every word of heading h is in the title.
+func repeatsTitle(h *html.Node, title string) bool {
+	words := wordsOf(nodeText(h))
+	if len(words) == 0 {
+		return false
+	}
+	in := map[string]bool{}
+	for _, w := range wordsOf(title) {
+		in[w] = true
+	}
+	for _, w := range words {
+		if !in[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// wordsOf is s's words, lower case: runs of letters and digits.
+func wordsOf(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// Bylines and datelines: a block that starts with a byline's words or a
+// date, or gives a reading time.
+var (
+	bylineStart = regexp.MustCompile(`(?i)^(by|posted by|written by|from|published|updated|posted|last updated|last modified)\b`)
+	readingTime = regexp.MustCompile(`(?i)\b\d+\s*min(ute)?s?\.?\s+read\b`)
+	dateStart   = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4})`)
+)
+
+// maxByline is the longest byline or dateline, in characters.
+const maxByline = 120
+
+// byline reports whether b is a byline or a dateline.
+func byline(b *html.Node) bool {
+	text := strings.Join(strings.Fields(nodeText(b)), " ")
+	if text == "" || utf8.RuneCountInString(text) > maxByline {
+		return false
+	}
+	return bylineStart.MatchString(text) || readingTime.MatchString(text) || dateStart.MatchString(text)
+}
+
+// repeats reports whether paragraph p, long enough to be written once
+// (minProse), says word for word what an earlier one in seen said, and
+// adds it to seen.
+func repeats(p *html.Node, seen map[string]bool) bool {
+	text := strings.Join(strings.Fields(nodeText(p)), " ")
+	if utf8.RuneCountInString(text) < minProse {
+		return false
+	}
+	if seen[text] {
+		return true
+	}
+	seen[text] = true
+	return false
+}
+
+// blocksOf lists the blocks below n in document order: paragraphs,
+// headings, lists (as a whole), tables, code and quotes.
+func blocksOf(n *html.Node) []*html.Node {
+	var out []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6":
+				out = append(out, c)
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return out
+}
+
+// prose reports whether b is a paragraph of writing: a sentence's worth
+// of text, mostly not links.
+func prose(b *html.Node) bool {
+	if b.Data != "p" && b.Data != "blockquote" && b.Data != "pre" && b.Data != "table" {
+		return false
+	}
+	text := strings.Join(strings.Fields(nodeText(b)), " ")
+	return utf8.RuneCountInString(text) >= minProse && linkShare(b) < 0.5
+}
+
+// minProse is the least text of a paragraph of prose, in characters.
+const minProse = 80
+
+func heading(n *html.Node) bool {
+	return len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
+}
+
+// shortLink reports whether p is a short paragraph that is one link.
+func shortLink(p *html.Node) bool {
+	text := strings.Join(strings.Fields(nodeText(p)), " ")
+	return text != "" && utf8.RuneCountInString(text) < minProse && linkShare(p) >= 0.9
+}
+
+// linkShare is the share of n's text, spaces aside, that is inside links.
+func linkShare(n *html.Node) float64 {
+	var all, linked int
+	var walk func(n *html.Node, inLink bool)
+	walk = func(n *html.Node, inLink bool) {
+		if n.Type == html.TextNode {
+			k := 0
+			for _, r := range n.Data {
+				if !unicode.IsSpace(r) {
+					k++
+				}
+			}
+			all += k
+			if inLink {
+				linked += k
+			}
+		}
+		inLink = inLink || (n.Type == html.ElementNode && n.Data == "a")
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink)
+		}
+	}
+	walk(n, false)
+	if all == 0 {
+		return 0
+	}
+	return float64(linked) / float64(all)
+}
