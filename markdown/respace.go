@@ -27,6 +27,7 @@ func respace(content *html.Node, body *html.Node) {
 			}
 			core := strings.TrimSpace(squeeze(c.Data))
 			if core == "" {
+				prev = c
 				continue
 			}
 			if at := find(page, core, cur); at >= 0 {

@@ -1,0 +1,155 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// paragraphs returns n distinct paragraphs of an article about topic, each a
+// few sentences long, as HTML.
+func paragraphs(topic string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "<p>Paragraph %d on %s tells the reader something new about the subject at hand. "+
+			"It goes on for a while, as paragraphs of articles do, so that it reads as prose number %d.</p>\n", i, topic, i)
+	}
+	return b.String()
+}
+
+// articlePage wraps body in a page titled title, between a navigation bar
+// and a footer.
+func articlePage(title, body string) string {
+	return `<!doctype html><html><head><title>` + title + ` | Example News</title></head><body>
+<nav><a href="/">Home</a> <a href="/world/">World</a> <a href="/tech/">Tech</a></nav>
+<div class="page">` + body + `</div>
+<footer><p>© Example News. <a href="/terms">Terms</a></p></footer></body></html>`
+}
+
+// TestMainContentDropsWhatIsNotTheArticle: each case is a page whose
+// article is surrounded by one kind of boilerplate; the markdown holds the
+// article (its first and last paragraphs, and what the case adds to want)
+// and none of the boilerplate.
+func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
+	article := paragraphs("harbours", 8)
+	cases := []struct {
+		name   string
+		body   string
+		want   []string
+		unwant []string
+	}{
+		{
+			name: "comment thread named by id",
+			body: `<article>` + article + `</article><div id="comments"><h3>3 comments</h3>
+				<div class="comment"><p>Great piece, I always wondered how harbours keep their depth through the winter storms.</p></div>
+				<div class="comment"><p>I disagree with the second paragraph entirely and I will say so at some length here.</p></div></div>`,
+			unwant: []string{"3 comments", "Great piece", "I disagree"},
+		},
+		{
+			name: "related stories and newsletter named by class",
+			body: `<article>` + article + `<div class="related-stories"><h4>More on this</h4><p>Rivers that change course every spring and the towns that follow them</p></div>
+				<div class="newsletter-box"><p>Get the best of Example News in your inbox every morning, free of charge.</p></div></article>`,
+			unwant: []string{"More on this", "Rivers that change", "inbox every morning"},
+		},
+		{
+			name: "a wrapper named after a section still holds the article",
+			body: `<div class="content-with-related-sidebar"><div class="story">` + article + `</div></div>`,
+		},
+		{
+			name: "a heading's anchor naming a section word is not a section",
+			body: `<article>` + paragraphs("harbours", 4) + `<div id="sharing-the-harbour-with-ferries"><h2>Sharing the harbour with ferries</h2>` +
+				paragraphs("ferries", 4) + `</div></article>`,
+			want: []string{"## Sharing the harbour with ferries", "Paragraph 4 on ferries"},
+		},
+		{
+			name: "widgets and elements hidden from every reader",
+			body: `<article>` + article + `<div role="dialog"><p>Before you go: subscribe to our podcast about the sea and its ports.</p></div>
+				<p aria-hidden="true">Decorative text that no reader, sighted or not, is meant to get from this page.</p>
+				<span class="sr-only">Opens in a new window</span></article>`,
+			unwant: []string{"podcast", "Decorative", "new window"},
+		},
+		{
+			name:   "headline repeating the title, byline and dateline",
+			body:   `<article><h1>Harbours in winter</h1><p>By Jane Doe</p><p>Oct 18, 2019 · 8 min read</p>` + article + `</article>`,
+			unwant: []string{"Harbours in winter", "Jane Doe", "min read"},
+		},
+		{
+			name: "a headline unlike the title stays",
+			body: `<article><h1>What the tide brings</h1>` + article + `</article>`,
+			want: []string{"# What the tide brings"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := convert(t, articlePage("Harbours in winter", c.body), Options{MainContentOnly: true, IncludeLinks: true})
+			want := append([]string{"Paragraph 1 on harbours", "Paragraph 4 on harbours"}, c.want...)
+			for _, w := range want {
+				if !strings.Contains(d.Markdown, w) {
+					t.Errorf("markdown lacks %q:\n%s", w, d.Markdown)
+				}
+			}
+			for _, u := range append(c.unwant, "Home", "Terms") {
+				if strings.Contains(d.Markdown, u) {
+					t.Errorf("markdown holds %q:\n%s", u, d.Markdown)
+				}
+			}
+			if n := strings.Count(d.Markdown, "Paragraph 1 on harbours"); n != 1 {
+				t.Errorf("the first paragraph comes %d times:\n%s", n, d.Markdown)
+			}
+		})
+	}
+}
+
+// TestNoscriptArticle: an article given only inside <noscript> is read;
+// a small noscript is not.
+func TestNoscriptArticle(t *testing.T) {
+	body := `<div class="post"><script type="text/template"><p>template copy</p></script><noscript>` + paragraphs("harbours", 6) +
+		`</noscript></div><noscript><p>Please enable JavaScript to see the comments.</p></noscript><aside><p>Archive: 2019 2020</p></aside>`
+	d := convert(t, articlePage("Harbours", body), Options{MainContentOnly: true, IncludeLinks: true})
+	if !strings.Contains(d.Markdown, "Paragraph 6 on harbours") || strings.Contains(d.Markdown, "enable JavaScript") || strings.Contains(d.Markdown, "template copy") {
+		t.Errorf("markdown:\n%s", d.Markdown)
+	}
+	d = convert(t, articlePage("Harbours", body), Options{IncludeLinks: true})
+	if !strings.Contains(d.Markdown, "Paragraph 6 on harbours") {
+		t.Errorf("whole body lacks the noscript article:\n%s", d.Markdown)
+	}
+}
+
+// TestSpacesKeptAroundInlineElements: the extractor trims the spaces
+// between text and links; they come back where the page had them, and
+// none is made inside a word.
+func TestSpacesKeptAroundInlineElements(t *testing.T) {
+	body := `<article>` + paragraphs("harbours", 6) + `<ol class="references"><li><span class="backlink"><b><a href="#cite-1">^</a></b></span> <span class="reference-text"><cite class="citation book">
+		Ruiz, Ana (1998). <i>Ports</i> (1st ed.). Wellington: Victoria University Press. <a href="/isbn">ISBN</a>&nbsp;<a href="/b/978"><bdi>9780864733283</bdi></a>.</cite></span></li>
+		<li><span class="reference-text"><cite class="citation book">Doe, Jane (2001). <i>Tides</i>. Auckland: <a href="/hm">Penguin Books</a>. p.&nbsp;82.</cite></span></li></ol>
+		<p><b>T</b>he harbour master keeps a log of every ship that enters or leaves the port each day, and has done so for years.</p></article>`
+	for _, links := range []bool{true, false} {
+		d := convert(t, articlePage("Harbours", body), Options{MainContentOnly: true, IncludeLinks: links})
+		text := strings.NewReplacer("[", "", "]", "", "(https://example.com/isbn)", "", "(https://example.com/b/978)", "",
+			"(https://example.com/hm)", "", "*", "").Replace(d.Markdown)
+		for _, w := range []string{"Ports (1st ed.). Wellington: Victoria University Press. ISBN 9780864733283.",
+			"Auckland: Penguin Books. p. 82.", "The harbour master keeps"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("includeLinks %v: markdown lacks %q:\n%s", links, w, d.Markdown)
+			}
+		}
+	}
+}
+
+// TestIncludeLinksKeepsTheSameWords: whether links are kept changes only
+// the links, not which blocks are the main content.
+func TestIncludeLinksKeepsTheSameWords(t *testing.T) {
+	body := `<article>` + paragraphs("harbours", 5) + `<p>Boats: <a href="/a">one</a>, <a href="/b">two</a>, <a href="/c">three</a>, <a href="/d">four</a> and <a href="/e">five</a> berths.</p>` +
+		paragraphs("berths", 3) + `</article>`
+	with := convert(t, articlePage("Harbours", body), Options{MainContentOnly: true, IncludeLinks: true})
+	without := convert(t, articlePage("Harbours", body), Options{MainContentOnly: true, IncludeLinks: false})
+	strip := func(md string) string {
+		for _, p := range []string{"a", "b", "c", "d", "e"} {
+			md = strings.ReplaceAll(md, "](https://example.com/"+p+")", "")
+		}
+		return strings.ReplaceAll(md, "[", "")
+	}
+	if strip(with.Markdown) != without.Markdown {
+		t.Errorf("with links:\n%s\nwithout:\n%s", with.Markdown, without.Markdown)
+	}
+}

@@ -1,0 +1,75 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// TestTrimArticle runs trimArticle on answers such as the extractor gives
+// and lists the blocks left, by their first words.
+func TestTrimArticle(t *testing.T) {
+	const p1 = `<p>First paragraph of the story, long enough to be read as prose by the rules of the trim.</p>`
+	const p2 = `<p>Second paragraph of the story, also long enough to count as a paragraph of prose here.</p>`
+	links := `<ul><li><a href="/a">Ports of the north</a></li><li><a href="/b">Ships and crews</a></li><li><a href="/c">Lighthouses</a></li></ul>`
+	cases := []struct {
+		name, title, content string
+		kept                 []string
+	}{
+		{"links and orphan headings after the prose", "Story",
+			p1 + p2 + `<h3>Read next</h3>` + links + `<h3>Comments</h3>`,
+			[]string{"First", "Second"}},
+		{"links before the prose", "Story",
+			links + p1 + p2,
+			[]string{"First", "Second"}},
+		{"links between paragraphs of prose", "Story",
+			p1 + links + p2,
+			[]string{"First", "Ports", "Second"}},
+		{"a heading after the prose heading a list", "Story",
+			p1 + p2 + `<h2>Ingredients</h2><ul><li>salt </li><li>water</li></ul>`,
+			[]string{"First", "Second", "Ingredients", "salt"}},
+		{"the headline repeating the title, once", "Harbours in winter - Example News",
+			`<h1>Harbours in winter</h1><h2>Harbours in winter</h2>` + p1 + p2,
+			[]string{"Harbours", "First", "Second"}},
+		{"a headline unlike the title", "Example News",
+			`<h1>Harbours in winter</h1>` + p1,
+			[]string{"Harbours", "First"}},
+		{"bylines and datelines before the prose", "Story",
+			`<p>By Jane Doe</p><p>Updated: 3 March 2021</p><p>Tuesday 15 October 2019 by A. Writer</p><p>Oct 18, 2019 · 8 min read</p><p>08.04.2015 12:46</p>` + p1,
+			[]string{"First"}},
+		{"a byline's words inside the prose", "Story",
+			p1 + `<p>By the end of it all, nobody was left.</p>` + p2,
+			[]string{"First", "By", "Second"}},
+		{"a dated lead paragraph is prose", "Story",
+			`<p>Feb. 23, 2015 -- Life in the harbour changed that week, for the boats and for the town around them.</p>` + p2,
+			[]string{"Feb.", "Second"}},
+		{"a short one-link paragraph, anywhere", "Story",
+			p1 + `<p><a href="/reuse">Reuse content</a></p>` + p2,
+			[]string{"First", "Second"}},
+		{"a paragraph repeated word for word", "Story",
+			p1 + p2 + p1,
+			[]string{"First", "Second"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			nodes, err := html.ParseFragment(strings.NewReader(c.content), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := &html.Node{Type: html.ElementNode, Data: "div"}
+			for _, n := range nodes {
+				root.AppendChild(n)
+			}
+			trimArticle(root, c.title)
+			var kept []string
+			for _, b := range blocksOf(root) {
+				kept = append(kept, strings.Fields(nodeText(b))[0])
+			}
+			if strings.Join(kept, " ") != strings.Join(c.kept, " ") {
+				t.Errorf("kept %q, want %q", kept, c.kept)
+			}
+		})
+	}
+}
