@@ -92,6 +92,7 @@ func Convert(page []byte, o Options) (Document, error) {
 		doc.Find(sel).Remove()
 	}
 	absolutize(doc, pageURL)
+	dropHeadingAnchors(doc)
 
 	root := doc.Find("body").First()
 	if root.Length() == 0 {
@@ -110,12 +111,15 @@ func Convert(page []byte, o Options) (Document, error) {
 	})
 
 	codeLanguages(root)
+	escapeCellCodePipes(root)
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(),
 		// A table without a header row gets its first row as the header:
 		// markdown has no table without one.
-		table.NewTablePlugin(table.WithHeaderPromotion(true)),
+		// A line break inside a cell stays one (<br />, which markdown
+		// tables allow) instead of the table becoming loose text.
+		table.NewTablePlugin(table.WithHeaderPromotion(true), table.WithNewlineBehavior(table.NewlineBehaviorPreserve)),
 	))
 	var out bytes.Buffer
 	for _, n := range root.Nodes {
@@ -127,6 +131,9 @@ func Convert(page []byte, o Options) (Document, error) {
 		out.WriteString("\n\n")
 	}
 	md := strings.ReplaceAll(invisible.Replace(out.String()), listEnd, "")
+	// A line break in a table cell: the hard break's two spaces go after
+	// the <br /> (where they change nothing), so the columns stay aligned.
+	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
 	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(blankOutsideCode(md), "\n\n"))
 	return d, nil
 }
@@ -165,6 +172,35 @@ func unwrapNoscript(doc *goquery.Document) {
 			n.Parent.InsertBefore(c, n)
 		}
 		n.Parent.RemoveChild(n)
+	})
+}
+
+// dropHeadingAnchors removes from headings the links that carry no word
+// (the "¶", "#" or icon a page puts beside a heading to link to it): in
+// markdown they are noise before the heading's text.
+func dropHeadingAnchors(doc *goquery.Document) {
+	doc.Find("h1 a, h2 a, h3 a, h4 a, h5 a, h6 a").Each(func(_ int, a *goquery.Selection) {
+		if !strings.ContainsFunc(a.Text(), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			a.Remove()
+		}
+	})
+}
+
+// escapeCellCodePipes escapes the pipes of code inside table cells: in a
+// markdown table a pipe ends the cell even inside a code span, unless it
+// is written \|.
+func escapeCellCodePipes(root *goquery.Selection) {
+	root.Find("td code, th code").Each(func(_ int, s *goquery.Selection) {
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.TextNode {
+				n.Data = strings.ReplaceAll(n.Data, "|", `\|`)
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(s.Get(0))
 	})
 }
 
@@ -323,8 +359,7 @@ const structured = "pre, table, blockquote, ol, ul"
 // text is that of one of those (whitespace aside: the extractor moves it)
 // is replaced by a copy of the original. A table of the answer is also
 // replaced by the page's table it was cut from (the extractor drops text
-// between inline elements of cells) when it kept nine tenths of its text
-// in order. Only the form changes, and the words the extractor chose.
+// between and after inline elements of cells; see tableCutFrom). Only the form changes, and the words the extractor chose.
 func restoreStructure(content *html.Node, body *goquery.Selection) {
 	originals := map[string]*html.Node{}
 	var tables []*html.Node
@@ -347,7 +382,7 @@ func restoreStructure(content *html.Node, body *goquery.Selection) {
 			shortest = len(k)
 		}
 	}
-	shortest = shortest * 9 / 10 // a table cut down to nine tenths
+	shortest /= 2 // a table cut down to half its text
 
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -361,7 +396,7 @@ func restoreStructure(content *html.Node, body *goquery.Selection) {
 				}
 				orig, ok := originals[k]
 				if !ok && c.Data == "table" { // the extractor's nodes carry no atom
-					orig, ok = tableCutFrom(k, tables)
+					orig, ok = tableCutFrom(c, k, tables)
 				}
 				switch {
 				case ok && k != "":
@@ -398,16 +433,31 @@ func textKey(n *html.Node) string {
 	return b.String()
 }
 
-// tableCutFrom finds the table whose text holds key's characters in order
-// and is at most a tenth longer.
-func tableCutFrom(key string, tables []*html.Node) (*html.Node, bool) {
-	for _, t := range tables {
-		full := textKey(t)
-		if len(key)*10 >= len(full)*9 && subsequence(key, full) {
-			return t, true
+// tableCutFrom finds the table whose text holds key's characters in
+// order and is at most a tenth longer, or, when the extractor dropped more
+// of it (it loses the text after a link in a cell), has as many rows as
+// the extractor's table.
+func tableCutFrom(t *html.Node, key string, tables []*html.Node) (*html.Node, bool) {
+	rows := countRows(t)
+	for _, orig := range tables {
+		full := textKey(orig)
+		if subsequence(key, full) && (len(key)*10 >= len(full)*9 || (rows > 1 && countRows(orig) == rows && len(key)*2 >= len(full))) {
+			return orig, true
 		}
 	}
 	return nil, false
+}
+
+// countRows counts the <tr> elements below n.
+func countRows(n *html.Node) int {
+	rows := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "tr" {
+			rows++
+		}
+		rows += countRows(c)
+	}
+	return rows
 }
 
 // subsequence reports whether s's bytes appear in t in order.
