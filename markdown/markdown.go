@@ -145,27 +145,28 @@ func Convert(page []byte, o Options) (Document, error) {
 // noscript's content as raw text. Smaller ones (tracking pixels, "enable
 // JavaScript", an image's fallback, a menu) go with the other noscripts.
 func unwrapNoscript(doc *goquery.Document) {
-	noscripts := doc.Find("noscript")
-	if noscripts.Length() == 0 {
-		return
-	}
-	rest := doc.Find("body").Clone()
-	rest.Find(never).Remove()
-	visible := textLen(rest)
-	noscripts.Each(func(_ int, s *goquery.Selection) {
+	visible := -1 // the text outside scripts and noscripts, counted once asked
+	doc.Find("noscript").Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
-		if n.Parent == nil {
+		raw := s.Text()
+		if n.Parent == nil || len(raw) < minMainText {
 			return
 		}
-		nodes, err := html.ParseFragment(strings.NewReader(s.Text()), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+		nodes, err := html.ParseFragment(strings.NewReader(raw), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
 		if err != nil {
 			return
 		}
 		text := 0
 		for _, c := range nodes {
-			text += len(strings.Join(strings.Fields(nodeText(c)), " "))
+			text += visibleText(c)
 		}
-		if text < minMainText || text <= visible {
+		if text < minMainText {
+			return
+		}
+		if visible < 0 {
+			visible = visibleText(doc.Find("body").Get(0))
+		}
+		if text <= visible {
 			return
 		}
 		for _, c := range nodes {
@@ -174,6 +175,42 @@ func unwrapNoscript(doc *goquery.Document) {
 		n.Parent.RemoveChild(n)
 	})
 }
+
+// visibleText counts the characters of text below n outside the elements
+// that never hold readable text, spaces aside.
+func visibleText(n *html.Node) int {
+	if n == nil {
+		return 0
+	}
+	count := 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			for _, r := range n.Data {
+				if !unicode.IsSpace(r) {
+					count++
+				}
+			}
+		case n.Type == html.ElementNode && neverTags[n.Data]:
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return count
+}
+
+// neverTags are the tag names of never.
+var neverTags = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range strings.Split(never, ",") {
+		m[strings.TrimSpace(t)] = true
+	}
+	return m
+}()
 
 // dropHeadingAnchors removes from headings the links that carry no word
 // (the "¶", "#" or icon a page puts beside a heading to link to it): in
