@@ -2,10 +2,12 @@ package markdown
 
 import (
 	"net/url"
-
-	"github.com/PuerkitoBio/goquery"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/durablecrawl/crawler/internal/testsite"
 )
 
 const article = `<!doctype html><html><head><title> The  Title </title><script>var tracking = 1;</script>
@@ -166,5 +168,34 @@ func TestExternalLinks(t *testing.T) {
 	d = convert(t, page, Options{IncludeLinks: true})
 	if !strings.Contains(d.Markdown, "[another site](https://other.example/x)") {
 		t.Errorf("external link dropped without KeepLink: %s", d.Markdown)
+	}
+}
+
+// BenchmarkConvertSitePage converts pages of the generated site the crawl
+// benchmark crawls (8 to 20 KB, a shared navigation bar, sidebar and
+// footer around an article), with main content only (the default) and
+// whole: the conversion cost of a typical page of make bench.
+func BenchmarkConvertSitePage(b *testing.B) {
+	site := testsite.New(testsite.Options{Pages: 64})
+	pages := make([][]byte, site.Pages())
+	size := 0
+	for i := range pages {
+		pages[i] = site.HTML(i)
+		size += len(pages[i])
+	}
+	u, _ := url.Parse("https://example.com/")
+	for _, main := range []bool{true, false} {
+		name := "main"
+		if !main {
+			name = "whole"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size / len(pages)))
+			for i := 0; i < b.N; i++ {
+				if _, err := Convert(pages[i%len(pages)], Options{PageURL: u, MainContentOnly: main, IncludeLinks: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -15,7 +15,7 @@ import (
 // changes: a node that cannot be found keeps its text, and no space is
 // added inside a word the page wrote without one ("<b>T</b>he").
 func respace(content *html.Node, body *html.Node) {
-	page := squeeze(nodeText(body))
+	page := "" // the page's text, squeezed, made when first needed
 	cur := 0
 	var prev *html.Node // the text node before, in the extractor's order
 	var walk func(n *html.Node)
@@ -25,18 +25,22 @@ func respace(content *html.Node, body *html.Node) {
 				walk(c)
 				continue
 			}
+			// Only a node glued to the one before can lack a space.
+			glued := prev != nil && !startsWithSpace(c.Data) && !endsWithSpace(prev.Data)
+			prev = c
 			core := strings.TrimSpace(squeeze(c.Data))
-			if core == "" {
-				prev = c
+			if !glued || core == "" {
 				continue
+			}
+			if page == "" {
+				page = squeeze(nodeText(body))
 			}
 			if at := find(page, core, cur); at >= 0 {
 				cur = at + len(core)
-				if at > 0 && page[at-1] == ' ' && prev != nil && !startsWithSpace(c.Data) && !endsWithSpace(prev.Data) {
+				if at > 0 && page[at-1] == ' ' {
 					c.Data = " " + c.Data
 				}
 			}
-			prev = c
 		}
 	}
 	walk(content)

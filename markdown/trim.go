@@ -35,15 +35,15 @@ func trimArticle(content *html.Node, title string) {
 	for i, b := range blocks {
 		before, after := i < first, i > last
 		switch {
-		case b.Data == "p" && shortLink(b):
+		case b.n.Data == "p" && shortLink(b):
 			drop[i] = true
-		case (before || after) && (b.Data == "ul" || b.Data == "ol") && linkShare(b) >= 0.8:
+		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && linkShare(b.n) >= 0.8:
 			drop[i] = true
-		case before && heading(b) && !headline && repeatsTitle(b, title):
+		case before && heading(b.n) && !headline && repeatsTitle(b.text, title):
 			drop[i], headline = true, true
-		case before && !heading(b) && byline(b):
+		case before && !heading(b.n) && byline(b.text):
 			drop[i] = true
-		case b.Data == "p" && repeats(b, seen):
+		case b.n.Data == "p" && repeats(b.text, seen):
 			drop[i] = true
 		}
 	}
@@ -53,7 +53,7 @@ func trimArticle(content *html.Node, title string) {
 	for i := len(blocks) - 1; i > last; i-- {
 		switch {
 		case drop[i]:
-		case heading(blocks[i]):
+		case heading(blocks[i].n):
 			drop[i] = !heads
 			heads = false
 		default:
@@ -61,15 +61,16 @@ func trimArticle(content *html.Node, title string) {
 		}
 	}
 	for i, b := range blocks {
-		if drop[i] && b.Parent != nil {
-			b.Parent.RemoveChild(b)
+		if drop[i] && b.n.Parent != nil {
+			b.n.Parent.RemoveChild(b.n)
 		}
 	}
 }
 
-// repeatsTitle reports whether every word of heading h is in the title.
-func repeatsTitle(h *html.Node, title string) bool {
-	words := wordsOf(nodeText(h))
+// repeatsTitle reports whether every word of a heading's text is in the
+// title.
+func repeatsTitle(heading, title string) bool {
+	words := wordsOf(heading)
 	if len(words) == 0 {
 		return false
 	}
@@ -101,20 +102,18 @@ var (
 // maxByline is the longest byline or dateline, in characters.
 const maxByline = 120
 
-// byline reports whether b is a byline or a dateline.
-func byline(b *html.Node) bool {
-	text := strings.Join(strings.Fields(nodeText(b)), " ")
+// byline reports whether a block's text is a byline or a dateline.
+func byline(text string) bool {
 	if text == "" || utf8.RuneCountInString(text) > maxByline {
 		return false
 	}
 	return bylineStart.MatchString(text) || readingTime.MatchString(text) || dateStart.MatchString(text)
 }
 
-// repeats reports whether paragraph p, long enough to be written once
-// (minProse), says word for word what an earlier one in seen said, and
-// adds it to seen.
-func repeats(p *html.Node, seen map[string]bool) bool {
-	text := strings.Join(strings.Fields(nodeText(p)), " ")
+// repeats reports whether a paragraph's text, long enough to be written
+// once (minProse), says word for word what an earlier one in seen said,
+// and adds it to seen.
+func repeats(text string, seen map[string]bool) bool {
 	if utf8.RuneCountInString(text) < minProse {
 		return false
 	}
@@ -125,10 +124,17 @@ func repeats(p *html.Node, seen map[string]bool) bool {
 	return false
 }
 
+// block is a block of the extractor's answer and its text, spaces
+// squeezed.
+type block struct {
+	n    *html.Node
+	text string
+}
+
 // blocksOf lists the blocks below n in document order: paragraphs,
 // headings, lists (as a whole), tables, code and quotes.
-func blocksOf(n *html.Node) []*html.Node {
-	var out []*html.Node
+func blocksOf(n *html.Node) []block {
+	var out []block
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -137,7 +143,7 @@ func blocksOf(n *html.Node) []*html.Node {
 			}
 			switch c.Data {
 			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6":
-				out = append(out, c)
+				out = append(out, block{c, strings.Join(strings.Fields(nodeText(c)), " ")})
 			default:
 				walk(c)
 			}
@@ -149,12 +155,12 @@ func blocksOf(n *html.Node) []*html.Node {
 
 // prose reports whether b is a paragraph of writing: a sentence's worth
 // of text, mostly not links.
-func prose(b *html.Node) bool {
-	if b.Data != "p" && b.Data != "blockquote" && b.Data != "pre" && b.Data != "table" {
-		return false
+func prose(b block) bool {
+	switch b.n.Data {
+	case "p", "blockquote", "pre", "table":
+		return utf8.RuneCountInString(b.text) >= minProse && linkShare(b.n) < 0.5
 	}
-	text := strings.Join(strings.Fields(nodeText(b)), " ")
-	return utf8.RuneCountInString(text) >= minProse && linkShare(b) < 0.5
+	return false
 }
 
 // minProse is the least text of a paragraph of prose, in characters.
@@ -165,9 +171,8 @@ func heading(n *html.Node) bool {
 }
 
 // shortLink reports whether p is a short paragraph that is one link.
-func shortLink(p *html.Node) bool {
-	text := strings.Join(strings.Fields(nodeText(p)), " ")
-	return text != "" && utf8.RuneCountInString(text) < minProse && linkShare(p) >= 0.9
+func shortLink(p block) bool {
+	return p.text != "" && utf8.RuneCountInString(p.text) < minProse && linkShare(p.n) >= 0.9
 }
 
 // linkShare is the share of n's text, spaces aside, that is inside links.

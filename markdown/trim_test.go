@@ -65,7 +65,7 @@ func TestTrimArticle(t *testing.T) {
 			trimArticle(root, c.title)
 			var kept []string
 			for _, b := range blocksOf(root) {
-				kept = append(kept, strings.Fields(nodeText(b))[0])
+				kept = append(kept, strings.Fields(b.text)[0])
 			}
 			if strings.Join(kept, " ") != strings.Join(c.kept, " ") {
 				t.Errorf("kept %q, want %q", kept, c.kept)
