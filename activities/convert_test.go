@@ -15,9 +15,9 @@ import (
 // docPage is a fetched page with a heading, a paragraph, a link on the
 // site and one off it, inside navigation the main content leaves out.
 func docPage(id int64, heading string) db.Page {
-	body := fmt.Sprintf(`<html><head><title>%s</title></head><body><nav><a href="/">Home</a> | Menu</nav><main><h1>%s</h1>
+	body := fmt.Sprintf(`<html><head><title>Guide, page %d</title></head><body><nav><a href="/">Home</a> | Menu</nav><main><h1>%s</h1>
 <p>Install the tool with the package manager, then read <a href="/docs/next">the next page</a> or <a href="https://other.org/">another site</a>. %s</p>
-</main><footer>Footer text</footer></body></html>`, heading, heading, strings.Repeat("The tool converts pages to markdown. ", 4))
+</main><footer>Footer text</footer></body></html>`, id, heading, strings.Repeat("The tool converts pages to markdown. ", 4))
 	return db.Page{ID: id, URL: fmt.Sprintf("https://example.com/docs/%d", id), State: crawl.PageFetched, HTML: &body}
 }
 
@@ -51,7 +51,7 @@ func TestConvertPages(t *testing.T) {
 	for _, p := range f.converted {
 		md := p.Markdown
 		heading := fmt.Sprintf("Chapter %d", p.PageID)
-		if p.Title != heading || !strings.Contains(md, "# "+heading) || !strings.Contains(md, "Install the tool with the package manager") {
+		if p.Title != fmt.Sprintf("Guide, page %d", p.PageID) || !strings.Contains(md, "# "+heading) || !strings.Contains(md, "Install the tool with the package manager") {
 			t.Errorf("page %d: title %q, markdown %q; want its heading and paragraph", p.PageID, p.Title, md)
 		}
 		if strings.Contains(md, "Menu") {

@@ -28,8 +28,11 @@ func respace(content *html.Node, body *html.Node) {
 			// Only a node glued to the one before can lack a space.
 			glued := prev != nil && !startsWithSpace(c.Data) && !endsWithSpace(prev.Data)
 			prev = c
+			if !glued {
+				continue
+			}
 			core := strings.TrimSpace(squeeze(c.Data))
-			if !glued || core == "" {
+			if core == "" {
 				continue
 			}
 			if page == "" {
@@ -56,27 +59,30 @@ func find(page, core string, from int) int {
 	return strings.Index(page[:min(len(page), from+len(core))], core)
 }
 
-// squeeze turns every run of white space (no-break spaces included) into
-// one space.
+// squeeze turns every run of white space (ASCII spaces and no-break
+// spaces) into one space. It works on bytes: it runs over whole pages.
 func squeeze(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	b := make([]byte, 0, len(s))
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || r == '\u00a0' {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			space = true
-			continue
+		case c == 0xc2 && i+1 < len(s) && s[i+1] == 0xa0: // U+00A0
+			space = true
+			i++
+		default:
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			b = append(b, c)
 		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
 	}
 	if space {
-		b.WriteByte(' ')
+		b = append(b, ' ')
 	}
-	return b.String()
+	return string(b)
 }
 
 func startsWithSpace(s string) bool {

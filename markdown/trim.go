@@ -143,7 +143,7 @@ func blocksOf(n *html.Node) []block {
 			}
 			switch c.Data {
 			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6":
-				out = append(out, block{c, strings.Join(strings.Fields(nodeText(c)), " ")})
+				out = append(out, block{c, strings.TrimSpace(squeeze(nodeText(c)))})
 			default:
 				walk(c)
 			}
