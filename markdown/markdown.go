@@ -111,6 +111,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	})
 
 	codeLanguages(root)
+	unwrapLayoutTables(root)
 	escapeCellCodePipes(root)
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
@@ -221,6 +222,49 @@ func dropHeadingAnchors(doc *goquery.Document) {
 			a.Remove()
 		}
 	})
+}
+
+// unwrapLayoutTables replaces each table used for layout by its cells'
+// content, in reading order: a table a cell of which holds lists, code,
+// quotes, headings, tables or more than one paragraph lays out blocks,
+// and as a markdown table it would squeeze them into one line each. A
+// table of data, whose cells hold a value or a line each, stays.
+func unwrapLayoutTables(root *goquery.Selection) {
+	root.Find("table").Each(func(_ int, t *goquery.Selection) {
+		n := t.Get(0)
+		if n.Parent == nil || !layoutTable(t) {
+			return
+		}
+		t.Find("td, th").Each(func(_ int, cell *goquery.Selection) {
+			if cell.ParentsFiltered("table").Get(0) != n {
+				return // a cell of a table inside this one moves with it
+			}
+			div := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+			for c := cell.Get(0).FirstChild; c != nil; {
+				next := c.NextSibling
+				cell.Get(0).RemoveChild(c)
+				div.AppendChild(c)
+				c = next
+			}
+			n.Parent.InsertBefore(div, n)
+		})
+		n.Parent.RemoveChild(n)
+	})
+}
+
+// layoutTable reports whether a cell of table t (not of a table inside it)
+// holds blocks.
+func layoutTable(t *goquery.Selection) bool {
+	n := t.Get(0)
+	layout := false
+	t.Find("td, th").EachWithBreak(func(_ int, cell *goquery.Selection) bool {
+		if cell.ParentsFiltered("table").Get(0) != n {
+			return true
+		}
+		layout = cell.Find("ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6, table").Length() > 0 || cell.Find("p").Length() > 1
+		return !layout
+	})
+	return layout
 }
 
 // escapeCellCodePipes escapes the pipes of code inside table cells: in a
@@ -394,19 +438,22 @@ const structured = "pre, table, blockquote, ol, ul"
 // restoreStructure puts back, in the extractor's answer, the page's own
 // code blocks, tables, quotes and lists: an element of the answer whose
 // text is that of one of those (whitespace aside: the extractor moves it)
-// is replaced by a copy of the original. A table of the answer is also
-// replaced by the page's table it was cut from (the extractor drops text
-// between and after inline elements of cells; see tableCutFrom). Only the form changes, and the words the extractor chose.
+// is replaced by a copy of the original. A table or quote of the answer
+// is also replaced by the page's table or quote it was cut from (the
+// extractor drops text between and after inline elements of cells, and
+// flattens a table inside a quote; see cutFrom).
 func restoreStructure(content *html.Node, body *goquery.Selection) {
 	originals := map[string]*html.Node{}
-	var tables []*html.Node
-	outermost(body.Find(structured)).Each(func(_ int, s *goquery.Selection) {
+	var cuttable []*html.Node // tables and quotes
+	// Nested ones too: a page laid out in a table holds its article's
+	// quotes and tables inside that one.
+	body.Find(structured).Each(func(_ int, s *goquery.Selection) {
 		if k := textKey(s.Get(0)); k != "" {
 			if _, dup := originals[k]; !dup {
 				originals[k] = s.Get(0)
 			}
-			if s.Is("table") {
-				tables = append(tables, s.Get(0))
+			if s.Is("table, blockquote") {
+				cuttable = append(cuttable, s.Get(0))
 			}
 		}
 	})
@@ -432,8 +479,8 @@ func restoreStructure(content *html.Node, body *goquery.Selection) {
 					continue
 				}
 				orig, ok := originals[k]
-				if !ok && c.Data == "table" { // the extractor's nodes carry no atom
-					orig, ok = tableCutFrom(c, k, tables)
+				if !ok && (c.Data == "table" || c.Data == "blockquote") { // the extractor's nodes carry no atom
+					orig, ok = cutFrom(c, k, cuttable)
 				}
 				switch {
 				case ok && k != "":
@@ -470,13 +517,16 @@ func textKey(n *html.Node) string {
 	return b.String()
 }
 
-// tableCutFrom finds the table whose text holds key's characters in
-// order and is at most a tenth longer, or, when the extractor dropped more
-// of it (it loses the text after a link in a cell), has as many rows as
-// the extractor's table.
-func tableCutFrom(t *html.Node, key string, tables []*html.Node) (*html.Node, bool) {
+// cutFrom finds, for the extractor's table or quote t of text key, the
+// page's element of the same kind whose text holds key's characters in
+// order and is at most a tenth longer, or, for a table the extractor cut
+// more (it loses the text after a link in a cell), has as many rows.
+func cutFrom(t *html.Node, key string, originals []*html.Node) (*html.Node, bool) {
 	rows := countRows(t)
-	for _, orig := range tables {
+	for _, orig := range originals {
+		if orig.Data != t.Data {
+			continue
+		}
 		full := textKey(orig)
 		if subsequence(key, full) && (len(key)*10 >= len(full)*9 || (rows > 1 && countRows(orig) == rows && len(key)*2 >= len(full))) {
 			return orig, true

@@ -23,6 +23,8 @@ var sectionWords = map[string]bool{
 	"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
 	"share": true, "sharing": true, "sharebar": true, "social": true,
 	"breadcrumb": true, "breadcrumbs": true,
+	"byline": true, "caption": true, "credit": true, "credits": true,
+	"tags": true, "bio": true, "author": true,
 	"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
 }
 

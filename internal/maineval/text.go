@@ -6,10 +6,12 @@ import (
 )
 
 // plain is the text of a markdown document, as a reader sees it: link
-// targets and images go, a link's text stays, and the marks that snippets
+// targets, images and line breaks in table cells go, a link's text stays,
+// and the marks that snippets
 // would not contain (block markers at line starts, emphasis, escapes and
 // table bars) are removed.
 func plain(md string) string {
+	md = strings.ReplaceAll(md, "<br />", " ") // a line break inside a table cell
 	md = mdImage.ReplaceAllString(md, "")
 	md = mdLink.ReplaceAllString(md, "$1")
 	r := strings.NewReplacer("**", "", "\\", "", "`", "", " | ", " ", "| ", "", " |", "")
