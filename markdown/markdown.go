@@ -93,6 +93,9 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	absolutize(doc, pageURL)
 	dropHeadingAnchors(doc)
+	// Before the main content is chosen: the extractor drops lists and
+	// quotes it finds inside table cells.
+	unwrapLayoutTables(doc.Selection)
 
 	root := doc.Find("body").First()
 	if root.Length() == 0 {
@@ -111,7 +114,6 @@ func Convert(page []byte, o Options) (Document, error) {
 	})
 
 	codeLanguages(root)
-	unwrapLayoutTables(root)
 	escapeCellCodePipes(root)
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
@@ -432,8 +434,9 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 
 // structured are the elements whose structure the extractor loses (a code
 // block's lines and language, a table's cells, a list's numbering, a
-// quote's paragraphs) while it keeps their text.
-const structured = "pre, table, blockquote, ol, ul"
+// quote's paragraphs, a paragraph's links when one of its fallbacks
+// answered) while it keeps their text.
+const structured = "pre, table, blockquote, ol, ul, p"
 
 // restoreStructure puts back, in the extractor's answer, the page's own
 // code blocks, tables, quotes and lists: an element of the answer whose
@@ -484,7 +487,7 @@ func restoreStructure(content *html.Node, body *goquery.Selection) {
 				}
 				switch {
 				case ok && k != "":
-					n.InsertBefore(cloneNode(orig), c)
+					n.InsertBefore(withoutImages(cloneNode(orig)), c)
 					n.RemoveChild(c)
 					delete(originals, k)
 				case k != "":
@@ -495,6 +498,21 @@ func restoreStructure(content *html.Node, body *goquery.Selection) {
 		}
 	}
 	walk(content)
+}
+
+// withoutImages removes the images below n: the main content keeps none
+// (their alt texts are mostly credits), restored blocks included.
+func withoutImages(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && (c.Data == "img" || c.Data == "picture") {
+			n.RemoveChild(c)
+		} else {
+			withoutImages(c)
+		}
+		c = next
+	}
+	return n
 }
 
 // textKey is n's text without any whitespace.
