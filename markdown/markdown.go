@@ -412,19 +412,22 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	if err != nil || res == nil || res.ContentNode == nil {
 		return ruleBasedContent(body)
 	}
+	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
+	// Judged on the extractor's own answer: restoring the page's paragraph
+	// would hide that it gave up on structure.
+	flat := flattened(extracted)
 	respace(res.ContentNode, body.Get(0))
 	restoreStructure(res.ContentNode, body)
 	trimArticle(res.ContentNode, title)
-	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
 	n := textLen(extracted)
-	if n >= minMainText && !flattened(extracted) {
+	if n >= minMainText && !flat {
 		return extracted
 	}
 	rules := ruleBasedContent(body)
 	switch {
 	case n < minMainText && textLen(rules) > n:
 		return rules
-	case flattened(extracted) && covers(rules.Text(), extracted.Text()):
+	case flat && covers(rules.Text(), extracted.Text()):
 		// The extractor gave up on structure (its baseline: all text in
 		// one paragraph); the rules keep headings, lists and links.
 		return rules
