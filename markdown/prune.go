@@ -74,8 +74,10 @@ func pruneSections(body *html.Node) {
 }
 
 // notArticle reports whether n is hidden, a widget or a section named as
-// other than the article.
+// other than the article. Names count on blocks only: a word inside a
+// sentence (<span class="author">) is part of it.
 func notArticle(n *html.Node) bool {
+	block := !inline[n.Data]
 	for _, a := range n.Attr {
 		v := strings.ToLower(strings.TrimSpace(a.Val))
 		switch a.Key {
@@ -91,14 +93,14 @@ func notArticle(n *html.Node) bool {
 			}
 		case "class":
 			for _, c := range strings.Fields(v) {
-				if hiddenClasses[c] || namesSection(c, 0) {
+				if hiddenClasses[c] || block && namesSection(c, 0) {
 					return true
 				}
 			}
 		case "id":
 			// An id of many words is a heading's anchor
 			// ("sharing-with-a-single-developer"), not a name.
-			if namesSection(v, maxIDWords) {
+			if block && namesSection(v, maxIDWords) {
 				return true
 			}
 		}
