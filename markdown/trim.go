@@ -16,8 +16,10 @@ import (
 // its own), bylines and datelines, and lists of links; after it, lists of
 // links (related stories, tags, "more from") and headings left with
 // nothing to head ("Comments", "Related videos"). Anywhere, short
-// paragraphs that are one link ("Reuse content", "Read more") and a
-// paragraph that repeats an earlier one word for word go. A list of links
+// paragraphs that are one link ("Reuse content", "Read more") or point
+// to another page ("Related: …" with its link), labels left where an
+// advertisement stood, and a paragraph that repeats an earlier one word
+// for word go. A list of links
 // between two paragraphs of prose is the article's own (its sources, a
 // changelog) and stays.
 func trimArticle(content *html.Node, title string) {
@@ -35,7 +37,7 @@ func trimArticle(content *html.Node, title string) {
 	for i, b := range blocks {
 		before, after := i < first, i > last
 		switch {
-		case b.n.Data == "p" && shortLink(b):
+		case b.n.Data == "p" && (shortLink(b) || pointer(b) || label(b.text)):
 			drop[i] = true
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && linkShare(b.n) >= 0.8:
 			drop[i] = true
@@ -108,6 +110,25 @@ func byline(text string) bool {
 		return false
 	}
 	return bylineStart.MatchString(text) || readingTime.MatchString(text) || dateStart.MatchString(text)
+}
+
+// pointerStart starts a paragraph that points elsewhere ("Read more: …",
+// "Related: …") rather than says something.
+var pointerStart = regexp.MustCompile(`(?i)^(read more|read also|also read|related|see also|recommended|more on this|more from|watch|listen)\b\s*[:›»>|-]`)
+
+// pointer reports whether p is a short paragraph that points to another
+// page: it starts like one and holds a link.
+func pointer(p block) bool {
+	return utf8.RuneCountInString(p.text) <= maxByline && pointerStart.MatchString(p.text) && linkShare(p.n) > 0
+}
+
+// labels are paragraphs that only label what stood there.
+var labels = map[string]bool{"advertisement": true, "sponsored": true, "sponsored content": true, "continue reading": true,
+	"continue reading below": true, "story continues below": true, "story continues below advertisement": true}
+
+// label reports whether a paragraph's text is only such a label.
+func label(text string) bool {
+	return labels[strings.ToLower(strings.Trim(text, " .:…-"))]
 }
 
 // repeats reports whether a paragraph's text, long enough to be written
