@@ -93,9 +93,12 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	absolutize(doc, pageURL)
 	dropHeadingAnchors(doc)
-	// Before the main content is chosen: the extractor drops lists and
-	// quotes it finds inside table cells.
-	unwrapLayoutTables(doc.Selection)
+	if len(o.IncludeOnlyTags) == 0 {
+		// Before the main content is chosen: the extractor drops lists
+		// and quotes it finds inside table cells. Chosen tags are taken
+		// as the page has them.
+		unwrapLayoutTables(doc.Selection)
+	}
 
 	root := doc.Find("body").First()
 	if root.Length() == 0 {
@@ -378,10 +381,13 @@ func codeLanguages(root *goquery.Selection) {
 	})
 }
 
-// mainContent narrows a page to its main content. The article extractor
-// (trafilatura, with its readability and DOM-distiller fallbacks) decides
-// first; when it finds less than minMainText, the rule-based selection
-// below is used if it finds more.
+// mainContent narrows a page to its main content (docs/main-content.md
+// walks through it). Sections that are never the article are pruned
+// (prune.go); the article extractor (trafilatura, with its readability
+// and DOM-distiller fallbacks) decides next, and its answer is repaired
+// (respace.go, restoreStructure) and trimmed to the article (trim.go);
+// when it finds less than minMainText, or flattens the page, the
+// rule-based selection below is used if it finds more.
 func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, title string) *goquery.Selection {
 	// The extractor copies the document before it changes anything, so
 	// body stays whole for the rules, which run only when the extractor's
@@ -400,11 +406,13 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 			HtmlDateMode:    trafilatura.Disabled,
 		})
 	}
+	// What is never the article goes first, for the extractor and the
+	// rules alike.
+	pruneSections(body.Get(0))
 	// The extractor's fallbacks (readability, DOM distiller) cost as much
 	// as the extractor itself and replace its answer only when theirs is
 	// much longer or the answer has no structure; an answer that is long
 	// and made of paragraphs is kept without asking them.
-	pruneSections(body.Get(0))
 	res, err := extract(false)
 	if !confident(res, err) {
 		res, err = extract(true)
