@@ -9,11 +9,11 @@ import (
 )
 
 // respace puts back the spaces the extractor trims off the ends of its text
-// nodes ("Press. <a>ISBN</a> 978…" comes out "Press.<a>ISBN</a>978…"),
-// by finding each of its text nodes in the page's own text, in order, and
-// giving it a space on a side where the page had one. Nothing else
-// changes: a node that cannot be found keeps its text, and no space is
-// added inside a word the page wrote without one ("<b>T</b>he").
+// nodes ("Press. <a>ISBN</a> 978…" comes out "Press.<a>ISBN</a>978…"):
+// a text node glued to the one before is looked for in the page's own
+// text, in order, and given a space in front where the page had one.
+// Nothing else changes: a node that cannot be found keeps its text, and no
+// space is added inside a word the page wrote without one ("<b>T</b>he").
 func respace(content *html.Node, body *html.Node) {
 	page := "" // the page's text, squeezed, made when first needed
 	cur := 0

@@ -19,9 +19,8 @@ import (
 // paragraphs that are one link ("Reuse content", "Read more") or point
 // to another page ("Related: …" with its link), labels left where an
 // advertisement stood, and a paragraph that repeats an earlier one word
-// for word go. A list of links
-// between two paragraphs of prose is the article's own (its sources, a
-// changelog) and stays.
+// for word go. A list of links between two paragraphs of prose is the
+// article's own (its sources, a changelog) and stays.
 func trimArticle(content *html.Node, title string) {
 	blocks := blocksOf(content)
 	first, last := len(blocks), -1
