@@ -450,7 +450,7 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 const structured = "pre, table, blockquote, ol, ul, p"
 
 // restoreStructure puts back, in the extractor's answer, the page's own
-// code blocks, tables, quotes and lists: an element of the answer whose
+// code blocks, tables, quotes, lists and paragraphs: an element of the answer whose
 // text is that of one of those (whitespace aside: the extractor moves it)
 // is replaced by a copy of the original. A table or quote of the answer
 // is also replaced by the page's table or quote it was cut from (the
@@ -458,7 +458,7 @@ const structured = "pre, table, blockquote, ol, ul, p"
 // flattens a table inside a quote; see cutFrom).
 func restoreStructure(content *html.Node, body *goquery.Selection) {
 	originals := map[string]*html.Node{}
-	var cuttable []*html.Node // tables and quotes
+	var cuttable []keyed // tables and quotes
 	// Nested ones too: a page laid out in a table holds its article's
 	// quotes and tables inside that one.
 	body.Find(structured).Each(func(_ int, s *goquery.Selection) {
@@ -467,7 +467,7 @@ func restoreStructure(content *html.Node, body *goquery.Selection) {
 				originals[k] = s.Get(0)
 			}
 			if s.Is("table, blockquote") {
-				cuttable = append(cuttable, s.Get(0))
+				cuttable = append(cuttable, keyed{s.Get(0), k})
 			}
 		}
 	})
@@ -528,37 +528,33 @@ func withoutImages(n *html.Node) *html.Node {
 
 // textKey is n's text without any whitespace.
 func textKey(n *html.Node) string {
-	var b strings.Builder
-	var add func(*html.Node)
-	add = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			for _, r := range n.Data {
-				if !unicode.IsSpace(r) {
-					b.WriteRune(r)
-				}
-			}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			add(c)
-		}
-	}
-	add(n)
-	return b.String()
+		return r
+	}, nodeText(n))
+}
+
+// keyed is an element of the page and its textKey.
+type keyed struct {
+	n   *html.Node
+	key string
 }
 
 // cutFrom finds, for the extractor's table or quote t of text key, the
 // page's element of the same kind whose text holds key's characters in
 // order and is at most a tenth longer, or, for a table the extractor cut
 // more (it loses the text after a link in a cell), has as many rows.
-func cutFrom(t *html.Node, key string, originals []*html.Node) (*html.Node, bool) {
+func cutFrom(t *html.Node, key string, originals []keyed) (*html.Node, bool) {
 	rows := countRows(t)
 	for _, orig := range originals {
-		if orig.Data != t.Data {
+		if orig.n.Data != t.Data {
 			continue
 		}
-		full := textKey(orig)
-		if subsequence(key, full) && (len(key)*10 >= len(full)*9 || (rows > 1 && countRows(orig) == rows && len(key)*2 >= len(full))) {
-			return orig, true
+		full := orig.key
+		if subsequence(key, full) && (len(key)*10 >= len(full)*9 || (rows > 1 && countRows(orig.n) == rows && len(key)*2 >= len(full))) {
+			return orig.n, true
 		}
 	}
 	return nil, false
