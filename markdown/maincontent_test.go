@@ -76,6 +76,16 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 			unwant: []string{"Harbours in winter", "Jane Doe", "min read"},
 		},
 		{
+			name: "a gallery set into the article",
+			body: `<article>` + paragraphs("harbours", 4) + `<div class="type-gallery"><h2>Business news in pictures</h2><ul>
+				<li><h3>1/3 Shipping up</h3><p>Freight volumes rose again this quarter as the ports of the north reported record traffic and new routes.</p></li>
+				<li><h3>2/3 Airline merger</h3><p>Two regional airlines agreed to merge after months of talks, creating the third largest carrier of the country.</p></li>
+				<li><h3>3/3 Retail slows</h3><p>Shoppers stayed home in the cold weeks of the winter and the high streets saw fewer visitors than a year ago.</p></li>
+				</ul></div>` + paragraphs("winter", 4) + `</article>`,
+			want:   []string{"Paragraph 4 on winter"},
+			unwant: []string{"in pictures", "Freight volumes", "Airline merger", "Shoppers stayed home"},
+		},
+		{
 			name: "a headline unlike the title stays",
 			body: `<article><h1>What the tide brings</h1>` + article + `</article>`,
 			want: []string{"# What the tide brings"},
@@ -99,6 +109,24 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 				t.Errorf("the first paragraph comes %d times:\n%s", n, d.Markdown)
 			}
 		})
+	}
+}
+
+// TestStoryInSlides: a story told in a slideshow is the article, and stays;
+// only a gallery inside the article's own container is an insert.
+func TestStoryInSlides(t *testing.T) {
+	var slides strings.Builder
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&slides, `<div class="slide"><h3>Slide %d of 4</h3><p>Slide %d tells of a harbour in winter, of its boats and crews and of the `+
+			`town around it, at the length a story told in pictures gives each picture.</p></div>`, i, i)
+	}
+	// The introduction holds more paragraph text than any one slide.
+	body := `<div class="intro">` + paragraphs("pictures", 2) + `</div><div class="slideshow">` + slides.String() + `</div>`
+	d := convert(t, articlePage("Harbours", body), Options{MainContentOnly: true, IncludeLinks: true})
+	for i := 1; i <= 4; i++ {
+		if w := fmt.Sprintf("Slide %d tells of a harbour", i); !strings.Contains(d.Markdown, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, d.Markdown)
+		}
 	}
 }
 

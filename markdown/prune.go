@@ -28,6 +28,14 @@ var sectionWords = map[string]bool{
 	"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
 }
 
+// galleryWords name a gallery of pictures and their captions. Inside the
+// article's own container it is an insert ("Business news in pictures"),
+// not the article; elsewhere it may be the article itself (a story told
+// in slides), so it is left to the extractor there.
+var galleryWords = map[string]bool{
+	"gallery": true, "slideshow": true, "carousel": true,
+}
+
 // hiddenClasses are whole class names that frameworks use to hide an
 // element, or to show it to screen readers only.
 var hiddenClasses = map[string]bool{
@@ -52,25 +60,41 @@ var widgetRoles = map[string]bool{
 // whatever their names: a page whose whole layout sits in a div called
 // "content-with-related" still has its article.
 func pruneSections(body *html.Node) {
+	core := articleCore(body)
 	keep := map[*html.Node]bool{}
-	for n := articleCore(body); n != nil; n = n.Parent {
+	for n := core; n != nil; n = n.Parent {
 		keep[n] = true
 	}
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	var walk func(n *html.Node, inCore bool)
+	walk = func(n *html.Node, inCore bool) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if !keep[c] && notArticle(c) {
+				if !keep[c] && (notArticle(c) || inCore && namesGallery(c)) {
 					n.RemoveChild(c)
 				} else {
-					walk(c)
+					walk(c, inCore || c == core)
 				}
 			}
 			c = next
 		}
 	}
-	walk(body)
+	walk(body, false)
+}
+
+// namesGallery reports whether a word of n's class or id names a gallery.
+func namesGallery(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if galleryWords[w] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // notArticle reports whether n is hidden, a widget or a section named as

@@ -11,16 +11,23 @@ import (
 
 // trimArticle removes from the extractor's answer what surrounds the
 // article rather than belongs to it. The article's span runs from its
-// first paragraph of prose to its last (see prose). Before the span go
-// the headline when it repeats the page's title (the title is reported on
-// its own), bylines and datelines, and lists of links; after it, lists of
-// links (related stories, tags, "more from") and headings left with
-// nothing to head ("Comments", "Related videos"). Anywhere, short
-// paragraphs that are one link ("Reuse content", "Read more") or point
-// to another page ("Related: …" with its link), labels left where an
-// advertisement stood, and a paragraph that repeats an earlier one word
-// for word go. A list of links between two paragraphs of prose is the
-// article's own (its sources, a changelog) and stays.
+// first paragraph of prose to its last (see prose).
+//   - Before the span go the headline when it repeats the page's title
+//     (the title is reported on its own), bylines and datelines, and
+//     lists of links or of icons.
+//   - After it go lists of links (related stories, tags, "more from") and
+//     headings left with nothing to head ("Comments", "Related videos").
+//   - A heading that opens the page's tail ("More from …", "Comments",
+//     see tailHeading) goes with everything after it, when that is short
+//     or only stories' teasers.
+//   - Anywhere go short paragraphs that are one link ("Reuse content",
+//     "Read more") or point to another page ("Related: …" with its link),
+//     lines of tags ("Topics: …", each a link), labels left where an
+//     advertisement stood, and a paragraph that repeats an earlier one
+//     word for word.
+//
+// A list of links between two paragraphs of prose is the article's own
+// (its sources, a changelog) and stays.
 func trimArticle(content *html.Node, title string) {
 	blocks := blocksOf(content)
 	first, last := len(blocks), -1
@@ -38,13 +45,20 @@ func trimArticle(content *html.Node, title string) {
 		switch {
 		case b.n.Data == "p" && (shortLink(b) || pointer(b) || label(b.text)):
 			drop[i] = true
-		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && linkShare(b.n) >= 0.8:
+		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (linkShare(b.n) >= 0.8 || icons(b.n)):
+			drop[i] = true
+		case b.n.Data == "p" && tagLine.MatchString(b.text) && linkShare(b.n) >= 0.5:
 			drop[i] = true
 		case before && heading(b.n) && !headline && repeatsTitle(b.text, title):
 			drop[i], headline = true, true
 		case before && !heading(b.n) && byline(b.text):
 			drop[i] = true
 		case b.n.Data == "p" && repeats(b.text, seen):
+			drop[i] = true
+		}
+	}
+	if t := tail(blocks, first, last); t >= 0 {
+		for i := t; i < len(blocks); i++ {
 			drop[i] = true
 		}
 	}
@@ -66,6 +80,24 @@ func trimArticle(content *html.Node, title string) {
 			b.n.Parent.RemoveChild(b.n)
 		}
 	}
+}
+
+// tagLine starts a line of the article's tags or topics, each a link.
+var tagLine = regexp.MustCompile(`(?i)^(topics|tags|tagged( with)?|filed under|categories|category|themen|schlagw(ö|oe)rter|schlagworte|etiquetas|temas|mots-clés|sujets|argomenti)\s*:`)
+
+// icons reports whether most items of list n have no text: buttons drawn
+// as icons (share on this, share on that).
+func icons(n *html.Node) bool {
+	items, empty := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "li" {
+			items++
+			if strings.TrimSpace(nodeText(c)) == "" {
+				empty++
+			}
+		}
+	}
+	return items > 0 && 2*empty > items
 }
 
 // repeatsTitle reports whether every word of a heading's text is in the
@@ -112,8 +144,82 @@ func byline(text string) bool {
 }
 
 // pointerStart starts a paragraph that points elsewhere ("Read more: …",
-// "Related: …") rather than says something.
-var pointerStart = regexp.MustCompile(`(?i)^(read more|read also|also read|related|see also|recommended|more on this|more from|watch|listen)\b\s*[:›»>|-]`)
+// "Related: …", and the same in a few other languages) rather than says
+// something.
+var pointerStart = regexp.MustCompile(`(?i)^(read more|read also|also read|related|see also|recommended|more on this|more from|watch|listen|` +
+	`lesen sie (auch|mehr)|mehr zum thema|auch interessant|siehe auch|` +
+	`(le|te) puede interesar|lea también|lee también|ver también|puedes ver|` +
+	`(à )?lire aussi|voir aussi|leggi anche|(leia|veja) também|czytaj (też|także)|zobacz (też|także))\s*[:›»>|-]`)
+
+// tailHeading is the text of a heading that opens what follows an
+// article: other stories ("More from …", "You may also like", "Das
+// könnte Sie auch interessieren"), comments and calls to subscribe.
+var tailHeading = regexp.MustCompile(`(?i)^(related|more (from|on|stories|news|articles|in)|other .*(stories|articles|columns|news)|` +
+	`(you|we think you) (may|might|will) (also )?(like|enjoy|be interested)|recommended|popular|most (read|popular|viewed|shared)|trending|read next|what to read next|` +
+	`(featured|recent|latest|popular) (news|stories|articles|posts|videos|slide ?shows)|` +
+	`\d* ?comments?|leave a (reply|comment)|join the (conversation|discussion)|share this|subscribe|sign up|` +
+	`das könnte sie auch interessieren|(das|dies) (könnte|dürfte) sie auch interessieren|weitere (artikel|beiträge|themen|nachrichten|meldungen)|mehr (zum thema|aus|von|zu)|ähnliche (artikel|beiträge)|\d* ?kommentare?|meistgelesen|` +
+	`(le|te) puede interesar|también te puede interesar|más (sobre|noticias|de)|noticias relacionadas|lo más (leído|visto)|\d* ?comentarios?|` +
+	`(à )?lire aussi|sur le même (sujet|thème)|articles? similaires|\d* ?commentaires?|` +
+	`leggi anche|articoli correlati|potrebbe interessarti|\d* ?commenti|` +
+	`(leia|veja) também|notícias relacionadas|\d* ?comentários|` +
+	`czytaj (też|także)|zobacz (też|także)|polecane|\d* ?komentarze)\b`)
+
+// maxTeaser is the longest paragraph under a tail heading inside the
+// article's span that is still a story's teaser, in characters.
+const maxTeaser = 320
+
+// tail is the index of the block from which the rest of the answer is
+// what follows the article, or -1. That is a tail heading after the
+// article's first paragraph of prose when everything after it is short
+// (after the span), or is stories' teasers: headings that are mostly a
+// link, each with at most a teaser paragraph ("Other columns" inside the
+// span because teasers read like prose).
+func tail(blocks []block, first, last int) int {
+	for i := first + 1; i < len(blocks); i++ {
+		if !opensTail(blocks[i]) {
+			continue
+		}
+		if i > last || teasers(blocks[i+1:]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// opensTail reports whether b is a tail heading, or a short paragraph
+// that reads as one ("Weitere Artikel zum Thema" set in bold).
+func opensTail(b block) bool {
+	switch {
+	case heading(b.n):
+	case b.n.Data == "p" && utf8.RuneCountInString(b.text) <= maxTailLabel:
+	default:
+		return false
+	}
+	return tailHeading.MatchString(b.text)
+}
+
+// maxTailLabel is the longest paragraph that can stand for a tail
+// heading, in characters.
+const maxTailLabel = 60
+
+// teasers reports whether blocks are at least two linked headings, each
+// followed by no more than short paragraphs.
+func teasers(blocks []block) bool {
+	linked := 0
+	for _, b := range blocks {
+		switch {
+		case heading(b.n):
+			if linkShare(b.n) < 0.5 {
+				return false
+			}
+			linked++
+		case b.n.Data != "p" || utf8.RuneCountInString(b.text) > maxTeaser:
+			return false
+		}
+	}
+	return linked >= 2
+}
 
 // pointer reports whether p is a short paragraph that points to another
 // page: it starts like one and holds a link.

@@ -57,6 +57,29 @@ func TestTrimArticle(t *testing.T) {
 		{"a paragraph repeated word for word", "Story",
 			p1 + p2 + p1,
 			[]string{"First", "Second"}},
+		{"a tail heading and everything short after it", "Story",
+			p1 + p2 + `<h3>Das könnte Sie auch interessieren!</h3><p>18. Feb 2021 // Sonstiges</p><h3>3 Kommentare</h3><p>Sie sind aktuell nicht eingeloggt.</p>`,
+			[]string{"First", "Second"}},
+		{"other stories' teasers under a tail heading", "Story",
+			p1 + p2 + `<h2>Other Opinion Columns</h2>` +
+				`<h4><b>Editorial</b> <a href="/a">A lasting legacy of the harbour</a></h4><p>The harbour master leaves after thirty years, and the town is not sure what comes next for it.</p>` +
+				`<h4><b>Shipping</b> <a href="/b">Ports of the north</a></h4><p>The northern ports were busier than ever this winter, and the crews are asking for more help.</p>`,
+			[]string{"First", "Second"}},
+		{"a section whose heading reads like a tail, with the article's own words", "Story",
+			p1 + `<h2>Related work</h2>` + p2,
+			[]string{"First", "Related", "Second"}},
+		{"a tail heading followed by sections that are not teasers", "Story",
+			p1 + `<h2>More from the harbour</h2><h3>The boats</h3>` + p2 + `<h3>The crews</h3><p>Third paragraph, about the crews, again long enough to be read as prose by the trim.</p>`,
+			[]string{"First", "More", "The", "Second", "The", "Third"}},
+		{"share buttons drawn as icons before the prose", "Story",
+			`<ul><li><a href="/s">Share</a></li><li><a href="/f"></a></li><li><a href="/t"></a></li></ul>` + p1,
+			[]string{"First"}},
+		{"a line of tags, each a link", "Story",
+			`<p>Topics: <a href="/t/a">harbours</a>, <a href="/t/b">ships</a>, <a href="/t/c">winter</a></p>` + p1 + p2,
+			[]string{"First", "Second"}},
+		{"pointers in other languages", "Story",
+			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
+			[]string{"First", "Second"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

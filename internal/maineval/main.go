@@ -15,7 +15,7 @@
 // kept, and with links dropped) and go-trafilatura alone on the same
 // pages.
 //
-//	go run ./internal/maineval [-set snippets|tokens|both] [-diff] [-n N]
+//	go run ./internal/maineval [-set snippets|tokens|both] [-diff] [-n N] [-worst N]
 package main
 
 import (
@@ -24,6 +24,7 @@ import (
 	"log"
 	"net/url"
 	"os/exec"
+	"sort"
 	"strings"
 	"time"
 
@@ -70,6 +71,7 @@ func main() {
 	set := flag.String("set", "both", "which set to score: snippets, tokens or both")
 	limit := flag.Int("n", 0, "score only the first n pages of each set (0: all)")
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
+	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
 	flag.Parse()
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
 	if *set == "snippets" || *set == "both" {
@@ -78,7 +80,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		scoreSet("trafilatura's comparison set (snippets)", pages, extractors, *limit, *diff)
+		scoreSet("trafilatura's comparison set (snippets)", pages, extractors, *limit, *diff, *worst)
 	}
 	if *set == "tokens" || *set == "both" {
 		dir := moduleDir("github.com/go-shiori/go-readability")
@@ -86,7 +88,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		scoreSet("readability test pages (word tokens)", pages, extractors, *limit, *diff)
+		scoreSet("readability test pages (word tokens)", pages, extractors, *limit, *diff, *worst)
 	}
 }
 
@@ -123,11 +125,10 @@ func f1(p, r float64) float64 {
 // total sums page scores (micro average) and averages their ratios
 // (macro average, each page counting once).
 type total struct {
-	sum        score
-	p, r, f    float64
-	pages      int
-	elapsed    time.Duration
-	worstPages []string
+	sum     score
+	p, r, f float64
+	pages   int
+	elapsed time.Duration
 }
 
 func (t *total) add(s score) {
@@ -148,23 +149,50 @@ func (t total) String() string {
 		t.p/n, t.r/n, t.f/n, p, r, f1(p, r), t.elapsed.Round(time.Millisecond))
 }
 
-func scoreSet(title string, pages []page, extractors []extractor, limit int, diff bool) {
+func scoreSet(title string, pages []page, extractors []extractor, limit int, diff bool, worst int) {
 	if limit > 0 && len(pages) > limit {
 		pages = pages[:limit]
 	}
 	fmt.Printf("%s: %d pages\n", title, len(pages))
+	var first []scored
 	for i, x := range extractors {
 		var t total
 		for _, p := range pages {
 			start := time.Now()
 			text := x.run(p.html)
 			t.elapsed += time.Since(start)
-			t.add(p.score(text))
-			if diff && i == 0 {
-				p.diff(text)
+			s := p.score(text)
+			t.add(s)
+			if i == 0 {
+				first = append(first, scored{p.name, s})
+				if diff {
+					p.diff(text)
+				}
 			}
 		}
 		fmt.Printf("  %s %s\n", x.name, t)
+	}
+	printWorst(first, worst)
+}
+
+// scored is one page's outcome.
+type scored struct {
+	name string
+	score
+}
+
+// printWorst lists the n pages with the lowest precision, most false
+// positives first among equals.
+func printWorst(pages []scored, n int) {
+	sort.SliceStable(pages, func(i, j int) bool {
+		pi, pj := pages[i].precision(), pages[j].precision()
+		if pi != pj {
+			return pi < pj
+		}
+		return pages[i].fp > pages[j].fp
+	})
+	for _, p := range pages[:min(n, len(pages))] {
+		fmt.Printf("    %-40s precision %.3f recall %.3f (fp %d, fn %d)\n", p.name, p.precision(), p.recall(), p.fp, p.fn)
 	}
 }
 
