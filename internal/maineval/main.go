@@ -15,10 +15,11 @@
 // kept, and with links dropped) and go-trafilatura alone on the same
 // pages.
 //
-//	go run ./internal/maineval [-set snippets|tokens|both] [-diff] [-n N] [-worst N]
+//	go run ./internal/maineval [-set snippets|tokens|both|newer] [-diff] [-n N] [-worst N]
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -68,7 +69,7 @@ var trafilaturaAlone = extractor{"go-trafilatura + fallback        ", func(page 
 }}
 
 func main() {
-	set := flag.String("set", "both", "which set to score: snippets, tokens or both")
+	set := flag.String("set", "both", "which set to score: snippets, tokens, both, or newer (readability pages added since, downloaded)")
 	limit := flag.Int("n", 0, "score only the first n pages of each set (0: all)")
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
@@ -82,15 +83,35 @@ func main() {
 		}
 		scoreSet("trafilatura's comparison set (snippets)", pages, extractors, *limit, *diff, *worst)
 	}
-	if *set == "tokens" || *set == "both" {
+	var older map[string]bool
+	if *set == "tokens" || *set == "both" || *set == "newer" {
 		dir := moduleDir("github.com/go-shiori/go-readability")
-		pages, err := readTokenSet(dir)
+		pages, err := readTokenSet(dir, nil)
 		if err != nil {
 			log.Fatal(err)
 		}
-		scoreSet("readability test pages (word tokens)", pages, extractors, *limit, *diff, *worst)
+		older = map[string]bool{}
+		for _, p := range pages {
+			older[p.name] = true
+		}
+		if *set != "newer" {
+			scoreSet("readability test pages (word tokens)", pages, extractors, *limit, *diff, *worst)
+		}
+	}
+	if *set == "newer" {
+		// The pages added to the readability tests since go-shiori's copy,
+		// in the readeck fork: none of the rules was tuned on them.
+		pages, err := readTokenSet(downloadedDir(readeckModule), older)
+		if err != nil {
+			log.Fatal(err)
+		}
+		scoreSet("newer readability test pages (word tokens)", pages, extractors, *limit, *diff, *worst)
 	}
 }
+
+// readeckModule is the readeck fork of go-readability, which has test
+// pages added after go-shiori's copy. The service does not depend on it.
+const readeckModule = "codeberg.org/readeck/go-readability/v2@v2.1.3"
 
 // page is one page of an evaluation set and how its text is scored.
 type page struct {
@@ -194,6 +215,20 @@ func printWorst(pages []scored, n int) {
 	for _, p := range pages[:min(n, len(pages))] {
 		fmt.Printf("    %-40s precision %.3f recall %.3f (fp %d, fn %d)\n", p.name, p.precision(), p.recall(), p.fp, p.fn)
 	}
+}
+
+// downloadedDir downloads a module (path@version) into the module cache
+// and returns its directory.
+func downloadedDir(module string) string {
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	if err != nil {
+		log.Fatalf("download %s: %v", module, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil {
+		log.Fatalf("download %s: %v", module, err)
+	}
+	return m.Dir
 }
 
 func moduleDir(path string) string {
