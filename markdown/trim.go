@@ -15,8 +15,10 @@ import (
 //   - Before the span go the headline when it repeats the page's title
 //     (the title is reported on its own), bylines and datelines, and
 //     lists of links or of icons.
-//   - After it go lists of links (related stories, tags, "more from") and
-//     headings left with nothing to head ("Comments", "Related videos").
+//   - After it go lists of links (related stories, tags, "more from"),
+//     notes that the article first appeared elsewhere ("Originally
+//     published at …") and headings left with nothing to head
+//     ("Comments", "Related videos").
 //   - A heading that opens the page's tail ("More from …", "Comments",
 //     see tailHeading) goes with everything after it, when that is short
 //     or only stories' teasers.
@@ -48,6 +50,8 @@ func trimArticle(content *html.Node, title string) {
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (linkShare(b.n) >= 0.8 || icons(b.n)):
 			drop[i] = true
 		case b.n.Data == "p" && tagLine.MatchString(b.text) && linkShare(b.n) >= 0.5:
+			drop[i] = true
+		case after && b.n.Data == "p" && republished(b.text):
 			drop[i] = true
 		case before && heading(b.n) && !headline && repeatsTitle(b.text, title):
 			drop[i], headline = true, true
@@ -84,6 +88,18 @@ func trimArticle(content *html.Node, title string) {
 
 // tagLine starts a line of the article's tags or topics, each a link.
 var tagLine = regexp.MustCompile(`(?i)^(topics|tags|tagged( with)?|filed under|categories|category|themen|schlagw(ö|oe)rter|schlagworte|etiquetas|temas|mots-clés|sujets|argomenti)\s*:`)
+
+// republishedNote starts a note that the article first appeared elsewhere.
+var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?appeared)\b`)
+
+// republished reports whether text is a short note that the article
+// first appeared elsewhere ("Originally published at …").
+func republished(text string) bool {
+	return utf8.RuneCountInString(text) <= maxNote && republishedNote.MatchString(text)
+}
+
+// maxNote is the longest note after an article, in characters.
+const maxNote = 400
 
 // icons reports whether most items of list n have no text: buttons drawn
 // as icons (share on this, share on that).
