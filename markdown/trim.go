@@ -51,7 +51,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true
 		case b.n.Data == "p" && tagLine.MatchString(b.text) && linkShare(b.n) >= 0.5:
 			drop[i] = true
-		case after && b.n.Data == "p" && republished(b.text):
+		case i >= last && b.n.Data == "p" && republished(b.text): // such a note is often long enough to end the span
+
 			drop[i] = true
 		case before && heading(b.n) && !headline && repeatsTitle(b.text, title):
 			drop[i], headline = true, true

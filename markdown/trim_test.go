@@ -78,7 +78,7 @@ func TestTrimArticle(t *testing.T) {
 			`<p>Topics: <a href="/t/a">harbours</a>, <a href="/t/b">ships</a>, <a href="/t/c">winter</a></p>` + p1 + p2,
 			[]string{"First", "Second"}},
 		{"a note that the story first appeared elsewhere, after it", "Story",
-			p1 + p2 + `<p>Originally published at <a href="https://blog.example.org/p/1">blog.example.org</a> on November 18, 2011.</p>`,
+			p1 + p2 + `<p>Originally published at <a href="https://blog.example.org/p/1">blog.example.org</a> on November 18, 2011. Share it with someone who would enjoy it too.</p>`,
 			[]string{"First", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
