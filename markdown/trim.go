@@ -24,8 +24,8 @@ import (
 //     or only stories' teasers.
 //   - Anywhere go short paragraphs that are one link ("Reuse content",
 //     "Read more") or point to another page ("Related: …" with its link),
-//     lines of tags ("Topics: …", each a link), labels left where an
-//     advertisement stood, and a paragraph that repeats an earlier one
+//     lines of tags ("Topics: …", each a link), pictures' credit lines
+//     and copyright notices, labels left where an advertisement stood, and a paragraph that repeats an earlier one
 //     word for word.
 //
 // A list of links between two paragraphs of prose is the article's own
@@ -50,6 +50,8 @@ func trimArticle(content *html.Node, title string) {
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (linkShare(b.n) >= 0.8 || icons(b.n)):
 			drop[i] = true
 		case b.n.Data == "p" && tagLine.MatchString(b.text) && linkShare(b.n) >= 0.5:
+			drop[i] = true
+		case b.n.Data == "p" && credit(b.text):
 			drop[i] = true
 		case i >= last && b.n.Data == "p" && republished(b.text): // such a note is often long enough to end the span
 
@@ -89,6 +91,19 @@ func trimArticle(content *html.Node, title string) {
 
 // tagLine starts a line of the article's tags or topics, each a link.
 var tagLine = regexp.MustCompile(`(?i)^(topics|tags|tagged( with)?|filed under|categories|category|themen|schlagw(ö|oe)rter|schlagworte|etiquetas|temas|mots-clés|sujets|argomenti)\s*:`)
+
+// creditLabel starts a picture's credit line.
+var creditLabel = regexp.MustCompile(`(?i)^(photo|photograph|picture|image|foto|bild|titelbild|crédits? photos?|credits?|photo credit|image credit)s?\s*:`)
+
+// creditEnd ends a line with a credit or copyright notice: "©" opening
+// the line or a sentence of it, and running to its end without a comma.
+var creditEnd = regexp.MustCompile(`(^|[.!?|]\s+)©[^,;!?]*$`)
+
+// credit reports whether text is a short line crediting a picture
+// ("Photo: …", "… © AFP / A. Name") or a copyright notice.
+func credit(text string) bool {
+	return utf8.RuneCountInString(text) <= maxByline && (creditLabel.MatchString(text) || creditEnd.MatchString(text))
+}
 
 // republishedNote starts a note that the article first appeared elsewhere.
 var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?appeared)\b`)
