@@ -25,7 +25,7 @@ import (
 //   - Anywhere go short paragraphs that are one link ("Reuse content",
 //     "Read more") or point to another page ("Related: …" with its link),
 //     lines of tags ("Topics: …", each a link), pictures' credit lines
-//     and copyright notices, labels left where an advertisement stood, and a paragraph that repeats an earlier one
+//     and copyright notices, calls to subscribe, follow or comment, labels left where an advertisement stood, and a paragraph that repeats an earlier one
 //     word for word.
 //
 // A list of links between two paragraphs of prose is the article's own
@@ -52,6 +52,8 @@ func trimArticle(content *html.Node, title string) {
 		case b.n.Data == "p" && tagLine.MatchString(b.text) && linkShare(b.n) >= 0.5:
 			drop[i] = true
 		case b.n.Data == "p" && credit(b.text):
+			drop[i] = true
+		case b.n.Data == "p" && callToAction(b.text):
 			drop[i] = true
 		case i >= last && b.n.Data == "p" && republished(b.text): // such a note is often long enough to end the span
 
@@ -104,6 +106,22 @@ var creditEnd = regexp.MustCompile(`(^|[.!?|]\s+)©[^,;!?]*$`)
 func credit(text string) bool {
 	return utf8.RuneCountInString(text) <= maxByline && (creditLabel.MatchString(text) || creditEnd.MatchString(text))
 }
+
+// A call to action asks the reader to subscribe, follow or comment: it
+// starts like one and speaks of one.
+var (
+	ctaStart = regexp.MustCompile(`(?i)^(never miss|don'?t miss|get|sign up|subscribe|join|follow|want|do you want|like (this|what)|enjoy(ed)?|if you (enjoyed|liked|like)|we want to hear|share your thoughts|click here|` +
+		`zum newsletter|melde dich|abonnier|zapraszamy|suscr[ií]bete|inscr[ií]bete|abonnez)`)
+	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|\bsubscri|sign(ing)? up|follow us|what you think|your thoughts|this (post|article|story)|abonn|anmelden|subskrypcj|suscr|inscr)`)
+)
+
+// callToAction reports whether text is a short call to action.
+func callToAction(text string) bool {
+	return utf8.RuneCountInString(text) <= maxCallToAction && ctaStart.MatchString(text) && ctaWords.MatchString(text)
+}
+
+// maxCallToAction is the longest call to action, in characters.
+const maxCallToAction = 200
 
 // republishedNote starts a note that the article first appeared elsewhere.
 var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?appeared)\b`)
