@@ -104,7 +104,10 @@ var creditEnd = regexp.MustCompile(`(^|[.!?|]\s+)©[^,;!?]*$`)
 // credit reports whether text is a short line crediting a picture
 // ("Photo: …", "… © AFP / A. Name") or a copyright notice.
 func credit(text string) bool {
-	return utf8.RuneCountInString(text) <= maxByline && (creditLabel.MatchString(text) || creditEnd.MatchString(text))
+	if utf8.RuneCountInString(text) > maxByline {
+		return false
+	}
+	return creditLabel.MatchString(text) || strings.Contains(text, "©") && creditEnd.MatchString(text)
 }
 
 // A call to action asks the reader to subscribe, follow or comment: it
@@ -190,7 +193,22 @@ func byline(text string) bool {
 	if text == "" || utf8.RuneCountInString(text) > maxByline {
 		return false
 	}
-	return bylineStart.MatchString(text) || readingTime.MatchString(text) || dateStart.MatchString(text)
+	return bylineStart.MatchString(text) || readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text)
+}
+
+// dateWords are the first three letters of the words a date can start
+// with: days and months.
+var dateWords = map[string]bool{"mon": true, "tue": true, "wed": true, "thu": true, "fri": true, "sat": true, "sun": true,
+	"jan": true, "feb": true, "mar": true, "apr": true, "may": true, "jun": true, "jul": true, "aug": true, "sep": true,
+	"oct": true, "nov": true, "dec": true}
+
+// mayStartWithDate reports whether text starts with a digit or with the
+// first letters of a day or a month: a cheap test before dateStart.
+func mayStartWithDate(text string) bool {
+	if text[0] >= '0' && text[0] <= '9' {
+		return true
+	}
+	return len(text) >= 3 && dateWords[strings.ToLower(text[:3])]
 }
 
 // pointerStart starts a paragraph that points elsewhere ("Read more: …",
