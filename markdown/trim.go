@@ -221,17 +221,24 @@ var pointerStart = regexp.MustCompile(`(?i)^(read more|read also|also read|relat
 
 // tailHeading is the text of a heading that opens what follows an
 // article: other stories ("More from …", "You may also like", "Das
-// könnte Sie auch interessieren"), comments and calls to subscribe.
-var tailHeading = regexp.MustCompile(`(?i)^(related|more (from|on|stories|news|articles|in)|other .*(stories|articles|columns|news)|` +
-	`(you|we think you) (may|might|will) (also )?(like|enjoy|be interested)|recommended|popular|most (read|popular|viewed|shared)|trending|read next|what to read next|` +
-	`(featured|recent|latest|popular) (news|stories|articles|posts|videos|slide ?shows)|` +
-	`\d* ?comments?|leave a (reply|comment)|join the (conversation|discussion)|share this|subscribe|sign up|` +
-	`das könnte sie auch interessieren|(das|dies) (könnte|dürfte) sie auch interessieren|weitere (artikel|beiträge|themen|nachrichten|meldungen)|mehr (zum thema|aus|von|zu)|ähnliche (artikel|beiträge)|\d* ?kommentare?|meistgelesen|` +
-	`(le|te) puede interesar|también te puede interesar|más (sobre|noticias|de)|noticias relacionadas|lo más (leído|visto)|\d* ?comentarios?|` +
-	`(à )?lire aussi|sur le même (sujet|thème)|articles? similaires|\d* ?commentaires?|` +
-	`leggi anche|articoli correlati|potrebbe interessarti|\d* ?commenti|` +
-	`(leia|veja) também|notícias relacionadas|\d* ?comentários|` +
-	`czytaj (też|także)|zobacz (też|także)|polecane|\d* ?komentarze)\b`)
+// könnte Sie auch interessieren"), comments and calls to subscribe. A
+// phrase may start a longer heading ("More from the harbour desk"); a
+// word that also heads an article's own section ("Popular varieties")
+// counts only as the whole heading ("Related", "Comments").
+var tailHeading = regexp.MustCompile(`(?i)^((` +
+	`more (from|on|stories|news|articles|in)|other .*(stories|articles|columns|news)|` +
+	`(you|we think you) (may|might|will) (also )?(like|enjoy|be interested)|most (read|popular|viewed|shared)|read next|what to read next|` +
+	`(featured|recent|latest|popular|related|recommended|trending) (news|stories|articles|posts|videos|content|links|reading|slide ?shows)|` +
+	`\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|` +
+	`(das|dies) (könnte|dürfte) sie auch interessieren|weitere (aktuelle )?(artikel|beiträge|themen|nachrichten|meldungen)|mehr (themen|zum thema|aus|von|zu)|ähnliche (artikel|beiträge)|` +
+	`zum weiterlesen|lesen sie auch|schon gelesen|neueste (artikel|beiträge|nachrichten)|videos? zum thema|entdecke weitere|kommentierte artikel|\d+ kommentare?|` +
+	`(le|te) puede interesar|también te puede interesar|más (sobre|noticias|de)|noticias relacionadas|lo más (leído|visto)|\d+ comentarios?|` +
+	`(à )?lire aussi|sur le même (sujet|thème)|articles? similaires|\d+ commentaires?|` +
+	`leggi anche|articoli correlati|potrebbe interessarti|\d+ commenti|` +
+	`(leia|veja) também|notícias relacionadas|\d+ comentários|` +
+	`czytaj (też|także)|zobacz (też|także)|\d+ komentarze)\b|` +
+	`(related|recommended|popular|trending|comments?|share this|subscribe|sign up|` +
+	`kommentare?|meistgelesen|comentarios?|commentaires?|commenti|comentários|komentarze|polecane)[\s:!?.…]*$)`)
 
 // maxTeaser is the longest paragraph under a tail heading inside the
 // article's span that is still a story's teaser, in characters.
@@ -239,20 +246,41 @@ const maxTeaser = 320
 
 // tail is the index of the block from which the rest of the answer is
 // what follows the article, or -1. That is a tail heading after the
-// article's first paragraph of prose when everything after it is short
-// (after the span), or is stories' teasers: headings that are mostly a
-// link, each with at most a teaser paragraph ("Other columns" inside the
-// span because teasers read like prose).
+// article's first paragraph of prose when what follows it is no prose
+// (it is after the span), is little text (slight), or is stories'
+// teasers: headings that are mostly a link, each with at most a teaser
+// paragraph ("Other columns" inside the span because teasers read like
+// prose).
 func tail(blocks []block, first, last int) int {
 	for i := first + 1; i < len(blocks); i++ {
 		if !opensTail(blocks[i]) {
 			continue
 		}
-		if i > last || teasers(blocks[i+1:]) {
+		if i > last || teasers(blocks[i+1:]) || slight(blocks, i) {
 			return i
 		}
 	}
 	return -1
+}
+
+// maxTail is the most text, in characters, that a tail heading can head
+// and still take it along whatever it is (a comment form, a date).
+const maxTail = 600
+
+// slight reports whether the blocks after blocks[i] hold little text: at
+// most maxTail characters and a quarter of the text before it.
+func slight(blocks []block, i int) bool {
+	before, after := 0, 0
+	for j, b := range blocks {
+		n := utf8.RuneCountInString(b.text)
+		switch {
+		case j < i:
+			before += n
+		case j > i:
+			after += n
+		}
+	}
+	return after <= maxTail && 4*after <= before
 }
 
 // opensTail reports whether b is a tail heading, or a short paragraph
@@ -260,11 +288,18 @@ func tail(blocks []block, first, last int) int {
 func opensTail(b block) bool {
 	switch {
 	case heading(b.n):
-	case b.n.Data == "p" && utf8.RuneCountInString(b.text) <= maxTailLabel:
+	case b.n.Data == "p" && utf8.RuneCountInString(b.text) <= maxTailLabel && !pointsOn(b.text):
 	default:
 		return false
 	}
 	return tailHeading.MatchString(b.text)
+}
+
+// pointsOn reports whether text goes on after a colon ("Related: Chicago
+// is …"): a pointer to one story, not a label over what follows.
+func pointsOn(text string) bool {
+	i := strings.IndexByte(text, ':')
+	return i >= 0 && strings.TrimSpace(text[i+1:]) != ""
 }
 
 // maxTailLabel is the longest paragraph that can stand for a tail
