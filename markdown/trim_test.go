@@ -13,6 +13,10 @@ import (
 func TestTrimArticle(t *testing.T) {
 	const p1 = `<p>First paragraph of the story, long enough to be read as prose by the rules of the trim.</p>`
 	const p2 = `<p>Second paragraph of the story, also long enough to count as a paragraph of prose here.</p>`
+	long := p1 + p2 + `<p>Third paragraph of the story, where the crews tell of the winter nights on the water and the cold.</p>` +
+		`<p>Fourth paragraph of the story, where the harbour master explains the new rules for the moorings.</p>` +
+		`<p>Fifth paragraph of the story, where the boats are made ready for the season, one after the other.</p>` +
+		`<p>Sixth paragraph of the story, which ends it with the first boats leaving in the spring light.</p>`
 	links := `<ul><li><a href="/a">Ports of the north</a></li><li><a href="/b">Ships and crews</a></li><li><a href="/c">Lighthouses</a></li></ul>`
 	cases := []struct {
 		name, title, content string
@@ -72,18 +76,14 @@ func TestTrimArticle(t *testing.T) {
 			p1 + `<h2>More from the harbour</h2><h3>The boats</h3>` + p2 + `<h3>The crews</h3><p>Third paragraph, about the crews, again long enough to be read as prose by the trim.</p>`,
 			[]string{"First", "More", "The", "Second", "The", "Third"}},
 		{"a comment form under a tail heading, little text after a long article", "Story",
-			p1 + p2 + `<p>Third paragraph of the story, where the crews tell of the winter nights on the water and the cold.</p>` +
-				`<p>Fourth paragraph of the story, where the harbour master explains the new rules for the moorings.</p>` +
-				`<p>Fifth paragraph of the story, where the boats are made ready for the season, one after the other.</p>` +
-				`<p>Sixth paragraph of the story, which ends it with the first boats leaving in the spring light.</p>` +
-				`<h3>3 Kommentare</h3><p>Sie sind aktuell nicht eingeloggt.</p><p>Beim Absenden Ihres Kommentars ist ein Fehler aufgetreten. Bitte versuchen Sie es später noch einmal.</p>`,
+			long + `<h3>3 Kommentare</h3><p>Sie sind aktuell nicht eingeloggt.</p><p>Beim Absenden Ihres Kommentars ist ein Fehler aufgetreten. Bitte versuchen Sie es später noch einmal.</p>`,
 			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
 		{"a last section whose heading starts with a tail word", "Story",
 			p1 + p2 + `<h3>Popular varieties</h3><p>Glabra, the familiar magenta one.</p>`,
 			[]string{"First", "Second", "Popular", "Glabra,"}},
 		{"a pointer to one story before the last paragraph", "Story",
-			p1 + `<p>Related: the harbour is the busiest of the coast</p>` + p2,
-			[]string{"First", "Related:", "Second"}},
+			long + `<p>Mehr zum Thema: die Häfen im Norden</p><p>Last paragraph of the story, after the pointer, still the story's own words.</p>`,
+			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Mehr", "Last"}},
 		{"share buttons drawn as icons before the prose", "Story",
 			`<ul><li><a href="/s">Share</a></li><li><a href="/f"></a></li><li><a href="/t"></a></li></ul>` + p1,
 			[]string{"First"}},
