@@ -182,14 +182,25 @@ func newTab(p playwright.Page) *tab {
 // count as settled.
 const quiet = 300 * time.Millisecond
 
+// pageTurn is a script that resolves after a timer of the page's own, of
+// 100 ms.
+const pageTurn = `() => new Promise(resolve => setTimeout(resolve, 100))`
+
 // settle waits until the page has had nothing in flight for quiet, or
 // until limit passes: content fetched after the load event arrives. The
 // quiet time counts from the call at the earliest: the driver reports
 // requests late on a busy machine, and a request a script starts just
-// after the load event must have the time to show up.
+// after the load event must have the time to show up. Before it looks at
+// the network, it waits for a timer of the page's own (pageTurn): the
+// page's timers due before it (a fetch set off 50 ms after the load
+// event) have run by then, however long the page kept itself busy, so
+// their requests are in flight.
 func (t *tab) settle(limit time.Duration) {
 	began := time.Now()
 	deadline := began.Add(limit)
+	// An error (the page navigated away or closed) leaves the network
+	// wait alone to decide.
+	_, _ = t.page.Evaluate(pageTurn)
 	for time.Now().Before(deadline) {
 		last := time.Unix(0, t.lastNet.Load())
 		if last.Before(began) {

@@ -89,6 +89,39 @@ window.addEventListener('load', () => {
 	return srv, &images
 }
 
+// TestRenderWaitsForABusyPage: a page whose script keeps the renderer
+// busy for longer than the quiet window right after the load event, and
+// only then gets to a timer that fetches more text (as on a loaded
+// machine), is read after that text arrived.
+func TestRenderWaitsForABusyPage(t *testing.T) {
+	b := launch(t, true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/text" {
+			fmt.Fprint(w, "Text fetched once the page was free.")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Busy</title></head><body><div id="root"></div>
+<script>
+window.addEventListener('load', () => {
+  setTimeout(() => { const t = Date.now(); while (Date.now() - t < 600) {} }, 0);
+  setTimeout(() => fetch('/api/text').then(r => r.text()).then(t => {
+    const p = document.createElement('p'); p.textContent = t; document.getElementById('root').appendChild(p);
+  }), 50);
+});
+</script></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	s := newSession(t, b)
+	p, err := s.Render(context.Background(), srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.HTML, "Text fetched once the page was free.") {
+		t.Errorf("the text fetched after the busy spell is missing:\n%s", p.HTML)
+	}
+}
+
 func TestRenderRunsJavaScript(t *testing.T) {
 	b := launch(t, true)
 	srv, images := jsSite(t)
