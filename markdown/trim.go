@@ -95,7 +95,7 @@ func trimArticle(content *html.Node, title string) {
 var tagLine = regexp.MustCompile(`(?i)^(topics|tags|tagged( with)?|filed under|categories|category|themen|schlagw(ö|oe)rter|schlagworte|etiquetas|temas|mots-clés|sujets|argomenti)\s*:`)
 
 // creditLabel starts a picture's credit line.
-var creditLabel = regexp.MustCompile(`(?i)^(photo|photograph|picture|image|foto|bild|titelbild|crédits? photos?|credits?|photo credit|image credit)s?\s*:`)
+var creditLabel = regexp.MustCompile(`(?i)^(photo|photograph|picture|foto|bild|titelbild|crédits? photos?|(photo|image|picture) credit|image (source|courtesy))s?\s*:`)
 
 // creditEnd ends a line with a credit or copyright notice: "©" opening
 // the line or a sentence of it, and running to its end without a comma.
@@ -111,11 +111,14 @@ func credit(text string) bool {
 }
 
 // A call to action asks the reader to subscribe, follow or comment: it
-// starts like one and speaks of one.
+// starts like one and speaks of the site (its newsletter, "follow us",
+// "what you think of this article"), so that a line of documentation
+// ("Subscribe to events with …", "Get started by signing up") is not
+// taken for one.
 var (
 	ctaStart = regexp.MustCompile(`(?i)^(never miss|don'?t miss|get|sign up|subscribe|join|follow|want|do you want|like (this|what)|enjoy(ed)?|if you (enjoyed|liked|like)|we want to hear|share your thoughts|click here|` +
 		`zum newsletter|melde dich|abonnier|zapraszamy|suscr[ií]bete|inscr[ií]bete|abonnez)`)
-	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|\bsubscri|sign(ing)? up|follow us|what you think|your thoughts|this (post|article|story)|abonn|anmelden|subskrypcj|suscr|inscr)`)
+	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|follow us|us on (twitter|facebook|instagram|linkedin|youtube)|what you think|your thoughts|this (post|article|story)|our (magazine|site|blog|channel|podcast|journalism|work)|abonn|subskrypcj|suscr|inscr)`)
 )
 
 // callToAction reports whether text is a short call to action.
