@@ -25,7 +25,8 @@ import (
 //   - Anywhere go short paragraphs that are one link ("Reuse content",
 //     "Read more") or point to another page ("Related: …" with its link),
 //     lines of tags ("Topics: …", each a link), pictures' credit lines
-//     and copyright notices, calls to subscribe, follow or comment, labels left where an advertisement stood, and a paragraph that repeats an earlier one
+//     and copyright notices, calls to subscribe, follow or comment,
+//     affiliate disclosures, labels left where an advertisement stood, and a paragraph that repeats an earlier one
 //     word for word.
 //
 // A list of links between two paragraphs of prose is the article's own
@@ -54,6 +55,8 @@ func trimArticle(content *html.Node, title string) {
 		case b.n.Data == "p" && credit(b.text):
 			drop[i] = true
 		case b.n.Data == "p" && callToAction(b.text):
+			drop[i] = true
+		case b.n.Data == "p" && disclosure(b.text):
 			drop[i] = true
 		case i >= last && b.n.Data == "p" && republished(b.text): // such a note is often long enough to end the span
 
@@ -128,6 +131,16 @@ func callToAction(text string) bool {
 
 // maxCallToAction is the longest call to action, in characters.
 const maxCallToAction = 200
+
+// disclosureWords tell that a paragraph discloses the site's affiliate
+// earnings rather than says something of the subject.
+var disclosureWords = regexp.MustCompile(`(?i)(affiliate[- ]?links?|affiliate (commission|partner|program)|(earn|receive|get) (a )?(small )?(commission|compensation)|` +
+	`contains? (references to products|affiliate)|we recommend the best products|provision (erhalten|erhält|bekommen)|affiliate-links?)`)
+
+// disclosure reports whether text is a short affiliate disclosure.
+func disclosure(text string) bool {
+	return utf8.RuneCountInString(text) <= maxNote && disclosureWords.MatchString(text)
+}
 
 // republishedNote starts a note that the article first appeared elsewhere.
 var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?appeared)\b`)

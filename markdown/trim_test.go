@@ -105,6 +105,10 @@ func TestTrimArticle(t *testing.T) {
 		{"sentences of documentation that start like calls to action", "Story",
 			p1 + `<p>Subscribe to events with the client's subscribe method.</p><p>Get started by signing up for an account.</p><p>Image: the container image to run.</p>` + p2,
 			[]string{"First", "Subscribe", "Get", "Image:", "Second"}},
+		{"an affiliate disclosure, and a sentence about a commission", "Story",
+			p1 + `<p>This post contains references to products from one or more of our advertisers. We may receive compensation when you click on links to those products.</p>` +
+				`<p>The harbour commission met on Monday and agreed on the new fees.</p>` + p2,
+			[]string{"First", "The", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
