@@ -58,8 +58,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true
 		case b.n.Data == "p" && disclosure(b.text):
 			drop[i] = true
-		case i >= last && b.n.Data == "p" && republished(b.text): // such a note is often long enough to end the span
-
+		// Such a note is often long enough to be the span's last paragraph.
+		case i >= last && b.n.Data == "p" && republished(b.text):
 			drop[i] = true
 		case before && heading(b.n) && !headline && repeatsTitle(b.text, title):
 			drop[i], headline = true, true
@@ -120,7 +120,7 @@ func credit(text string) bool {
 // taken for one.
 var (
 	ctaStart = regexp.MustCompile(`(?i)^(never miss|don'?t miss|get|sign up|subscribe|join|follow|want|do you want|like (this|what)|enjoy(ed)?|if you (enjoyed|liked|like)|we want to hear|share your thoughts|click here|` +
-		`zum newsletter|melde dich|abonnier|zapraszamy|suscr[ií]bete|inscr[ií]bete|abonnez)`)
+		`zum newsletter|melde dich|abonnier|zapraszamy|suscr[ií]bete|inscr[ií]bete|abonnez)\b`)
 	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|follow us|us on (twitter|facebook|instagram|linkedin|youtube)|what you think|your thoughts|this (post|article|story)|our (magazine|site|blog|channel|podcast|journalism|work)|abonn|subskrypcj|suscr|inscr)`)
 )
 
@@ -134,8 +134,9 @@ const maxCallToAction = 200
 
 // disclosureWords tell that a paragraph discloses the site's affiliate
 // earnings rather than says something of the subject.
-var disclosureWords = regexp.MustCompile(`(?i)(affiliate[- ]?links?|affiliate (commission|partner|program)|(earn|receive|get) (a )?(small )?(commission|compensation)|` +
-	`contains? (references to products|affiliate)|we recommend the best products|provision (erhalten|erhält|bekommen)|affiliate-links?)`)
+var disclosureWords = regexp.MustCompile(`(?i)(affiliate[- ]?links?|affiliate commission|contains? (references to products|affiliate)|we recommend the best products|` +
+	`(we|i|the site|this site)( may| might| will| could)? (earn|receive|get|make) (a |an )?(small )?(share of sales|commission|compensation)|` +
+	`(links|verlinkungen|käufen?|kauf)\b.{0,80}\bprovision)`)
 
 // disclosure reports whether text is a short affiliate disclosure.
 func disclosure(text string) bool {

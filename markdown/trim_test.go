@@ -107,8 +107,9 @@ func TestTrimArticle(t *testing.T) {
 			[]string{"First", "Subscribe", "Get", "Image:", "Second"}},
 		{"an affiliate disclosure, and a sentence about a commission", "Story",
 			p1 + `<p>This post contains references to products from one or more of our advertisers. We may receive compensation when you click on links to those products.</p>` +
-				`<p>The harbour commission met on Monday and agreed on the new fees.</p>` + p2,
-			[]string{"First", "The", "Second"}},
+				`<p>The harbour commission met on Monday and agreed on the new fees.</p><p>Crews who lost boats will receive compensation from the town.</p>` +
+				`<p>Following this article's first edition, the harbour master answered.</p>` + p2,
+			[]string{"First", "The", "Crews", "Following", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
