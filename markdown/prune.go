@@ -2,7 +2,6 @@ package markdown
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -88,10 +87,8 @@ func namesGallery(n *html.Node) bool {
 		if a.Key != "class" && a.Key != "id" {
 			continue
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if galleryWords[w] {
-				return true
-			}
+		if hasWord(wordsOf(a.Val), galleryWords) {
+			return true
 		}
 	}
 	return false
@@ -135,16 +132,21 @@ func notArticle(n *html.Node) bool {
 // maxIDWords is the most words an id naming a section has.
 const maxIDWords = 3
 
-// namesSection reports whether one of name's words (split at anything but
-// letters and digits) is a section word, and name has at most maxWords
-// words (0: any number).
+// namesSection reports whether one of name's words (runs of letters and
+// digits) is a section word, and name has at most maxWords words (0: any
+// number).
 func namesSection(name string, maxWords int) bool {
-	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := wordsOf(name)
 	if maxWords > 0 && len(words) > maxWords {
 		return false
 	}
+	return hasWord(words, sectionWords)
+}
+
+// hasWord reports whether one of words is in set.
+func hasWord(words []string, set map[string]bool) bool {
 	for _, w := range words {
-		if sectionWords[w] {
+		if set[w] {
 			return true
 		}
 	}

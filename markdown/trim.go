@@ -46,17 +46,9 @@ func trimArticle(content *html.Node, title string) {
 	for i, b := range blocks {
 		before, after := i < first, i > last
 		switch {
-		case b.n.Data == "p" && (shortLink(b) || pointer(b) || label(b.text)):
+		case b.n.Data == "p" && aside(b):
 			drop[i] = true
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (linkShare(b.n) >= 0.8 || icons(b.n)):
-			drop[i] = true
-		case b.n.Data == "p" && tagLine.MatchString(b.text) && linkShare(b.n) >= 0.5:
-			drop[i] = true
-		case b.n.Data == "p" && credit(b.text):
-			drop[i] = true
-		case b.n.Data == "p" && callToAction(b.text):
-			drop[i] = true
-		case b.n.Data == "p" && disclosure(b.text):
 			drop[i] = true
 		// Such a note is often long enough to be the span's last paragraph.
 		case i >= last && b.n.Data == "p" && republished(b.text):
@@ -92,6 +84,14 @@ func trimArticle(content *html.Node, title string) {
 			b.n.Parent.RemoveChild(b.n)
 		}
 	}
+}
+
+// aside reports whether paragraph p is, wherever it stands, a line the
+// page adds to the article: one link, a pointer, a label, tags, a
+// credit, a call to action or a disclosure.
+func aside(p block) bool {
+	return shortLink(p) || pointer(p) || label(p.text) || tagLine.MatchString(p.text) && linkShare(p.n) >= 0.5 ||
+		credit(p.text) || callToAction(p.text) || disclosure(p.text)
 }
 
 // tagLine starts a line of the article's tags or topics, each a link.
