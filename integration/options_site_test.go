@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +22,10 @@ type optionsSite struct {
 	noSitemap bool
 	mu        sync.Mutex
 	hits      map[string]int
-	inFlight  int
+	inFlight  map[string]int
 	peak      int
+	// peakPaths are the paths in flight when the peak was reached.
+	peakPaths []string
 }
 
 const (
@@ -32,7 +35,7 @@ const (
 )
 
 func newOptionsSite(t *testing.T, noSitemap bool) *optionsSite {
-	s := &optionsSite{hits: map[string]int{}, noSitemap: noSitemap}
+	s := &optionsSite{hits: map[string]int{}, inFlight: map[string]int{}, noSitemap: noSitemap}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -44,10 +47,12 @@ func (s *optionsSite) hitsOf(path string) int {
 	return s.hits[path]
 }
 
-func (s *optionsSite) peakConcurrency() int {
+// peakConcurrency is the most requests the site had in flight at once,
+// and their paths.
+func (s *optionsSite) peakConcurrency() (int, []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.peak
+	return s.peak, s.peakPaths
 }
 
 // optionsPage renders a page with boilerplate around its main content.
@@ -85,16 +90,23 @@ func (s *optionsSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.hits[r.URL.Path]++
 	s.mu.Unlock()
-	// The page slower than the timeout is left out of the concurrency
-	// count: its handler outlives the request the crawler gave up on.
-	if r.URL.Path != "/too-slow" {
+	// The page slower than the timeout and the page over the size limit
+	// are left out of the concurrency count: their handlers outlive the
+	// request the crawler gave up on or cut short (the big page's handler
+	// is still writing when the crawler has closed the connection and
+	// moved on).
+	if r.URL.Path != "/too-slow" && r.URL.Path != "/big" {
 		s.mu.Lock()
-		s.inFlight++
-		s.peak = max(s.peak, s.inFlight)
+		s.inFlight[r.URL.Path]++
+		if n := total(s.inFlight); n > s.peak {
+			s.peak, s.peakPaths = n, keys(s.inFlight)
+		}
 		s.mu.Unlock()
 		defer func() {
 			s.mu.Lock()
-			s.inFlight--
+			if s.inFlight[r.URL.Path]--; s.inFlight[r.URL.Path] == 0 {
+				delete(s.inFlight, r.URL.Path)
+			}
 			s.mu.Unlock()
 		}()
 	}
@@ -223,4 +235,23 @@ func (c crawled) message(m string) (logEntry, bool) {
 		}
 	}
 	return logEntry{}, false
+}
+
+// total is the sum of counts.
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// keys are the keys of counts, sorted.
+func keys(counts map[string]int) []string {
+	out := make([]string, 0, len(counts))
+	for k := range counts {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -216,8 +216,8 @@ func TestMaxConcurrentPages(t *testing.T) {
 	for _, n := range []int{1, 3} {
 		s := newOptionsSite(t, false)
 		crawlSite(t, env.api, s.Server, map[string]any{"maxConcurrentPages": n, "entireWebsite": true}, "succeeded")
-		if p := s.peakConcurrency(); p > n || (n > 1 && p < 2) {
-			t.Errorf("maxConcurrentPages %d: peak %d requests in flight", n, p)
+		if p, paths := s.peakConcurrency(); p > n || (n > 1 && p < 2) {
+			t.Errorf("maxConcurrentPages %d: peak %d requests in flight (%v)", n, p, paths)
 		}
 	}
 }
