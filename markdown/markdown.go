@@ -87,12 +87,13 @@ func Convert(page []byte, o Options) (Document, error) {
 		}
 	}
 	unwrapNoscript(doc)
+	mathAsTeX(doc)
 	doc.Find(never).Remove()
 	for _, sel := range o.ExcludeTags {
 		doc.Find(sel).Remove()
 	}
-	absolutize(doc, pageURL)
 	dropHeadingAnchors(doc)
+	absolutize(doc, pageURL)
 	if len(o.IncludeOnlyTags) == 0 {
 		// Before the main content is chosen: the extractor drops lists
 		// and quotes it finds inside table cells. Chosen tags are taken
@@ -218,13 +219,50 @@ var neverTags = func() map[string]bool {
 	return m
 }()
 
+// mathAsTeX replaces each MathML formula that carries its TeX source (an
+// annotation, or the alttext attribute) with that source between dollar
+// signs, as markdown writers put formulas; the picture a page shows
+// instead of MathML (Wikipedia's fallback image) goes. MathML's own
+// elements would come out as loose symbols, one a line.
+func mathAsTeX(doc *goquery.Document) {
+	found := false
+	doc.Find("math").Each(func(_ int, m *goquery.Selection) {
+		tex := strings.TrimSpace(m.Find(`annotation[encoding="application/x-tex"]`).First().Text())
+		if tex == "" {
+			tex, _ = m.Attr("alttext")
+			tex = strings.TrimSpace(tex)
+		}
+		if tex == "" {
+			return
+		}
+		// Wikipedia wraps each formula in {\displaystyle …}.
+		if inner, ok := strings.CutPrefix(tex, "{\\displaystyle"); ok && strings.HasSuffix(inner, "}") {
+			tex = strings.TrimSpace(strings.TrimSuffix(inner, "}"))
+		}
+		if d, _ := m.Attr("display"); d == "block" {
+			tex = "$$" + tex + "$$"
+		} else {
+			tex = "$" + tex + "$"
+		}
+		m.ReplaceWithHtml(html.EscapeString(tex))
+		found = true
+	})
+	if found {
+		doc.Find(`img[class*="math-fallback"]`).Remove()
+	}
+}
+
 // dropHeadingAnchors removes from headings the links that carry no word
 // (the "¶", "#" or icon a page puts beside a heading to link to it): in
-// markdown they are noise before the heading's text.
+// markdown they are noise before the heading's text. A link from a
+// heading to its own anchor (href="#…") keeps its text only.
 func dropHeadingAnchors(doc *goquery.Document) {
 	doc.Find("h1 a, h2 a, h3 a, h4 a, h5 a, h6 a").Each(func(_ int, a *goquery.Selection) {
-		if !strings.ContainsFunc(a.Text(), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		switch href, _ := a.Attr("href"); {
+		case !strings.ContainsFunc(a.Text(), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
 			a.Remove()
+		case strings.HasPrefix(strings.TrimSpace(href), "#"):
+			a.ReplaceWithSelection(a.Contents())
 		}
 	})
 }
@@ -346,6 +384,13 @@ var bareLanguages = map[string]bool{"bash": true, "c": true, "cpp": true, "cshar
 // reads, from wherever the page's highlighter put the language: on the
 // <pre>, on the <code>, in a data-lang attribute or as a bare class.
 func codeLanguages(root *goquery.Selection) {
+	// A code block wrapped in another <pre> (mdBook's playground) is
+	// read as the inner one, which names the language.
+	root.Find("pre pre").Each(func(_ int, inner *goquery.Selection) {
+		if outer := inner.ParentsFiltered("pre").Last(); outer.Length() > 0 {
+			outer.ReplaceWithSelection(outer.Contents())
+		}
+	})
 	root.Find("pre").Each(func(_ int, pre *goquery.Selection) {
 		code := pre.ChildrenFiltered("code").First()
 		if code.Length() == 0 {
@@ -384,8 +429,9 @@ func codeLanguages(root *goquery.Selection) {
 // mainContent narrows a page to its main content (docs/main-content.md
 // walks through it). Sections that are never the article are pruned
 // (prune.go); the article extractor (trafilatura, with its readability
-// and DOM-distiller fallbacks) decides next, and its answer is repaired
-// (respace.go, restoreStructure) and trimmed to the article (trim.go);
+// and DOM-distiller fallbacks) decides next what is content, the page's
+// own elements holding that text make the article (choose.go), and they
+// are trimmed to the article (trim.go);
 // when it finds less than minMainText, or flattens the page, the
 // rule-based selection below is used if it finds more.
 func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, title string) *goquery.Selection {
@@ -421,17 +467,21 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		return ruleBasedContent(body)
 	}
 	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
-	// Judged on the extractor's own answer: restoring the page's paragraph
-	// would hide that it gave up on structure.
+	// Judged on the extractor's own answer.
 	flat := flattened(extracted)
-	respace(res.ContentNode, body.Get(0))
-	restoreStructure(res.ContentNode, body)
-	trimArticle(res.ContentNode, title)
 	n := textLen(extracted)
-	if n >= minMainText && !flat {
-		return extracted
+	// The extractor's answer says what is content; the page's own
+	// elements make it (choose.go).
+	picked := choose(body.Get(0), spaceless(nodeText(res.ContentNode)), title)
+	own := func() *goquery.Selection {
+		picked.keepChosen(body.Get(0))
+		trimArticle(body.Get(0), title)
+		return body
 	}
-	rules := ruleBasedContent(body)
+	if n >= minMainText && !flat {
+		return own()
+	}
+	rules := ruleBasedContent(body.Clone())
 	switch {
 	case n < minMainText && textLen(rules) > n:
 		return rules
@@ -440,157 +490,7 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 		// one paragraph); the rules keep headings, lists and links.
 		return rules
 	}
-	return extracted
-}
-
-// structured are the elements whose structure the extractor loses (a code
-// block's lines and language, a table's cells, a list's numbering, a
-// quote's paragraphs, a paragraph's links when one of its fallbacks
-// answered) while it keeps their text.
-const structured = "pre, table, blockquote, ol, ul, p"
-
-// restoreStructure puts back, in the extractor's answer, the page's own
-// code blocks, tables, quotes, lists and paragraphs: an element of the answer whose
-// text is that of one of those (whitespace aside: the extractor moves it)
-// is replaced by a copy of the original. A table or quote of the answer
-// is also replaced by the page's table or quote it was cut from (the
-// extractor drops text between and after inline elements of cells, and
-// flattens a table inside a quote; see cutFrom).
-func restoreStructure(content *html.Node, body *goquery.Selection) {
-	originals := map[string]*html.Node{}
-	var cuttable []keyed // tables and quotes
-	// Nested ones too: a page laid out in a table holds its article's
-	// quotes and tables inside that one.
-	body.Find(structured).Each(func(_ int, s *goquery.Selection) {
-		if k := textKey(s.Get(0)); k != "" {
-			if _, dup := originals[k]; !dup {
-				originals[k] = s.Get(0)
-			}
-			if s.Is("table, blockquote") {
-				cuttable = append(cuttable, keyed{s.Get(0), k})
-			}
-		}
-	})
-	if len(originals) == 0 {
-		return
-	}
-	shortest := -1
-	for k := range originals {
-		if shortest < 0 || len(k) < shortest {
-			shortest = len(k)
-		}
-	}
-	shortest /= 2 // a table cut down to half its text
-
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; {
-			next := c.NextSibling
-			if c.Type == html.ElementNode {
-				k := textKey(c)
-				if len(k) < shortest {
-					c = next // nothing this short is or holds an original
-					continue
-				}
-				orig, ok := originals[k]
-				if !ok && (c.Data == "table" || c.Data == "blockquote") { // the extractor's nodes carry no atom
-					orig, ok = cutFrom(c, k, cuttable)
-				}
-				switch {
-				case ok && k != "":
-					n.InsertBefore(withoutImages(cloneNode(orig)), c)
-					n.RemoveChild(c)
-					delete(originals, k)
-				case k != "":
-					walk(c)
-				}
-			}
-			c = next
-		}
-	}
-	walk(content)
-}
-
-// withoutImages removes the images below n: the main content keeps none
-// (their alt texts are mostly credits), restored blocks included.
-func withoutImages(n *html.Node) *html.Node {
-	for c := n.FirstChild; c != nil; {
-		next := c.NextSibling
-		if c.Type == html.ElementNode && (c.Data == "img" || c.Data == "picture") {
-			n.RemoveChild(c)
-		} else {
-			withoutImages(c)
-		}
-		c = next
-	}
-	return n
-}
-
-// textKey is n's text without any whitespace.
-func textKey(n *html.Node) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, nodeText(n))
-}
-
-// keyed is an element of the page and its textKey.
-type keyed struct {
-	n   *html.Node
-	key string
-}
-
-// cutFrom finds, for the extractor's table or quote t of text key, the
-// page's element of the same kind whose text holds key's characters in
-// order and is at most a tenth longer, or, for a table the extractor cut
-// more (it loses the text after a link in a cell), has as many rows.
-func cutFrom(t *html.Node, key string, originals []keyed) (*html.Node, bool) {
-	rows := countRows(t)
-	for _, orig := range originals {
-		if orig.n.Data != t.Data {
-			continue
-		}
-		full := orig.key
-		if subsequence(key, full) && (len(key)*10 >= len(full)*9 || (rows > 1 && countRows(orig.n) == rows && len(key)*2 >= len(full))) {
-			return orig.n, true
-		}
-	}
-	return nil, false
-}
-
-// countRows counts the <tr> elements below n.
-func countRows(n *html.Node) int {
-	rows := 0
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && c.Data == "tr" {
-			rows++
-		}
-		rows += countRows(c)
-	}
-	return rows
-}
-
-// subsequence reports whether s's bytes appear in t in order.
-func subsequence(s, t string) bool {
-	i := 0
-	for j := 0; i < len(s) && j < len(t); j++ {
-		if s[i] == t[j] {
-			i++
-		}
-	}
-	return i == len(s)
-}
-
-// cloneNode copies n and everything below it, detached.
-func cloneNode(n *html.Node) *html.Node {
-	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace,
-		Attr: append([]html.Attribute(nil), n.Attr...)}
-	for k := n.FirstChild; k != nil; k = k.NextSibling {
-		c.AppendChild(cloneNode(k))
-	}
-	return c
+	return own()
 }
 
 // confident reports whether the extractor's answer needs no second
@@ -718,6 +618,9 @@ func absolutize(doc *goquery.Document, base *url.URL) {
 		}
 	}
 	doc.Find("a[href]").Each(fix("href"))
+	// A link's title (a tooltip, mostly its own text again) is noise in
+	// the markdown.
+	doc.Find("a[title]").RemoveAttr("title")
 	doc.Find("img[src]").Each(fix("src"))
 	joinText(doc.Get(0))
 }

@@ -49,9 +49,12 @@ func TestMainContentOnly(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
 		}
 	}
-	// Images are left out of the main content: their alt texts and captions
-	// are mostly credits, not the article.
-	for _, unwanted := range []string{"Home", "cookies", "Related", "Copyright", "tracking", "color: red", "diagram.png"} {
+	// Images inside the article stay, with their alt text and an
+	// absolute address.
+	if !strings.Contains(d.Markdown, "![diagram](https://example.com/img/diagram.png)") {
+		t.Errorf("markdown lacks the article's image:\n%s", d.Markdown)
+	}
+	for _, unwanted := range []string{"Home", "cookies", "Related", "Copyright", "tracking", "color: red"} {
 		if strings.Contains(d.Markdown, unwanted) {
 			t.Errorf("markdown holds %q:\n%s", unwanted, d.Markdown)
 		}

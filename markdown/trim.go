@@ -12,9 +12,9 @@ import (
 // trimArticle removes from the extractor's answer what surrounds the
 // article rather than belongs to it. The article's span runs from its
 // first paragraph of prose to its last (see prose).
-//   - Before the span go the headline when it repeats the page's title
-//     (the title is reported on its own), bylines and datelines, and
-//     lists of links or of icons.
+//   - Before the span go a heading that repeats one before it (the
+//     headline stays once), bylines and datelines, and lists of links or
+//     of icons.
 //   - After it go lists of links (related stories, tags, "more from"),
 //     notes that the article first appeared elsewhere ("Originally
 //     published at …") and headings left with nothing to head
@@ -42,7 +42,7 @@ func trimArticle(content *html.Node, title string) {
 	}
 	drop := make([]bool, len(blocks))
 	seen := map[string]bool{}
-	headline := false
+	headings := map[string]bool{}
 	for i, b := range blocks {
 		before, after := i < first, i > last
 		switch {
@@ -53,12 +53,15 @@ func trimArticle(content *html.Node, title string) {
 		// Such a note is often long enough to be the span's last paragraph.
 		case i >= last && b.n.Data == "p" && republished(b.text):
 			drop[i] = true
-		case before && heading(b.n) && !headline && repeatsTitle(b.text, title):
-			drop[i], headline = true, true
+		case before && heading(b.n) && headings[strings.ToLower(b.text)]:
+			drop[i] = true // the headline stays once
 		case before && !heading(b.n) && byline(b.text):
 			drop[i] = true
 		case b.n.Data == "p" && repeats(b.text, seen):
 			drop[i] = true
+		}
+		if heading(b.n) && !drop[i] {
+			headings[strings.ToLower(b.text)] = true
 		}
 	}
 	if t := tail(blocks, first, last); t >= 0 {

@@ -15,7 +15,7 @@
 // kept, and with links dropped) and go-trafilatura alone on the same
 // pages.
 //
-//	go run ./internal/maineval [-set snippets|tokens|both|newer] [-diff] [-n N] [-worst N]
+//	go run ./internal/maineval [-set snippets|tokens|both|newer] [-diff] [-n N] [-worst N [-recall]]
 package main
 
 import (
@@ -73,6 +73,7 @@ func main() {
 	limit := flag.Int("n", 0, "score only the first n pages of each set (0: all)")
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
+	flag.BoolVar(&byRecall, "recall", false, "with -worst, list the pages where recall is lowest instead")
 	flag.Parse()
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
 	if *set == "snippets" || *set == "both" {
@@ -202,10 +203,20 @@ type scored struct {
 	score
 }
 
-// printWorst lists the n pages with the lowest precision, most false
-// positives first among equals.
+// byRecall makes printWorst rank pages by recall.
+var byRecall bool
+
+// printWorst lists the n pages with the lowest precision (or recall, with
+// byRecall), most false positives (negatives) first among equals.
 func printWorst(pages []scored, n int) {
 	sort.SliceStable(pages, func(i, j int) bool {
+		if byRecall {
+			ri, rj := pages[i].recall(), pages[j].recall()
+			if ri != rj {
+				return ri < rj
+			}
+			return pages[i].fn > pages[j].fn
+		}
 		pi, pj := pages[i].precision(), pages[j].precision()
 		if pi != pj {
 			return pi < pj

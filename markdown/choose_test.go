@@ -1,0 +1,108 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+)
+
+// docPage is a documentation page as generators make them: a sidebar
+// listing every chapter (this one's title among them), a menu bar with
+// the book's name as <h1>, and the chapter in <main>.
+func docPage(chapter string) string {
+	return `<!doctype html><html><head><title>Smart Pointers and the Deref Trait - The Book</title></head><body>
+<nav class="sidebar"><ol class="chapter">
+<li><a href="intro.html">Introduction</a></li>
+<li><a href="ch15-01.html">Using Box to Point to Data on the Heap</a></li>
+<li><a href="ch15-02.html" class="active">Smart Pointers and the Deref Trait</a></li>
+<li><a href="ch15-03.html">Running Code on Cleanup with the Drop Trait</a></li>
+</ol></nav>
+<div id="menu-bar"><h1 class="menu-title">The Book</h1></div>
+<main>` + chapter + `</main>
+<nav class="nav-wrapper"><a href="ch15-01.html">Previous</a> <a href="ch15-03.html">Next</a></nav>
+</body></html>`
+}
+
+// TestMainContentIsThePagesOwnTree: the main content comes out of the
+// page's own elements, so what the article extractor rebuilds badly
+// comes out as the page has it.
+func TestMainContentIsThePagesOwnTree(t *testing.T) {
+	chapter := `<h2 id="deref"><a class="header" href="#deref">Smart Pointers and the <code>Deref</code> Trait</a></h2>
+<p>Implementing the <code>Deref</code> trait allows you to customize the behavior of the <em>dereference operator</em> <code>*</code>, so that a smart pointer can be treated like a regular reference in code that reads it.</p>
+<p>Dict keys that are not of a basic type (<code>str</code>, <code>int</code>, <code>float</code>, <code>bool</code>, <code>None</code>) will be skipped instead of raising a <code>TypeError</code>. When done, the <code>PyConfig_Clear()</code> function must be used to release the configuration memory.</p>
+<p class="filename">Filename: src/main.rs</p>
+<pre><pre class="playground"><code class="language-rust">fn main() {
+    let x = 5;
+    let y = &amp;x;
+}
+</code></pre></pre>
+<p><span class="caption">Listing 15-6: Using the dereference operator to follow a reference to an <code>i32</code> value</span></p>
+<p>The variable <code>x</code> holds an <code>i32</code> value <code>5</code>. We set <code>y</code> equal to a reference to <code>x</code> and can assert that <code>x</code> is equal to <code>5</code>.</p>
+<figure class="listing"><pre><code class="language-console">$ cargo run
+   Compiling deref-example v0.1.0</code></pre><figcaption>Listing 15-7: The compiler's answer</figcaption></figure>
+<pre class="synopsis">CREATE [ UNIQUE ] INDEX [ [ IF NOT EXISTS ] <em class="replaceable"><code>name</code></em> ] ON [ ONLY ] <em class="replaceable"><code>table_name</code></em> [ USING <em class="replaceable"><code>method</code></em> ]</pre>
+<p>The rest of the chapter explains how the compiler inserts calls to <code>deref</code> where a reference of another type is expected, and why that costs nothing at run time.</p>`
+	d := convert(t, docPage(chapter), Options{MainContentOnly: true, IncludeLinks: true})
+	for _, want := range []string{
+		"## Smart Pointers and the `Deref` Trait\n",
+		"Implementing the `Deref` trait allows you to customize the behavior of the *dereference operator* `*`, so that",
+		"Dict keys that are not of a basic type (`str`, `int`, `float`, `bool`, `None`) will be skipped instead of raising a `TypeError`. When done, the `PyConfig_Clear()` function must be used",
+		"Filename: src/main.rs\n\n```rust\nfn main() {\n    let x = 5;\n    let y = &x;\n}\n```",
+		"Listing 15-6: Using the dereference operator to follow a reference to an `i32` value",
+		"```console\n$ cargo run\n   Compiling deref-example v0.1.0\n```",
+		"Listing 15-7: The compiler's answer",
+		"CREATE [ UNIQUE ] INDEX [ [ IF NOT EXISTS ] name ] ON [ ONLY ] table_name [ USING method ]",
+	} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+	// The sidebar entry with the chapter's title is not taken for the
+	// heading, and the book's name in the menu bar is not the headline.
+	for _, unwanted := range []string{"Introduction", "Running Code on Cleanup", "The Book", "Previous"} {
+		if strings.Contains(d.Markdown, unwanted) {
+			t.Errorf("markdown holds %q:\n%s", unwanted, d.Markdown)
+		}
+	}
+	if n := strings.Count(d.Markdown, "Smart Pointers and the"); n != 1 {
+		t.Errorf("the title is there %d times:\n%s", n, d.Markdown)
+	}
+}
+
+// TestTableOfContentsDoesNotTakeTheHeadings: a table of contents before
+// the article repeats its headings; the headings are matched where they
+// head the article's paragraphs, and every paragraph stays.
+func TestTableOfContentsDoesNotTakeTheHeadings(t *testing.T) {
+	var body strings.Builder
+	body.WriteString(`<article><h1>Designing a task queue</h1><ul class="toc"><li><a href="#guarantees">System guarantees</a></li><li><a href="#lifecycle">Lifecycle of a task</a></li><li><a href="#ownership">Ownership model</a></li></ul>`)
+	body.WriteString(paragraphs("queues", 3))
+	for _, h := range []string{"System guarantees", "Lifecycle of a task", "Ownership model"} {
+		body.WriteString(`<h2>` + h + `</h2>` + paragraphs(strings.ToLower(h), 2))
+	}
+	body.WriteString(`</article>`)
+	d := convert(t, articlePage("Designing a task queue", body.String()), Options{MainContentOnly: true, IncludeLinks: true})
+	for _, want := range []string{"Paragraph 1 on queues", "Paragraph 3 on queues", "## System guarantees\n\nParagraph 1 on system guarantees",
+		"## Ownership model\n\nParagraph 1 on ownership model", "Paragraph 2 on ownership model"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+}
+
+func TestHeaviestChain(t *testing.T) {
+	// Unit 0 (a menu entry) and unit 1 (the heading) have the same text
+	// at 0..10; unit 2 follows it. Unit 3 is found only before it.
+	cands := []anchor{
+		{unit: 0, start: 0, end: 10, whole: true},
+		{unit: 1, start: 0, end: 10, whole: true},
+		{unit: 2, start: 10, end: 100, whole: true},
+		{unit: 3, start: 20, end: 40, whole: true},
+	}
+	chain := heaviestChain(cands)
+	var units []int
+	for _, a := range chain {
+		units = append(units, a.unit)
+	}
+	if len(units) != 2 || units[0] != 1 || units[1] != 2 {
+		t.Fatalf("chain of units %v, want [1 2]", units)
+	}
+}
