@@ -48,7 +48,7 @@ type Document struct {
 }
 
 // never holds elements that carry no readable text in any mode.
-const never = "script, style, noscript, template, svg, canvas, iframe, object, embed, head, meta, link"
+const never = "script, style, noscript, template, svg, canvas, iframe, object, embed, head, meta, link, button"
 
 // boilerplate holds elements that are not a page's main content.
 const boilerplate = `nav, header, footer, aside, form, dialog, menu,
@@ -257,6 +257,13 @@ func mathAsTeX(doc *goquery.Document) {
 // markdown they are noise before the heading's text. A link from a
 // heading to its own anchor (href="#…") keeps its text only.
 func dropHeadingAnchors(doc *goquery.Document) {
+	// Elsewhere (an API reference's signature in a <dt>), a link to an
+	// anchor of the page that is only a mark ("¶", "#", "§") goes too.
+	doc.Find(`a[href^="#"]`).Each(func(_ int, a *goquery.Selection) {
+		if t := strings.TrimSpace(a.Text()); t == "¶" || t == "#" || t == "§" {
+			a.Remove()
+		}
+	})
 	doc.Find("h1 a, h2 a, h3 a, h4 a, h5 a, h6 a").Each(func(_ int, a *goquery.Selection) {
 		switch href, _ := a.Attr("href"); {
 		case !strings.ContainsFunc(a.Text(), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
@@ -380,6 +387,10 @@ var bareLanguages = map[string]bool{"bash": true, "c": true, "cpp": true, "cshar
 	"python": true, "ruby": true, "rust": true, "sh": true, "shell": true, "sql": true, "swift": true,
 	"toml": true, "ts": true, "typescript": true, "xml": true, "yaml": true}
 
+// noLanguage are the names highlighters give code they do not highlight.
+var noLanguage = map[string]bool{"default": true, "none": true, "text": true, "plain": true, "plaintext": true,
+	"nohighlight": true, "notranslate": true}
+
 // codeLanguages gives each <pre>'s code a language-X class the converter
 // reads, from wherever the page's highlighter put the language: on the
 // <pre>, on the <code>, in a data-lang attribute or as a bare class.
@@ -400,7 +411,9 @@ func codeLanguages(root *goquery.Selection) {
 			return
 		}
 		lang := ""
-		for _, s := range []*goquery.Selection{code, pre, pre.Parent()} {
+		// Sphinx puts it two levels up: <div class="highlight-python3">
+		// <div class="highlight"><pre>.
+		for _, s := range []*goquery.Selection{code, pre, pre.Parent(), pre.Parent().Parent()} {
 			if l, ok := s.Attr("data-lang"); ok && strings.TrimSpace(l) != "" {
 				lang = strings.TrimSpace(l)
 				break
@@ -420,8 +433,8 @@ func codeLanguages(root *goquery.Selection) {
 				break
 			}
 		}
-		if lang != "" {
-			code.AddClass("language-" + strings.ToLower(lang))
+		if lang = strings.ToLower(lang); lang != "" && !noLanguage[lang] {
+			code.AddClass("language-" + lang)
 		}
 	})
 }
