@@ -36,6 +36,7 @@ type Store interface {
 	extractStore
 	logStore
 	sitemapStore
+	settleStore
 }
 
 var _ Store = (*db.Store)(nil)

@@ -26,7 +26,7 @@ type convertStore interface {
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	// StoreConverted is for runs begun before DeduplicatePages (StoreLater
 	// unset).
-	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error)
+	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int) (db.StoreResult, error)
 }
 
 // ConvertPagesInput names a fetch batch whose pages are to be converted.
@@ -84,7 +84,7 @@ func convertPages(ctx context.Context, store convertStore, in ConvertPagesInput)
 		return res, err
 	}
 	// These crawls began without deduplication: they end without it.
-	stored, err := store.StoreConverted(ctx, c.ID, in.Batch, in.Budget, false)
+	stored, err := store.StoreConverted(ctx, c.ID, in.Batch, in.Budget)
 	if err != nil {
 		return res, err
 	}
@@ -267,6 +267,6 @@ func convertPage(p db.Page, o markdown.Options) (out converted) {
 	if err != nil {
 		return converted{err: err}
 	}
-	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown,
+	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex,
 		ConvertMS: int(time.Since(began) / time.Millisecond)}}
 }

@@ -98,7 +98,7 @@ func TestConvertPagesStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []storeCall{{batch: 3, budget: 6, deduplicate: false}}; !reflect.DeepEqual(f.storeCalls, want) {
+	if want := []storeCall{{batch: 3, budget: 6}}; !reflect.DeepEqual(f.storeCalls, want) {
 		t.Errorf("StoreConverted calls %+v, want %+v", f.storeCalls, want)
 	}
 	if want := (ConvertPagesResult{Converted: 2, Stored: 1, Skipped: 1, TotalPages: 6}); res != want {

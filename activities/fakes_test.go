@@ -44,6 +44,7 @@ type fakeStore struct {
 	pending    []int64                    // PendingExtractions
 	source     db.ExtractionSource        // ExtractionSource
 	batchPages []db.Page                  // BatchPages
+	results    []db.Page                  // StoredAfter, by ID
 
 	// Calls.
 	enqueued     []db.NewPage
@@ -60,14 +61,14 @@ type fakeStore struct {
 	pendingAsked int
 	chunkAnswers []chunkAnswer
 	extractions  []extraction
-	calls        []string // every method called, in order
+	settled      map[int64]db.Settled // SaveSettled, by page
+	calls        []string             // every method called, in order
 }
 
 var _ Store = (*fakeStore)(nil)
 
 type storeCall struct {
 	batch, budget int
-	deduplicate   bool
 }
 
 type chunkAnswer struct {
@@ -266,15 +267,42 @@ func (f *fakeStore) SkipPage(context.Context, uuid.UUID, int64, string) error {
 	return f.call("SkipPage")
 }
 
-func (f *fakeStore) StoreConverted(_ context.Context, _ uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error) {
+func (f *fakeStore) StoreConverted(_ context.Context, _ uuid.UUID, batch, budget int) (db.StoreResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("StoreConverted"); err != nil {
 		return db.StoreResult{}, err
 	}
-	f.storeCalls = append(f.storeCalls, storeCall{batch, budget, deduplicate})
+	f.storeCalls = append(f.storeCalls, storeCall{batch, budget})
 	f.crawl.TotalPages += f.stored.Stored
 	return f.stored, nil
+}
+
+func (f *fakeStore) StoredAfter(_ context.Context, _ uuid.UUID, after int64, limit int) ([]db.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []db.Page
+	for _, p := range f.results {
+		if p.ID > after && len(out) < limit {
+			out = append(out, p)
+		}
+	}
+	return out, f.call("StoredAfter")
+}
+
+func (f *fakeStore) SaveSettled(_ context.Context, _ uuid.UUID, pages []db.Settled) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SaveSettled"); err != nil {
+		return err
+	}
+	if f.settled == nil {
+		f.settled = map[int64]db.Settled{}
+	}
+	for _, p := range pages {
+		f.settled[p.PageID] = p
+	}
+	return nil
 }
 
 func (f *fakeStore) PendingExtractions(context.Context, uuid.UUID, int) ([]int64, error) {

@@ -11,7 +11,7 @@ import (
 // resultStore is what DeduplicatePages needs of the database.
 type resultStore interface {
 	crawlLoader
-	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int, deduplicate bool) (db.StoreResult, error)
+	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int) (db.StoreResult, error)
 	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 }
 
@@ -36,9 +36,9 @@ type DeduplicatePagesResult struct {
 }
 
 // DeduplicatePages makes the batch's converted pages results, in crawl
-// order (the database applies dedupe's rules as it stores them): with
-// deduplicateContent, each page loses the text fragments an earlier page
-// of the crawl holds (its raw markdown is kept as well).
+// order, stored whole: with deduplicateContent, SettleDeduplication
+// decides what each keeps when the crawl ends, when every page is known
+// (its raw markdown is kept as well).
 func (a *Activities) DeduplicatePages(ctx context.Context, in DeduplicatePagesInput) (DeduplicatePagesResult, error) {
 	return deduplicatePages(ctx, a.Store, in)
 }
@@ -49,7 +49,7 @@ func deduplicatePages(ctx context.Context, store resultStore, in DeduplicatePage
 	if err != nil {
 		return DeduplicatePagesResult{}, err
 	}
-	stored, err := store.StoreConverted(ctx, c.ID, in.Batch, in.Budget, o.DeduplicateContent)
+	stored, err := store.StoreConverted(ctx, c.ID, in.Batch, in.Budget)
 	if err != nil {
 		return DeduplicatePagesResult{}, err
 	}

@@ -3,15 +3,17 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 )
 
-// TestDeduplicatePages: the batch is stored with the crawl's
-// deduplicateContent, and the pages to extract are asked for only when
+// TestDeduplicatePages: the batch is stored (whole: deduplication is
+// settled when the crawl ends), and the pages to extract are asked for only when
 // the crawl has extraction instructions.
 func TestDeduplicatePages(t *testing.T) {
 	tests := []struct {
@@ -33,7 +35,7 @@ func TestDeduplicatePages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := []storeCall{{batch: 5, budget: 20, deduplicate: tt.deduplicate}}; !reflect.DeepEqual(f.storeCalls, want) {
+			if want := []storeCall{{batch: 5, budget: 20}}; !reflect.DeepEqual(f.storeCalls, want) {
 				t.Errorf("StoreConverted calls %+v, want %+v", f.storeCalls, want)
 			}
 			want := DeduplicatePagesResult{Stored: 3, Skipped: 2, TotalPages: 13, Extract: tt.wantExtract}
@@ -59,5 +61,47 @@ func TestDeduplicatePagesErrors(t *testing.T) {
 		if _, err := deduplicatePages(context.Background(), f, DeduplicatePagesInput{CrawlID: c.ID.String()}); !errors.Is(err, down) {
 			t.Errorf("%s failed: error %v, want %v", method, err, down)
 		}
+	}
+}
+
+// TestSettleDeduplication: when the crawl ends, each result page keeps
+// its own text; the print page that gathers the chapters gives way, the
+// start page keeps the menu every page repeats, and each page that lost
+// text has a log entry naming it.
+func TestSettleDeduplication(t *testing.T) {
+	menu := "- [Home](/)\n- [One](/one)\n- [Two](/two)\n- [Print](/print)\n\n"
+	one, two := "# One\n\nThe first chapter's own text.", "# Two\n\nThe second chapter's own text."
+	raw := map[int64]string{1: menu + "# Home\n\nWelcome.", 2: menu + one, 3: menu + two, 4: menu + one + "\n\n" + two}
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, DeduplicateContent: true})
+	f := &fakeStore{crawl: c}
+	for id := int64(1); id <= 4; id++ {
+		md := raw[id]
+		f.results = append(f.results, db.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: min(int(id)-1, 1),
+			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 4, RawMarkdown: &md})
+	}
+	res, err := settleDeduplication(context.Background(), f, SettleDeduplicationInput{CrawlID: c.ID.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{1: raw[1], 2: one, 3: two, 4: "# One\n\n# Two"}
+	for id, w := range want {
+		if got := f.settled[id].Markdown; got != w {
+			t.Errorf("page %d keeps %q, want %q", id, got, w)
+		}
+	}
+	if res.Pages != 4 || res.Changed != 3 {
+		t.Errorf("result %+v, want 4 pages, 3 changed", res)
+	}
+	var entries []string
+	for _, l := range f.logs {
+		entries = append(entries, l.Message)
+	}
+	if got := strings.Join(entries, ","); got != "Page deduplicated,Page deduplicated,Page deduplicated,Deduplication settled" {
+		t.Errorf("log entries %s", got)
+	}
+	// Without deduplicateContent nothing is read.
+	g := &fakeStore{crawl: newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})}
+	if _, err := settleDeduplication(context.Background(), g, SettleDeduplicationInput{CrawlID: g.crawl.ID.String()}); err != nil || g.called("StoredAfter") != 0 {
+		t.Errorf("without deduplication: %v, %d reads", err, g.called("StoredAfter"))
 	}
 }

@@ -104,3 +104,31 @@ func derefInt(n *int) int {
 	}
 	return *n
 }
+
+// Deduplicated is the entry of a result page that deduplication took
+// text from when the crawl settled it: how many of its fragments went, and
+// the first of them.
+func Deduplicated(c *db.Crawl, p db.Page, fragments, removed int, samples []string) db.CrawlLog {
+	data := map[string]any{"url": p.URL, "statusCode": derefInt(p.StatusCode), "depth": p.Depth,
+		"fragments": fragments, "fragmentsRemoved": removed, "removed": samples}
+	quoted := make([]string, len(samples))
+	for i, s := range samples {
+		quoted[i] = fmt.Sprintf("%q", s)
+	}
+	desc := fmt.Sprintf("%d of the %d text fragments of %s also appear on other pages of the crawl and were removed from its markdown"+
+		" (its raw markdown is kept): %s", removed, fragments, p.URL, strings.Join(quoted, ", "))
+	if removed > len(samples) {
+		desc += ", …"
+	}
+	return entry(c, fmt.Sprintf("dedupe:%d", p.ID), Info, "Page deduplicated", desc+".", data)
+}
+
+// DeduplicationSettled is the entry that closes deduplication: how many
+// result pages lost text repeated elsewhere, and how many fragments.
+func DeduplicationSettled(c *db.Crawl, pages, changed, removed int) db.CrawlLog {
+	return entry(c, "dedupe", Info, "Deduplication settled",
+		fmt.Sprintf("Deduplicated the crawl's %d result pages: %d of them held text that other pages of the crawl also hold, "+
+			"and %d text fragments were removed in all. Each text is kept on one page: boilerplate on the page closest to the start, "+
+			"a page's own text on that page rather than on a page that gathers others (a print version, an archive).", pages, changed, removed),
+		crawlData(c, "pages", pages, "pagesChanged", changed, "fragmentsRemoved", removed))
+}

@@ -98,6 +98,8 @@ type Page struct {
 	// Render marks a page that needs the browser engine: static batches
 	// leave it for a browser batch.
 	Render bool `bun:"render,notnull,default:false"`
+	// NoIndex is set when the page asks search engines not to index it.
+	NoIndex bool `bun:"noindex,notnull,default:false"`
 
 	FinalURL    *string `bun:"final_url"`
 	StatusCode  *int    `bun:"status_code"`

@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/dedupe"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/google/uuid"
 )
@@ -280,8 +277,8 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3, false)
-	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3, false)
+	stored1, err1 := store.StoreConverted(ctx, c.ID, 0, 3)
+	stored2, err2 := store.StoreConverted(ctx, c.ID, 0, 3)
 	if err1 != nil || err2 != nil || stored1.Stored != 1 || stored2.Stored != 0 {
 		t.Errorf("StoreConverted twice: %v %v %v %v, want 1 then 0", stored1, err1, stored2, err2)
 	}
@@ -318,14 +315,6 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 }
 
 func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
-	// Deduplicated page by page, or stored whole in one statement: the
-	// same rules.
-	for name, deduplicate := range map[string]bool{"deduplicated": true, "whole": false} {
-		t.Run(name, func(t *testing.T) { storeConvertedRespectsBudgetAndStatus(t, deduplicate) })
-	}
-}
-
-func storeConvertedRespectsBudgetAndStatus(t *testing.T, deduplicate bool) {
 	ctx := context.Background()
 	c := newCrawl(t)
 	ids := fetchedBatch(t, c, "/1", "/2", "/3")
@@ -333,7 +322,7 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, deduplicate bool) {
 		t.Fatal(err)
 	}
 	// Budget 1: of two pages stored at once, one is kept.
-	res, err := store.StoreConverted(ctx, c.ID, 0, 1, deduplicate)
+	res, err := store.StoreConverted(ctx, c.ID, 0, 1)
 	if res.Stored != 1 || res.Skipped != 1 || err != nil {
 		t.Fatalf("two pages under a budget of one: %+v, %v", res, err)
 	}
@@ -351,7 +340,7 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, deduplicate bool) {
 	if _, _, err := store.SetEndStatus(ctx, c.ID, crawl.StatusAborted, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10, deduplicate); res.Stored != 0 || res.Skipped != 1 {
+	if res, _ := store.StoreConverted(ctx, c.ID, 0, 10); res.Stored != 0 || res.Skipped != 1 {
 		t.Errorf("after the crawl ended: %+v, want the page skipped", res)
 	}
 	got, _ := store.CrawlByID(ctx, c.ID)
@@ -360,25 +349,35 @@ func storeConvertedRespectsBudgetAndStatus(t *testing.T, deduplicate bool) {
 	}
 }
 
-func hashOf(s string) [16]byte {
-	var h [16]byte
-	copy(h[:], s)
-	return h
-}
-
-// TestStoreConvertedClaimsInCrawlOrder converts pages out of order: the
-// page ranked first still keeps the fragments they share, and the raw
-// markdown of every page is kept.
-func TestStoreConvertedClaimsInCrawlOrder(t *testing.T) {
+// TestSettledMarkdown: result pages are stored whole, in crawl order,
+// with their noindex mark; StoredAfter reads them back by ID, and
+// SaveSettled writes what deduplication left, the raw markdown kept.
+func TestSettledMarkdown(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)
 	ids := fetchedBatch(t, c, "/first", "/second")
 	for _, i := range []int{1, 0} {
-		if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[i], Markdown: fmt.Sprintf("Shared.\n\nOwn %d.", i)}}); err != nil {
+		if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: ids[i], Markdown: fmt.Sprintf("Shared.\n\nOwn %d.", i), NoIndex: i == 1}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, true); err != nil {
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	first, err := store.StoredAfter(ctx, c.ID, 0, 1)
+	if err != nil || len(first) != 1 || first[0].ID != min(ids[0], ids[1]) {
+		t.Fatalf("first stored page: %+v, %v", first, err)
+	}
+	rest, err := store.StoredAfter(ctx, c.ID, first[0].ID, 10)
+	if err != nil || len(rest) != 1 {
+		t.Fatalf("stored pages after the first: %+v, %v", rest, err)
+	}
+	for _, p := range append(first, rest...) {
+		if p.NoIndex != (p.ID == ids[1]) || p.RawMarkdown == nil || p.URL == "" {
+			t.Errorf("page %d read back as %+v", p.ID, p)
+		}
+	}
+	if err := store.SaveSettled(ctx, c.ID, []db.Settled{{PageID: ids[1], Markdown: "Own 1.", Fragments: 2, Removed: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64][2]string{ids[0]: {"Shared.\n\nOwn 0.", "Shared.\n\nOwn 0."}, ids[1]: {"Own 1.", "Shared.\n\nOwn 1."}}
@@ -400,111 +399,6 @@ func TestStoreConvertedClaimsInCrawlOrder(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestClaimFragmentsConcurrently has pages claim the same fragments at
-// once: each fragment ends with exactly one owner, and a page asking again
-// gets the same answer.
-func TestClaimFragmentsConcurrently(t *testing.T) {
-	ctx := context.Background()
-	c := newCrawl(t)
-	const pages, shared = 8, 300
-	var hashes [][16]byte
-	for i := 0; i < shared; i++ {
-		hashes = append(hashes, hashOf(fmt.Sprintf("shared %d", i)))
-	}
-	owners := make([]map[[16]byte]int64, pages)
-	errs := make([]error, pages)
-	var wg sync.WaitGroup
-	for p := 0; p < pages; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			mine := append([][16]byte{hashOf(fmt.Sprintf("own %d", p))}, hashes...)
-			// Each page lists the fragments in another order.
-			rand.New(rand.NewSource(int64(p))).Shuffle(len(mine), func(i, j int) { mine[i], mine[j] = mine[j], mine[i] })
-			owners[p], errs[p] = store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: int64(1000 + p), Hashes: mine}})
-		}()
-	}
-	wg.Wait()
-	for p := 0; p < pages; p++ {
-		if errs[p] != nil {
-			t.Fatalf("page %d: %v", p, errs[p])
-		}
-		if owners[p][hashOf(fmt.Sprintf("own %d", p))] != int64(1000+p) {
-			t.Errorf("page %d does not own its own fragment", p)
-		}
-	}
-	// Exactly one page was told it owns each shared fragment.
-	for _, h := range hashes {
-		n := 0
-		for p := 0; p < pages; p++ {
-			if owners[p][h] == int64(1000+p) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Fatalf("fragment %x: %d pages own it", h, n)
-		}
-	}
-	// Asking again changes nothing, and names every owner.
-	again, err := store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: 2000, Hashes: hashes}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hashes {
-		if p := again[h] - 1000; p < 0 || p >= pages || owners[p][h] != again[h] {
-			t.Fatalf("fragment %x: owner now %d", h, again[h])
-		}
-	}
-}
-
-// TestGivenBackFragmentGoesToTheNextPage: within a group, a heading a page
-// gives back (its text all went) is kept by the next page that holds it,
-// and one no later page holds is freed.
-func TestGivenBackFragmentGoesToTheNextPage(t *testing.T) {
-	ctx := context.Background()
-	c := newCrawl(t)
-	ids := fetchedBatch(t, c, "/1", "/2", "/3", "/4", "/5")
-	raws := []string{"Shared.", "# Specs\n\nShared.", "# Specs\n\nNew specs.", "# Specs\n\nOther specs.", "# Alone\n\nShared."}
-	var conv []db.Converted
-	for i, id := range ids {
-		conv = append(conv, db.Converted{PageID: id, Markdown: raws[i]})
-	}
-	if err := store.SaveConverted(ctx, c.ID, conv); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.StoreConverted(ctx, c.ID, 0, 10, true); err != nil {
-		t.Fatal(err)
-	}
-	results, _, err := store.ListResults(ctx, c.ID, 1, 10, false)
-	if err != nil || len(results) != len(ids) {
-		t.Fatalf("results: %v, %v", results, err)
-	}
-	want := []string{"Shared.", "", "# Specs\n\nNew specs.", "Other specs.", ""}
-	for i, r := range results {
-		if *r.Markdown != want[i] {
-			t.Errorf("page %d: %q, want %q", i+1, *r.Markdown, want[i])
-		}
-	}
-	specs, alone := fragmentOf(t, "# Specs"), fragmentOf(t, "# Alone")
-	owners, err := store.ClaimFragments(ctx, c.ID, []db.Claim{{PageID: 99, Hashes: [][16]byte{specs, alone}}})
-	if err != nil || owners[specs] != ids[2] {
-		t.Errorf("# Specs owned by %d (%v), want page 3 (%d)", owners[specs], err, ids[2])
-	}
-	if owners[alone] != 99 {
-		t.Errorf("# Alone owned by %d, want it freed (claimed now by 99)", owners[alone])
-	}
-}
-
-// fragmentOf returns the hash of a one-fragment markdown text.
-func fragmentOf(t *testing.T, text string) [16]byte {
-	t.Helper()
-	hashes := dedupe.Hashes(dedupe.Split(text))
-	if len(hashes) != 1 {
-		t.Fatalf("%q is %d fragments, want 1", text, len(hashes))
-	}
-	return hashes[0]
 }
 
 func TestFinishCrawlIsCompareAndSet(t *testing.T) {
@@ -569,10 +463,9 @@ func TestLogs(t *testing.T) {
 	}
 }
 
-// BenchmarkStoreConverted measures DeduplicatePages' database side (with
-// the splitting and assembling of short pages): a batch of 256 converted
-// pages stored in crawl order, each with 30 fragments, 20 of them shared
-// with earlier pages. ns/page is per page.
+// BenchmarkStoreConverted measures DeduplicatePages' database side: a
+// batch of 256 converted pages of 30 paragraphs stored in crawl order.
+// ns/page is per page.
 func BenchmarkStoreConverted(b *testing.B) {
 	ctx := context.Background()
 	const batch = 256
@@ -600,7 +493,7 @@ func BenchmarkStoreConverted(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := store.StoreConverted(ctx, c.ID, 0, 10000, true)
+		res, err := store.StoreConverted(ctx, c.ID, 0, 10000)
 		if err != nil || res.Stored != batch {
 			b.Fatalf("stored %d: %v", res.Stored, err)
 		}

@@ -237,6 +237,12 @@ type Result struct {
 // fragments it owns, the headings that still have content under them, and
 // the structure around what is left.
 func Assemble(blocks []Block, owned func(Hash) bool) Result {
+	return assemble(blocks, owned, false)
+}
+
+// assemble is Assemble; with outline, the headings owned stay even when
+// the text under them went.
+func assemble(blocks []Block, owned func(Hash) bool, outline bool) Result {
 	var res Result
 	keep := make([]bool, len(blocks))
 	for i, b := range blocks {
@@ -248,7 +254,9 @@ func Assemble(blocks []Block, owned func(Hash) bool) Result {
 			keep[i] = true // no text to compare (an empty list item, a rule): structure
 		}
 	}
-	dropEmptiedHeadings(blocks, keep)
+	if !outline {
+		dropEmptiedHeadings(blocks, keep)
+	}
 	texts := keepTables(blocks, keep)
 	var shown map[Hash]bool
 	res.Markdown, res.Removed, shown = write(blocks, keep, texts)

@@ -45,6 +45,10 @@ type Options struct {
 type Document struct {
 	Title    string
 	Markdown string
+	// NoIndex is set when the page asks search engines not to index it
+	// (<meta name="robots" content="noindex">): a print version, a tag
+	// page. Deduplication lets its text go to the pages it repeats.
+	NoIndex bool
 }
 
 // never holds elements that carry no readable text in any mode.
@@ -78,7 +82,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	if err != nil {
 		return Document{}, fmt.Errorf("parse html: %w", err)
 	}
-	d := Document{Title: title(doc)}
+	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 
 	pageURL := o.PageURL
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pageURL != nil {
@@ -143,6 +147,23 @@ func Convert(page []byte, o Options) (Document, error) {
 	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
 	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(blankOutsideCode(md), "\n\n"))
 	return d, nil
+}
+
+// noIndex reports whether the page's robots meta tags ask not to index it.
+func noIndex(doc *goquery.Document) bool {
+	found := false
+	doc.Find("meta[name]").EachWithBreak(func(_ int, m *goquery.Selection) bool {
+		name, _ := m.Attr("name")
+		if n := strings.ToLower(strings.TrimSpace(name)); n != "robots" && n != "googlebot" {
+			return true
+		}
+		content, _ := m.Attr("content")
+		for _, v := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+			found = found || v == "noindex" || v == "none"
+		}
+		return !found
+	})
+	return found
 }
 
 // unwrapNoscript puts in place of a <noscript> the elements it holds

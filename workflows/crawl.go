@@ -596,6 +596,11 @@ func finish(ctx workflow.Context, in CrawlInput, status crawl.Status, reason str
 // budget with pages left in its frontier.
 func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reason string, budgetSpent bool) (CrawlResult, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	if workflow.GetVersion(dctx, settleDeduplication, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		// What it cannot settle stays stored whole: the crawl still ends.
+		_ = workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, settleActivityOptions), a.SettleDeduplication,
+			activities.SettleDeduplicationInput{CrawlID: in.CrawlID}).Get(dctx, nil)
+	}
 	dctx = workflow.WithActivityOptions(dctx, finishActivityOptions)
 	var res activities.FinishCrawlResult
 	err := workflow.ExecuteActivity(dctx, a.FinishCrawl, activities.FinishCrawlInput{
@@ -611,6 +616,12 @@ func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reaso
 	showProgress(ctx, &in, "Ended: "+string(res.Status))
 	return CrawlResult{Status: res.Status, TotalPages: res.TotalPages}, nil
 }
+
+// settleDeduplication marks the workflow change that deduplicates the
+// crawl's result pages as a whole when it ends (SettleDeduplication), so
+// that what each keeps does not depend on the order pages were fetched
+// in; DeduplicatePages then stores pages whole as they come.
+const settleDeduplication = "settle-deduplication"
 
 // endStatusInTemporal marks the workflow change that ends the run of a
 // failed or timed-out crawl as a failed workflow, not a completed one.
@@ -687,6 +698,20 @@ var quickActivityOptions = workflow.ActivityOptions{
 		InitialInterval:    time.Second,
 		BackoffCoefficient: 2,
 		MaximumInterval:    30 * time.Second,
+		MaximumAttempts:    5,
+	},
+}
+
+// settleActivityOptions are those of SettleDeduplication: it reads every
+// result page twice, which takes minutes on the largest crawls, and
+// heartbeats as it goes.
+var settleActivityOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: time.Hour,
+	HeartbeatTimeout:    time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    time.Minute,
 		MaximumAttempts:    5,
 	},
 }

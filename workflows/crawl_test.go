@@ -33,6 +33,8 @@ func newEnv(t *testing.T, budget, timeoutSeconds int) *testsuite.TestWorkflowEnv
 		Status: crawl.StatusRunning, Budget: budget, BatchSize: 10, TimeoutSeconds: timeoutSeconds,
 	}, nil).Once()
 	env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil)
+	env.OnActivity(a.SettleDeduplication, mock.Anything, activities.SettleDeduplicationInput{CrawlID: "c1"}).
+		Return(activities.SettleDeduplicationResult{}, nil).Maybe()
 	return env
 }
 
@@ -104,8 +106,14 @@ func TestCrawlSucceeds(t *testing.T) {
 		Return(activities.FetchPagesResult{}, nil).Once()
 	var status crawl.Status
 	expectFinish(env, &status, 4)
+	started := activitiesStarted(env)
 
 	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	// Deduplication is settled once, when every page is stored, before
+	// the crawl ends.
+	if n := len(*started); n < 2 || (*started)[n-2] != "SettleDeduplication" || (*started)[n-1] != "FinishCrawl" {
+		t.Errorf("activities started: %v, want SettleDeduplication then FinishCrawl last", *started)
+	}
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("workflow did not complete")
 	}
@@ -344,6 +352,7 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 	// Such runs began before pipelining too.
 	env.OnGetVersion(pipelinedBatches, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnGetVersion(dedupeAndExtract, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.OnGetVersion(settleDeduplication, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
