@@ -11,35 +11,51 @@ import (
 // appRoots are the mount points of client-side frameworks.
 const appRoots = `#root, #app, #__next, #__nuxt, #___gatsby, #svelte, [data-reactroot], [ng-app], [ng-version], app-root`
 
-// NeedsJavaScript reports whether a statically fetched page only gets its
-// content from its scripts, and says why: an almost empty body with a
-// framework's mount point, a <noscript> asking for JavaScript, or text much
-// smaller than the script payload.
+// NeedsJavaScript reports whether a statically fetched page gets its
+// content only from its scripts, and says why: a framework's mount point
+// left empty, or a body with no text without its scripts (beside a
+// <noscript> asking for JavaScript, or scripts). A page
+// whose text is in its HTML is static however short it is and however many
+// scripts it loads (search, settings, analytics): it is never sent to the
+// browser for its scripts alone.
 func NeedsJavaScript(html []byte) (bool, string) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
 	if err != nil {
 		return false, ""
 	}
-	scripts := doc.Find("script")
-	scriptBytes, external := 0, 0
-	scripts.Each(func(_ int, s *goquery.Selection) {
-		scriptBytes += len(s.Text())
-		if _, ok := s.Attr("src"); ok {
-			external++
-		}
-	})
+	scripts := doc.Find("script").Length()
 	noscript := strings.ToLower(doc.Find("noscript").Text())
-	body := doc.Find("body").Clone()
-	body.Find("script, style, noscript, template").Remove()
-	text := len(strings.Join(strings.Fields(body.Text()), " "))
+	text := visibleText(doc.Find("body"))
 
+	emptyRoot := false
+	doc.Find(appRoots).EachWithBreak(func(_ int, root *goquery.Selection) bool {
+		emptyRoot = visibleText(root) < emptyMountPoint
+		return !emptyRoot
+	})
 	switch {
-	case text < 200 && doc.Find(appRoots).Length() > 0 && scripts.Length() > 0:
-		return true, fmt.Sprintf("the body holds %d characters of text and a client-side app's mount point", text)
-	case text < 200 && strings.Contains(noscript, "javascript"):
-		return true, "the page asks for JavaScript in <noscript> and has almost no text without it"
-	case text < 500 && scriptBytes+external*5000 > 20*max(text, 1):
-		return true, fmt.Sprintf("the page has %d characters of text for %d scripts (%d bytes inline)", text, scripts.Length(), scriptBytes)
+	case emptyRoot && scripts > 0 && text < smallPage:
+		return true, fmt.Sprintf("a client-side app's mount point is empty (the page holds %d characters of text without its scripts)", text)
+	case strings.Contains(noscript, "javascript") && text < emptyMountPoint:
+		return true, fmt.Sprintf("the page asks for JavaScript in <noscript> and holds %d characters of text without it", text)
+	case scripts > 0 && text < emptyMountPoint:
+		return true, fmt.Sprintf("the page shows no text without its %d scripts", scripts)
 	}
 	return false, ""
+}
+
+const (
+	// emptyMountPoint is the most text, in characters, of a mount point
+	// or a page that is still empty ("Loading…").
+	emptyMountPoint = 25
+	// smallPage is the most text of a page whose empty mount point is its
+	// content; a long page with an empty one has a widget there.
+	smallPage = 1000
+)
+
+// visibleText counts the characters of s's text outside scripts, styles,
+// noscripts and templates, runs of spaces counting one.
+func visibleText(s *goquery.Selection) int {
+	c := s.Clone()
+	c.Find("script, style, noscript, template").Remove()
+	return len(strings.Join(strings.Fields(c.Text()), " "))
 }

@@ -21,6 +21,12 @@ func TestNeedsJavaScript(t *testing.T) {
 		{"short static page", `<html><body><main><p>About us: a small team.</p></main></body></html>`, false},
 		{"short page with analytics", `<html><body><main><p>` + strings.Repeat("Opening hours and address. ", 10) + `</p></main><script src="/ga.js"></script></body></html>`, false},
 		{"article in an app root", `<html><body><div id="root">` + article + `</div><script src="/hydrate.js"></script></body></html>`, false},
+		// An API reference page: little text, but all of it in the HTML;
+		// its scripts add search and settings.
+		{"short page with many scripts", `<html><body><nav><a href="../index.html">std</a></nav><main><h1>Module std::char</h1>` +
+			`<p>Utilities for the char primitive type.</p><noscript><section>You need to enable JavaScript to use search.</section></noscript></main>` +
+			strings.Repeat(`<script src="/static/search.js"></script>`, 5) + `<script>` + strings.Repeat("var settings = {};", 300) + `</script></body></html>`, false},
+		{"long page with an empty widget root", `<html><body><main>` + article + `</main><div id="app"></div><script src="/comments.js"></script></body></html>`, false},
 	}
 	for _, tc := range cases {
 		got, why := NeedsJavaScript([]byte(tc.html))
