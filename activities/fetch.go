@@ -155,6 +155,7 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 		return b.res, err
 	}
 	batch := b.settings.batch(o)
+	batch.Scope = c.ID.String()
 	b.writer = newOutcomeWriter(inFlightPages(batch.Parallelism), b.save)
 	defer b.writer.close()
 	if urls, batch.Delay, err = b.applyRobots(ctx, o, urls); err != nil {

@@ -18,6 +18,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,9 +38,12 @@ type Options struct {
 	DriverDir string
 	// Pages is the size of a session's page pool.
 	Pages int
-	// NavTimeout bounds one navigation; SettleTimeout bounds the wait for
-	// the page's network to go quiet after the load event.
+	// NavTimeout bounds one navigation, up to the page's document;
+	// LoadTimeout bounds the wait for its load event after that (a page
+	// still loading then is taken as it stands, with a note), and
+	// SettleTimeout the wait for its network to go quiet after it.
 	NavTimeout    time.Duration
+	LoadTimeout   time.Duration
 	SettleTimeout time.Duration
 	// AllowPrivateNetworks lets pages reach private addresses.
 	AllowPrivateNetworks bool
@@ -49,10 +53,11 @@ type Options struct {
 // Browser is one Chromium shared by the sessions of a worker. When
 // Chromium dies, the next session starts a new one.
 type Browser struct {
-	opts Options
-	pw   *playwright.Playwright
-	mu   sync.Mutex
-	b    playwright.Browser
+	opts   Options
+	pw     *playwright.Playwright
+	mu     sync.Mutex
+	b      playwright.Browser
+	assets *assetCache
 }
 
 // Launch starts the Playwright driver and Chromium. Nothing is downloaded:
@@ -68,6 +73,9 @@ func Launch(o Options) (*Browser, error) {
 	if o.SettleTimeout == 0 {
 		o.SettleTimeout = 2 * time.Second
 	}
+	if o.LoadTimeout == 0 {
+		o.LoadTimeout = 10 * time.Second
+	}
 	pw, err := playwright.Run(&playwright.RunOptions{
 		DriverDirectory:     o.DriverDir,
 		SkipInstallBrowsers: true,
@@ -78,7 +86,7 @@ func Launch(o Options) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the playwright driver in %s: %w", o.DriverDir, err)
 	}
-	br := &Browser{opts: o, pw: pw}
+	br := &Browser{opts: o, pw: pw, assets: newAssetCache(maxCacheBytes)}
 	if br.b, err = br.launch(); err != nil {
 		_ = pw.Stop()
 		return nil, err
@@ -150,12 +158,16 @@ type Page struct {
 	Links     []string
 	Canonical string
 	Duration  time.Duration
+	// Note says how the page was taken when its render did not finish.
+	Note string
 }
 
 // Session is a browser context with a pool of pages. It is safe for
 // concurrent use; Close it when done.
 type Session struct {
-	b     *Browser
+	b *Browser
+	// scope names the crawl whose cached scripts and styles it uses.
+	scope string
 	ctx   playwright.BrowserContext
 	pages chan *tab
 	mu    sync.Mutex
@@ -214,9 +226,11 @@ func (t *tab) settle(limit time.Duration) {
 }
 
 // NewSession opens a fresh context: nothing of another session (cookies,
-// storage, cache) is visible in it. With a proxy (http://host:port) every
-// request of the session goes through it.
-func (b *Browser) NewSession(proxy ...string) (*Session, error) {
+// storage) is visible in it, but the scripts and stylesheets that earlier
+// sessions of the same scope (a crawl) loaded are served from memory.
+// With a proxy (http://host:port) every request of the session goes
+// through it.
+func (b *Browser) NewSession(scope string, proxy ...string) (*Session, error) {
 	opts := playwright.BrowserNewContextOptions{}
 	if len(proxy) > 0 && proxy[0] != "" {
 		opts.Proxy = &playwright.Proxy{Server: proxy[0], Bypass: playwright.String("<-loopback>")}
@@ -232,7 +246,10 @@ func (b *Browser) NewSession(proxy ...string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new browser context: %w", err)
 	}
-	s := &Session{b: b, ctx: bctx, pages: make(chan *tab, b.opts.Pages)}
+	if proxy := strings.Join(proxy, ""); proxy != "" {
+		scope += "\x00" + proxy // what came through a proxy stays with it
+	}
+	s := &Session{b: b, scope: scope, ctx: bctx, pages: make(chan *tab, b.opts.Pages)}
 	if err := bctx.Route("**/*", s.route); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("route requests: %w", err)
@@ -241,20 +258,46 @@ func (b *Browser) NewSession(proxy ...string) (*Session, error) {
 }
 
 // route blocks what does not change a page's text, and requests to
-// forbidden addresses.
+// forbidden addresses; scripts and stylesheets come from the crawl's
+// cache when an earlier page loaded them.
 func (s *Session) route(r playwright.Route) {
-	switch r.Request().ResourceType() {
+	req := r.Request()
+	kind := req.ResourceType()
+	switch kind {
 	case "image", "media", "font":
 		_ = r.Abort("blockedbyclient")
 		return
 	}
 	if !s.b.opts.AllowPrivateNetworks {
-		if u, err := url.Parse(r.Request().URL()); err == nil && forbidden(u.Hostname()) {
+		if u, err := url.Parse(req.URL()); err == nil && forbidden(u.Hostname()) {
 			_ = r.Abort("addressunreachable")
 			return
 		}
 	}
+	if (kind == "script" || kind == "stylesheet") && req.Method() == "GET" && s.b.assets != nil {
+		s.cached(r)
+		return
+	}
 	_ = r.Continue()
+}
+
+// cached answers a request for a script or stylesheet from the crawl's
+// cache, or fetches it and keeps a successful answer.
+func (s *Session) cached(r playwright.Route) {
+	u := r.Request().URL()
+	if a, ok := s.b.assets.get(s.scope, u); ok {
+		_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(a.status), Headers: a.headers, Body: a.body})
+		return
+	}
+	resp, err := r.Fetch()
+	if err != nil {
+		_ = r.Continue()
+		return
+	}
+	if body, err := resp.Body(); err == nil && resp.Status() == 200 {
+		s.b.assets.put(s.scope, u, &asset{status: 200, headers: resp.Headers(), body: body})
+	}
+	_ = r.Fulfill(playwright.RouteFulfillOptions{Response: resp})
 }
 
 // forbidden resolves host and reports whether any of its addresses is one
@@ -319,14 +362,24 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 	p := t.page
 
 	resp, err := p.Goto(rawURL, playwright.PageGotoOptions{
-		WaitUntil: playwright.WaitUntilStateLoad,
+		WaitUntil: playwright.WaitUntilStateDomcontentloaded,
 		Timeout:   playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond)),
 	})
 	if err != nil {
 		return out, fmt.Errorf("navigate to %s: %w", rawURL, err)
 	}
+	var original []string // the links of the document as served
 	if resp != nil {
 		out.StatusCode = resp.Status()
+		if body, err := resp.Body(); err == nil {
+			original = servedLinks(body, rawURL)
+		}
+	}
+	// A page whose load event does not come (a request that hangs) is
+	// taken as it stands after the bound.
+	if err := p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
+		Timeout: playwright.Float(float64(s.b.opts.LoadTimeout / time.Millisecond))}); err != nil {
+		out.Note = fmt.Sprintf("the page had not finished loading after %v; it was taken as it stood", s.b.opts.LoadTimeout)
 	}
 	// Quiet network is a bound, not a condition: a page that polls forever
 	// is taken as it is when the bound runs out.
@@ -347,6 +400,7 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 				}
 			}
 		}
+		out.Links = unrewritten(out.Links, original)
 		out.Canonical, _ = m["canonical"].(string)
 	}
 	out.Duration = time.Since(start)

@@ -49,7 +49,7 @@ func launch(t *testing.T, allowPrivate bool) *Browser {
 // newSession opens a session of b, closed when the test ends.
 func newSession(t *testing.T, b *Browser) *Session {
 	t.Helper()
-	s, err := b.NewSession()
+	s, err := b.NewSession("test")
 	if err != nil {
 		t.Fatalf("new session: %v", err)
 	}
@@ -125,7 +125,7 @@ window.addEventListener('load', () => {
 func TestRenderRunsJavaScript(t *testing.T) {
 	b := launch(t, true)
 	srv, images := jsSite(t)
-	s, err := b.NewSession()
+	s, err := b.NewSession("test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		}
 		proxy = f.EgressProxy
 	}
-	s, err := f.Browser.NewSession(proxy)
+	s, err := f.Browser.NewSession(b.Scope, proxy)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 					continue
 				}
 				r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
-					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8"}
+					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8", Note: p.Note}
 				if err != nil {
 					r.StatusCode = 0
 				} else {

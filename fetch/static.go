@@ -40,6 +40,9 @@ type Result struct {
 	Body        []byte
 	// Truncated is set when the body was cut off at the size cap.
 	Truncated bool
+	// Note says how the page was taken when that was not as asked (a
+	// render that had not finished loading), for its log.
+	Note string
 	// Location is the target of a redirect that was not followed.
 	Location string
 	// Links are the absolute targets of the page's <a href> elements, in
@@ -225,6 +228,10 @@ type Batch struct {
 	// followed; nil follows all. A redirect not followed ends with the
 	// redirect response itself (Result.Location names its target).
 	FollowRedirect func(from, to *url.URL) bool
+	// Scope names the crawl the batch belongs to: what an engine keeps
+	// between batches (the browser's scripts and styles) is shared only
+	// within one scope.
+	Scope string
 }
 
 // maxRedirects bounds a redirect chain.

@@ -3,6 +3,7 @@ package frontier
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
@@ -102,9 +103,14 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 		out.canonical = &Link{URL: canon.String(), Key: urlnorm.Key(canon), Depth: p.Depth, Rank: p.Rank}
 	}
 	out.State, out.HTML = crawl.PageFetched, string(r.Body)
+	var notes []string
 	if r.Truncated {
-		out.Reason = fmt.Sprintf("the response was cut off at %d bytes", len(r.Body))
+		notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", len(r.Body)))
 	}
+	if r.Note != "" {
+		notes = append(notes, r.Note)
+	}
+	out.Reason = strings.Join(notes, "; ")
 	return out
 }
 
