@@ -389,7 +389,7 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 		return out, fmt.Errorf("read the rendered page: %w", err)
 	}
 	found, err := p.Evaluate(`() => ({
-		links: Array.from(document.querySelectorAll('a[href]'), a => a.href),
+		links: Array.from(document.querySelectorAll('a[href], iframe[src], frame[src]'), a => a.href || a.src),
 		canonical: (document.querySelector('link[rel="canonical"][href]') || {}).href || ''
 	})`)
 	if m, ok := found.(map[string]any); err == nil && ok {

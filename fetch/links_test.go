@@ -30,6 +30,11 @@ func TestPageLinks(t *testing.T) {
 		{"unparsable hrefs are left out", `<a href="http://[::1">bad</a><a href="ok">ok</a>`,
 			[]string{"https://example.com/docs/ok"}, ""},
 		{"anchors without href", `<a name="x">x</a><a id="y" href="/y">y</a>`, []string{"https://example.com/y"}, ""},
+		// mdBook draws its sidebar with a script and offers the table of
+		// contents to browsers without one as an iframe.
+		{"pages offered without scripts", `<nav id="sidebar"><noscript><iframe class="sidebar-iframe-outer" src="toc.html"></iframe></noscript></nav>` +
+			`<noscript><p>See <a href="/all">all pages</a>.</p></noscript><frameset><frame src="left.html"></frameset><iframe src="/embed"></iframe>`,
+			[]string{"https://example.com/docs/toc.html", "https://example.com/all", "https://example.com/docs/left.html", "https://example.com/embed"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			links, canonical := pageLinks([]byte("<html><head></head><body>"+tc.html+"</body></html>"), page)
