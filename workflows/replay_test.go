@@ -9,7 +9,8 @@ import (
 
 // TestReplayRecordedHistories replays the histories of real crawls,
 // recorded by the integration tests (static, browser, sitemap,
-// deduplication with extraction, timed out, aborted, continued as new),
+// deduplication with extraction, deduplication settled when the crawl
+// ends, timed out, aborted, continued as new),
 // against the workflow code as it is now: a change that would break
 // crawls in flight fails here. A change of the workflow's commands goes
 // behind workflow.GetVersion; new histories are added with
