@@ -97,7 +97,7 @@ const (
 	// staticIP is what the proxied deployment publishes as its address.
 	staticIP = "203.0.113.7"
 	// maxPageBytes is the test workers' response size cap.
-	maxPageBytes = 64 << 10
+	maxPageBytes = 4 << 20
 )
 
 func TestMain(m *testing.M) {

@@ -106,3 +106,18 @@ func TestHeaviestChain(t *testing.T) {
 		t.Fatalf("chain of units %v, want [1 2]", units)
 	}
 }
+
+// TestCodeKeepsItsLines: a code block keeps its blank lines, however
+// many, and loses only the newline a generator puts after <code>.
+func TestCodeKeepsItsLines(t *testing.T) {
+	page := `<html><body><pre><code class="language-console">
+test tests::it_adds_two ... FAILED
+
+
+failures:
+</code></pre></body></html>`
+	d := convert(t, page, Options{IncludeLinks: true})
+	if want := "```console\ntest tests::it_adds_two ... FAILED\n\n\nfailures:\n```"; d.Markdown != want {
+		t.Errorf("markdown %q, want %q", d.Markdown, want)
+	}
+}

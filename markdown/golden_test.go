@@ -47,7 +47,8 @@ func TestGolden(t *testing.T) {
 
 // TestCodeBlockOfExtractedContent: a <pre> without <code> in nodes the
 // main-content extractor made (which carry no atom) is wrapped without a
-// parser, keeping its text and language.
+// parser, keeping its text (without the blank line it ends with) and
+// language.
 func TestCodeBlockOfExtractedContent(t *testing.T) {
 	pre := &html.Node{Type: html.ElementNode, Data: "pre", Attr: []html.Attribute{{Key: "class", Val: "highlight go"}}}
 	span := &html.Node{Type: html.ElementNode, Data: "span"}
@@ -58,7 +59,7 @@ func TestCodeBlockOfExtractedContent(t *testing.T) {
 	root.AppendChild(pre)
 	codeLanguages(goquery.NewDocumentFromNode(root).Selection)
 	code := pre.FirstChild
-	if code == nil || code.Data != "code" || code.NextSibling != nil || code.FirstChild.Data != "x := 1\n\ty := 2\n" {
+	if code == nil || code.Data != "code" || code.NextSibling != nil || code.FirstChild.Data != "x := 1\n\ty := 2" {
 		t.Fatalf("pre's children: %+v", code)
 	}
 	if len(code.Attr) != 1 || code.Attr[0].Val != "language-go" {

@@ -68,7 +68,6 @@ var mainCandidates = []string{"main", "[role=main]", "article", "#content", ".co
 // below it the whole body is used instead.
 const minMainText = 200
 
-var blankLines = regexp.MustCompile(`\n{3,}`)
 
 // invisible removes characters that only steer layout (soft hyphens, zero
 // width spaces and joiners): in markdown they only split words.
@@ -145,7 +144,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	// A line break in a table cell: the hard break's two spaces go after
 	// the <br /> (where they change nothing), so the columns stay aligned.
 	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
-	d.Markdown = strings.TrimSpace(blankLines.ReplaceAllString(blankOutsideCode(md), "\n\n"))
+	d.Markdown = strings.TrimSpace(blankOutsideCode(md))
 	return d, nil
 }
 
@@ -361,23 +360,33 @@ func escapeCellCodePipes(root *goquery.Selection) {
 const listEnd = "<!--THE END-->"
 
 // blankOutsideCode empties the lines that hold only spaces (the converter
-// leaves them inside loose lists) and trims the blank lines of quotes,
-// except in fenced code, where they are the code's own.
+// leaves them inside loose lists), trims the blank lines of quotes and
+// keeps one blank line where there are several, except in fenced code,
+// where they are the code's own.
 func blankOutsideCode(md string) string {
 	lines := strings.Split(md, "\n")
+	out := lines[:0]
 	fence := ""
-	for i, l := range lines {
+	blank := false
+	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		switch {
 		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
 			fence = t[:3]
 		case fence != "" && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
 			fence = ""
+		case fence == "" && t == "":
+			if blank {
+				continue
+			}
+			l = ""
 		case fence == "" && strings.Trim(t, ">") == "":
-			lines[i] = strings.TrimRight(l, " \t") // a blank line, or a blank line of a quote, indent kept
+			l = strings.TrimRight(l, " \t") // a blank line of a quote, indent kept
 		}
+		blank = fence == "" && l == ""
+		out = append(out, l)
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }
 
 // wrapInCode replaces the children of pre with one <code> holding their
@@ -408,6 +417,35 @@ var bareLanguages = map[string]bool{"bash": true, "c": true, "cpp": true, "cshar
 	"python": true, "ruby": true, "rust": true, "sh": true, "shell": true, "sql": true, "swift": true,
 	"toml": true, "ts": true, "typescript": true, "xml": true, "yaml": true}
 
+// trimCodeLines removes the blank lines a code block starts or ends with
+// (a generator's newline after <code>): they are layout, not code.
+func trimCodeLines(code *html.Node) {
+	var texts []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				texts = append(texts, c)
+			}
+			walk(c)
+		}
+	}
+	walk(code)
+	for _, t := range texts {
+		t.Data = strings.TrimLeft(t.Data, "\n\r")
+		if t.Data != "" {
+			break
+		}
+	}
+	for i := len(texts) - 1; i >= 0; i-- {
+		t := texts[i]
+		t.Data = strings.TrimRight(t.Data, " \t\n\r")
+		if t.Data != "" {
+			break
+		}
+	}
+}
+
 // noLanguage are the names highlighters give code they do not highlight.
 var noLanguage = map[string]bool{"default": true, "none": true, "text": true, "plain": true, "plaintext": true,
 	"nohighlight": true, "notranslate": true}
@@ -428,6 +466,7 @@ func codeLanguages(root *goquery.Selection) {
 		if code.Length() == 0 {
 			code = goquery.NewDocumentFromNode(wrapInCode(pre.Get(0))).Selection
 		}
+		trimCodeLines(code.Get(0))
 		if c, _ := code.Attr("class"); strings.Contains(c, "language-") {
 			return
 		}

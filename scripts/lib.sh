@@ -127,12 +127,52 @@ ensure_browser() {
   export PLAYWRIGHT_DRIVER_PATH=$driver
 }
 
+# REALDOCS_PACKAGES are Debian packages of real HTML manuals, each with
+# the part of it the tests crawl: mdBook (the Rust Book) and rustdoc (a
+# module of the standard library) from rust-doc, Sphinx's own manual, and
+# PostgreSQL's DocBook manual. Their licences are in each package's
+# copyright file, extracted beside the pages.
+REALDOCS_PACKAGES=(
+  "rust-doc:usr/share/doc/rust-doc/html/book usr/share/doc/rust-doc/html/std/collections usr/share/doc/rust-doc/copyright"
+  "sphinx-doc:usr/share/doc/sphinx-doc/html usr/share/doc/sphinx-doc/copyright"
+  "postgresql-doc-15:usr/share/doc/postgresql-doc-15/html usr/share/doc/postgresql-doc-15/copyright"
+)
+
+# ensure_realdocs: the real manuals the tests crawl, downloaded once from
+# Debian's archive into .data/realdocs (a few tens of MB); sets
+# CRAWLER_REALDOCS to the folder that holds usr/share/doc.
+ensure_realdocs() {
+  local dir="$DATA/realdocs" sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  mkdir -p "$dir/debs"
+  for entry in "${REALDOCS_PACKAGES[@]}"; do
+    local pkg=${entry%%:*} paths=${entry#*:}
+    if [ ! -f "$dir/$pkg.done" ]; then
+      say "downloading the $pkg manual from Debian's archive (for the real-site tests)"
+      if ! (cd "$dir/debs" && apt-get download "$pkg" >&2 2>/dev/null); then
+        $sudo apt-get update -qq >&2
+        (cd "$dir/debs" && apt-get download "$pkg" >&2) || die "could not download $pkg"
+      fi
+      local deb
+      deb=$(ls "$dir/debs/${pkg}"_*.deb | head -1)
+      local wanted=()
+      for p in $paths; do wanted+=("./$p"); done
+      dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir" "${wanted[@]}" 2>/dev/null \
+        || dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir" --wildcards "${wanted[@]/%/*}" \
+        || die "could not unpack $pkg"
+      touch "$dir/$pkg.done"
+    fi
+  done
+  export CRAWLER_REALDOCS=$dir
+}
+
 # prepare_tests: what the tests and benchmarks need (the Temporal CLI,
 # Chromium and the Playwright driver, Postgres), and the variables that
 # tell them where it is. The caller traps stop_postgres on EXIT.
 prepare_tests() {
   build_temporal
   ensure_browser
+  ensure_realdocs
   ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
   export CRAWLER_TEST_DATABASE_URL=$PG_URL
   export TEMPORAL_CLI_PATH=$TEMPORAL_BIN

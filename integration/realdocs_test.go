@@ -1,0 +1,308 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// realManual is a real HTML manual, made by a documentation generator
+// nobody here wrote, shipped in a Debian package that the test scripts
+// download (ensure_realdocs in scripts/lib.sh; the licences are in each
+// package's copyright file beside it).
+type realManual struct {
+	name string
+	// root is the folder served, below CRAWLER_REALDOCS; start the page
+	// the crawl starts at.
+	root, start string
+	// region is the selector of the page's content in the source, which
+	// the markdown is checked against.
+	region     string
+	maxResults int
+}
+
+var realManuals = []realManual{
+	{name: "mdBook (the Rust Book)", root: "usr/share/doc/rust-doc/html", start: "/book/", region: "main"},
+	{name: "rustdoc (std::collections)", root: "usr/share/doc/rust-doc/html", start: "/std/collections/index.html", region: "#main-content"},
+	{name: "Sphinx (its own manual)", root: "usr/share/doc/sphinx-doc/html", start: "/", region: "div.body"},
+	{name: "DocBook (PostgreSQL's manual)", root: "usr/share/doc/postgresql-doc-15/html", start: "/", region: "body", maxResults: 250},
+}
+
+// TestRealManuals crawls real manuals with the default options (main
+// content, deduplication, engine auto with a browser worker at hand), 16
+// pages at a time, and checks every stored page against its source file:
+// it was fetched statically, once, and not emptied; its paragraphs come
+// out with their words in the page's order, its code blocks line by
+// line with their language, its data tables as tables; and the text that
+// is the page's own (in no other page's source but an aggregate marked
+// noindex) survives deduplication.
+func TestRealManuals(t *testing.T) {
+	t.Parallel()
+	docs := os.Getenv("CRAWLER_REALDOCS")
+	if docs == "" {
+		t.Fatal("CRAWLER_REALDOCS is not set: make test downloads the manuals (ensure_realdocs in scripts/lib.sh)")
+	}
+	for _, m := range realManuals {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			root := filepath.Join(docs, m.root)
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(m.start))); err != nil {
+				t.Fatalf("the manual is missing (make test downloads it): %v", err)
+			}
+			srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+			t.Cleanup(srv.Close)
+			body := map[string]any{"startUrl": srv.URL + m.start, "maxConcurrentPages": 16}
+			if m.maxResults > 0 {
+				body["maxResults"] = m.maxResults
+			}
+			c := crawlSite(t, env.api, srv, body, "succeeded")
+			raw := map[string]string{}
+			for _, p := range allPagesRaw(t, env.api, env.keyA, c.crawl.ID) {
+				raw[strings.TrimPrefix(p.URL, srv.URL)] = p.Markdown
+			}
+			if dump := os.Getenv("CRAWLER_REALDOCS_DUMP"); dump != "" {
+				dumpManual(t, filepath.Join(dump, wordsOnly(m.name)), c, raw)
+			}
+			checkManual(t, m, root, c, raw)
+		})
+	}
+}
+
+// dumpManual writes each page's markdown, raw and deduplicated, below
+// dir, for a reader to look at (CRAWLER_REALDOCS_DUMP names the folder).
+func dumpManual(t *testing.T, dir string, c crawled, raw map[string]string) {
+	for p, page := range c.pages {
+		name := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(p, "/")+"/index"))
+		if strings.HasSuffix(p, ".html") {
+			name = filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(p, ".html")))
+		}
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(name+".raw.md", []byte(raw[p]), 0o644)
+		_ = os.WriteFile(name+".md", []byte(page.Markdown), 0o644)
+	}
+}
+
+// allPagesRaw is allPages with raw=true: the markdown before
+// deduplication.
+func allPagesRaw(t *testing.T, base, key, id string) []resultPage {
+	t.Helper()
+	var out []resultPage
+	next := fmt.Sprintf("%s/crawls/%s/pages?limit=100&raw=true", base, id)
+	for next != "" {
+		var p pageOf[resultPage]
+		if status, body := call(t, "GET", next, key, nil, &p); status != http.StatusOK {
+			t.Fatalf("GET pages?raw=true = %d %s", status, body)
+		}
+		out = append(out, p.Results...)
+		next = followNext(t, p)
+	}
+	return out
+}
+
+// source is a page's source file as the checks read it.
+type source struct {
+	paragraphs []string // each paragraph's words, as wordsOnly gives them
+	code       []codeBlock
+	tables     int // data tables
+	noindex    bool
+}
+
+type codeBlock struct {
+	lang  string
+	lines string
+}
+
+func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[string]string) {
+	if len(c.pages) < 20 {
+		t.Fatalf("%d pages stored, want the manual", len(c.pages))
+	}
+	sources := map[string]source{}
+	for p := range c.pages {
+		sources[p] = readSource(t, m, root, p)
+	}
+	// Where each paragraph is, among the pages that are not aggregates.
+	holders := map[string]int{}
+	for _, s := range sources {
+		if s.noindex {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, para := range s.paragraphs {
+			if !seen[para] {
+				seen[para] = true
+				holders[para]++
+			}
+		}
+	}
+	var paragraphs, lostWords, codes, lostCode, wrongLang, tables, lostTables, own, lostOwn int
+	for p, page := range c.pages {
+		if page.Engine != "cheerio" {
+			t.Errorf("%s was sent to the browser: its text is in its HTML", p)
+		}
+		if strings.Contains(p, "?") {
+			t.Errorf("%s: a page under a query string", p)
+		}
+		rawMD := raw[p]
+		if strings.TrimSpace(rawMD) != "" && strings.TrimSpace(page.Markdown) == "" {
+			t.Errorf("%s was emptied by deduplication (%d of %d fragments removed)", p, page.FragmentsRemoved, page.Fragments)
+		}
+		s := sources[p]
+		text, deduped := wordsOnly(plainMarkdown(rawMD)), wordsOnly(plainMarkdown(page.Markdown))
+		for _, para := range s.paragraphs {
+			paragraphs++
+			if !strings.Contains(text, para) {
+				lostWords++
+				if lostWords <= 5 {
+					t.Logf("%s: a paragraph's words are not in its markdown in order: %q", p, para)
+				}
+			}
+			if !s.noindex && holders[para] == 1 {
+				own++
+				if !strings.Contains(deduped, para) {
+					lostOwn++
+					if lostOwn <= 5 {
+						t.Logf("%s: deduplication took the page's own paragraph %q", p, para)
+					}
+				}
+			}
+		}
+		for _, cb := range s.code {
+			codes++
+			want := cb.lines
+			if !strings.Contains(rawMD, want) {
+				lostCode++
+				if lostCode <= 5 {
+					t.Logf("%s: a code block is not in its markdown line by line:\n%s", p, want)
+				}
+				continue
+			}
+			if cb.lang != "" && !strings.Contains(rawMD, "```"+cb.lang+"\n"+firstLine(want)) {
+				wrongLang++
+				if wrongLang <= 5 {
+					t.Logf("%s: a %s code block lost its language: %q", p, cb.lang, firstLine(want))
+				}
+			}
+		}
+		tables += s.tables
+		if got := len(tableDelimiter.FindAllString(rawMD, -1)); got < s.tables {
+			lostTables += s.tables - got
+			t.Logf("%s: %d data tables, %d in its markdown", p, s.tables, got)
+		}
+	}
+	t.Logf("%s: %d pages; paragraphs %d (%d lost or reordered), own paragraphs after deduplication %d (%d lost), "+
+		"code blocks %d (%d lost, %d without their language), data tables %d (%d lost)",
+		m.name, len(c.pages), paragraphs, lostWords, own, lostOwn, codes, lostCode, wrongLang, tables, lostTables)
+	if lostWords > 0 || lostOwn > 0 || lostCode > 0 || wrongLang > 0 || lostTables > 0 {
+		t.Errorf("%s: %d of %d paragraphs, %d of %d own paragraphs after deduplication, %d of %d code blocks (%d languages) and %d of %d tables are not as the page has them",
+			m.name, lostWords, paragraphs, lostOwn, own, lostCode, codes, wrongLang, lostTables, tables)
+	}
+}
+
+// readSource reads the file a page was served from.
+func readSource(t *testing.T, m realManual, root, page string) source {
+	t.Helper()
+	u, err := url.Parse(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := u.Path
+	if strings.HasSuffix(p, "/") {
+		p += "index.html"
+	}
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(path.Clean(p))))
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	defer f.Close()
+	doc, err := goquery.NewDocumentFromReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s source
+	doc.Find(`meta[name="robots"]`).Each(func(_ int, m *goquery.Selection) {
+		c, _ := m.Attr("content")
+		s.noindex = s.noindex || strings.Contains(strings.ToLower(c), "noindex")
+	})
+	region := doc.Find(m.region).First()
+	region.Find("script, style, noscript, nav, .navheader, .navfooter, button").Remove()
+	region.Find("p").Each(func(_ int, p *goquery.Selection) {
+		if w := wordsOnly(p.Text()); len(w) >= 30 {
+			s.paragraphs = append(s.paragraphs, w)
+		}
+	})
+	region.Find("pre").Each(func(_ int, pre *goquery.Selection) {
+		if pre.Find("pre").Length() > 0 {
+			return // mdBook's wrapper; the inner one counts
+		}
+		lines := strings.Split(strings.Trim(pre.Text(), "\n"), "\n")
+		for i := range lines {
+			lines[i] = strings.TrimRight(strings.ReplaceAll(lines[i], "\u00a0", " "), " \t")
+		}
+		text := strings.Join(lines, "\n")
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		s.code = append(s.code, codeBlock{lang: languageOf(pre), lines: text})
+	})
+	region.Find("table").Each(func(_ int, table *goquery.Selection) {
+		if table.Find("tr").Length() >= 2 && table.Find("table, pre, ul, ol, h1, h2, h3, h4, h5, h6").Length() == 0 {
+			s.tables++
+		}
+	})
+	return s
+}
+
+// languageOf is a code block's language as the generators write it:
+// mdBook's language-X on the code, Sphinx's highlight-X two levels up.
+func languageOf(pre *goquery.Selection) string {
+	for _, s := range []*goquery.Selection{pre.Find("code").First(), pre.Parent().Parent()} {
+		class, _ := s.Attr("class")
+		for _, c := range strings.Fields(class) {
+			for _, prefix := range []string{"language-", "highlight-"} {
+				if l, ok := strings.CutPrefix(c, prefix); ok && l != "default" && l != "none" && l != "text" {
+					return l
+				}
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	tableDelimiter = regexp.MustCompile(`(?m)^\|[ :|-]*-[ :|-]*\|$`)
+	mdImage        = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
+	mdLinkTarget   = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
+)
+
+// plainMarkdown drops link targets and image addresses from markdown.
+func plainMarkdown(md string) string {
+	return mdLinkTarget.ReplaceAllString(mdImage.ReplaceAllString(md, "$1"), "]")
+}
+
+// wordsOnly is s's letters and digits, lower case, in order: what must
+// come out of a paragraph whatever the markup around its words.
+func wordsOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
