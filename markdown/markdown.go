@@ -68,7 +68,6 @@ var mainCandidates = []string{"main", "[role=main]", "article", "#content", ".co
 // below it the whole body is used instead.
 const minMainText = 200
 
-
 // invisible removes characters that only steer layout (soft hyphens, zero
 // width spaces and joiners): in markdown they only split words.
 // A no-break space becomes a plain one: markdown readers and text
