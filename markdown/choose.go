@@ -181,30 +181,53 @@ func contentByKind(u *unit) bool {
 const maxCaption = 300
 
 // keepCaptions keeps, inside the article's span, the short lines that
-// stand right beside a kept code block and say what it is ("Listing 3-1:
-// …", "Filename: src/main.rs"): the extractor takes them for image
-// captions.
+// stand right beside a code block or a picture and say what it is
+// ("Listing 3-1: …", "Filename: src/main.rs", "Figure 15-4: …"): the
+// extractor takes them for image captions.
 func (c *chosen) keepCaptions(first, last int, span *html.Node) {
 	for i := first; i <= last; i++ {
 		u := c.units[i]
 		if u.kept || u.total == 0 || u.total > maxCaption || !inside(u.n, span) || linkShare(u.n) >= 0.5 {
 			continue
 		}
-		if besideCode(u.n) {
+		if besideListing(u.n) {
 			u.kept = true
 		}
 	}
 }
 
-// besideCode reports whether the element just before or after n (spaces
-// aside) is, or wraps, a kept code block.
-func besideCode(n *html.Node) bool {
+// besideListing reports whether the element just before or after n
+// (spaces aside) is, or wraps, a code block, or holds pictures only.
+func besideListing(n *html.Node) bool {
 	for _, s := range []*html.Node{prevElement(n), nextElement(n)} {
-		if s != nil && (s.Data == "pre" || firstPre(s) != nil) {
+		if s != nil && (s.Data == "pre" || firstPre(s) != nil || picturesOnly(s)) {
 			return true
 		}
 	}
 	return false
+}
+
+// picturesOnly reports whether n holds images and no text.
+func picturesOnly(n *html.Node) bool {
+	if n.Data == "img" {
+		return true
+	}
+	images := false
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+				return false
+			case c.Type == html.ElementNode && c.Data == "img":
+				images = true
+			case c.Type == html.ElementNode && !walk(c):
+				return false
+			}
+		}
+		return true
+	}
+	return walk(n) && images
 }
 
 // firstPre is the first <pre> below n, if any.

@@ -121,3 +121,34 @@ failures:
 		t.Errorf("markdown %q, want %q", d.Markdown, want)
 	}
 }
+
+// TestDocumentationDetails: what API references and manuals are made of
+// comes out as the page shows it: angle brackets outside code as
+// characters, no empty links, a figure's caption beside its picture, and
+// a data table whose cells hold several paragraphs as a table.
+func TestDocumentationDetails(t *testing.T) {
+	chapter := `<h2>Using Box&lt;T&gt;</h2>
+<p>A function returns <code>Option&lt;T&gt;</code> when it may have no value, so that a caller writes a -&gt; b and x &lt; y in prose.<a class="anchor" href="#box"></a></p>
+<p><img src="img/trpl15-04.svg" alt="Reference cycle of lists"></p>
+<p><span class="caption">Figure 15-4: A reference cycle of lists a and b pointing to each other</span></p>
+<p>The rest of this chapter explains the figure above in detail, in a paragraph long enough to count as prose for the extractor.</p>
+<table><thead><tr><th><p>Function</p></th><th><p>Description</p></th></tr></thead>
+<tbody><tr><td><p><code>abs(x)</code></p></td><td><p>Absolute value.</p><p>abs(-17.4) gives 17.4</p></td></tr>
+<tr><td><p><code>ceil(x)</code></p></td><td><p>Nearest integer greater than or equal to the argument.</p><p>ceil(42.2) gives 43</p></td></tr></tbody></table>
+<p>More prose follows the table here so that the table stands inside the article, between two paragraphs of prose.</p>`
+	d := convert(t, docPage(chapter), Options{MainContentOnly: true, IncludeLinks: true})
+	for _, want := range []string{
+		"## Using Box\\<T>",
+		"returns `Option<T>` when it may have no value, so that a caller writes a -> b and x < y in prose.",
+		"![Reference cycle of lists](https://example.com/blog/img/trpl15-04.svg)",
+		"Figure 15-4: A reference cycle of lists a and b pointing to each other",
+		"| `abs(x)`  | Absolute value.<br />  abs(-17.4) gives 17.4",
+	} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
+		}
+	}
+	if strings.Contains(d.Markdown, "[](") || strings.Contains(d.Markdown, "&lt;") {
+		t.Errorf("markdown holds an empty link or an escaped bracket:\n%s", d.Markdown)
+	}
+}

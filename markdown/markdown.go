@@ -96,6 +96,13 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	dropHeadingAnchors(doc)
 	absolutize(doc, pageURL)
+	// A link with nothing to show (an anchor beside a heading or a
+	// member of an API page) would be "[](…)" in markdown.
+	doc.Find("a").Each(func(_ int, a *goquery.Selection) {
+		if strings.TrimSpace(a.Text()) == "" && a.Find("img").Length() == 0 {
+			a.Remove()
+		}
+	})
 	if len(o.IncludeOnlyTags) == 0 {
 		// Before the main content is chosen: the extractor drops lists
 		// and quotes it finds inside table cells. Chosen tags are taken
@@ -143,7 +150,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	// A line break in a table cell: the hard break's two spaces go after
 	// the <br /> (where they change nothing), so the columns stay aligned.
 	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
-	d.Markdown = strings.TrimSpace(blankOutsideCode(md))
+	d.Markdown = strings.TrimSpace(plainAngles(blankOutsideCode(md)))
 	return d, nil
 }
 
@@ -294,20 +301,27 @@ func dropHeadingAnchors(doc *goquery.Document) {
 }
 
 // unwrapLayoutTables replaces each table used for layout by its cells'
-// content, in reading order: a table a cell of which holds lists, code,
-// quotes, headings, tables or more than one paragraph lays out blocks,
-// and as a markdown table it would squeeze them into one line each. A
-// table of data, whose cells hold a value or a line each, stays.
+// content, in reading order: a table a cell of which holds code, quotes,
+// headings or tables lays out blocks, and as a markdown table it would
+// squeeze them into one line each. So does a cell of lists or of several
+// paragraphs, unless the table has a header row and rows below it: then it
+// is a table of data (an API reference's functions, each with a signature,
+// a description and an example) and stays a table, each cell's blocks
+// joined by line breaks.
 func unwrapLayoutTables(root *goquery.Selection) {
 	root.Find("table").Each(func(_ int, t *goquery.Selection) {
 		n := t.Get(0)
-		if n.Parent == nil || !layoutTable(t) {
+		if n.Parent == nil {
 			return
 		}
-		t.Find("td, th").Each(func(_ int, cell *goquery.Selection) {
-			if cell.ParentsFiltered("table").Get(0) != n {
-				return // a cell of a table inside this one moves with it
-			}
+		switch tableKind(t) {
+		case dataTable:
+			return
+		case dataTableOfBlocks:
+			ownCells(t, func(cell *goquery.Selection) { joinBlocks(cell.Get(0)) })
+			return
+		}
+		ownCells(t, func(cell *goquery.Selection) {
 			div := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 			for c := cell.Get(0).FirstChild; c != nil; {
 				next := c.NextSibling
@@ -321,20 +335,98 @@ func unwrapLayoutTables(root *goquery.Selection) {
 	})
 }
 
-// layoutTable reports whether a cell of table t (not of a table inside it)
-// holds blocks.
-func layoutTable(t *goquery.Selection) bool {
+// Kinds of tables.
+const (
+	dataTable = iota
+	dataTableOfBlocks
+	layoutTable
+)
+
+// tableKind tells a table of data from one used for layout (see
+// unwrapLayoutTables), looking at its own cells, not those of tables
+// inside it.
+func tableKind(t *goquery.Selection) int {
 	n := t.Get(0)
-	layout := false
-	t.Find("td, th").EachWithBreak(func(_ int, cell *goquery.Selection) bool {
-		if cell.ParentsFiltered("table").Get(0) != n {
-			return true
+	header := t.Find("thead, th").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.ParentsFiltered("table").Get(0) == n
+	}).Length() > 0
+	rows := t.Find("tr").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.ParentsFiltered("table").Get(0) == n
+	}).Length()
+	kind := dataTable
+	ownCells(t, func(cell *goquery.Selection) {
+		switch {
+		case kind == layoutTable:
+		case cell.Find("pre, blockquote, h1, h2, h3, h4, h5, h6, table").Length() > 0:
+			kind = layoutTable
+		case cell.Find("ul, ol").Length() > 0 || cell.Find("p, div").Length() > 1:
+			if header && rows >= 2 {
+				kind = dataTableOfBlocks
+			} else {
+				kind = layoutTable
+			}
 		}
-		layout = cell.Find("ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6, table").Length() > 0 || cell.Find("p").Length() > 1
-		return !layout
 	})
-	return layout
+	return kind
 }
+
+// ownCells calls fn with each cell of table t, not of tables inside it.
+func ownCells(t *goquery.Selection, fn func(*goquery.Selection)) {
+	n := t.Get(0)
+	t.Find("td, th").Each(func(_ int, cell *goquery.Selection) {
+		if cell.ParentsFiltered("table").Get(0) == n {
+			fn(cell)
+		}
+	})
+}
+
+// joinBlocks replaces the blocks of a table cell (paragraphs, divs, lists
+// and their items) by their content, separated by line breaks, which a
+// markdown table cell can hold.
+func joinBlocks(cell *html.Node) {
+	var lines [][]*html.Node
+	var line []*html.Node
+	flush := func() {
+		for _, k := range line {
+			if k.Type != html.TextNode || strings.TrimSpace(k.Data) != "" {
+				lines = append(lines, line)
+				break
+			}
+		}
+		line = nil
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode && cellBlocks[c.Data] {
+				flush()
+				walk(c)
+				flush()
+			} else {
+				n.RemoveChild(c)
+				line = append(line, c)
+			}
+			c = next
+		}
+	}
+	walk(cell)
+	flush()
+	for c := cell.FirstChild; c != nil; c = cell.FirstChild {
+		cell.RemoveChild(c)
+	}
+	for i, l := range lines {
+		if i > 0 {
+			cell.AppendChild(&html.Node{Type: html.ElementNode, Data: "br", DataAtom: atom.Br})
+		}
+		for _, k := range l {
+			cell.AppendChild(k)
+		}
+	}
+}
+
+// cellBlocks are the blocks joinBlocks joins.
+var cellBlocks = map[string]bool{"p": true, "div": true, "ul": true, "ol": true, "li": true, "dl": true, "dt": true, "dd": true}
 
 // escapeCellCodePipes escapes the pipes of code inside table cells: in a
 // markdown table a pipe ends the cell even inside a code span, unless it
@@ -387,6 +479,79 @@ func blankOutsideCode(md string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// plainAngles writes the angle brackets the converter wrote as entities
+// ("Vec&lt;T&gt;", "a -&gt; b") as characters, outside code (where they
+// are written as they are): a reader of the markdown, or a model, sees
+// the text as the page showed it. A "<" that could open an HTML tag
+// ("Vec<T>") is escaped instead ("Vec\<T>"), and a ">" opening a line
+// too, so that no renderer takes them for markup or a quote.
+func plainAngles(md string) string {
+	if !strings.Contains(md, "&lt;") && !strings.Contains(md, "&gt;") {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			fence = t[:3]
+		case fence != "":
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+		default:
+			lines[i] = anglesOutsideSpans(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// anglesOutsideSpans is plainAngles for one line, code spans left alone.
+func anglesOutsideSpans(line string) string {
+	var b strings.Builder
+	atStart := true // nothing but spaces so far
+	for i := 0; i < len(line); {
+		switch {
+		case line[i] == '`':
+			run := 1
+			for i+run < len(line) && line[i+run] == '`' {
+				run++
+			}
+			ticks := line[i : i+run]
+			end := strings.Index(line[i+run:], ticks)
+			if end < 0 {
+				b.WriteString(ticks)
+				i += run
+			} else {
+				b.WriteString(line[i : i+run+end+run])
+				i += run + end + run
+			}
+		case strings.HasPrefix(line[i:], "&gt;"):
+			if atStart {
+				b.WriteString("\\")
+			}
+			b.WriteByte('>')
+			i += len("&gt;")
+		case strings.HasPrefix(line[i:], "&lt;"):
+			i += len("&lt;")
+			if i < len(line) && (isASCIILetter(line[i]) || line[i] == '/' || line[i] == '!' || line[i] == '?') {
+				b.WriteByte('\\')
+			}
+			b.WriteByte('<')
+		default:
+			atStart = atStart && (line[i] == ' ' || line[i] == '\t')
+			b.WriteByte(line[i])
+			i++
+			continue
+		}
+		atStart = false
+	}
+	return b.String()
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // wrapInCode replaces the children of pre with one <code> holding their
 // text (the highlighter's spans go, the code stays) and returns it. The

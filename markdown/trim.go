@@ -419,9 +419,12 @@ func heading(n *html.Node) bool {
 	return len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
 }
 
-// shortLink reports whether p is a short paragraph that is one link.
+// shortLink reports whether p is a short paragraph that is one link. A
+// link that shows its own address (a reference, a footnote's source) says
+// something and is not one.
 func shortLink(p block) bool {
-	return p.text != "" && utf8.RuneCountInString(p.text) < minProse && linkShare(p.n) >= 0.9
+	return p.text != "" && utf8.RuneCountInString(p.text) < minProse && linkShare(p.n) >= 0.9 &&
+		!strings.HasPrefix(p.text, "http://") && !strings.HasPrefix(p.text, "https://")
 }
 
 // linkShare is the share of n's text, spaces aside, that is inside links.
