@@ -155,6 +155,7 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 			t.Errorf("%s: a page under a query string", p)
 		}
 		rawMD := raw[p]
+		trimmed := trailingSpaces.ReplaceAllString(rawMD, "")
 		if strings.TrimSpace(rawMD) != "" && strings.TrimSpace(page.Markdown) == "" {
 			t.Errorf("%s was emptied by deduplication (%d of %d fragments removed)", p, page.FragmentsRemoved, page.Fragments)
 		}
@@ -181,14 +182,14 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 		for _, cb := range s.code {
 			codes++
 			want := cb.lines
-			if !strings.Contains(rawMD, want) {
+			if !strings.Contains(trimmed, want) {
 				lostCode++
 				if lostCode <= 5 {
 					t.Logf("%s: a code block is not in its markdown line by line:\n%s", p, want)
 				}
 				continue
 			}
-			if cb.lang != "" && !strings.Contains(rawMD, "```"+cb.lang+"\n"+firstLine(want)) {
+			if cb.lang != "" && !strings.Contains(trimmed, "```"+cb.lang+"\n"+firstLine(want)) {
 				wrongLang++
 				if wrongLang <= 5 {
 					t.Logf("%s: a %s code block lost its language: %q", p, cb.lang, firstLine(want))
@@ -281,6 +282,7 @@ func languageOf(pre *goquery.Selection) string {
 }
 
 var (
+	trailingSpaces = regexp.MustCompile(`(?m)[ \t]+$`)
 	tableDelimiter = regexp.MustCompile(`(?m)^\|[ :|-]*-[ :|-]*\|$`)
 	mdImage        = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
 	mdLinkTarget   = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)

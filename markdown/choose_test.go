@@ -152,3 +152,19 @@ func TestDocumentationDetails(t *testing.T) {
 		t.Errorf("markdown holds an empty link or an escaped bracket:\n%s", d.Markdown)
 	}
 }
+
+// TestSectionNamedAfterItsHeading: a manual's section whose id is made
+// of its heading's words stays, even when a word of it names comments;
+// a comment thread named so goes.
+func TestSectionNamedAfterItsHeading(t *testing.T) {
+	body := `<article><h1>Web support</h1>` + paragraphs("support", 3) +
+		`<section id="comments-proposals"><h2>Comments &amp; Proposals</h2><p>Now that the search is done, the web support package can also handle comments and proposals, which the next paragraphs describe.</p></section>` +
+		paragraphs("moderation", 2) + `</article><section id="comments"><h3>Reader comments</h3><p>Great post, thanks a lot for writing it up for all of us here!</p></section>`
+	d := convert(t, articlePage("Web support", body), Options{MainContentOnly: true, IncludeLinks: true})
+	if !strings.Contains(d.Markdown, "## Comments & Proposals\n\nNow that the search is done") {
+		t.Errorf("the section named after its heading went:\n%s", d.Markdown)
+	}
+	if strings.Contains(d.Markdown, "Great post") {
+		t.Errorf("the comment thread stayed:\n%s", d.Markdown)
+	}
+}

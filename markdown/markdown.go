@@ -581,6 +581,16 @@ var bareLanguages = map[string]bool{"bash": true, "c": true, "cpp": true, "cshar
 	"python": true, "ruby": true, "rust": true, "sh": true, "shell": true, "sql": true, "swift": true,
 	"toml": true, "ts": true, "typescript": true, "xml": true, "yaml": true}
 
+// onlyChild reports whether child is n's only child, white space aside.
+func onlyChild(n, child *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c != child && (c.Type == html.ElementNode || c.Type == html.TextNode && strings.TrimSpace(c.Data) != "") {
+			return false
+		}
+	}
+	return true
+}
+
 // trimCodeLines removes the blank lines a code block starts or ends with
 // (a generator's newline after <code>): they are layout, not code.
 func trimCodeLines(code *html.Node) {
@@ -626,8 +636,11 @@ func codeLanguages(root *goquery.Selection) {
 		}
 	})
 	root.Find("pre").Each(func(_ int, pre *goquery.Selection) {
+		// The code is the <pre>'s one <code>; a <pre> holding text or
+		// other elements beside it (a synopsis with <code> for each type
+		// and <em> for each placeholder) is made one <code> of its text.
 		code := pre.ChildrenFiltered("code").First()
-		if code.Length() == 0 {
+		if code.Length() == 0 || !onlyChild(pre.Get(0), code.Get(0)) {
 			code = goquery.NewDocumentFromNode(wrapInCode(pre.Get(0))).Selection
 		}
 		trimCodeLines(code.Get(0))

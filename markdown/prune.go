@@ -120,13 +120,38 @@ func notArticle(n *html.Node) bool {
 			}
 		case "id":
 			// An id of many words is a heading's anchor
-			// ("sharing-with-a-single-developer"), not a name.
-			if block && namesSection(v, maxIDWords) {
+			// ("sharing-with-a-single-developer"), not a name; so is
+			// one made of the words of the heading the element starts
+			// with (a manual's section "Comments & Proposals").
+			if block && namesSection(v, maxIDWords) && !headingAnchor(n, v) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// headingAnchor reports whether id is made of the words of the first
+// heading inside n, as documentation generators make a section's id.
+func headingAnchor(n *html.Node, id string) bool {
+	h := firstHeading(n)
+	return h != nil && strings.Join(wordsOf(nodeText(h)), "-") == strings.Join(wordsOf(id), "-")
+}
+
+// firstHeading is the first heading element below n, if any.
+func firstHeading(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if heading(c) {
+			return c
+		}
+		if h := firstHeading(c); h != nil {
+			return h
+		}
+	}
+	return nil
 }
 
 // maxIDWords is the most words an id naming a section has.
