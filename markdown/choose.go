@@ -109,10 +109,17 @@ func choose(body *html.Node, answer, title string) *chosen {
 	walk(body, body, nil)
 
 	align(c.units, texts, answer)
+	// The article's span runs from the first unit kept to the last; a
+	// block that is all a link's content (a card: another story's
+	// teaser, a tile of a landing page) does not stretch it, and goes
+	// when it stands outside.
 	first, last := -1, -1
 	for i, u := range c.units {
 		if u.total > 0 && 2*u.matched >= u.total {
 			u.kept = true
+			if inLink(u.n) {
+				continue
+			}
 			if first < 0 {
 				first = i
 			}
@@ -122,9 +129,21 @@ func choose(body *html.Node, answer, title string) *chosen {
 	if first < 0 {
 		return c
 	}
+	for i, u := range c.units {
+		if u.kept && (i < first || i > last) && inLink(u.n) {
+			u.kept = false
+		}
+	}
 	span := lowestCommonAncestor(c.units[first].n, c.units[last].n)
+	beside := map[*html.Node]bool{} // the parents of the units matched
+	for _, u := range c.units {
+		if u.kept {
+			beside[u.n.Parent] = true
+		}
+	}
 	for i := first + 1; i < last; i++ {
-		if u := c.units[i]; !u.kept && contentByKind(u) && inside(u.n, span) {
+		u := c.units[i]
+		if !u.kept && inside(u.n, span) && (contentByKind(u) || beside[u.n.Parent] && proseUnit(u)) {
 			u.kept = true
 		}
 	}
@@ -172,9 +191,46 @@ func contentByKind(u *unit) bool {
 		return true
 	}
 	if u.total == 0 && u.media {
-		return true
+		// A picture that is a link is an advertisement or a story's
+		// teaser, not the article's figure.
+		return !linked(u.n)
 	}
 	return u.n.Parent != nil && u.n.Parent.Data == "figure" && linkShare(u.n) < 0.5
+}
+
+// inLink reports whether n is inside a link.
+func inLink(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.Data == "a" {
+			return true
+		}
+	}
+	return false
+}
+
+// linked reports whether n is inside a link or holds one.
+func linked(n *html.Node) bool {
+	if n.Type == html.ElementNode && n.Data == "a" || inLink(n) {
+		return true
+	}
+	var holds func(n *html.Node) bool
+	holds = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (c.Data == "a" || holds(c)) {
+				return true
+			}
+		}
+		return false
+	}
+	return holds(n)
+}
+
+// proseUnit reports whether u is a paragraph of prose: a sentence's worth
+// of text (minProse), mostly not links. One the extractor dropped from
+// between paragraphs it kept, in the same container, is the article's
+// (it drops paragraphs for their footnote references or inline code).
+func proseUnit(u *unit) bool {
+	return u.n.Data == "p" && u.total >= minProse && linkShare(u.n) < 0.5
 }
 
 // maxCaption is the longest caption of a listing, in characters.
@@ -187,7 +243,7 @@ const maxCaption = 300
 func (c *chosen) keepCaptions(first, last int, span *html.Node) {
 	for i := first; i <= last; i++ {
 		u := c.units[i]
-		if u.kept || u.total == 0 || u.total > maxCaption || !inside(u.n, span) || linkShare(u.n) >= 0.5 {
+		if u.kept || u.total == 0 || u.total > maxCaption || !inside(u.n, span) || linkShare(u.n) >= 0.5 || inLink(u.n) {
 			continue
 		}
 		if besideListing(u.n) {

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -132,11 +133,19 @@ func notArticle(n *html.Node) bool {
 }
 
 // headingAnchor reports whether id is made of the words of the first
-// heading inside n, as documentation generators make a section's id.
+// heading inside n, as documentation generators make a section's id, or
+// n is a numbered section of a manual ("4.1.5. Comments").
 func headingAnchor(n *html.Node, id string) bool {
 	h := firstHeading(n)
-	return h != nil && strings.Join(wordsOf(nodeText(h)), "-") == strings.Join(wordsOf(id), "-")
+	if h == nil {
+		return false
+	}
+	text := strings.TrimSpace(nodeText(h))
+	return strings.Join(wordsOf(text), "-") == strings.Join(wordsOf(id), "-") || sectionNumber.MatchString(text)
 }
+
+// sectionNumber starts the heading of a numbered section.
+var sectionNumber = regexp.MustCompile(`^(\d+\.)+\d*\s`)
 
 // firstHeading is the first heading element below n, if any.
 func firstHeading(n *html.Node) *html.Node {

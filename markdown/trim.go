@@ -16,6 +16,7 @@ import (
 //     headline stays once), bylines and datelines, and lists of links or
 //     of icons.
 //   - After it go lists of links (related stories, tags, "more from"),
+//     paragraphs that are all a link (other stories' teasers),
 //     notes that the article first appeared elsewhere ("Originally
 //     published at …") and headings left with nothing to head
 //     ("Comments", "Related videos").
@@ -50,6 +51,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (linkShare(b.n) >= 0.8 || icons(b.n)):
 			drop[i] = true
+		case after && b.n.Data == "p" && linkShare(b.n) >= 0.9:
+			drop[i] = true // another story's teaser, all of it a link
 		// Such a note is often long enough to be the span's last paragraph.
 		case i >= last && b.n.Data == "p" && republished(b.text):
 			drop[i] = true
