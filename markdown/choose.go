@@ -143,7 +143,7 @@ func choose(body *html.Node, answer, title string) *chosen {
 	}
 	for i := first + 1; i < last; i++ {
 		u := c.units[i]
-		if !u.kept && inside(u.n, span) && (contentByKind(u) || beside[u.n.Parent] && proseUnit(u)) {
+		if !u.kept && inside(u.n, span) && (contentByKind(u) || proseUnit(u)) {
 			u.kept = true
 		}
 	}
