@@ -168,3 +168,18 @@ func TestSectionNamedAfterItsHeading(t *testing.T) {
 		t.Errorf("the comment thread stayed:\n%s", d.Markdown)
 	}
 }
+
+// TestCodeInAQuote: every line of a code block inside a quote carries
+// the quote's mark, so that the quote and the fence both hold.
+func TestCodeInAQuote(t *testing.T) {
+	page := `<html><body><blockquote><p>The compiler complains:</p><pre><code class="language-console">$ cargo run
+   Compiling structs v0.1.0
+
+error[E0106]: missing lifetime specifier
+</code></pre></blockquote></body></html>`
+	d := convert(t, page, Options{IncludeLinks: true})
+	want := "> The compiler complains:\n>\n> ```console\n> $ cargo run\n>    Compiling structs v0.1.0\n>\n> error[E0106]: missing lifetime specifier\n> ```"
+	if d.Markdown != want {
+		t.Errorf("markdown %q, want %q", d.Markdown, want)
+	}
+}

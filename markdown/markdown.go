@@ -150,7 +150,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	// A line break in a table cell: the hard break's two spaces go after
 	// the <br /> (where they change nothing), so the columns stay aligned.
 	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
-	d.Markdown = strings.TrimSpace(plainAngles(blankOutsideCode(md)))
+	d.Markdown = strings.TrimSpace(plainAngles(blankOutsideCode(quoteCodeLines(md))))
 	return d, nil
 }
 
@@ -478,6 +478,35 @@ func blankOutsideCode(md string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// quotedFence opens a fenced code block inside a quote.
+var quotedFence = regexp.MustCompile("^((?:> ?)+)(```|~~~)")
+
+// quoteCodeLines gives every line of a fenced code block inside a quote
+// the quote's marks: the converter writes them on the block's first line
+// only, which ends the quote there and leaves the fence open.
+func quoteCodeLines(md string) string {
+	if !strings.Contains(md, "> ```") && !strings.Contains(md, "> ~~~") {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		m := quotedFence.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		prefix, fence := m[1], m[2]
+		for i++; i < len(lines); i++ {
+			if !strings.HasPrefix(lines[i], strings.TrimRight(prefix, " ")) {
+				lines[i] = prefix + lines[i]
+			}
+			if strings.TrimSpace(strings.TrimPrefix(lines[i], prefix)) == fence {
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // plainAngles writes the angle brackets the converter wrote as entities
