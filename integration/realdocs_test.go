@@ -182,7 +182,7 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 		}
 		for _, cb := range s.code {
 			codes++
-			want := cb.lines
+			want := quoteMarks.ReplaceAllString(cb.lines, "")
 			if !strings.Contains(trimmed, want) {
 				lostCode++
 				if lostCode <= 5 {

@@ -147,6 +147,14 @@ func choose(body *html.Node, answer, title string) *chosen {
 			u.kept = true
 		}
 	}
+	// A heading the extractor dropped stays when what follows it stays:
+	// it heads a section of the article.
+	for i := last - 1; i > first; i-- {
+		u := c.units[i]
+		if !u.kept && heading(u.n) && !inLink(u.n) && inside(u.n, span) && c.units[i+1].kept {
+			u.kept = true
+		}
+	}
 	c.keepCaptions(first, last, span)
 	c.keepHeadline(first, title)
 	for _, u := range c.units {
@@ -190,6 +198,7 @@ func contentByKind(u *unit) bool {
 	case "pre", "table", "figcaption", "caption":
 		return true
 	}
+
 	if u.total == 0 && u.media {
 		// A picture that is a link is an advertisement or a story's
 		// teaser, not the article's figure.

@@ -145,7 +145,7 @@ func headingAnchor(n *html.Node, id string) bool {
 }
 
 // sectionNumber starts the heading of a numbered section.
-var sectionNumber = regexp.MustCompile(`^(\d+\.)+\d*\s`)
+var sectionNumber = regexp.MustCompile(`^(\d+\.)+\d*[\s\x{00a0}]`)
 
 // firstHeading is the first heading element below n, if any.
 func firstHeading(n *html.Node) *html.Node {
