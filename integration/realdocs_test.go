@@ -156,7 +156,7 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 		}
 		rawMD := raw[p]
 		// Code inside a quote has its lines quoted: compared unquoted.
-		trimmed := trailingSpaces.ReplaceAllString(quoteMarks.ReplaceAllString(rawMD, ""), "")
+		trimmed := trailingSpaces.ReplaceAllString(dedentFences(quoteMarks.ReplaceAllString(rawMD, "")), "")
 		if strings.TrimSpace(rawMD) != "" && strings.TrimSpace(page.Markdown) == "" {
 			t.Errorf("%s was emptied by deduplication (%d of %d fragments removed)", p, page.FragmentsRemoved, page.Fragments)
 		}
@@ -182,7 +182,7 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 		}
 		for _, cb := range s.code {
 			codes++
-			want := quoteMarks.ReplaceAllString(cb.lines, "")
+			want := invisible.Replace(quoteMarks.ReplaceAllString(cb.lines, ""))
 			if !strings.Contains(trimmed, want) {
 				lostCode++
 				if lostCode <= 5 {
@@ -248,6 +248,7 @@ func readSource(t *testing.T, m realManual, root, page string) source {
 		if pre.Find("pre").Length() > 0 {
 			return // mdBook's wrapper; the inner one counts
 		}
+		pre.Find("br").ReplaceWithHtml("\n")
 		lines := strings.Split(strings.Trim(pre.Text(), "\n"), "\n")
 		for i := range lines {
 			lines[i] = strings.TrimRight(strings.ReplaceAll(lines[i], "\u00a0", " "), " \t")
@@ -289,6 +290,32 @@ var (
 	mdImage        = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
 	mdLinkTarget   = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
 )
+
+// invisible are the characters the markdown leaves out: they only steer
+// layout.
+var invisible = strings.NewReplacer("\u200b", "", "\u00ad", "", "\ufeff", "", "\u200c", "", "\u200d", "")
+
+// dedentFences takes off the lines of each fenced code block the indent
+// of its fence (a code block inside a list item is indented with it).
+func dedentFences(md string) string {
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimLeft(lines[i], " ")
+		indent := len(lines[i]) - len(t)
+		if indent == 0 || !strings.HasPrefix(t, "```") {
+			continue
+		}
+		lines[i] = t
+		for i++; i < len(lines); i++ {
+			pad := min(indent, len(lines[i])-len(strings.TrimLeft(lines[i], " ")))
+			lines[i] = lines[i][pad:]
+			if strings.TrimSpace(lines[i]) == "```" {
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 // plainMarkdown drops link targets and image addresses from markdown.
 func plainMarkdown(md string) string {

@@ -234,13 +234,18 @@ func linked(n *html.Node) bool {
 	return holds(n)
 }
 
-// proseUnit reports whether u is a paragraph of prose: a sentence's worth
-// of text (minProse), mostly not links. One the extractor dropped from
-// between paragraphs it kept, in the same container, is the article's
-// (it drops paragraphs for their footnote references or inline code).
+// proseUnit reports whether u is a paragraph of a sentence at least
+// (minSentence), mostly not links and not a link's content. One the
+// extractor dropped from inside the article is the article's: it drops
+// paragraphs for their footnote references or inline code, a section
+// whose id names comments, text that repeats within the page.
 func proseUnit(u *unit) bool {
-	return u.n.Data == "p" && u.total >= minProse && linkShare(u.n) < 0.5
+	return u.n.Data == "p" && u.total >= minSentence && linkShare(u.n) < 0.5 && !inLink(u.n)
 }
+
+// minSentence is the least text, spaces aside, of a paragraph the
+// extractor dropped that stays inside the article.
+const minSentence = 30
 
 // maxCaption is the longest caption of a listing, in characters.
 const maxCaption = 300
