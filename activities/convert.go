@@ -267,6 +267,6 @@ func convertPage(p db.Page, o markdown.Options) (out converted) {
 	if err != nil {
 		return converted{err: err}
 	}
-	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex,
+	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Note: doc.Note,
 		ConvertMS: int(time.Since(began) / time.Millisecond)}}
 }

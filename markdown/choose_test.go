@@ -183,3 +183,20 @@ error[E0106]: missing lifetime specifier
 		t.Errorf("markdown %q, want %q", d.Markdown, want)
 	}
 }
+
+// TestLargePageByRules: a page of more elements than the extractor reads
+// gets its main content from the rules, and says so.
+func TestLargePageByRules(t *testing.T) {
+	page := `<html><head><title>Big</title></head><body><nav><a href="/">Home</a></nav><main><h1>Big</h1>` +
+		strings.Repeat("<p>A line of a very long page.</p>", maxExtractorElements) + `</main><footer>Footer text</footer></body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	if !strings.HasPrefix(d.Markdown, "# Big\n\nA line of a very long page.") || strings.Contains(d.Markdown, "Footer text") {
+		t.Errorf("markdown starts %q", d.Markdown[:min(200, len(d.Markdown))])
+	}
+	if !strings.Contains(d.Note, "chosen by rules") {
+		t.Errorf("note %q, want one saying the rules chose", d.Note)
+	}
+	if small := convert(t, docPage("<p>Short.</p>"), Options{MainContentOnly: true}); small.Note != "" {
+		t.Errorf("a small page has the note %q", small.Note)
+	}
+}

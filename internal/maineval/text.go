@@ -6,13 +6,14 @@ import (
 )
 
 // plain is the text of a markdown document, as a reader sees it: link
-// targets, images and line breaks in table cells go, a link's text stays,
+// targets and line breaks in table cells go, a link's text and an
+// image's alt text stay (an image kept is scored by what it says),
 // and the marks that snippets
 // would not contain (block markers at line starts, emphasis, escapes and
 // table bars) are removed.
 func plain(md string) string {
 	md = strings.ReplaceAll(md, "<br />", " ") // a line break inside a table cell
-	md = mdImage.ReplaceAllString(md, "")
+	md = mdImage.ReplaceAllString(md, "$1")
 	md = mdLink.ReplaceAllString(md, "$1")
 	r := strings.NewReplacer("**", "", "\\", "", "`", "", " | ", " ", "| ", "", " |", "")
 	lines := strings.Split(md, "\n")
@@ -27,7 +28,7 @@ func plain(md string) string {
 // text. Link texts may hold escaped brackets, targets one level of
 // parentheses (Foo_(bar)) and a title.
 var (
-	mdImage = regexp.MustCompile(`!\[(?:\\.|[^\]\\])*\]\((?:[^()\s]|\([^()\s]*\))*(?: "[^"]*")?\)`)
+	mdImage = regexp.MustCompile(`!\[((?:\\.|[^\]\\])*)\]\((?:[^()\s]|\([^()\s]*\))*(?: "[^"]*")?\)`)
 	mdLink  = regexp.MustCompile(`\[((?:\\.|[^\]\\])*)\]\((?:[^()\s]|\([^()\s]*\))*(?: "[^"]*")?\)`)
 )
 
