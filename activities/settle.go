@@ -86,7 +86,7 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 		progress.Add(int64(len(chunk)))
 		return store.InsertLogs(ctx, logs)
 	})
-	if err != nil {
+	if err != nil || res.Pages == 0 {
 		return res, err
 	}
 	return res, store.InsertLogs(ctx, []db.CrawlLog{crawllog.DeduplicationSettled(c, res.Pages, res.Changed, res.Removed)})

@@ -126,7 +126,7 @@ func TestBrowserKilledMidCrawl(t *testing.T) {
 		t.Errorf("totalPages = %d, want 12", done.TotalPages)
 	}
 	for _, p := range allPages(t, env.api, env.keyA, c.ID) {
-		if p.Engine != "playwright" || !strings.Contains(p.Markdown, "took its time") {
+		if p.Engine != "playwright" || !strings.Contains(p.Markdown, "# Slow page") {
 			t.Errorf("%s: engine %q, markdown %q", p.URL, p.Engine, p.Markdown)
 		}
 	}

@@ -134,10 +134,20 @@ func TestCrawlFixtureSite(t *testing.T) {
 	}
 
 	// Logs: start, engine, one per page (results, the 404, the PDF, the
-	// redirect, the footer link's 404), end; the same through every page
-	// size.
+	// redirect, the footer link's 404), one for each page deduplication
+	// took text from and one closing it, end; the same through every
+	// page size.
 	logs := allLogs(t, env.api, env.keyA, created.ID, 7)
-	if want := 2 + pagesToDepth2 + 4 + 1; len(logs) != want {
+	deduplicated := 0
+	for _, l := range logs {
+		if l.Message == "Page deduplicated" {
+			deduplicated++
+		}
+	}
+	if deduplicated == 0 {
+		t.Error("no page lost the site's shared navigation to deduplication")
+	}
+	if want := 2 + pagesToDepth2 + 4 + deduplicated + 1 + 1; len(logs) != want {
 		t.Errorf("%d log entries, want %d", len(logs), want)
 	}
 	if logs[1].Message != "Engine chosen" || logs[1].Data["engine"] != "cheerio" {
