@@ -116,9 +116,39 @@ type result struct {
 	seconds     float64
 	peakRSS     int64 // bytes
 	repeats     int
+	// cpu is the machine's CPU time during the crawl, all processes
+	// (worker, API, Postgres, Temporal, the site, the peer), in seconds.
+	cpu float64
 }
 
 func (r result) rate() float64 { return float64(r.pages) / r.seconds }
+
+// cpuPerPage is the machine's CPU time a page, in milliseconds.
+func (r result) cpuPerPage() float64 { return 1000 * r.cpu / float64(max(r.pages, 1)) }
+
+// machineCPU is the CPU time every process of the machine has used since
+// boot, in seconds, from /proc/stat (user, nice, system, irq, softirq and
+// steal; idle and iowait left out). 0 where there is no /proc/stat.
+func machineCPU() float64 {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	fields := strings.Fields(line)
+	busy := 0.0
+	for i, v := range fields {
+		if i == 0 || i == 4 || i == 5 || i > 8 { // "cpu", idle, iowait, guest
+			continue
+		}
+		n, _ := strconv.ParseFloat(v, 64)
+		busy += n
+	}
+	return busy / clockTicks
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/stat.
+const clockTicks = 100
 
 func run(f flags) error {
 	tmp, err := os.MkdirTemp("", "crawlbench-")
@@ -176,6 +206,7 @@ func compare(f flags, tmp string) error {
 				}
 				site.Reset()
 				var r result
+				cpuBefore := machineCPU()
 				if v.options == nil {
 					r, err = crawlWithCrawlee(f, tmp, siteURL, c)
 				} else {
@@ -189,13 +220,14 @@ func compare(f flags, tmp string) error {
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
 				}
+				r.cpu = machineCPU() - cpuBefore
 				st := site.Stats()
 				r.variant, r.concurrency, r.round, r.repeats = v.name, c, round, st.Repeats
 				if st.Distinct != f.pages {
 					return fmt.Errorf("%s at concurrency %d: the site served %d of its %d pages", v.name, c, st.Distinct, f.pages)
 				}
-				logf("%-32s concurrency %2d round %d: %5d pages in %6.1f s = %6.1f pages/s, peak RSS %4d MB, %d repeat fetches",
-					v.name, c, round, r.pages, r.seconds, r.rate(), r.peakRSS>>20, r.repeats)
+				logf("%-32s concurrency %2d round %d: %5d pages in %6.1f s = %6.1f pages/s, %.1f ms CPU a page, peak RSS %4d MB, %d repeat fetches",
+					v.name, c, round, r.pages, r.seconds, r.rate(), r.cpuPerPage(), r.peakRSS>>20, r.repeats)
 				results = append(results, r)
 			}
 		}
@@ -546,21 +578,23 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 
 func printResults(w io.Writer, f flags, results []result) {
 	fmt.Fprintf(w, "### Crawls of a %d-page link-dense site\n\n", f.pages)
-	fmt.Fprintf(w, "| concurrency | crawler | round | pages | wall (s) | pages/s | peak RSS (MB) | repeat fetches |\n")
-	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "Machine CPU is every process's (worker, API, Postgres, Temporal, the site, the peer), from /proc/stat, over the crawl.\n\n")
+	fmt.Fprintf(w, "| concurrency | crawler | round | pages | wall (s) | pages/s | machine CPU (ms/page) | peak RSS (MB) | repeat fetches |\n")
+	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Fprintf(w, "| %d | %s | %d | %d | %.1f | %.1f | %d | %d |\n",
-			r.concurrency, r.variant, r.round, r.pages, r.seconds, r.rate(), r.peakRSS>>20, r.repeats)
+		fmt.Fprintf(w, "| %d | %s | %d | %d | %.1f | %.1f | %.2f | %d | %d |\n",
+			r.concurrency, r.variant, r.round, r.pages, r.seconds, r.rate(), r.cpuPerPage(), r.peakRSS>>20, r.repeats)
 	}
-	fmt.Fprintf(w, "\n### Medians\n\n| concurrency | crawler | pages/s | wall (s) | peak RSS (MB) | × Crawlee |\n|---:|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "\n### Medians\n\n| concurrency | crawler | pages/s | machine CPU (ms/page) | wall (s) | peak RSS (MB) | × Crawlee |\n|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, c := range f.concurrency {
 		peer := 0.0
 		for _, v := range slices.Backward(variants) {
-			var rates, secs []float64
+			var rates, secs, cpus []float64
 			var rss []int64
 			for _, r := range results {
 				if r.concurrency == c && r.variant == v.name {
 					rates, secs, rss = append(rates, r.rate()), append(secs, r.seconds), append(rss, r.peakRSS)
+					cpus = append(cpus, r.cpuPerPage())
 				}
 			}
 			if len(rates) == 0 {
@@ -573,7 +607,7 @@ func printResults(w io.Writer, f flags, results []result) {
 			} else if peer > 0 {
 				ratio = fmt.Sprintf("%.2f", rate/peer)
 			}
-			fmt.Fprintf(w, "| %d | %s | %.1f | %.1f | %d | %s |\n", c, v.name, rate, median(secs), medianInt(rss)>>20, ratio)
+			fmt.Fprintf(w, "| %d | %s | %.1f | %.2f | %.1f | %d | %s |\n", c, v.name, rate, median(cpus), median(secs), medianInt(rss)>>20, ratio)
 		}
 	}
 }
