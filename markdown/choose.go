@@ -63,15 +63,13 @@ func atomicUnit(n *html.Node) bool {
 type chosen struct {
 	units  []*unit
 	unitOf map[*html.Node]*unit
-	// text counts the characters of the kept units' text.
-	text int
 }
 
 // choose finds the units of body whose text the extractor's answer holds
-// (matched, see aligner), then adds the ones it dropped inside the
-// article's span that are content by their kind (code blocks, tables,
-// figures and their captions, images) and the article's headline. It
-// changes nothing; keepChosen applies it.
+// (see align), then adds the ones it dropped inside the article's span
+// that are content by their kind (code blocks, tables, figure captions,
+// pictures, paragraphs, the headings of what stays, captions of listings)
+// and the article's headline. It changes nothing; keepChosen applies it.
 func choose(body *html.Node, answer, title string) *chosen {
 	c := &chosen{unitOf: map[*html.Node]*unit{}}
 	var texts []textAt
@@ -135,12 +133,6 @@ func choose(body *html.Node, answer, title string) *chosen {
 		}
 	}
 	span := lowestCommonAncestor(c.units[first].n, c.units[last].n)
-	beside := map[*html.Node]bool{} // the parents of the units matched
-	for _, u := range c.units {
-		if u.kept {
-			beside[u.n.Parent] = true
-		}
-	}
 	for i := first + 1; i < last; i++ {
 		u := c.units[i]
 		if !u.kept && inside(u.n, span) && (contentByKind(u) || proseUnit(u)) {
@@ -157,11 +149,6 @@ func choose(body *html.Node, answer, title string) *chosen {
 	}
 	c.keepCaptions(first, last, span)
 	c.keepHeadline(first, title)
-	for _, u := range c.units {
-		if u.kept {
-			c.text += u.total
-		}
-	}
 	return c
 }
 
