@@ -1,13 +1,12 @@
-// Package dedupe removes from a page's markdown the text fragments that
-// other pages of the same crawl already hold (deduplicateContent).
+// Package dedupe keeps each text fragment that several pages of a crawl
+// hold on one page only (deduplicateContent).
 //
 // A page's markdown is split into blocks: paragraphs, headings, list
 // items, table rows, code blocks, and the structure between them (rules,
 // table delimiter rows). Each block with text is a fragment, identified by
-// the hash of its normalized text. Which page owns a fragment is claimed
-// elsewhere (the first page that claims it); given the owners, Settle
-// decides what the pages of a group keep and where the fragments they give
-// back go, and Assemble rebuilds one page's markdown from what it keeps.
+// the hash of its normalized text. Decide (site.go) chooses, for the whole
+// crawl, the page that keeps each shared fragment, and Assemble rebuilds
+// one page's markdown from what it keeps.
 package dedupe
 
 import (
