@@ -108,7 +108,8 @@ func bag(words []string) map[string]int {
 }
 
 // htmlText is the text of an HTML fragment, with a space between blocks so
-// that the words of two paragraphs are not joined.
+// that the words of two paragraphs are not joined. An image is its alt
+// text, as the markdown's images are scored (plain).
 func htmlText(src []byte) string {
 	doc, err := html.Parse(bytes.NewReader(src))
 	if err != nil {
@@ -122,6 +123,12 @@ func htmlText(src []byte) string {
 			b.WriteString(n.Data)
 		case n.Type == html.ElementNode && (n.Data == "script" || n.Data == "style"):
 			return
+		case n.Type == html.ElementNode && n.Data == "img":
+			for _, a := range n.Attr {
+				if a.Key == "alt" {
+					b.WriteString(" " + a.Val + " ")
+				}
+			}
 		case n.Type == html.ElementNode:
 			b.WriteString(" ")
 		}
