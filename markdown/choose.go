@@ -257,7 +257,7 @@ func (c *chosen) keepCaptions(first, last int, span *html.Node) {
 // (spaces aside) is, or wraps, a code block, or holds pictures only.
 func besideListing(n *html.Node) bool {
 	for _, s := range []*html.Node{prevElement(n), nextElement(n)} {
-		if s != nil && (s.Data == "pre" || firstPre(s) != nil || picturesOnly(s)) {
+		if s != nil && (s.Data == "pre" || firstBelow(s, func(c *html.Node) bool { return c.Data == "pre" }) != nil || picturesOnly(s)) {
 			return true
 		}
 	}
@@ -287,36 +287,35 @@ func picturesOnly(n *html.Node) bool {
 	return walk(n) && images
 }
 
-// firstPre is the first <pre> below n, if any.
-func firstPre(n *html.Node) *html.Node {
+// firstBelow is the first element below n (in document order) for which
+// match holds, if any.
+func firstBelow(n *html.Node, match func(*html.Node) bool) *html.Node {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode {
 			continue
 		}
-		if c.Data == "pre" {
+		if match(c) {
 			return c
 		}
-		if p := firstPre(c); p != nil {
-			return p
+		if f := firstBelow(c, match); f != nil {
+			return f
 		}
 	}
 	return nil
 }
 
+// prevElement and nextElement are the element just before or after n,
+// spaces aside, or nil when text stands between.
 func prevElement(n *html.Node) *html.Node {
-	for s := n.PrevSibling; s != nil; s = s.PrevSibling {
-		if s.Type == html.ElementNode {
-			return s
-		}
-		if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" {
-			return nil
-		}
-	}
-	return nil
+	return adjacentElement(n.PrevSibling, func(s *html.Node) *html.Node { return s.PrevSibling })
 }
 
 func nextElement(n *html.Node) *html.Node {
-	for s := n.NextSibling; s != nil; s = s.NextSibling {
+	return adjacentElement(n.NextSibling, func(s *html.Node) *html.Node { return s.NextSibling })
+}
+
+func adjacentElement(s *html.Node, step func(*html.Node) *html.Node) *html.Node {
+	for ; s != nil; s = step(s) {
 		if s.Type == html.ElementNode {
 			return s
 		}

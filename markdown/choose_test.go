@@ -22,6 +22,16 @@ func docPage(chapter string) string {
 </body></html>`
 }
 
+// holds fails the test for each of wants that md lacks.
+func holds(t *testing.T, md string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 // TestMainContentIsThePagesOwnTree: the main content comes out of the
 // page's own elements, so what the article extractor rebuilds badly
 // comes out as the page has it.
@@ -42,7 +52,7 @@ func TestMainContentIsThePagesOwnTree(t *testing.T) {
 <pre class="synopsis">CREATE [ UNIQUE ] INDEX [ [ IF NOT EXISTS ] <em class="replaceable"><code>name</code></em> ] ON [ ONLY ] <em class="replaceable"><code>table_name</code></em> [ USING <em class="replaceable"><code>method</code></em> ]</pre>
 <p>The rest of the chapter explains how the compiler inserts calls to <code>deref</code> where a reference of another type is expected, and why that costs nothing at run time.</p>`
 	d := convert(t, docPage(chapter), Options{MainContentOnly: true, IncludeLinks: true})
-	for _, want := range []string{
+	holds(t, d.Markdown,
 		"## Smart Pointers and the `Deref` Trait\n",
 		"Implementing the `Deref` trait allows you to customize the behavior of the *dereference operator* `*`, so that",
 		"Dict keys that are not of a basic type (`str`, `int`, `float`, `bool`, `None`) will be skipped instead of raising a `TypeError`. When done, the `PyConfig_Clear()` function must be used",
@@ -51,11 +61,7 @@ func TestMainContentIsThePagesOwnTree(t *testing.T) {
 		"```console\n$ cargo run\n   Compiling deref-example v0.1.0\n```",
 		"Listing 15-7: The compiler's answer",
 		"CREATE [ UNIQUE ] INDEX [ [ IF NOT EXISTS ] name ] ON [ ONLY ] table_name [ USING method ]",
-	} {
-		if !strings.Contains(d.Markdown, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
-		}
-	}
+	)
 	// The sidebar entry with the chapter's title is not taken for the
 	// heading, and the book's name in the menu bar is not the headline.
 	for _, unwanted := range []string{"Introduction", "Running Code on Cleanup", "The Book", "Previous"} {
@@ -80,12 +86,8 @@ func TestTableOfContentsDoesNotTakeTheHeadings(t *testing.T) {
 	}
 	body.WriteString(`</article>`)
 	d := convert(t, articlePage("Designing a task queue", body.String()), Options{MainContentOnly: true, IncludeLinks: true})
-	for _, want := range []string{"Paragraph 1 on queues", "Paragraph 3 on queues", "## System guarantees\n\nParagraph 1 on system guarantees",
-		"## Ownership model\n\nParagraph 1 on ownership model", "Paragraph 2 on ownership model"} {
-		if !strings.Contains(d.Markdown, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
-		}
-	}
+	holds(t, d.Markdown, "Paragraph 1 on queues", "Paragraph 3 on queues", "## System guarantees\n\nParagraph 1 on system guarantees",
+		"## Ownership model\n\nParagraph 1 on ownership model", "Paragraph 2 on ownership model")
 }
 
 func TestHeaviestChain(t *testing.T) {
@@ -137,17 +139,13 @@ func TestDocumentationDetails(t *testing.T) {
 <tr><td><p><code>ceil(x)</code></p></td><td><p>Nearest integer greater than or equal to the argument.</p><p>ceil(42.2) gives 43</p></td></tr></tbody></table>
 <p>More prose follows the table here so that the table stands inside the article, between two paragraphs of prose.</p>`
 	d := convert(t, docPage(chapter), Options{MainContentOnly: true, IncludeLinks: true})
-	for _, want := range []string{
+	holds(t, d.Markdown,
 		"## Using Box\\<T>",
 		"returns `Option<T>` when it may have no value, so that a caller writes a -> b and x < y in prose.",
 		"![Reference cycle of lists](https://example.com/blog/img/trpl15-04.svg)",
 		"Figure 15-4: A reference cycle of lists a and b pointing to each other",
 		"| `abs(x)`  | Absolute value.<br />  abs(-17.4) gives 17.4",
-	} {
-		if !strings.Contains(d.Markdown, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, d.Markdown)
-		}
-	}
+	)
 	if strings.Contains(d.Markdown, "[](") || strings.Contains(d.Markdown, "&lt;") {
 		t.Errorf("markdown holds an empty link or an escaped bracket:\n%s", d.Markdown)
 	}

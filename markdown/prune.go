@@ -136,7 +136,7 @@ func notArticle(n *html.Node) bool {
 // heading inside n, as documentation generators make a section's id, or
 // n is a numbered section of a manual ("4.1.5. Comments").
 func headingAnchor(n *html.Node, id string) bool {
-	h := firstHeading(n)
+	h := firstBelow(n, heading)
 	if h == nil {
 		return false
 	}
@@ -146,22 +146,6 @@ func headingAnchor(n *html.Node, id string) bool {
 
 // sectionNumber starts the heading of a numbered section.
 var sectionNumber = regexp.MustCompile(`^(\d+\.)+\d*[\s\x{00a0}]`)
-
-// firstHeading is the first heading element below n, if any.
-func firstHeading(n *html.Node) *html.Node {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if heading(c) {
-			return c
-		}
-		if h := firstHeading(c); h != nil {
-			return h
-		}
-	}
-	return nil
-}
 
 // maxIDWords is the most words an id naming a section has.
 const maxIDWords = 3
