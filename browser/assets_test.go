@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/durablecrawl/crawler/fetch"
 )
 
 func TestAssetCacheEvictsAndKeepsScopesApart(t *testing.T) {
@@ -128,5 +130,41 @@ func TestRenderTakesAPageThatDoesNotLoad(t *testing.T) {
 	}
 	if d := time.Since(began); d > 8*time.Second {
 		t.Errorf("the render took %v, want about the 1 s bound and the settle time", d)
+	}
+}
+
+// TestRenderFailureFetchedStatically: a page the browser cannot render in
+// time (the server stalls for Chromium only) is fetched statically, with a
+// note, rather than failed.
+func TestRenderFailureFetchedStatically(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.UserAgent(), "HeadlessChrome") {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><html><body><p>Served to plain HTTP.</p></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	o := benchOptions(1)
+	o.NavTimeout = time.Second
+	b, err := Launch(o)
+	if err != nil {
+		t.Fatalf("launch the browser (make test installs Chromium and the driver): %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	f := Fetcher{Browser: b, Static: fetch.NewStatic(fetch.StaticOptions{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1 << 20})}
+	var got fetch.Result
+	if err := f.FetchAll(context.Background(), []string{srv.URL + "/"}, fetch.Batch{Parallelism: 1}, func(r fetch.Result) { got = r }); err != nil {
+		t.Fatal(err)
+	}
+	if got.Err != nil || got.StatusCode != 200 || !strings.Contains(string(got.Body), "Served to plain HTTP.") ||
+		!strings.Contains(got.Note, "fetched statically") {
+		t.Errorf("result: err %v, status %d, note %q, body %q", got.Err, got.StatusCode, got.Note, got.Body)
 	}
 }

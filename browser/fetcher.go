@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,29 @@ type Fetcher struct {
 	MaxBytes int
 	// EgressProxy (http://host:port) carries batches with UseEgressProxy.
 	EgressProxy string
+	// Static, when set, fetches a page the browser could not render (its
+	// navigation failed or timed out): a page the static fetch can serve
+	// is not failed for the browser's sake.
+	Static interface {
+		FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
+	}
+}
+
+// fetchStatically fetches u with the static engine after the browser
+// failed to render it (renderErr); the result says so in its note. The
+// batch's admission is the browser's, already given.
+func (f Fetcher) fetchStatically(ctx context.Context, u string, b fetch.Batch, renderErr error) fetch.Result {
+	b.Admit = nil
+	out := fetch.Result{URL: u, Err: renderErr}
+	_ = f.Static.FetchAll(ctx, []string{u}, b, func(r fetch.Result) {
+		note := fmt.Sprintf("the browser could not render it (%v); it was fetched statically", renderErr)
+		if r.Note != "" {
+			note = r.Note + "; " + note
+		}
+		r.Note = note
+		out = r
+	})
+	return out
 }
 
 // ErrBrowserDied is returned for a batch during which Chromium died; the
@@ -63,9 +87,12 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 				}
 				r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
 					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8", Note: p.Note}
-				if err != nil {
+				switch {
+				case err != nil && f.Static != nil && ctx.Err() == nil:
+					r = f.fetchStatically(ctx, u, b, err)
+				case err != nil:
 					r.StatusCode = 0
-				} else {
+				default:
 					body := []byte(p.HTML)
 					if f.MaxBytes > 0 && len(body) > f.MaxBytes {
 						body, r.Truncated = body[:f.MaxBytes], true

@@ -116,7 +116,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		return len(resp.GetPollers()), nil
 	}
 	if br != nil {
-		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy}
+		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy, Static: acts.Static}
 	}
 	crawlOpts := CrawlWorkerOptions(cfg)
 	crawlOpts.Interceptors = interceptors(m)
