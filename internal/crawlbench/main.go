@@ -53,6 +53,9 @@ type flags struct {
 	compare     bool
 	restarts    bool
 	many        bool
+	// docs, when set, is a folder of real HTML pages crawled instead of
+	// the generated site (see docs.go).
+	docs string
 }
 
 func main() {
@@ -72,6 +75,7 @@ func main() {
 	flag.BoolVar(&f.compare, "compare", true, "crawl the site with the service and Crawlee, side by side")
 	flag.BoolVar(&f.restarts, "restarts", true, "crawl 10,000 pages through worker kills and Temporal and Postgres restarts")
 	flag.BoolVar(&f.many, "many", true, "crawl twenty 500-page sites at once beside a 10,000-page crawl")
+	flag.StringVar(&f.docs, "docs", "", "a folder of real HTML pages (a manual) to crawl side by side with Crawlee instead of the generated site; the other drills are skipped")
 	flag.Parse()
 	for _, c := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
@@ -160,6 +164,9 @@ func run(f flags) error {
 	// its folder in here.
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
+	}
+	if f.docs != "" {
+		return compareDocs(f, filepath.Join(tmp, "docs"))
 	}
 	if f.compare {
 		if err := compare(f, filepath.Join(tmp, "compare")); err != nil {
@@ -261,8 +268,12 @@ func serveSite(site *testsite.Site) (string, func(), error) {
 // crawler.run() is used (its start-up is not counted against it).
 func crawlWithCrawlee(f flags, tmp, siteURL string, concurrency int) (result, error) {
 	var out bytes.Buffer
+	maxPages := f.pages + 100
+	if f.docs != "" {
+		maxPages = 100000 // a manual has as many pages as it has
+	}
 	cmd := exec.Command("node", "crawl.mjs", "--start-url", siteURL+"/", "--concurrency", strconv.Itoa(concurrency),
-		"--max-pages", strconv.Itoa(f.pages+100), "--storage", filepath.Join(tmp, "crawlee"))
+		"--max-pages", strconv.Itoa(maxPages), "--storage", filepath.Join(tmp, "crawlee"))
 	cmd.Dir = f.crawlee
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -275,7 +286,7 @@ func crawlWithCrawlee(f flags, tmp, siteURL string, concurrency int) (result, er
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		return result{}, fmt.Errorf("crawl.mjs printed %q: %w", out.String(), err)
 	}
-	if got.Pages != f.pages || got.Failed != 0 {
+	if f.docs == "" && (got.Pages != f.pages || got.Failed != 0) {
 		return result{}, fmt.Errorf("Crawlee crawled %d pages (%d failed), want %d", got.Pages, got.Failed, f.pages)
 	}
 	peak := int64(0)
@@ -432,7 +443,7 @@ func (s *service) crawl(siteURL string, concurrency int, options map[string]any,
 	}
 	seconds := time.Since(began).Seconds()
 	wg.Wait()
-	if c.Status != "succeeded" || c.TotalPages != s.f.pages {
+	if c.Status != "succeeded" || (s.f.docs == "" && c.TotalPages != s.f.pages) {
 		return result{}, profile, fmt.Errorf("crawl %s ended %s with %d pages, want succeeded with %d", c.ID, c.Status, c.TotalPages, s.f.pages)
 	}
 	if s.f.timeline {
@@ -577,7 +588,11 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 }
 
 func printResults(w io.Writer, f flags, results []result) {
-	fmt.Fprintf(w, "### Crawls of a %d-page link-dense site\n\n", f.pages)
+	if f.docs != "" {
+		fmt.Fprintf(w, "### Crawls of the manual in %s\n\n", f.docs)
+	} else {
+		fmt.Fprintf(w, "### Crawls of a %d-page link-dense site\n\n", f.pages)
+	}
 	fmt.Fprintf(w, "Machine CPU is every process's (worker, API, Postgres, Temporal, the site, the peer), from /proc/stat, over the crawl.\n\n")
 	fmt.Fprintf(w, "| concurrency | crawler | round | pages | wall (s) | pages/s | machine CPU (ms/page) | peak RSS (MB) | repeat fetches |\n")
 	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
