@@ -401,7 +401,7 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 			}
 		case k.Type != html.ElementNode:
 			n.RemoveChild(k)
-		case isInline(k) || k.Data == "img":
+		case isInline(k):
 			if own {
 				stays = true
 			} else if !c.keepChosen(k) {

@@ -106,7 +106,39 @@ func Convert(page []byte, o Options) (Document, error) {
 		return Document{}, fmt.Errorf("parse html: %w", err)
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
+	pageURL := clean(doc, o)
 
+	root := doc.Find("body").First()
+	if root.Length() == 0 {
+		root = doc.Selection
+	}
+	switch {
+	case len(o.IncludeOnlyTags) > 0:
+		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
+	case o.MainContentOnly && countElements(root.Get(0), maxExtractorElements) > maxExtractorElements:
+		// The extractor's time and memory grow much faster than the
+		// page: on a page this large the rules choose alone.
+		d.Note = fmt.Sprintf("the page has more than %d elements: its main content was chosen by rules, without the article extractor", maxExtractorElements)
+		root = ruleBasedContent(root)
+		trimArticle(root.Get(0), d.Title)
+	case o.MainContentOnly:
+		root = mainContent(doc, root, pageURL, d.Title)
+	}
+	root.Find("a").Each(func(_ int, a *goquery.Selection) {
+		if !o.IncludeLinks || !keep(a, o.KeepLink) {
+			a.ReplaceWithSelection(a.Contents())
+		}
+	})
+	d.Markdown, err = render(root)
+	return d, err
+}
+
+// clean readies a parsed page for any choice of its content: what no
+// reader sees and the elements excluded go, formulas become TeX, links
+// and images get absolute addresses (against the page's <base> if it has
+// one, which it returns), links with nothing to show go, and layout
+// tables are unwrapped.
+func clean(doc *goquery.Document, o Options) *url.URL {
 	pageURL := o.PageURL
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pageURL != nil {
 		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
@@ -134,29 +166,12 @@ func Convert(page []byte, o Options) (Document, error) {
 		// as the page has them.
 		unwrapLayoutTables(doc.Selection)
 	}
+	return pageURL
+}
 
-	root := doc.Find("body").First()
-	if root.Length() == 0 {
-		root = doc.Selection
-	}
-	switch {
-	case len(o.IncludeOnlyTags) > 0:
-		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
-	case o.MainContentOnly && countElements(root.Get(0), maxExtractorElements) > maxExtractorElements:
-		// The extractor's time and memory grow much faster than the
-		// page: on a page this large the rules choose alone.
-		d.Note = fmt.Sprintf("the page has more than %d elements: its main content was chosen by rules, without the article extractor", maxExtractorElements)
-		root = ruleBasedContent(root)
-		trimArticle(root.Get(0), d.Title)
-	case o.MainContentOnly:
-		root = mainContent(doc, root, pageURL, d.Title)
-	}
-	root.Find("a").Each(func(_ int, a *goquery.Selection) {
-		if !o.IncludeLinks || !keep(a, o.KeepLink) {
-			a.ReplaceWithSelection(a.Contents())
-		}
-	})
-
+// render converts the chosen elements to markdown and mends what the
+// converter writes (see plainAngles, blankOutsideCode, quoteCodeLines).
+func render(root *goquery.Selection) (string, error) {
 	codeLanguages(root)
 	escapeCellCodePipes(root)
 	conv := converter.NewConverter(converter.WithPlugins(
@@ -172,7 +187,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	for _, n := range root.Nodes {
 		md, err := conv.ConvertNode(n)
 		if err != nil {
-			return Document{}, fmt.Errorf("convert html: %w", err)
+			return "", fmt.Errorf("convert html: %w", err)
 		}
 		out.Write(md)
 		out.WriteString("\n\n")
@@ -181,8 +196,7 @@ func Convert(page []byte, o Options) (Document, error) {
 	// A line break in a table cell: the hard break's two spaces go after
 	// the <br /> (where they change nothing), so the columns stay aligned.
 	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
-	d.Markdown = strings.TrimSpace(plainAngles(blankOutsideCode(quoteCodeLines(md))))
-	return d, nil
+	return strings.TrimSpace(plainAngles(blankOutsideCode(quoteCodeLines(md)))), nil
 }
 
 // noIndex reports whether the page's robots meta tags ask not to index it.
