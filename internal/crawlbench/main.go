@@ -166,7 +166,7 @@ func run(f flags) error {
 		return err
 	}
 	if f.docs != "" {
-		return compareDocs(f, filepath.Join(tmp, "docs"))
+		return compare(f, filepath.Join(tmp, "docs"))
 	}
 	if f.compare {
 		if err := compare(f, filepath.Join(tmp, "compare")); err != nil {
@@ -186,18 +186,18 @@ func run(f flags) error {
 	return nil
 }
 
-// compare crawls the site with the service and with Crawlee, alternating.
+// compare crawls the site with the service and with Crawlee, alternating:
+// the generated site, or a folder of real pages with -docs.
 func compare(f flags, tmp string) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	site := testsite.New(testsite.Options{Pages: f.pages})
-	siteURL, stopSite, err := serveSite(site)
+	site, err := siteOf(f)
 	if err != nil {
 		return err
 	}
-	defer stopSite()
-
+	defer site.stop()
+	siteURL := site.url
 	svc, err := startService(context.Background(), f, tmp, f.database)
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func compare(f flags, tmp string) error {
 				if v.options == nil && !f.peer {
 					continue
 				}
-				site.Reset()
+				site.reset()
 				var r result
 				cpuBefore := machineCPU()
 				if v.options == nil {
@@ -228,11 +228,10 @@ func compare(f flags, tmp string) error {
 					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
 				}
 				r.cpu = machineCPU() - cpuBefore
-				st := site.Stats()
-				r.variant, r.concurrency, r.round, r.repeats = v.name, c, round, st.Repeats
-				if st.Distinct != f.pages {
-					return fmt.Errorf("%s at concurrency %d: the site served %d of its %d pages", v.name, c, st.Distinct, f.pages)
+				if r.repeats, err = site.check(); err != nil {
+					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
 				}
+				r.variant, r.concurrency, r.round = v.name, c, round
 				logf("%-32s concurrency %2d round %d: %5d pages in %6.1f s = %6.1f pages/s, %.1f ms CPU a page, peak RSS %4d MB, %d repeat fetches",
 					v.name, c, round, r.pages, r.seconds, r.rate(), r.cpuPerPage(), r.peakRSS>>20, r.repeats)
 				results = append(results, r)
@@ -245,12 +244,42 @@ func compare(f flags, tmp string) error {
 			printProfile(os.Stdout, f, tmp, v.name, p)
 		}
 	}
-	if f.memory {
+	if f.memory && f.docs == "" {
 		if err := memoryCheck(os.Stdout, svc, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// servedSite is the site a comparison crawls: reset before each crawl,
+// checked after it (how many requests repeated a page already served, or
+// why the crawl missed pages).
+type servedSite struct {
+	url   string
+	stop  func()
+	reset func()
+	check func() (repeats int, err error)
+}
+
+// siteOf serves the site of f: the generated link-dense one, or the
+// folder of real pages named by -docs (docs.go).
+func siteOf(f flags) (servedSite, error) {
+	if f.docs != "" {
+		return docsSite(f.docs)
+	}
+	site := testsite.New(testsite.Options{Pages: f.pages})
+	siteURL, stop, err := serveSite(site)
+	if err != nil {
+		return servedSite{}, err
+	}
+	return servedSite{url: siteURL, stop: stop, reset: site.Reset, check: func() (int, error) {
+		st := site.Stats()
+		if st.Distinct != f.pages {
+			return st.Repeats, fmt.Errorf("the site served %d of its %d pages", st.Distinct, f.pages)
+		}
+		return st.Repeats, nil
+	}}, nil
 }
 
 // serveSite serves site on a free loopback port.
