@@ -26,9 +26,16 @@ type unit struct {
 	// total and matched count the unit's own text, spaces aside, and how
 	// much of it was found in the extractor's answer.
 	total, matched int
-	// media is set when the unit holds an image of its own.
-	media bool
-	kept  bool
+	// links counts the part of total that is inside links.
+	links int
+	// media is set when the unit holds an image of its own, linkedMedia
+	// when that image is a link.
+	media, linkedMedia bool
+	// linkLed is set when the unit's text starts inside a link, inLink
+	// when the whole unit is inside one, card when a heading that is all
+	// a link heads it (see isCard), hidden when a style hides it.
+	linkLed, inLink, card, hidden bool
+	kept                          bool
 }
 
 // blockTags are the elements that start a block of their own. Every
@@ -65,56 +72,100 @@ type chosen struct {
 	unitOf map[*html.Node]*unit
 }
 
-// choose finds the units of body whose text the extractor's answer holds
-// (see align), then adds the ones it dropped inside the article's span
-// that are content by their kind (code blocks, tables, figure captions,
-// pictures, paragraphs, the headings of what stays, captions of listings)
-// and the article's headline. It changes nothing; keepChosen applies it.
-func choose(body *html.Node, answer, title string) *chosen {
+// choose marks the units of body that make its main content: those the
+// extractor's answer holds (see align) when answer is given, else those
+// its own weighing picks (see score). It reports false when neither can
+// tell (the rules choose then). It changes nothing; keepChosen applies it.
+func choose(body *html.Node, answer *string, title string) (*chosen, bool) {
+	c, texts := collect(body)
+	if answer != nil {
+		align(c.units, texts, *answer)
+		for _, u := range c.units {
+			u.kept = u.total > 0 && 2*u.matched >= u.total
+		}
+	} else if !c.score(body) {
+		return c, false
+	}
+	c.extend(title)
+	return c, true
+}
+
+// collect cuts body into its units, in the page's order, with the text
+// nodes each holds.
+func collect(body *html.Node) (*chosen, []textAt) {
 	c := &chosen{unitOf: map[*html.Node]*unit{}}
 	var texts []textAt
-	// block is the element whose unit the text met belongs to; atomic,
-	// when set, the code block or table it is inside.
-	var walk func(n, block *html.Node, atomic *unit)
-	walk = func(n, block *html.Node, atomic *unit) {
+	// block is the element whose unit the text met belongs to, and at
+	// where it stands; atomic, when set, the code block or table it is
+	// inside; link is set inside a link, hidden inside an element a
+	// style hides.
+	var walk func(n, block *html.Node, at standing, atomic *unit, link, hidden bool)
+	walk = func(n, block *html.Node, at standing, atomic *unit, link, hidden bool) {
+		owner := func() *unit {
+			u := c.ownerOf(block, atomic)
+			if u.total == 0 && !u.media && atomic == nil {
+				u.inLink, u.hidden = at.link, at.hidden
+			}
+			return u
+		}
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
 			switch k.Type {
 			case html.TextNode:
 				if key := spaceless(k.Data); key != "" {
-					owner := c.ownerOf(block, atomic)
+					owner := owner()
 					texts = append(texts, textAt{key, owner})
+					if owner.total == 0 && link {
+						owner.linkLed = true
+					}
 					owner.total += len(key)
+					if link {
+						owner.links += len(key)
+					}
 				}
 			case html.ElementNode:
+				h := hidden || styleHidden(k)
+				a := link || k.Data == "a"
 				switch {
 				case neverTags[k.Data] || k.Data == "math":
 					// A formula's symbols are not in the extractor's
 					// answer (it drops MathML); they stay with the unit.
 				case k.Data == "img":
-					c.ownerOf(block, atomic).media = true
+					owner := owner()
+					owner.media = true
+					owner.linkedMedia = owner.linkedMedia || link
 				case atomic != nil:
-					walk(k, block, atomic)
+					walk(k, block, at, atomic, a, h)
 				case atomicUnit(k):
-					walk(k, k, c.newUnit(k))
+					u := c.newUnit(k)
+					u.inLink, u.hidden = link, h
+					walk(k, k, at, u, a, h)
 				case isInline(k):
-					walk(k, block, nil) // its text is its block's
+					walk(k, block, at, nil, a, h) // its text is its block's
 				default:
-					walk(k, k, nil)
+					walk(k, k, standing{link, h}, nil, a, h)
 				}
 			}
 		}
 	}
-	walk(body, body, nil)
+	walk(body, body, standing{}, nil, false, false)
+	for _, u := range c.units {
+		u.card = !u.inLink && isCard(u.n)
+	}
+	return c, texts
+}
 
-	align(c.units, texts, answer)
+// extend adds to the units kept those inside the article's span that
+// are content by their kind (code blocks, tables, figure captions,
+// pictures, paragraphs, the headings of what stays, captions of
+// listings) and the article's headline.
+func (c *chosen) extend(title string) {
 	// The article's span runs from the first unit kept to the last; a
 	// block that is all a link's content (a card: another story's
 	// teaser, a tile of a landing page) does not stretch it, and goes
 	// when it stands outside.
 	first, last := -1, -1
 	for i, u := range c.units {
-		if u.total > 0 && 2*u.matched >= u.total {
-			u.kept = true
+		if u.kept {
 			if inLink(u.n) {
 				continue
 			}
@@ -125,7 +176,7 @@ func choose(body *html.Node, answer, title string) *chosen {
 		}
 	}
 	if first < 0 {
-		return c
+		return
 	}
 	for i, u := range c.units {
 		if u.kept && (i < first || i > last) && inLink(u.n) {
@@ -149,8 +200,11 @@ func choose(body *html.Node, answer, title string) *chosen {
 	}
 	c.keepCaptions(first, last, span)
 	c.keepHeadline(first, title)
-	return c
 }
+
+// standing is where a block stands: inside a link, inside an element a
+// style hides.
+type standing struct{ link, hidden bool }
 
 // textAt is a text node's text without spaces and the unit it belongs to.
 type textAt struct {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"unicode"
@@ -758,6 +759,11 @@ func codeLanguages(root *goquery.Selection) {
 // are trimmed to the article (trim.go);
 // when it finds less than minMainText, or flattens the page, the
 // rule-based selection below is used if it finds more.
+// useExtractor chooses the main content with go-trafilatura's answer
+// instead of the service's own weighing (unless CRAWLER_OWN_SCORING=1),
+// to compare the two while the weighing is young.
+var useExtractor = os.Getenv("CRAWLER_OWN_SCORING") == ""
+
 func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, title string) *goquery.Selection {
 	// The extractor copies the document before it changes anything, so
 	// body stays whole for the rules, which run only when the extractor's
@@ -779,6 +785,15 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	// What is never the article goes first, for the extractor and the
 	// rules alike.
 	pruneSections(body.Get(0))
+	if !useExtractor {
+		picked, ok := choose(body.Get(0), nil, title)
+		if !ok {
+			return ruleBasedContent(body)
+		}
+		picked.keepChosen(body.Get(0))
+		trimArticle(body.Get(0), title)
+		return body
+	}
 	// The extractor's fallbacks (readability, DOM distiller) cost as much
 	// as the extractor itself and replace its answer only when theirs is
 	// much longer or the answer has no structure; an answer that is long
@@ -796,7 +811,8 @@ func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.UR
 	n := textLen(extracted)
 	// The extractor's answer says what is content; the page's own
 	// elements make it (choose.go).
-	picked := choose(body.Get(0), spaceless(nodeText(res.ContentNode)), title)
+	answer := spaceless(nodeText(res.ContentNode))
+	picked, _ := choose(body.Get(0), &answer, title)
 	own := func() *goquery.Selection {
 		picked.keepChosen(body.Get(0))
 		trimArticle(body.Get(0), title)

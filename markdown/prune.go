@@ -70,7 +70,7 @@ func pruneSections(body *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if !keep[c] && (notArticle(c) || inCore && namesGallery(c)) {
+				if !keep[c] && (notArticle(c) || inCore && namesGallery(c) || !useExtractor && !inCore && furniture(c)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c, inCore || c == core)
@@ -80,6 +80,36 @@ func pruneSections(body *html.Node) {
 		}
 	}
 	walk(body, false)
+}
+
+// furnitureTags are the elements of a page's furniture: navigation,
+// asides, footers, menus, dialogs and forms.
+var furnitureTags = map[string]bool{"nav": true, "aside": true, "footer": true, "menu": true, "dialog": true, "form": true, "select": true}
+
+// furnitureWords are words of a class or id that name the furniture
+// around an article: sidebars, widgets, menus, cookie and consent banners,
+// pop-ups, skip links.
+var furnitureWords = map[string]bool{
+	"sidebar": true, "widget": true, "widgets": true, "footer": true, "nav": true, "navbar": true, "navigation": true,
+	"menu": true, "cookie": true, "cookies": true, "consent": true, "dsgvo": true, "gdpr": true, "cmp": true,
+	"popup": true, "modal": true, "skip": true,
+}
+
+// furniture reports whether block n is page furniture by its tag or by a
+// word of its class or id. It is removed only outside the article's core.
+func furniture(n *html.Node) bool {
+	if furnitureTags[n.Data] {
+		return true
+	}
+	if inline[n.Data] {
+		return false
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && hasWord(wordsOf(a.Val), furnitureWords) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesGallery reports whether a word of n's class or id names a gallery.

@@ -1,0 +1,294 @@
+package markdown
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// This file chooses a page's main content by weighing its units (see
+// collect), without an article extractor.
+//
+// Each unit weighs for or against being the article (weigh): prose,
+// code and data tables for it, blocks that are mostly links and the
+// teasers of other pages against it, everything else nothing. The
+// article's container is the element with the best balance; it is
+// narrowed to the part that holds nearly all its prose, unless the rest
+// of it holds sections of the same document. Inside it, what stands
+// before the first paragraph or after the last one stays only when it is
+// the kind of thing an article has there.
+
+const (
+	// minProseBytes is the least text of a unit, outside links and
+	// spaces aside, that makes it a paragraph of prose.
+	minProseBytes = 60
+	// linkDiscount divides the weight of link text against a container:
+	// an article may carry a few links' worth of navigation around it
+	// rather than be cut short.
+	linkDiscount = 4
+	// narrowShare is the share of a container's prose (in tenths) that
+	// one of its children must hold for the article to be that child.
+	narrowShare = 9
+	// maxLead is how many units before the first paragraph may belong
+	// to the article (a headline, a byline, a lead picture), and
+	// maxLeadRegion the most units of a region there (more are a
+	// player's settings, a form, a menu).
+	maxLead       = 8
+	maxLeadRegion = 3
+	// maxTrailer is how many units after the last paragraph a code block
+	// or a picture may stand and still close the article.
+	maxTrailer = 2
+)
+
+// weigh is what unit u counts for being the article (pro) and against
+// it (con), in bytes of text.
+func (u *unit) weigh() (pro, con int) {
+	if u.hidden {
+		return 0, 0
+	}
+	own := u.total - u.links
+	switch u.n.Data {
+	case "pre":
+		return u.total, 0
+	case "table":
+		if 2*u.links < u.total {
+			return own, 0
+		}
+		return 0, u.links
+	}
+	switch {
+	case u.inLink || u.card:
+		// A block that is a link's content, or that a heading made of a
+		// link heads: a teaser of another page.
+		return 0, u.total
+	case u.links > 0 && 2*u.links >= u.total:
+		return 0, u.links
+	case u.linkLed && (u.n.Data == "li" || u.n.Data == "dt" || u.n.Data == "dd"):
+		// An entry that starts with a link (a table of contents, "name —
+		// what it does") describes another page.
+		return 0, 0
+	case own >= minProseBytes:
+		return own, 0
+	}
+	return 0, 0
+}
+
+// tally is what the units below an element weigh together.
+type tally struct {
+	pro, con, links, text, units int
+}
+
+// score marks the units of the article. It reports false when the page
+// has too little prose to tell an article from the rest (a listing, a
+// landing page), and leaves the choice to the rules then.
+func (c *chosen) score(body *html.Node) bool {
+	tallies := map[*html.Node]*tally{}
+	pros := make([]int, len(c.units))
+	for i, u := range c.units {
+		pro, con := u.weigh()
+		pros[i] = pro
+		for n := u.n; n != nil; n = n.Parent {
+			t := tallies[n]
+			if t == nil {
+				t = &tally{}
+				tallies[n] = t
+			}
+			t.pro += pro
+			t.con += con
+			t.links += u.links
+			t.text += u.total
+			t.units++
+			if n == body {
+				break
+			}
+		}
+	}
+	// The container: the best balance, the outermost of equals.
+	var container *html.Node
+	best := 0
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			t := tallies[k]
+			if t == nil || t.pro == 0 {
+				continue
+			}
+			if s := t.pro - t.con/linkDiscount; s > best {
+				container, best = k, s
+			}
+			find(k)
+		}
+	}
+	if t := tallies[body]; t != nil && t.pro > 0 {
+		container, best = body, t.pro-t.con/linkDiscount
+	}
+	find(body)
+	if container == nil || tallies[container].pro < minMainText {
+		return false
+	}
+	// Narrowed to the child holding nearly all its prose; what beside it
+	// is prose without links is taken back in.
+	roots := []*html.Node{}
+	for {
+		var narrower *html.Node
+		for k := container.FirstChild; k != nil; k = k.NextSibling {
+			if t := tallies[k]; t != nil && 10*t.pro >= narrowShare*tallies[container].pro {
+				narrower = k
+			}
+		}
+		if narrower == nil || c.sectionBeside(container, narrower) {
+			break
+		}
+		for k := container.FirstChild; k != nil; k = k.NextSibling {
+			if t := tallies[k]; k != narrower && t != nil && t.pro > 0 && t.links == 0 {
+				roots = append(roots, k)
+			}
+		}
+		container = narrower
+	}
+	roots = append(roots, container)
+
+	var in []int // the units inside the roots, in order
+	for i, u := range c.units {
+		for _, r := range roots {
+			if inside(u.n, r) {
+				in = append(in, i)
+				break
+			}
+		}
+	}
+	first, last := -1, -1
+	for k, i := range in {
+		if pros[i] > 0 {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	// region is the outermost element holding u, below the root holding
+	// it, that does not hold the unit at 'at'.
+	region := func(u *unit, at *unit) *html.Node {
+		r := u.n
+		for p := u.n.Parent; p != nil && !isRoot(p, roots) && !inside(at.n, p); p = p.Parent {
+			r = p
+		}
+		if isRoot(r, roots) || inside(at.n, r) {
+			return nil
+		}
+		return r
+	}
+	linky := func(r *html.Node) bool {
+		t := tallies[r]
+		return r != nil && t != nil && t.pro == 0 && t.links > 0 && 2*t.links >= t.text
+	}
+	firstUnit, lastUnit := c.units[in[first]], c.units[in[last]]
+	for k, i := range in {
+		u := c.units[i]
+		switch {
+		case k >= first && k <= last:
+			u.kept = true
+		case k < first:
+			r := region(u, firstUnit)
+			size := 1
+			if r != nil {
+				size = tallies[r].units
+			}
+			u.kept = !linky(r) && (first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u))
+		}
+	}
+	// After the last paragraph: code and pictures that close it, and the
+	// later sections' headings and short paragraphs.
+	inSection := false
+	for k := last + 1; k < len(in); k++ {
+		u := c.units[in[k]]
+		if linky(region(u, lastUnit)) || u.inLink || u.card {
+			continue
+		}
+		switch {
+		case heading(u.n) && u.total > 0 && u.links*2 < u.total:
+			inSection = true
+			u.kept = true
+		case k-last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
+			u.kept = true
+		case inSection && (proseUnit(u) || contentByKind(u)):
+			u.kept = true
+		}
+	}
+	return true
+}
+
+// isRoot reports whether n is one of roots.
+func isRoot(n *html.Node, roots []*html.Node) bool {
+	for _, r := range roots {
+		if n == r {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionBeside reports whether container, outside its child narrower,
+// holds a section of the document: a heading (not a link) with a
+// paragraph of prose after it. The article is then the whole container
+// (an API page's description and the sections of its methods), not the
+// part with the most prose.
+func (c *chosen) sectionBeside(container, narrower *html.Node) bool {
+	headed := false
+	for _, u := range c.units {
+		if !inside(u.n, container) || inside(u.n, narrower) {
+			continue
+		}
+		if heading(u.n) && u.total > 0 && 2*u.links < u.total {
+			headed = true
+			continue
+		}
+		if pro, _ := u.weigh(); headed && pro > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// styleHidden reports whether n's style hides it.
+func styleHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key == "style" {
+			v := strings.ReplaceAll(strings.ToLower(a.Val), " ", "")
+			return strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden")
+		}
+	}
+	return false
+}
+
+// isCard reports whether block n is part of a card: a small block (at
+// most maxCardBlocks elements) that a heading made of a link opens, as a
+// teaser of another page is (its title links to it). n may be in the card
+// or in a block of it.
+func isCard(n *html.Node) bool {
+	for level := 0; level < 2 && n.Parent != nil; level++ {
+		p := n.Parent
+		var first *html.Node
+		count := 0
+		for k := p.FirstChild; k != nil; k = k.NextSibling {
+			if k.Type == html.ElementNode {
+				if first == nil {
+					first = k
+				}
+				count++
+			}
+		}
+		if first != n && heading(first) && count <= maxCardBlocks &&
+			strings.TrimSpace(nodeText(first)) != "" && linkShare(first) >= 0.9 {
+			return true
+		}
+		n = p
+	}
+	return false
+}
+
+// maxCardBlocks is the most elements of a card.
+const maxCardBlocks = 5
