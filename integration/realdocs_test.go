@@ -167,7 +167,7 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 			paragraphs++
 			if !strings.Contains(text, para) {
 				lostWords++
-				if lostWords <= 5 {
+				if lostWords <= 5 || os.Getenv("CRAWLER_REALDOCS_VERBOSE") != "" {
 					t.Logf("%s: a paragraph's words are not in its markdown in order: %q", p, para)
 				}
 			}

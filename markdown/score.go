@@ -1,6 +1,8 @@
 package markdown
 
 import (
+	"fmt"
+	"os"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -76,6 +78,9 @@ func (u *unit) weigh() (pro, con int) {
 // tally is what the units below an element weigh together.
 type tally struct {
 	pro, con, links, text, units int
+	// paragraphs counts the paragraphs of a sentence at least (see
+	// proseUnit) that are not teasers.
+	paragraphs int
 }
 
 // score marks the units of the article. It reports false when the page
@@ -87,6 +92,7 @@ func (c *chosen) score(body *html.Node) bool {
 	for i, u := range c.units {
 		pro, con := u.weigh()
 		pros[i] = pro
+		para := proseUnit(u) && !u.card
 		for n := u.n; n != nil; n = n.Parent {
 			t := tallies[n]
 			if t == nil {
@@ -98,6 +104,9 @@ func (c *chosen) score(body *html.Node) bool {
 			t.links += u.links
 			t.text += u.total
 			t.units++
+			if para {
+				t.paragraphs++
+			}
 			if n == body {
 				break
 			}
@@ -136,7 +145,7 @@ func (c *chosen) score(body *html.Node) bool {
 				narrower = k
 			}
 		}
-		if narrower == nil || c.sectionBeside(container, narrower) {
+		if narrower == nil || c.sectionBeside(container, narrower) && restClean(tallies[container], tallies[narrower]) || oneOfSections(container, narrower) {
 			break
 		}
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
@@ -186,6 +195,12 @@ func (c *chosen) score(body *html.Node) bool {
 		return r != nil && t != nil && t.pro == 0 && t.links > 0 && 2*t.links >= t.text
 	}
 	firstUnit, lastUnit := c.units[in[first]], c.units[in[last]]
+	if debugScore {
+		for _, r := range roots {
+			fmt.Fprintf(os.Stderr, "root %s %v\n", r.Data, r.Attr)
+		}
+		fmt.Fprintf(os.Stderr, "first %q\nlast %q\n", nodeText(firstUnit.n)[:min(80, len(nodeText(firstUnit.n)))], nodeText(lastUnit.n)[:min(80, len(nodeText(lastUnit.n)))])
+	}
 	for k, i := range in {
 		u := c.units[i]
 		switch {
@@ -201,16 +216,23 @@ func (c *chosen) score(body *html.Node) bool {
 		}
 	}
 	// After the last paragraph: code and pictures that close it, and the
-	// later sections' headings and short paragraphs.
+	// later sections' headings and short paragraphs (an API page's
+	// methods and their one-line descriptions). A region there that is
+	// mostly links or teasers and has no paragraph of its own (other
+	// stories, tags, a comment form's login) is the page's.
 	inSection := false
 	for k := last + 1; k < len(in); k++ {
 		u := c.units[in[k]]
-		if linky(region(u, lastUnit)) || u.inLink || u.card {
+		if debugScore {
+			r := region(u, lastUnit)
+			fmt.Fprintf(os.Stderr, "tail %s %q region %v %+v\n", u.n.Data, nodeText(u.n)[:min(50, len(nodeText(u.n)))], r != nil, tallies[r])
+		}
+		if r := region(u, lastUnit); r != nil && 2*tallies[r].con >= tallies[r].text && tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
 		switch {
-		case heading(u.n) && u.total > 0 && u.links*2 < u.total:
-			inSection = true
+		case heading(u.n) && u.total > 0:
+			inSection = inSection || 2*u.links < u.total
 			u.kept = true
 		case k-last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
 			u.kept = true
@@ -219,6 +241,32 @@ func (c *chosen) score(body *html.Node) bool {
 		}
 	}
 	return true
+}
+
+// oneOfSections reports whether child is the body of one of container's
+// sections: a heading stands right before it, and at least two more
+// headings of its level stand among container's children (an API page's
+// "Implementations", "Trait Implementations", …).
+func oneOfSections(container, child *html.Node) bool {
+	h := prevElement(child)
+	if h == nil || !heading(h) || linkShare(h) >= 0.5 {
+		return false
+	}
+	others := 0
+	for k := container.FirstChild; k != nil; k = k.NextSibling {
+		if k != h && k.Type == html.ElementNode && k.Data == h.Data {
+			others++
+		}
+	}
+	return others >= 2
+}
+
+// restClean reports whether what a container holds outside its child
+// is mostly prose, not links or teasers (a comment thread and the related
+// stories are not sections of the article).
+func restClean(container, child *tally) bool {
+	pro, con := container.pro-child.pro, container.con-child.con
+	return con*linkDiscount <= pro
 }
 
 // isRoot reports whether n is one of roots.
@@ -237,7 +285,7 @@ func isRoot(n *html.Node, roots []*html.Node) bool {
 // (an API page's description and the sections of its methods), not the
 // part with the most prose.
 func (c *chosen) sectionBeside(container, narrower *html.Node) bool {
-	headed := false
+	headed, prose := false, false
 	for _, u := range c.units {
 		if !inside(u.n, container) || inside(u.n, narrower) {
 			continue
@@ -246,11 +294,11 @@ func (c *chosen) sectionBeside(container, narrower *html.Node) bool {
 			headed = true
 			continue
 		}
-		if pro, _ := u.weigh(); headed && pro > 0 {
-			return true
+		if pro, _ := u.weigh(); pro > 0 || proseUnit(u) && !u.card {
+			prose = true
 		}
 	}
-	return false
+	return headed && prose
 }
 
 // styleHidden reports whether n's style hides it.
@@ -265,25 +313,33 @@ func styleHidden(n *html.Node) bool {
 }
 
 // isCard reports whether block n is part of a card: a small block (at
-// most maxCardBlocks elements) that a heading made of a link opens, as a
-// teaser of another page is (its title links to it). n may be in the card
-// or in a block of it.
+// most maxCardBlocks elements) in which a heading made of a link stands
+// before n, as in a teaser of another page (its title links to it, a
+// picture, a date or a category may come first). n may be in the card or
+// in a block of it, up to maxCardDepth levels below it.
 func isCard(n *html.Node) bool {
-	for level := 0; level < 2 && n.Parent != nil; level++ {
+	for level := 0; level < maxCardDepth && n.Parent != nil; level++ {
 		p := n.Parent
-		var first *html.Node
-		count := 0
+		count, titled := 0, false
 		for k := p.FirstChild; k != nil; k = k.NextSibling {
-			if k.Type == html.ElementNode {
-				if first == nil {
-					first = k
-				}
-				count++
+			if k.Type != html.ElementNode {
+				continue
 			}
+			count++
+			if k == n {
+				break
+			}
+			titled = titled || heading(k) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
 		}
-		if first != n && heading(first) && count <= maxCardBlocks &&
-			strings.TrimSpace(nodeText(first)) != "" && linkShare(first) >= 0.9 {
-			return true
+		if titled {
+			for k := n.NextSibling; k != nil; k = k.NextSibling {
+				if k.Type == html.ElementNode {
+					count++
+				}
+			}
+			if count <= maxCardBlocks {
+				return true
+			}
 		}
 		n = p
 	}
@@ -291,4 +347,13 @@ func isCard(n *html.Node) bool {
 }
 
 // maxCardBlocks is the most elements of a card.
-const maxCardBlocks = 5
+const maxCardBlocks = 6
+
+// maxCardDepth is how deep below a card its blocks may stand.
+const maxCardDepth = 3
+
+// minCardTitleLinks is the least share of a card's heading that is a
+// link (the rest may be a category, a kicker).
+const minCardTitleLinks = 0.7
+
+var debugScore = os.Getenv("CRAWLER_SCORE_DEBUG") != ""

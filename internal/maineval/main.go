@@ -15,7 +15,7 @@
 // kept, and with links dropped) and go-trafilatura alone on the same
 // pages.
 //
-//	go run ./internal/maineval [-set snippets|tokens|both|newer] [-diff] [-n N] [-worst N [-recall]]
+//	go run ./internal/maineval [-set snippets|tokens|both|newer] [-diff] [-n N] [-page NAME] [-worst N [-recall]]
 package main
 
 import (
@@ -74,6 +74,7 @@ func main() {
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
 	flag.BoolVar(&byRecall, "recall", false, "with -worst, list the pages where recall is lowest instead")
+	flag.StringVar(&only, "page", "", "score only the pages whose name holds this")
 	flag.Parse()
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
 	if *set == "snippets" || *set == "both" {
@@ -172,6 +173,15 @@ func (t total) String() string {
 }
 
 func scoreSet(title string, pages []page, extractors []extractor, limit int, diff bool, worst int) {
+	if only != "" {
+		var some []page
+		for _, p := range pages {
+			if strings.Contains(p.name, only) {
+				some = append(some, p)
+			}
+		}
+		pages = some
+	}
 	if limit > 0 && len(pages) > limit {
 		pages = pages[:limit]
 	}
@@ -202,6 +212,9 @@ type scored struct {
 	name string
 	score
 }
+
+// only, when set, keeps the pages whose name holds it.
+var only string
 
 // byRecall makes printWorst rank pages by recall.
 var byRecall bool
