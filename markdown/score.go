@@ -135,6 +135,11 @@ func (c *chosen) score(body *html.Node) bool {
 	if container == nil || tallies[container].pro < minMainText {
 		return false
 	}
+	// A page that names its main part (<main>, role=main) has its
+	// article there, lists of links between the paragraphs included.
+	if m := landmark(container); m != nil {
+		container = m
+	}
 	// Narrowed to the child holding nearly all its prose; what beside it
 	// is prose without links is taken back in.
 	roots := []*html.Node{}
@@ -241,6 +246,25 @@ func (c *chosen) score(body *html.Node) bool {
 		}
 	}
 	return true
+}
+
+// landmark is the element around n that the page names as its main
+// part, if any.
+func landmark(n *html.Node) *html.Node {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type != html.ElementNode {
+			continue
+		}
+		if p.Data == "main" {
+			return p
+		}
+		for _, a := range p.Attr {
+			if a.Key == "role" && a.Val == "main" {
+				return p
+			}
+		}
+	}
+	return nil
 }
 
 // oneOfSections reports whether child is the body of one of container's
