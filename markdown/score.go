@@ -150,7 +150,7 @@ func (c *chosen) score(body *html.Node) bool {
 				narrower = k
 			}
 		}
-		if narrower == nil || c.sectionBeside(container, narrower) && restClean(tallies[container], tallies[narrower]) || oneOfSections(container, narrower) {
+		if narrower == nil || oneOfSections(container, narrower) || c.sectionBeside(container, narrower) && restClean(tallies[container], tallies[narrower]) {
 			break
 		}
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
@@ -309,12 +309,18 @@ func isRoot(n *html.Node, roots []*html.Node) bool {
 // (an API page's description and the sections of its methods), not the
 // part with the most prose.
 func (c *chosen) sectionBeside(container, narrower *html.Node) bool {
+	levels := map[string]bool{}
+	for _, u := range c.units {
+		if heading(u.n) && inside(u.n, narrower) {
+			levels[u.n.Data] = true
+		}
+	}
 	headed, prose := false, false
 	for _, u := range c.units {
 		if !inside(u.n, container) || inside(u.n, narrower) {
 			continue
 		}
-		if heading(u.n) && u.total > 0 && 2*u.links < u.total {
+		if heading(u.n) && levels[u.n.Data] && u.total > 0 && 2*u.links < u.total {
 			headed = true
 			continue
 		}
