@@ -1,8 +1,6 @@
 package markdown
 
 import (
-	"index/suffixarray"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -10,22 +8,21 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// This file makes the main content out of the page's own elements. The
-// article extractor decides what is content, but the tree it answers with
-// is rebuilt: it moves words around inline markup, drops code inside
-// figures, captions and images, loses code blocks' languages and flattens
-// tables. So its answer is used only as a text: each block of the page
-// whose words it holds, in the page's order, is kept as the page has it,
-// and everything else is removed.
+// This file makes the main content out of the page's own elements: the
+// page is cut into units (blocks of text), score.go marks those of the
+// article, the rules here add what an article holds by its kind
+// (captions, code, pictures, its headline), and keepChosen removes
+// everything else. Each block kept stays as the page has it: its words in
+// order around inline markup, code with its lines and language, tables as
+// tables.
 
 // unit is a block of the page: an element that is not inline and holds
 // text or images of its own (directly or through inline elements). A
 // code block or a table is one unit with everything below it.
 type unit struct {
 	n *html.Node
-	// total and matched count the unit's own text, spaces aside, and how
-	// much of it was found in the extractor's answer.
-	total, matched int
+	// total counts the unit's own text, spaces aside.
+	total int
 	// links counts the part of total that is inside links.
 	links int
 	// media is set when the unit holds an image of its own, linkedMedia
@@ -72,29 +69,22 @@ type chosen struct {
 	unitOf map[*html.Node]*unit
 }
 
-// choose marks the units of body that make its main content: those the
-// extractor's answer holds (see align) when answer is given, else those
-// its own weighing picks (see score). It reports false when neither can
-// tell (the rules choose then). It changes nothing; keepChosen applies it.
-func choose(body *html.Node, answer *string, title string) (*chosen, bool) {
-	c, texts := collect(body)
-	if answer != nil {
-		align(c.units, texts, *answer)
-		for _, u := range c.units {
-			u.kept = u.total > 0 && 2*u.matched >= u.total
-		}
-	} else if !c.score(body) {
+// choose marks the units of body that make its main content, as its
+// own weighing picks them (see score) and extended by their kind (see
+// extend). It reports false when the weighing cannot tell an article
+// from the rest. It changes nothing; keepChosen applies it.
+func choose(body *html.Node, title string) (*chosen, bool) {
+	c := collect(body)
+	if !c.score(body) {
 		return c, false
 	}
 	c.extend(title)
 	return c, true
 }
 
-// collect cuts body into its units, in the page's order, with the text
-// nodes each holds.
-func collect(body *html.Node) (*chosen, []textAt) {
+// collect cuts body into its units, in the page's order.
+func collect(body *html.Node) *chosen {
 	c := &chosen{unitOf: map[*html.Node]*unit{}}
-	var texts []textAt
 	// block is the element whose unit the text met belongs to, and at
 	// where it stands; atomic, when set, the code block or table it is
 	// inside; link is set inside a link, hidden inside an element a
@@ -113,7 +103,6 @@ func collect(body *html.Node) (*chosen, []textAt) {
 			case html.TextNode:
 				if key := spaceless(k.Data); key != "" {
 					owner := owner()
-					texts = append(texts, textAt{key, owner})
 					if owner.total == 0 && link {
 						owner.linkLed = true
 					}
@@ -127,8 +116,8 @@ func collect(body *html.Node) (*chosen, []textAt) {
 				a := link || k.Data == "a"
 				switch {
 				case neverTags[k.Data] || k.Data == "math":
-					// A formula's symbols are not in the extractor's
-					// answer (it drops MathML); they stay with the unit.
+					// A formula's symbols (MathML left without its TeX)
+					// are not prose; they stay with the unit.
 				case k.Data == "img":
 					owner := owner()
 					owner.media = true
@@ -151,7 +140,7 @@ func collect(body *html.Node) (*chosen, []textAt) {
 	for _, u := range c.units {
 		u.card = !u.inLink && isCard(u.n)
 	}
-	return c, texts
+	return c
 }
 
 // extend adds to the units kept those inside the article's span that
@@ -190,8 +179,8 @@ func (c *chosen) extend(title string) {
 			u.kept = true
 		}
 	}
-	// A heading the extractor dropped stays when what follows it stays:
-	// it heads a section of the article.
+	// A heading not yet kept stays when what follows it stays: it heads
+	// a section of the article.
 	for i := last - 1; i > first; i-- {
 		u := c.units[i]
 		if !u.kept && heading(u.n) && !inLink(u.n) && inside(u.n, span) && c.units[i+1].kept {
@@ -205,12 +194,6 @@ func (c *chosen) extend(title string) {
 // standing is where a block stands: inside a link, inside an element a
 // style hides.
 type standing struct{ link, hidden bool }
-
-// textAt is a text node's text without spaces and the unit it belongs to.
-type textAt struct {
-	key string
-	u   *unit
-}
 
 // ownerOf is the unit that text met inside block belongs to: the atomic
 // unit u it is inside, or block's own.
@@ -231,7 +214,7 @@ func (c *chosen) newUnit(n *html.Node) *unit {
 	return u
 }
 
-// contentByKind reports whether a unit the extractor dropped is content
+// contentByKind reports whether a unit the weighing left out is content
 // anyway when it stands inside the article: a code block, a table, a
 // figure's caption, or a block made of pictures only.
 func contentByKind(u *unit) bool {
@@ -276,16 +259,14 @@ func linked(n *html.Node) bool {
 }
 
 // proseUnit reports whether u is a paragraph of a sentence at least
-// (minSentence), mostly not links and not a link's content. One the
-// extractor dropped from inside the article is the article's: it drops
-// paragraphs for their footnote references or inline code, a section
-// whose id names comments, text that repeats within the page.
+// (minSentence), mostly not links and not a link's content. One inside
+// the article is the article's, however short.
 func proseUnit(u *unit) bool {
 	return u.n.Data == "p" && u.total >= minSentence && linkShare(u.n) < 0.5 && !inLink(u.n)
 }
 
-// minSentence is the least text, spaces aside, of a paragraph the
-// extractor dropped that stays inside the article.
+// minSentence is the least text, spaces aside, of a paragraph that
+// stays inside the article for being one.
 const minSentence = 30
 
 // maxCaption is the longest caption of a listing, in characters.
@@ -293,8 +274,8 @@ const maxCaption = 300
 
 // keepCaptions keeps, inside the article's span, the short lines that
 // stand right beside a code block or a picture and say what it is
-// ("Listing 3-1: …", "Filename: src/main.rs", "Figure 15-4: …"): the
-// extractor takes them for image captions.
+// ("Listing 3-1: …", "Filename: src/main.rs", "Figure 15-4: …"): they
+// are too short to weigh as prose.
 func (c *chosen) keepCaptions(first, last int, span *html.Node) {
 	for i := first; i <= last; i++ {
 		u := c.units[i]
@@ -385,8 +366,9 @@ func adjacentElement(s *html.Node, step func(*html.Node) *html.Node) *html.Node 
 const maxHeadlineGap = 8
 
 // keepHeadline keeps the page's headline just before the first kept unit
-// when no heading before it is kept: the extractor drops a headline that
-// repeats the page's title, and one set outside the article's container.
+// when no heading before it is kept: a headline may stand outside the
+// article's container, or further before its first paragraph than a
+// byline and a picture.
 // The headline is the nearest <h1>, or a heading whose words are all in
 // the page's title.
 func (c *chosen) keepHeadline(first int, title string) {
@@ -496,195 +478,4 @@ func spaceless(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// align finds which units' text the extractor's answer (its text without
-// spaces) holds, in the page's order, and counts it in their matched.
-//
-// A text can be in the page twice: a menu entry or a table of contents
-// line repeats a heading, a teaser repeats a paragraph. So each unit of at
-// least minAnchor bytes is looked up in the answer (its whole text, or,
-// when the extractor changed it, its longest text node), and of all the
-// places found, the chain that keeps the page's order and holds the most
-// text is taken (the heaviest increasing chain): a line of a table of
-// contents is shorter than the paragraphs that follow its heading. The
-// units between two units of the chain, short ones included, are then
-// matched in order within the part of the answer between them.
-func align(units []*unit, texts []textAt, answer string) {
-	nodes := map[*unit][]string{}
-	for _, t := range texts {
-		nodes[t.u] = append(nodes[t.u], t.key)
-	}
-	keys := make([]string, len(units))
-	for i, u := range units {
-		keys[i] = strings.Join(nodes[u], "")
-	}
-	idx := suffixarray.New([]byte(answer))
-	var cands []anchor
-	for i, k := range keys {
-		if len(k) < minAnchor {
-			continue
-		}
-		whole := true
-		at := idx.Lookup([]byte(k), maxPlaces)
-		if len(at) == 0 {
-			longest := ""
-			for _, n := range nodes[units[i]] {
-				if len(n) > len(longest) {
-					longest = n
-				}
-			}
-			if len(longest) < minAnchor {
-				continue
-			}
-			k, whole = longest, false
-			at = idx.Lookup([]byte(k), maxPlaces)
-		}
-		for _, p := range at {
-			cands = append(cands, anchor{unit: i, start: p, end: p + len(k), whole: whole})
-		}
-	}
-	chain := heaviestChain(cands)
-
-	// Units of the chain, then the others in the gaps between them.
-	anchored := map[int]anchor{}
-	for _, a := range chain {
-		anchored[a.unit] = a
-	}
-	cursor, next := 0, 0 // next: the index in chain of the next anchor
-	for i, u := range units {
-		if a, ok := anchored[i]; ok {
-			if a.whole {
-				u.matched = u.total
-			} else {
-				u.matched = matchedAround(nodes[u], answer, a)
-			}
-			cursor = a.end
-			next++
-			continue
-		}
-		limit := len(answer)
-		if next < len(chain) {
-			limit = chain[next].start
-		}
-		if k := keys[i]; k != "" && cursor < limit {
-			if at := strings.Index(answer[cursor:limit], k); at >= 0 {
-				u.matched = u.total
-				cursor += at + len(k)
-			}
-		}
-	}
-}
-
-const (
-	// minAnchor is the least text, in bytes, that places a unit in the
-	// answer on its own; shorter ones are matched between those placed.
-	minAnchor = 12
-	// maxPlaces is the most places in the answer looked at for a unit.
-	maxPlaces = 8
-)
-
-// anchor is a place in the answer, [start, end), where unit's text (whole,
-// or its longest text node) is found.
-type anchor struct {
-	unit, start, end int
-	whole            bool
-}
-
-// matchedAround counts the bytes of a unit's text nodes found in the
-// answer near the place a's text node was found (the extractor moved
-// words of the unit, or dropped some).
-func matchedAround(nodes []string, answer string, a anchor) int {
-	total := 0
-	for _, n := range nodes {
-		total += len(n)
-	}
-	near := answer[max(0, a.start-2*total):min(len(answer), a.end+2*total)]
-	matched := 0
-	for _, n := range nodes {
-		if strings.Contains(near, n) {
-			matched += len(n)
-		}
-	}
-	return matched
-}
-
-// heaviestChain picks among the candidates (ordered by unit) the ones
-// whose units and places both go forward, without overlapping, holding
-// the most text. A unit is in the chain at most once.
-func heaviestChain(cands []anchor) []anchor {
-	if len(cands) == 0 {
-		return nil
-	}
-	// Places are compared by their ends: the best chain ending at or
-	// before a position is a prefix maximum over the sorted ends.
-	ends := make([]int, len(cands))
-	for i, c := range cands {
-		ends[i] = c.end
-	}
-	sort.Ints(ends)
-	tree := make([]best, len(ends)+1) // a Fenwick tree of prefix maxima
-	for i := range tree {
-		tree[i].from = -1
-	}
-	query := func(pos int) best { // best chain ending at or before pos
-		b := best{from: -1}
-		for i := sort.SearchInts(ends, pos+1); i > 0; i -= i & -i {
-			if tree[i].better(b) {
-				b = tree[i]
-			}
-		}
-		return b
-	}
-	update := func(pos int, b best) {
-		for i := sort.SearchInts(ends, pos) + 1; i < len(tree); i += i & -i {
-			if b.better(tree[i]) {
-				tree[i] = b
-			}
-		}
-	}
-	from := make([]int, len(cands))
-	weight := make([]int, len(cands))
-	top := best{from: -1}
-	for g := 0; g < len(cands); {
-		h := g
-		for h < len(cands) && cands[h].unit == cands[g].unit {
-			h++
-		}
-		// All places of one unit are judged before any is added, so that
-		// a chain holds the unit once.
-		for i := g; i < h; i++ {
-			b := query(cands[i].start)
-			from[i], weight[i] = b.from, b.weight+cands[i].end-cands[i].start
-		}
-		for i := g; i < h; i++ {
-			nb := best{weight: weight[i], from: i}
-			update(cands[i].end, nb)
-			if nb.better(top) {
-				top = nb
-			}
-		}
-		g = h
-	}
-	var chain []anchor
-	for i := top.from; i >= 0; i = from[i] {
-		chain = append(chain, cands[i])
-	}
-	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-		chain[i], chain[j] = chain[j], chain[i]
-	}
-	return chain
-}
-
-// best is the heaviest chain found ending somewhere: its weight and the
-// candidate it ends with.
-type best struct {
-	weight, from int
-}
-
-// better reports whether b is heavier than o or, as heavy, ends with a
-// later candidate: of two units with the same text (a menu entry and the
-// heading it names), the one nearer what follows in the chain is taken.
-func (b best) better(o best) bool {
-	return b.weight > o.weight || b.weight == o.weight && b.from > o.from
 }

@@ -45,8 +45,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestCodeBlockOfExtractedContent: a <pre> without <code> in nodes the
-// main-content extractor made (which carry no atom) is wrapped without a
+// TestCodeBlockOfExtractedContent: a <pre> without <code> in nodes
+// built without an atom is wrapped without a
 // parser, keeping its text (without the blank line it ends with) and
 // language.
 func TestCodeBlockOfExtractedContent(t *testing.T) {

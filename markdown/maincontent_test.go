@@ -146,9 +146,8 @@ func TestNoscriptArticle(t *testing.T) {
 	}
 }
 
-// TestSpacesKeptAroundInlineElements: the extractor trims the spaces
-// between text and links; they come back where the page had them, and
-// none is made inside a word.
+// TestSpacesKeptAroundInlineElements: the spaces between text and links
+// stay where the page had them, and none is made inside a word.
 func TestSpacesKeptAroundInlineElements(t *testing.T) {
 	body := `<article>` + paragraphs("harbours", 6) + `<ol class="references"><li><span class="backlink"><b><a href="#cite-1">^</a></b></span> <span class="reference-text"><cite class="citation book">
 		Ruiz, Ana (1998). <i>Ports</i> (1st ed.). Wellington: Victoria University Press. <a href="/isbn">ISBN</a>&nbsp;<a href="/b/978"><bdi>9780864733283</bdi></a>.</cite></span></li>

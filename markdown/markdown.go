@@ -6,18 +6,15 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/PuerkitoBio/goquery"
-	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -51,30 +48,9 @@ type Document struct {
 	// page. Deduplication lets its text go to the pages it repeats.
 	NoIndex bool
 	// Note says how the page was converted when that was not the usual
-	// way (a page too large for the article extractor), for its log.
+	// way, for its log. No step sets it today; the crawl stores and logs
+	// it when one does.
 	Note string
-}
-
-// maxExtractorElements is the most elements of a page the article
-// extractor reads: on 100,000 elements it takes 20 s and 1.4 GB, where
-// the rules take a fraction of a second. A 3 MB API reference page has
-// about 40,000.
-const maxExtractorElements = 25000
-
-// countElements counts the elements below n, up to a little past limit.
-func countElements(n *html.Node, limit int) int {
-	count := 0
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil && count <= limit; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				count++
-				walk(c)
-			}
-		}
-	}
-	walk(n)
-	return count
 }
 
 // never holds elements that carry no readable text in any mode.
@@ -107,7 +83,7 @@ func Convert(page []byte, o Options) (Document, error) {
 		return Document{}, fmt.Errorf("parse html: %w", err)
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
-	pageURL := clean(doc, o)
+	clean(doc, o)
 
 	root := doc.Find("body").First()
 	if root.Length() == 0 {
@@ -116,14 +92,8 @@ func Convert(page []byte, o Options) (Document, error) {
 	switch {
 	case len(o.IncludeOnlyTags) > 0:
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
-	case o.MainContentOnly && countElements(root.Get(0), maxExtractorElements) > maxExtractorElements:
-		// The extractor's time and memory grow much faster than the
-		// page: on a page this large the rules choose alone.
-		d.Note = fmt.Sprintf("the page has more than %d elements: its main content was chosen by rules, without the article extractor", maxExtractorElements)
-		root = ruleBasedContent(root)
-		trimArticle(root.Get(0), d.Title)
 	case o.MainContentOnly:
-		root = mainContent(doc, root, pageURL, d.Title)
+		root = mainContent(root, d.Title)
 	}
 	root.Find("a").Each(func(_ int, a *goquery.Selection) {
 		if !o.IncludeLinks || !keep(a, o.KeepLink) {
@@ -162,9 +132,9 @@ func clean(doc *goquery.Document, o Options) *url.URL {
 		}
 	})
 	if len(o.IncludeOnlyTags) == 0 {
-		// Before the main content is chosen: the extractor drops lists
-		// and quotes it finds inside table cells. Chosen tags are taken
-		// as the page has them.
+		// Before the main content is chosen, so that the blocks of a
+		// layout table are weighed as blocks. Chosen tags are taken as
+		// the page has them.
 		unwrapLayoutTables(doc.Selection)
 	}
 	return pageURL
@@ -630,8 +600,8 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 
 // wrapInCode replaces the children of pre with one <code> holding their
 // text (the highlighter's spans go, the code stays) and returns it. The
-// nodes are built by hand: a parser given the extractor's nodes as
-// context refuses them.
+// nodes are built by hand: the parser, given such a node as context,
+// refuses them.
 func wrapInCode(pre *html.Node) *html.Node {
 	text := goquery.NewDocumentFromNode(pre).Text()
 	for c := pre.FirstChild; c != nil; {
@@ -753,133 +723,26 @@ func codeLanguages(root *goquery.Selection) {
 
 // mainContent narrows a page to its main content (docs/main-content.md
 // walks through it). Sections that are never the article are pruned
-// (prune.go); the article extractor (trafilatura, with its readability
-// and DOM-distiller fallbacks) decides next what is content, the page's
-// own elements holding that text make the article (choose.go), and they
-// are trimmed to the article (trim.go);
-// when it finds less than minMainText, or flattens the page, the
-// rule-based selection below is used if it finds more.
-// useExtractor chooses the main content with go-trafilatura's answer
-// instead of the service's own weighing (unless CRAWLER_OWN_SCORING=1),
-// to compare the two while the weighing is young.
-var useExtractor = os.Getenv("CRAWLER_OWN_SCORING") == ""
-
-func mainContent(doc *goquery.Document, body *goquery.Selection, pageURL *url.URL, title string) *goquery.Selection {
-	// The extractor copies the document before it changes anything, so
-	// body stays whole for the rules, which run only when the extractor's
-	// answer is not taken.
-	extract := func(fallback bool) (*trafilatura.ExtractResult, error) {
-		return trafilatura.ExtractDocument(doc.Selection.Nodes[0], trafilatura.Options{
-			OriginalURL:    pageURL,
-			EnableFallback: fallback,
-			// Links are kept whatever the crawl's includeLinks: the
-			// extractor then judges link-dense blocks as such, the same
-			// words come out either way, and the rules after it see the
-			// links. They are unwrapped later when not wanted.
-			IncludeLinks:    true,
-			IncludeImages:   false,
-			ExcludeComments: true,
-			HtmlDateMode:    trafilatura.Disabled,
-		})
-	}
-	// What is never the article goes first, for the extractor and the
-	// rules alike.
+// (prune.go); the page's own units are weighed to find the article
+// (score.go) and what it holds is kept as the page has it (choose.go),
+// then trimmed to the article (trim.go). A page on which no article
+// stands out (a listing of other pages' teasers, a landing page) gets the
+// rule-based selection below.
+func mainContent(body *goquery.Selection, title string) *goquery.Selection {
 	pruneSections(body.Get(0))
-	if !useExtractor {
-		picked, ok := choose(body.Get(0), nil, title)
-		if !ok {
-			return ruleBasedContent(body)
-		}
-		picked.keepChosen(body.Get(0))
-		trimArticle(body.Get(0), title)
-		return body
-	}
-	// The extractor's fallbacks (readability, DOM distiller) cost as much
-	// as the extractor itself and replace its answer only when theirs is
-	// much longer or the answer has no structure; an answer that is long
-	// and made of paragraphs is kept without asking them.
-	res, err := extract(false)
-	if !confident(res, err) {
-		res, err = extract(true)
-	}
-	if err != nil || res == nil || res.ContentNode == nil {
+	picked, ok := choose(body.Get(0), title)
+	if !ok {
 		return ruleBasedContent(body)
 	}
-	extracted := goquery.NewDocumentFromNode(res.ContentNode).Selection
-	// Judged on the extractor's own answer.
-	flat := flattened(extracted)
-	n := textLen(extracted)
-	// The extractor's answer says what is content; the page's own
-	// elements make it (choose.go).
-	answer := spaceless(nodeText(res.ContentNode))
-	picked, _ := choose(body.Get(0), &answer, title)
-	own := func() *goquery.Selection {
-		picked.keepChosen(body.Get(0))
-		trimArticle(body.Get(0), title)
-		return body
-	}
-	if n >= minMainText && !flat {
-		return own()
-	}
-	rules := ruleBasedContent(body.Clone())
-	switch {
-	case n < minMainText && textLen(rules) > n:
-		return rules
-	case flat && covers(rules.Text(), extracted.Text()):
-		// The extractor gave up on structure (its baseline: all text in
-		// one paragraph); the rules keep headings, lists and links.
-		return rules
-	}
-	return own()
+	picked.keepChosen(body.Get(0))
+	trimArticle(body.Get(0), title)
+	return body
 }
-
-// confident reports whether the extractor's answer needs no second
-// opinion: at least confidentText characters of text in at least
-// confidentParagraphs paragraphs, more paragraphs than tables.
-func confident(res *trafilatura.ExtractResult, err error) bool {
-	if err != nil || res == nil || res.ContentNode == nil || utf8.RuneCountInString(res.ContentText) < confidentText {
-		return false
-	}
-	doc := goquery.NewDocumentFromNode(res.ContentNode)
-	paragraphs := doc.Find("p").Length()
-	return paragraphs >= confidentParagraphs && paragraphs > doc.Find("table").Length()
-}
-
-const (
-	confidentText       = 2000
-	confidentParagraphs = 5
-)
 
 // inline elements are those whose neighbours' text flows into theirs.
 var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "em": true, "code": true,
 	"span": true, "u": true, "s": true, "del": true, "ins": true, "mark": true, "small": true, "sub": true,
 	"sup": true, "abbr": true, "cite": true, "q": true, "kbd": true, "time": true, "img": true}
-
-// covers reports whether most words of part (four in five) are in whole.
-func covers(whole, part string) bool {
-	words := strings.Fields(part)
-	if len(words) == 0 {
-		return true
-	}
-	have := make(map[string]bool, len(words))
-	for _, w := range strings.Fields(whole) {
-		have[w] = true
-	}
-	found := 0
-	for _, w := range words {
-		if have[w] {
-			found++
-		}
-	}
-	return found*5 >= len(words)*4
-}
-
-// flattened reports whether extracted content is a single paragraph of
-// plain text.
-func flattened(s *goquery.Selection) bool {
-	blocks := s.Children()
-	return blocks.Length() == 1 && goquery.NodeName(blocks) == "p" && blocks.Children().Length() == 0
-}
 
 // ruleBasedContent narrows root to its main content by rules. Boilerplate
 // is removed first; then the first candidate wrapper with enough text is
@@ -967,8 +830,7 @@ func absolutize(doc *goquery.Document, base *url.URL) {
 
 // joinText merges adjacent text nodes below n, as a parser would have
 // made them. Unwrapping an element leaves its text beside its
-// neighbours', and the extractor, which reads a node's text and the text
-// after it as one each, drops the rest.
+// neighbours', and the rules that read a node's text expect it whole.
 func joinText(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		for c.Type == html.TextNode && c.NextSibling != nil && c.NextSibling.Type == html.TextNode {

@@ -8,11 +8,12 @@ import (
 	"golang.org/x/net/html"
 )
 
-// This file holds the rules that take out of a page, before the article
-// extractor reads it, what is never part of an article: the sections a
+// This file holds the rules that take out of a page, before its units
+// are weighed, what is never part of an article: the sections a
 // page names for what they are (comment threads, related stories,
 // newsletter and share boxes), the elements no reader sees and the
-// widgets. trim.go holds those applied to the extractor's answer.
+// widgets, and outside the article's core the page's furniture. trim.go
+// holds those applied to the article once chosen.
 
 // sectionWords are words of a class or id that name a section which is
 // not the page's article, whatever it holds.
@@ -31,7 +32,7 @@ var sectionWords = map[string]bool{
 // galleryWords name a gallery of pictures and their captions. Inside the
 // article's own container it is an insert ("Business news in pictures"),
 // not the article; elsewhere it may be the article itself (a story told
-// in slides), so it is left to the extractor there.
+// in slides), so it is left to the weighing there.
 var galleryWords = map[string]bool{
 	"gallery": true, "slideshow": true, "carousel": true,
 }
@@ -55,7 +56,8 @@ var widgetRoles = map[string]bool{
 // every reader (hidden, aria-hidden, screen-reader-only classes; not those
 // hidden by a style, which are mostly tabs and slides a script shows), are
 // widgets by their role, or are named as a section other than the
-// article (by a word of their class or id). The element that holds most
+// article (by a word of their class or id), and outside the article's
+// core the page's furniture (see furniture). The element that holds most
 // of the page's paragraph text, and every element around it, stay
 // whatever their names: a page whose whole layout sits in a div called
 // "content-with-related" still has its article.
@@ -70,7 +72,7 @@ func pruneSections(body *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if !keep[c] && (notArticle(c) || inCore && namesGallery(c) || !useExtractor && !inCore && furniture(c)) {
+				if !keep[c] && (notArticle(c) || inCore && namesGallery(c) || !inCore && furniture(c)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c, inCore || c == core)

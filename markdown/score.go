@@ -1,15 +1,13 @@
 package markdown
 
 import (
-	"fmt"
-	"os"
 	"strings"
 
 	"golang.org/x/net/html"
 )
 
 // This file chooses a page's main content by weighing its units (see
-// collect), without an article extractor.
+// collect).
 //
 // Each unit weighs for or against being the article (weigh): prose,
 // code and data tables for it, blocks that are mostly links and the
@@ -200,12 +198,6 @@ func (c *chosen) score(body *html.Node) bool {
 		return r != nil && t != nil && t.pro == 0 && t.links > 0 && 2*t.links >= t.text
 	}
 	firstUnit, lastUnit := c.units[in[first]], c.units[in[last]]
-	if debugScore {
-		for _, r := range roots {
-			fmt.Fprintf(os.Stderr, "root %s %v\n", r.Data, r.Attr)
-		}
-		fmt.Fprintf(os.Stderr, "first %q\nlast %q\n", nodeText(firstUnit.n)[:min(80, len(nodeText(firstUnit.n)))], nodeText(lastUnit.n)[:min(80, len(nodeText(lastUnit.n)))])
-	}
 	for k, i := range in {
 		u := c.units[i]
 		switch {
@@ -228,10 +220,6 @@ func (c *chosen) score(body *html.Node) bool {
 	inSection := false
 	for k := last + 1; k < len(in); k++ {
 		u := c.units[in[k]]
-		if debugScore {
-			r := region(u, lastUnit)
-			fmt.Fprintf(os.Stderr, "tail %s %q region %v %+v\n", u.n.Data, nodeText(u.n)[:min(50, len(nodeText(u.n)))], r != nil, tallies[r])
-		}
 		if r := region(u, lastUnit); r != nil && 2*tallies[r].con >= tallies[r].text && tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
@@ -350,26 +338,21 @@ func styleHidden(n *html.Node) bool {
 func isCard(n *html.Node) bool {
 	for level := 0; level < maxCardDepth && n.Parent != nil; level++ {
 		p := n.Parent
-		count, titled := 0, false
-		for k := p.FirstChild; k != nil; k = k.NextSibling {
+		count, titled, before := 0, false, true
+		for k := p.FirstChild; k != nil && count <= maxCardBlocks; k = k.NextSibling {
 			if k.Type != html.ElementNode {
 				continue
 			}
 			count++
 			if k == n {
-				break
+				before = false
 			}
-			titled = titled || heading(k) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
+			if before && !titled {
+				titled = heading(k) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
+			}
 		}
-		if titled {
-			for k := n.NextSibling; k != nil; k = k.NextSibling {
-				if k.Type == html.ElementNode {
-					count++
-				}
-			}
-			if count <= maxCardBlocks {
-				return true
-			}
+		if titled && count <= maxCardBlocks {
+			return true
 		}
 		n = p
 	}
@@ -385,5 +368,3 @@ const maxCardDepth = 3
 // minCardTitleLinks is the least share of a card's heading that is a
 // link (the rest may be a category, a kicker).
 const minCardTitleLinks = 0.7
-
-var debugScore = os.Getenv("CRAWLER_SCORE_DEBUG") != ""

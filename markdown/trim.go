@@ -9,7 +9,7 @@ import (
 	"golang.org/x/net/html"
 )
 
-// trimArticle removes from the extractor's answer what surrounds the
+// trimArticle removes from the chosen content what surrounds the
 // article rather than belongs to it. The article's span runs from its
 // first paragraph of prose to its last (see prose).
 //   - Before the span go a heading that repeats one before it (the
@@ -376,7 +376,7 @@ func repeats(text string, seen map[string]bool) bool {
 	return false
 }
 
-// block is a block of the extractor's answer and its text, spaces
+// block is a block of the chosen content and its text, spaces
 // squeezed.
 type block struct {
 	n    *html.Node

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// TestTrimArticle runs trimArticle on answers such as the extractor gives
+// TestTrimArticle runs trimArticle on chosen content such as pages give
 // and lists the blocks left, by their first words.
 func TestTrimArticle(t *testing.T) {
 	const p1 = `<p>First paragraph of the story, long enough to be read as prose by the rules of the trim.</p>`
