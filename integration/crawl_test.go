@@ -145,7 +145,7 @@ func TestCrawlFixtureSite(t *testing.T) {
 		}
 	}
 	if deduplicated == 0 {
-		t.Error("no page lost the site's shared navigation to deduplication")
+		t.Error("no page lost the articles' shared notice to deduplication")
 	}
 	if want := 2 + pagesToDepth2 + 4 + deduplicated + 1 + 1; len(logs) != want {
 		t.Errorf("%d log entries, want %d", len(logs), want)

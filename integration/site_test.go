@@ -43,6 +43,10 @@ func (s *site) hitsOf(path string) int {
 	return s.hits[path]
 }
 
+// sharedNotice is a paragraph every article carries inside its own
+// text: main content keeps it, and deduplication leaves it on one page.
+const sharedNotice = "Every article of this fixture ends with this notice, which tells its readers that the site exists only for the crawl tests."
+
 func page(title, body string) string {
 	return `<!doctype html><html><head><title>` + title + `</title></head><body>
 <header><nav><a href="/">Home</a> <a href="/section/0">Sections</a></nav></header>
@@ -87,6 +91,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		body := fmt.Sprintf(`<article><h1>Article %d-%d</h1><p>Unique content of article %d-%d. It has a paragraph long
 			enough to be read as the main content of the page, with a few more words to make sure of it, and a link
 			to <a href="%d">the next article</a> inside its text.</p>
+			<p>` + sharedNotice + `</p>
 			<p><a href="%d">Next article</a> <a href="../../..">Back home</a></p>`, i, j, i, j, (j+1)%articlesPerSect, (j+1)%articlesPerSect)
 		if i == 0 && j == 0 {
 			body += `<p><a href="/deep/1">Deeper</a></p>`
