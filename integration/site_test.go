@@ -91,7 +91,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		body := fmt.Sprintf(`<article><h1>Article %d-%d</h1><p>Unique content of article %d-%d. It has a paragraph long
 			enough to be read as the main content of the page, with a few more words to make sure of it, and a link
 			to <a href="%d">the next article</a> inside its text.</p>
-			<p>` + sharedNotice + `</p>
+			<p>`+sharedNotice+`</p>
 			<p><a href="%d">Next article</a> <a href="../../..">Back home</a></p>`, i, j, i, j, (j+1)%articlesPerSect, (j+1)%articlesPerSect)
 		if i == 0 && j == 0 {
 			body += `<p><a href="/deep/1">Deeper</a></p>`
