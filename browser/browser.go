@@ -132,6 +132,30 @@ func (b *Browser) Connected() bool {
 	return b.b != nil && b.b.IsConnected()
 }
 
+// gone reports whether a render failed with err because Chromium died.
+// A page whose target closed, crashed or whose navigation was aborted
+// under it may be told so before the driver has seen Chromium go; such an
+// error waits up to diedGrace for it.
+func (b *Browser) gone(err error) bool {
+	if !b.Connected() {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	if !errors.Is(err, playwright.ErrTargetClosed) && !strings.Contains(msg, "closed") && !strings.Contains(msg, "crash") && !strings.Contains(msg, "err_aborted") {
+		return false
+	}
+	for deadline := time.Now().Add(diedGrace); time.Now().Before(deadline); time.Sleep(diedGrace / 20) {
+		if !b.Connected() {
+			return true
+		}
+	}
+	return false
+}
+
+// diedGrace is how long a render that failed on a closed target waits
+// for the driver to see whether Chromium died.
+const diedGrace = 2 * time.Second
+
 // Close stops Chromium and the driver: no Chromium process is left.
 func (b *Browser) Close() error {
 	b.mu.Lock()

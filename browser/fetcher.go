@@ -81,7 +81,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 			defer wg.Done()
 			for u := range queue {
 				p, err := s.Render(ctx, u)
-				if err != nil && !f.Browser.Connected() {
+				if err != nil && f.Browser.gone(err) {
 					died.Store(true) // not the page's fault
 					continue
 				}
