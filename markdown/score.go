@@ -85,17 +85,44 @@ type tally struct {
 // has too little prose to tell an article from the rest (a listing, a
 // landing page), and leaves the choice to the rules then.
 func (c *chosen) score(body *html.Node) bool {
-	tallies := map[*html.Node]*tally{}
-	pros := make([]int, len(c.units))
+	w := c.weighAll(body)
+	container := w.container(body)
+	if container == nil {
+		return false
+	}
+	roots := c.narrow(w, container)
+	var in []int // the units inside the roots, in order
+	for i, u := range c.units {
+		for _, r := range roots {
+			if inside(u.n, r) {
+				in = append(in, i)
+				break
+			}
+		}
+	}
+	return c.mark(w, roots, in)
+}
+
+// weights are the units' weights (pro, by index) and what the units
+// below each element weigh together.
+type weights struct {
+	pro     []int
+	tallies map[*html.Node]*tally
+}
+
+// weighAll weighs every unit and adds its weight to each element above
+// it, up to body.
+func (c *chosen) weighAll(body *html.Node) weights {
+	w := weights{pro: make([]int, len(c.units)), tallies: map[*html.Node]*tally{}}
 	for i, u := range c.units {
 		pro, con := u.weigh()
-		pros[i] = pro
+		w.pro[i] = pro
 		para := proseUnit(u) && !u.card
 		for n := u.n; n != nil; n = n.Parent {
-			t := tallies[n]
+			t := w.tallies[n]
 			if t == nil {
 				t = &tally{}
-				tallies[n] = t
+				w.tallies[n] = t
 			}
 			t.pro += pro
 			t.con += con
@@ -110,13 +137,19 @@ func (c *chosen) score(body *html.Node) bool {
 			}
 		}
 	}
-	// The container: the best balance, the outermost of equals.
+	return w
+}
+
+// container is the element with the best balance (the outermost of
+// equals), or the page's named main part around it; nil when none holds
+// minMainText of prose.
+func (w weights) container(body *html.Node) *html.Node {
 	var container *html.Node
 	best := 0
 	var find func(n *html.Node)
 	find = func(n *html.Node) {
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
-			t := tallies[k]
+			t := w.tallies[k]
 			if t == nil || t.pro == 0 {
 				continue
 			}
@@ -126,52 +159,56 @@ func (c *chosen) score(body *html.Node) bool {
 			find(k)
 		}
 	}
-	if t := tallies[body]; t != nil && t.pro > 0 {
+	if t := w.tallies[body]; t != nil && t.pro > 0 {
 		container, best = body, t.pro-t.con/linkDiscount
 	}
 	find(body)
-	if container == nil || tallies[container].pro < minMainText {
-		return false
+	if container == nil || w.tallies[container].pro < minMainText {
+		return nil
 	}
 	// A page that names its main part (<main>, role=main) has its
 	// article there, lists of links between the paragraphs included.
 	if m := landmark(container); m != nil {
-		container = m
+		return m
 	}
-	// Narrowed to the child holding nearly all its prose; what beside it
-	// is prose without links is taken back in.
-	roots := []*html.Node{}
+	return container
+}
+
+// narrow takes the container down to the child holding nearly all its
+// prose, again and again, unless that child is one of several sections
+// or the rest holds sections of the same document. It returns the
+// elements the article is in: the last child, and the prose without links
+// beside the children it went through.
+func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
+	var roots []*html.Node
 	for {
 		var narrower *html.Node
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
-			if t := tallies[k]; t != nil && 10*t.pro >= narrowShare*tallies[container].pro {
+			if t := w.tallies[k]; t != nil && 10*t.pro >= narrowShare*w.tallies[container].pro {
 				narrower = k
 			}
 		}
-		if narrower == nil || oneOfSections(container, narrower) || c.sectionBeside(container, narrower) && restClean(tallies[container], tallies[narrower]) {
+		if narrower == nil || oneOfSections(container, narrower) ||
+			c.sectionBeside(container, narrower) && restClean(w.tallies[container], w.tallies[narrower]) {
 			break
 		}
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
-			if t := tallies[k]; k != narrower && t != nil && t.pro > 0 && t.links == 0 {
+			if t := w.tallies[k]; k != narrower && t != nil && t.pro > 0 && t.links == 0 {
 				roots = append(roots, k)
 			}
 		}
 		container = narrower
 	}
-	roots = append(roots, container)
+	return append(roots, container)
+}
 
-	var in []int // the units inside the roots, in order
-	for i, u := range c.units {
-		for _, r := range roots {
-			if inside(u.n, r) {
-				in = append(in, i)
-				break
-			}
-		}
-	}
+// mark keeps, of the units in (indexes of the units inside roots, in
+// order), those from the first unit of prose to the last, and around them
+// what an article has there. It reports false when none is prose.
+func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
 	first, last := -1, -1
 	for k, i := range in {
-		if pros[i] > 0 {
+		if w.pro[i] > 0 {
 			if first < 0 {
 				first = k
 			}
@@ -182,7 +219,7 @@ func (c *chosen) score(body *html.Node) bool {
 		return false
 	}
 	// region is the outermost element holding u, below the root holding
-	// it, that does not hold the unit at 'at'.
+	// it, that does not hold the unit at.
 	region := func(u *unit, at *unit) *html.Node {
 		r := u.n
 		for p := u.n.Parent; p != nil && !isRoot(p, roots) && !inside(at.n, p); p = p.Parent {
@@ -193,24 +230,26 @@ func (c *chosen) score(body *html.Node) bool {
 		}
 		return r
 	}
+	// Before the first paragraph: what stands near it in small regions
+	// (a headline, a byline, a lead picture), and what is content by its
+	// kind, unless its region is mostly links.
 	linky := func(r *html.Node) bool {
-		t := tallies[r]
+		t := w.tallies[r]
 		return r != nil && t != nil && t.pro == 0 && t.links > 0 && 2*t.links >= t.text
 	}
 	firstUnit, lastUnit := c.units[in[first]], c.units[in[last]]
-	for k, i := range in {
+	for k, i := range in[:last+1] {
 		u := c.units[i]
-		switch {
-		case k >= first && k <= last:
+		if k >= first {
 			u.kept = true
-		case k < first:
-			r := region(u, firstUnit)
-			size := 1
-			if r != nil {
-				size = tallies[r].units
-			}
-			u.kept = !linky(r) && (first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u))
+			continue
 		}
+		r := region(u, firstUnit)
+		size := 1
+		if r != nil {
+			size = w.tallies[r].units
+		}
+		u.kept = !linky(r) && (first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u))
 	}
 	// After the last paragraph: code and pictures that close it, and the
 	// later sections' headings and short paragraphs (an API page's
@@ -220,7 +259,8 @@ func (c *chosen) score(body *html.Node) bool {
 	inSection := false
 	for k := last + 1; k < len(in); k++ {
 		u := c.units[in[k]]
-		if r := region(u, lastUnit); r != nil && 2*tallies[r].con >= tallies[r].text && tallies[r].paragraphs == 0 || u.inLink || u.card {
+		r := region(u, lastUnit)
+		if r != nil && 2*w.tallies[r].con >= w.tallies[r].text && w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
 		switch {
