@@ -188,7 +188,9 @@ func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
 				narrower = k
 			}
 		}
-		if narrower == nil || oneOfSections(container, narrower) ||
+		// A table or a code block is a block of the article, not its
+		// container: a list page's intro and notes go with its table.
+		if narrower == nil || atomicUnit(narrower) || oneOfSections(container, narrower) ||
 			c.sectionBeside(container, narrower) && restClean(w.tallies[container], w.tallies[narrower]) {
 			break
 		}
