@@ -255,9 +255,16 @@ func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
 	}
 	// After the last paragraph: code and pictures that close it, and the
 	// later sections' headings and short paragraphs (an API page's
-	// methods and their one-line descriptions). A region there that is
+	// methods and their one-line descriptions), where the article has
+	// sections of their level. A region there that is
 	// mostly links or teasers and has no paragraph of its own (other
 	// stories, tags, a comment form's login) is the page's.
+	levels := map[string]bool{} // the heading levels of the article's sections
+	for _, i := range in[first : last+1] {
+		if u := c.units[i]; heading(u.n) {
+			levels[u.n.Data] = true
+		}
+	}
 	inSection := false
 	for k := last + 1; k < len(in); k++ {
 		u := c.units[in[k]]
@@ -267,8 +274,11 @@ func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
 		}
 		switch {
 		case heading(u.n) && u.total > 0:
-			inSection = inSection || 2*u.links < u.total
-			u.kept = true
+			// A later section of the article has a heading of a level
+			// its sections have; another heading there opens the page's
+			// own boxes ("Questions about this article", "Press contact").
+			inSection = levels[u.n.Data] && (inSection || 2*u.links < u.total)
+			u.kept = inSection
 		case k-last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
 			u.kept = true
 		case inSection && (proseUnit(u) || contentByKind(u)):
