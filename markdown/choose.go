@@ -3,6 +3,7 @@ package markdown
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -101,14 +102,14 @@ func collect(body *html.Node) *chosen {
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
 			switch k.Type {
 			case html.TextNode:
-				if key := spaceless(k.Data); key != "" {
+				if size := spacelessLen(k.Data); size > 0 {
 					owner := owner()
 					if owner.total == 0 && link {
 						owner.linkLed = true
 					}
-					owner.total += len(key)
+					owner.total += size
 					if link {
-						owner.links += len(key)
+						owner.links += size
 					}
 				}
 			case html.ElementNode:
@@ -467,15 +468,13 @@ func onlyInline(n *html.Node) bool {
 	return true
 }
 
-// spaceless is s without any whitespace.
-func spaceless(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsSpace) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
+// spacelessLen is the length in bytes of s without its whitespace.
+func spacelessLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n += utf8.RuneLen(r)
 		}
-		return r
-	}, s)
+	}
+	return n
 }
