@@ -36,6 +36,7 @@ var realManuals = []realManual{
 	{name: "rustdoc (std::collections)", root: "usr/share/doc/rust-doc/html", start: "/std/collections/index.html", region: "#main-content"},
 	{name: "Sphinx (its own manual)", root: "usr/share/doc/sphinx-doc/html", start: "/", region: "div.body"},
 	{name: "DocBook (PostgreSQL's manual)", root: "usr/share/doc/postgresql-doc-15/html", start: "/", region: "body", maxResults: 250},
+	{name: "Asciidoc (Git's manual)", root: "usr/share/doc/git-doc", start: "/git.html", region: "body", maxResults: 200},
 }
 
 // TestRealManuals crawls real manuals with the default options (main

@@ -177,10 +177,14 @@ func (w weights) container(body *html.Node) *html.Node {
 // narrow takes the container down to the child holding nearly all its
 // prose, again and again, unless that child is one of several sections
 // or the rest holds sections of the same document. It returns the
-// elements the article is in: the last child, and the prose without links
-// beside the children it went through.
+// elements the article is in: the last child, and what stands without
+// links beside the children it went through: prose, and a small box right
+// before one of them.
 func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
 	var roots []*html.Node
+	if box := leadBox(w, container); box != nil {
+		roots = append(roots, box)
+	}
 	for {
 		var narrower *html.Node
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
@@ -194,8 +198,9 @@ func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
 			c.sectionBeside(container, narrower) && restClean(w.tallies[container], w.tallies[narrower]) {
 			break
 		}
+		lead := leadBox(w, narrower)
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
-			if t := w.tallies[k]; k != narrower && t != nil && t.pro > 0 && t.links == 0 {
+			if t := w.tallies[k]; k == lead || k != narrower && t != nil && t.pro > 0 && t.links == 0 {
 				roots = append(roots, k)
 			}
 		}
@@ -303,6 +308,20 @@ func landmark(n *html.Node) *html.Node {
 				return p
 			}
 		}
+	}
+	return nil
+}
+
+// leadBox is the element right before n when it is a small box without
+// links (at most maxLeadRegion units): a manual page's title and one-line
+// summary set apart from its body.
+func leadBox(w weights, n *html.Node) *html.Node {
+	box := prevElement(n)
+	if box == nil {
+		return nil
+	}
+	if t := w.tallies[box]; t != nil && t.links == 0 && t.units <= maxLeadRegion {
+		return box
 	}
 	return nil
 }

@@ -129,13 +129,14 @@ ensure_browser() {
 
 # REALDOCS_PACKAGES are Debian packages of real HTML manuals, each with
 # the part of it the tests crawl: mdBook (the Rust Book) and rustdoc (a
-# module of the standard library) from rust-doc, Sphinx's own manual, and
-# PostgreSQL's DocBook manual. Their licences are in each package's
+# module of the standard library) from rust-doc, Sphinx's own manual,
+# PostgreSQL's DocBook manual, and Git's manual pages and guides (Asciidoc). Their licences are in each package's
 # copyright file, extracted beside the pages.
 REALDOCS_PACKAGES=(
   "rust-doc:usr/share/doc/rust-doc/html/book usr/share/doc/rust-doc/html/std/collections usr/share/doc/rust-doc/copyright"
   "sphinx-doc:usr/share/doc/sphinx-doc/html usr/share/doc/sphinx-doc/copyright"
   "postgresql-doc-15:usr/share/doc/postgresql-doc-15/html usr/share/doc/postgresql-doc-15/copyright"
+  "git-doc:usr/share/doc/git-doc"
 )
 
 # ensure_realdocs: the real manuals the tests crawl, downloaded once from
