@@ -49,7 +49,7 @@ var realManuals = []realManual{
 // noindex) survives deduplication.
 //
 // The manuals are crawled one after the other, and not beside the other
-// tests: four crawls of 16 pages at a time would starve them.
+// tests: five crawls of 16 pages at a time would starve them.
 func TestRealManuals(t *testing.T) {
 	docs := os.Getenv("CRAWLER_REALDOCS")
 	if docs == "" {
