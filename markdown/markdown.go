@@ -104,12 +104,12 @@ func Convert(page []byte, o Options) (Document, error) {
 	return d, err
 }
 
-// clean readies a parsed page for any choice of its content: what no
-// reader sees and the elements excluded go, formulas become TeX, links
-// and images get absolute addresses (against the page's <base> if it has
-// one, which it returns), links with nothing to show go, and layout
-// tables are unwrapped.
-func clean(doc *goquery.Document, o Options) *url.URL {
+// clean readies a parsed page for any choice of its content: tabs are
+// unfolded (see unfoldTabs), what no reader sees, code's line numbers and
+// the elements excluded go, formulas become TeX, links and images get
+// absolute addresses (against the page's <base> if it has one), links
+// with nothing to show go, and layout tables are unwrapped.
+func clean(doc *goquery.Document, o Options) {
 	pageURL := o.PageURL
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pageURL != nil {
 		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
@@ -117,8 +117,17 @@ func clean(doc *goquery.Document, o Options) *url.URL {
 		}
 	}
 	unwrapNoscript(doc)
+	unfoldTabs(doc)
 	mathAsTeX(doc)
 	doc.Find(never).Remove()
+	doc.Find(lineNumbers).Remove()
+	// A highlighter may end each line of code with <br> (Hexo): the line
+	// break is the code's newline.
+	doc.Find("pre br").Each(func(_ int, br *goquery.Selection) {
+		n := br.Get(0)
+		n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, n)
+		n.Parent.RemoveChild(n)
+	})
 	for _, sel := range o.ExcludeTags {
 		doc.Find(sel).Remove()
 	}
@@ -137,7 +146,6 @@ func clean(doc *goquery.Document, o Options) *url.URL {
 		// the page has them.
 		unwrapLayoutTables(doc.Selection)
 	}
-	return pageURL
 }
 
 // render converts the chosen elements to markdown and mends what the
@@ -629,7 +637,9 @@ var bareLanguages = map[string]bool{"bash": true, "c": true, "cpp": true, "cshar
 // onlyChild reports whether child is n's only child, white space aside.
 func onlyChild(n, child *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c != child && (c.Type == html.ElementNode || c.Type == html.TextNode && strings.TrimSpace(c.Data) != "") {
+		// An empty element (the <span></span> Pygments starts a block
+		// with) is nothing beside the child.
+		if c != child && (c.Type == html.ElementNode || c.Type == html.TextNode) && strings.TrimSpace(nodeText(c)) != "" {
 			return false
 		}
 	}
