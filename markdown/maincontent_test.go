@@ -211,3 +211,19 @@ func TestNotArticle(t *testing.T) {
 		}
 	}
 }
+
+// TestProseSidebarStays: a manual's sidebar note beside a section (an
+// aside of prose) stays with the section; an aside of links around the
+// article goes.
+func TestProseSidebarStays(t *testing.T) {
+	body := `<aside class="sidebar"><ul><li><a href="/a">Chapter A</a></li><li><a href="/b">Chapter B</a></li><li><a href="/c">Chapter C</a></li></ul></aside>
+<main><section id="one"><h1>Getting started</h1>` + paragraphs("starting", 6) + `</section>
+<section id="two"><h2>Defining structure</h2>` + paragraphs("structure", 2) + `
+<aside class="sidebar"><p class="sidebar-title">Directives</p><p>A directive is a generic block of explicit markup, with arguments, options and content of its own.</p></aside>` +
+		paragraphs("directives", 2) + `</section></main>`
+	d := convert(t, articlePage("Getting started", body), Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "A directive is a generic block of explicit markup", "Paragraph 2 on directives")
+	if strings.Contains(d.Markdown, "Chapter B") {
+		t.Errorf("the aside of links stayed:\n%s", d.Markdown)
+	}
+}

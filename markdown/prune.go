@@ -99,20 +99,48 @@ var furnitureWords = map[string]bool{
 
 // furniture reports whether block n is page furniture by its tag or by a
 // word of its class or id. It is removed only outside the article's core.
+// An aside or a sidebar that is prose, not links (a manual's sidebar
+// note beside a section), is not furniture.
 func furniture(n *html.Node) bool {
-	if furnitureTags[n.Data] {
-		return true
+	named := furnitureTags[n.Data]
+	if !named && !inline[n.Data] {
+		for _, a := range n.Attr {
+			if (a.Key == "class" || a.Key == "id") && hasWord(wordsOf(a.Val), furnitureWords) {
+				named = true
+				break
+			}
+		}
 	}
-	if inline[n.Data] {
+	if !named {
 		return false
 	}
+	return !(n.Data == "aside" || hasClassWord(n, "sidebar")) || !proseBox(n)
+}
+
+// hasClassWord reports whether word is a word of n's class.
+func hasClassWord(n *html.Node, word string) bool {
 	for _, a := range n.Attr {
-		if (a.Key == "class" || a.Key == "id") && hasWord(wordsOf(a.Val), furnitureWords) {
+		if a.Key == "class" && hasWord(wordsOf(a.Val), map[string]bool{word: true}) {
 			return true
 		}
 	}
 	return false
 }
+
+// proseBox reports whether n holds a paragraph of prose (see minProse)
+// and is mostly not links.
+func proseBox(n *html.Node) bool {
+	if linkShare(n) >= maxBoxLinks {
+		return false
+	}
+	return firstBelow(n, func(c *html.Node) bool {
+		return c.Data == "p" && utf8.RuneCountInString(strings.TrimSpace(nodeText(c))) >= minProse
+	}) != nil
+}
+
+// maxBoxLinks is the share of an aside's text in links from which it is
+// navigation.
+const maxBoxLinks = 0.3
 
 // namesGallery reports whether a word of n's class or id names a gallery.
 func namesGallery(n *html.Node) bool {
