@@ -270,6 +270,9 @@ func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
 			levels[u.n.Data] = true
 		}
 	}
+	// The section the last paragraph ends: its short paragraphs and lists
+	// after it close the article ("That's all!", the steps of a list).
+	closing := lastUnit.n.Parent
 	inSection := false
 	for k := last + 1; k < len(in); k++ {
 		u := c.units[in[k]]
@@ -286,7 +289,7 @@ func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
 			u.kept = inSection
 		case k-last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
 			u.kept = true
-		case inSection && (proseUnit(u) || contentByKind(u)):
+		case (inSection || closing != nil && inside(u.n, closing)) && (proseUnit(u) || contentByKind(u)):
 			u.kept = true
 		}
 	}
