@@ -348,11 +348,13 @@ func oneOfSections(container, child *html.Node) bool {
 }
 
 // restClean reports whether what a container holds outside its child
-// is mostly prose, not links or teasers (a comment thread and the related
+// is mostly prose, or short paragraphs beside fewer links (an API
+// module's items and their one-line descriptions), not links or teasers (a comment thread and the related
 // stories are not sections of the article).
 func restClean(container, child *tally) bool {
 	pro, con := container.pro-child.pro, container.con-child.con
-	return con*linkDiscount <= pro
+	paragraphs, text := container.paragraphs-child.paragraphs, container.text-child.text
+	return con*linkDiscount <= pro || paragraphs >= minRestParagraphs && 3*con < text
 }
 
 // isRoot reports whether n is one of roots.
@@ -442,3 +444,8 @@ const maxCardDepth = 3
 // minCardTitleLinks is the least share of a card's heading that is a
 // link (the rest may be a category, a kicker).
 const minCardTitleLinks = 0.7
+
+// minRestParagraphs is how many short paragraphs beside the narrowed part
+// make sections of the document (an API module's item descriptions)
+// rather than a box or two of the page's.
+const minRestParagraphs = 6
