@@ -227,3 +227,16 @@ func TestProseSidebarStays(t *testing.T) {
 		t.Errorf("the aside of links stayed:\n%s", d.Markdown)
 	}
 }
+
+// TestShortManualPageKeepsItsTitleBox: a manual page too short to weigh
+// (its body is a synopsis and one-line options) keeps the title and
+// one-line summary set in a box of their own before its body.
+func TestShortManualPageKeepsItsTitleBox(t *testing.T) {
+	page := `<html><head><title>tool-verify(1)</title></head><body>
+<div id="header"><h1>tool-verify(1) Manual Page</h1><h2>NAME</h2><div class="sectionbody"><p>tool-verify - Check the signature of a release</p></div></div>
+<div id="content"><div class="sect1"><h2>SYNOPSIS</h2><div class="sectionbody"><pre>tool verify [-v] &lt;release&gt;</pre></div></div>
+<div class="sect1"><h2>OPTIONS</h2><div class="sectionbody"><dl>` + strings.Repeat(`<dt>-v</dt><dd><p>Print the signature's details.</p></dd>`, 8) + `</dl></div></div></div>
+<div id="footer"><div id="footer-text">Last updated 2024-05-31</div></div></body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "# tool-verify(1) Manual Page", "tool-verify - Check the signature of a release", "## SYNOPSIS", "tool verify [-v] <release>")
+}

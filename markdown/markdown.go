@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -765,6 +766,9 @@ func ruleBasedContent(root *goquery.Selection) *goquery.Selection {
 	for _, sel := range mainCandidates {
 		c := root.Find(sel).First()
 		if c.Length() > 0 && textLen(c) >= minMainText {
+			if lead := titleBox(c.Get(0)); lead != nil {
+				return goquery.NewDocumentFromNode(lead).Selection.AddNodes(c.Get(0))
+			}
 			return c
 		}
 	}
@@ -773,6 +777,23 @@ func ruleBasedContent(root *goquery.Selection) *goquery.Selection {
 	}
 	return root
 }
+
+// titleBox is the block right before n when it is a short box without
+// links that holds a heading (a manual page's title and one-line summary,
+// set apart from its body), if any.
+func titleBox(n *html.Node) *html.Node {
+	box := prevElement(n)
+	if box == nil || firstBelow(box, heading) == nil && !heading(box) || firstBelow(box, func(c *html.Node) bool { return c.Data == "a" }) != nil {
+		return nil
+	}
+	if utf8.RuneCountInString(strings.TrimSpace(nodeText(box))) > maxTitleBox {
+		return nil
+	}
+	return box
+}
+
+// maxTitleBox is the longest text of a title box, in characters.
+const maxTitleBox = 300
 
 // outermost drops the elements of sel that sit inside other elements of
 // sel, so that nested matches are not rendered twice.
