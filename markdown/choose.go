@@ -263,7 +263,7 @@ func linked(n *html.Node) bool {
 // (minSentence), mostly not links and not a link's content. One inside
 // the article is the article's, however short.
 func proseUnit(u *unit) bool {
-	return u.n.Data == "p" && u.total >= minSentence && linkShare(u.n) < 0.5 && !inLink(u.n)
+	return u.n.Data == "p" && u.total >= minSentence && 2*u.links < u.total && !u.inLink
 }
 
 // minSentence is the least text, spaces aside, of a paragraph that
