@@ -240,3 +240,16 @@ func TestShortManualPageKeepsItsTitleBox(t *testing.T) {
 	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
 	holds(t, d.Markdown, "# tool-verify(1) Manual Page", "tool-verify - Check the signature of a release", "## SYNOPSIS", "tool verify [-v] <release>")
 }
+
+// TestLinkedLogoBeforeTheArticleGoes: a site's logo, a picture linking
+// home in a box of its own before the document, is not the article's lead.
+func TestLinkedLogoBeforeTheArticleGoes(t *testing.T) {
+	page := `<html><head><title>Getting started</title></head><body>
+<div class="pageheader"><a href="/index.html"><img src="/static/header.png" alt="SITELOGO"></a></div>
+<div class="document"><div class="body" role="main"><h1>Getting started</h1>` + paragraphs("starting", 4) + `</div></div></body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "# Getting started", "Paragraph 4 on starting")
+	if strings.Contains(d.Markdown, "SITELOGO") {
+		t.Errorf("the linked logo stayed:\n%s", d.Markdown)
+	}
+}

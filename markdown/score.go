@@ -315,15 +315,15 @@ func landmark(n *html.Node) *html.Node {
 	return nil
 }
 
-// leadBox is the element right before n when it is a small box without
-// links (at most maxLeadRegion units): a manual page's title and one-line
-// summary set apart from its body.
+// leadBox is the element right before n when it is a small box of text
+// without links (at most maxLeadRegion units): a manual page's title and
+// one-line summary set apart from its body, not a site's linked logo.
 func leadBox(w weights, n *html.Node) *html.Node {
 	box := prevElement(n)
 	if box == nil {
 		return nil
 	}
-	if t := w.tallies[box]; t != nil && t.links == 0 && t.units <= maxLeadRegion {
+	if t := w.tallies[box]; t != nil && t.links == 0 && t.text > 0 && t.units <= maxLeadRegion {
 		return box
 	}
 	return nil
