@@ -211,73 +211,93 @@ func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
 
 // mark keeps, of the units in (indexes of the units inside roots, in
 // order), those from the first unit of prose to the last, and around them
-// what an article has there. It reports false when none is prose.
+// what an article has there (see markLead, markTail). It reports false
+// when none is prose.
 func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
-	first, last := -1, -1
+	a := articleUnits{w: w, roots: roots, in: in, first: -1, last: -1}
 	for k, i := range in {
 		if w.pro[i] > 0 {
-			if first < 0 {
-				first = k
+			if a.first < 0 {
+				a.first = k
 			}
-			last = k
+			a.last = k
 		}
 	}
-	if first < 0 {
+	if a.first < 0 {
 		return false
 	}
-	// region is the outermost element holding u, below the root holding
-	// it, that does not hold the unit at.
-	region := func(u *unit, at *unit) *html.Node {
-		r := u.n
-		for p := u.n.Parent; p != nil && !isRoot(p, roots) && !inside(at.n, p); p = p.Parent {
-			r = p
-		}
-		if isRoot(r, roots) || inside(at.n, r) {
-			return nil
-		}
-		return r
+	for _, i := range in[a.first : a.last+1] {
+		c.units[i].kept = true
 	}
-	// Before the first paragraph: what stands near it in small regions
-	// (a headline, a byline, a lead picture), and what is content by its
-	// kind, unless its region is mostly links.
+	c.markLead(a)
+	c.markTail(a)
+	return true
+}
+
+// articleUnits is where the weighing found the article: the units inside its
+// roots (in, indexes of c.units in order), and the first and last of them
+// that are prose (indexes of in).
+type articleUnits struct {
+	w           weights
+	roots       []*html.Node
+	in          []int
+	first, last int
+}
+
+// region is the outermost element holding u, below the root holding it,
+// that does not hold the unit at; nil when there is none.
+func (a articleUnits) region(u, at *unit) *html.Node {
+	r := u.n
+	for p := u.n.Parent; p != nil && !isRoot(p, a.roots) && !inside(at.n, p); p = p.Parent {
+		r = p
+	}
+	if isRoot(r, a.roots) || inside(at.n, r) {
+		return nil
+	}
+	return r
+}
+
+// markLead keeps, before the first paragraph, what stands near it in
+// small regions (a headline, a byline, a lead picture) and what is
+// content by its kind, unless its region is mostly links.
+func (c *chosen) markLead(a articleUnits) {
 	linky := func(r *html.Node) bool {
-		t := w.tallies[r]
+		t := a.w.tallies[r]
 		return r != nil && t != nil && t.pro == 0 && t.links > 0 && 2*t.links >= t.text
 	}
-	firstUnit, lastUnit := c.units[in[first]], c.units[in[last]]
-	for k, i := range in[:last+1] {
+	firstUnit := c.units[a.in[a.first]]
+	for k, i := range a.in[:a.first] {
 		u := c.units[i]
-		if k >= first {
-			u.kept = true
-			continue
-		}
-		r := region(u, firstUnit)
+		r := a.region(u, firstUnit)
 		size := 1
 		if r != nil {
-			size = w.tallies[r].units
+			size = a.w.tallies[r].units
 		}
-		u.kept = !linky(r) && (first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u))
+		u.kept = !linky(r) && (a.first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u))
 	}
-	// After the last paragraph: code and pictures that close it, and the
-	// later sections' headings and short paragraphs (an API page's
-	// methods and their one-line descriptions), where the article has
-	// sections of their level. A region there that is
-	// mostly links or teasers and has no paragraph of its own (other
-	// stories, tags, a comment form's login) is the page's.
+}
+
+// markTail keeps, after the last paragraph, the code and pictures that
+// close it, the short paragraphs and lists that end its section ("That's
+// all!", the steps of a list), and the later sections' headings and short
+// paragraphs (an API page's methods and their one-line descriptions)
+// where the article has sections of their level. A region there that is
+// mostly links or teasers and has no paragraph of its own (other stories,
+// tags, a comment form's login) is the page's.
+func (c *chosen) markTail(a articleUnits) {
 	levels := map[string]bool{} // the heading levels of the article's sections
-	for _, i := range in[first : last+1] {
+	for _, i := range a.in[a.first : a.last+1] {
 		if u := c.units[i]; heading(u.n) {
 			levels[u.n.Data] = true
 		}
 	}
-	// The section the last paragraph ends: its short paragraphs and lists
-	// after it close the article ("That's all!", the steps of a list).
+	lastUnit := c.units[a.in[a.last]]
 	closing := lastUnit.n.Parent
 	inSection := false
-	for k := last + 1; k < len(in); k++ {
-		u := c.units[in[k]]
-		r := region(u, lastUnit)
-		if r != nil && 2*w.tallies[r].con >= w.tallies[r].text && w.tallies[r].paragraphs == 0 || u.inLink || u.card {
+	for k := a.last + 1; k < len(a.in); k++ {
+		u := c.units[a.in[k]]
+		r := a.region(u, lastUnit)
+		if r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
 		switch {
@@ -287,13 +307,12 @@ func (c *chosen) mark(w weights, roots []*html.Node, in []int) bool {
 			// own boxes ("Questions about this article", "Press contact").
 			inSection = levels[u.n.Data] && (inSection || 2*u.links < u.total)
 			u.kept = inSection
-		case k-last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
+		case k-a.last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
 			u.kept = true
 		case (inSection || closing != nil && inside(u.n, closing)) && (proseUnit(u) || contentByKind(u)):
 			u.kept = true
 		}
 	}
-	return true
 }
 
 // landmark is the element around n that the page names as its main
