@@ -156,7 +156,7 @@ func (c *chosen) extend(title string) {
 	first, last := -1, -1
 	for i, u := range c.units {
 		if u.kept {
-			if inLink(u.n) {
+			if u.inLink {
 				continue
 			}
 			if first < 0 {
@@ -169,7 +169,7 @@ func (c *chosen) extend(title string) {
 		return
 	}
 	for i, u := range c.units {
-		if u.kept && (i < first || i > last) && inLink(u.n) {
+		if u.kept && (i < first || i > last) && u.inLink {
 			u.kept = false
 		}
 	}
@@ -184,7 +184,7 @@ func (c *chosen) extend(title string) {
 	// a section of the article.
 	for i := last - 1; i > first; i-- {
 		u := c.units[i]
-		if !u.kept && heading(u.n) && !inLink(u.n) && inside(u.n, span) && c.units[i+1].kept {
+		if !u.kept && heading(u.n) && !u.inLink && inside(u.n, span) && c.units[i+1].kept {
 			u.kept = true
 		}
 	}

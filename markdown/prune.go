@@ -102,29 +102,19 @@ var furnitureWords = map[string]bool{
 // An aside or a sidebar that is prose, not links (a manual's sidebar
 // note beside a section), is not furniture.
 func furniture(n *html.Node) bool {
-	named := furnitureTags[n.Data]
-	if !named && !inline[n.Data] {
+	named, sidebar := furnitureTags[n.Data], n.Data == "aside"
+	if !inline[n.Data] {
 		for _, a := range n.Attr {
-			if (a.Key == "class" || a.Key == "id") && hasWord(wordsOf(a.Val), furnitureWords) {
-				named = true
-				break
+			if a.Key != "class" && a.Key != "id" {
+				continue
+			}
+			for _, w := range wordsOf(a.Val) {
+				named = named || furnitureWords[w]
+				sidebar = sidebar || w == "sidebar"
 			}
 		}
 	}
-	if !named {
-		return false
-	}
-	return !(n.Data == "aside" || hasClassWord(n, "sidebar")) || !proseBox(n)
-}
-
-// hasClassWord reports whether word is a word of n's class.
-func hasClassWord(n *html.Node, word string) bool {
-	for _, a := range n.Attr {
-		if a.Key == "class" && hasWord(wordsOf(a.Val), map[string]bool{word: true}) {
-			return true
-		}
-	}
-	return false
+	return named && !(sidebar && proseBox(n))
 }
 
 // proseBox reports whether n holds a paragraph of prose (see minProse)
