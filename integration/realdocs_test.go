@@ -258,6 +258,9 @@ func readSource(t *testing.T, m realManual, root, page string) source {
 			return // mdBook's wrapper; the inner one counts
 		}
 		pre.Find("br").ReplaceWithHtml("\n")
+		// Pygments' line numbers (Sphinx's linenos) number the lines; they
+		// are not the code.
+		pre.Find("span.linenos, span.lineno").Remove()
 		lines := strings.Split(strings.Trim(pre.Text(), "\n"), "\n")
 		for i := range lines {
 			lines[i] = strings.TrimRight(strings.ReplaceAll(lines[i], "\u00a0", " "), " \t")

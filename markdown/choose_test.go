@@ -125,7 +125,7 @@ func TestDocumentationDetails(t *testing.T) {
 		"returns `Option<T>` when it may have no value, so that a caller writes a -> b and x < y in prose.",
 		"![Reference cycle of lists](https://example.com/blog/img/trpl15-04.svg)",
 		"Figure 15-4: A reference cycle of lists a and b pointing to each other",
-		"| `abs(x)`  | Absolute value.<br />  abs(-17.4) gives 17.4",
+		"| `abs(x)`  | Absolute value.<br />abs(-17.4) gives 17.4",
 	)
 	if strings.Contains(d.Markdown, "[](") || strings.Contains(d.Markdown, "&lt;") {
 		t.Errorf("markdown holds an empty link or an escaped bracket:\n%s", d.Markdown)

@@ -11,10 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -149,35 +145,16 @@ func clean(doc *goquery.Document, o Options) {
 	}
 }
 
-// render converts the chosen elements to markdown and mends what the
-// converter writes (see plainAngles, blankOutsideCode, quoteCodeLines).
+// render writes the chosen elements as markdown (render.go), after
+// readying code blocks and table cells.
 func render(root *goquery.Selection) (string, error) {
 	codeLanguages(root)
 	escapeCellCodePipes(root)
-	conv := converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		// A table without a header row gets its first row as the header:
-		// markdown has no table without one.
-		// A line break inside a cell stays one (<br />, which markdown
-		// tables allow) instead of the table becoming loose text.
-		table.NewTablePlugin(table.WithHeaderPromotion(true), table.WithNewlineBehavior(table.NewlineBehaviorPreserve)),
-	))
-	var out bytes.Buffer
-	for _, n := range root.Nodes {
-		md, err := conv.ConvertNode(n)
-		if err != nil {
-			return "", fmt.Errorf("convert html: %w", err)
-		}
-		out.Write(md)
-		out.WriteString("\n\n")
-	}
-	md := strings.ReplaceAll(invisible.Replace(out.String()), listEnd, "")
-	// A line break in a table cell: the hard break's two spaces go after
-	// the <br /> (where they change nothing), so the columns stay aligned.
-	md = strings.ReplaceAll(md, "  <br />", "<br />  ")
-	return strings.TrimSpace(plainAngles(blankOutsideCode(quoteCodeLines(md)))), nil
+	return strings.TrimSpace(renderWith(root.Nodes)), nil
 }
+
+// renderWith writes the markdown of the chosen nodes.
+var renderWith = renderNodes
 
 // noIndex reports whether the page's robots meta tags ask not to index it.
 func noIndex(doc *goquery.Document) bool {
@@ -470,142 +447,6 @@ func escapeCellCodePipes(root *goquery.Selection) {
 		walk(s.Get(0))
 	})
 }
-
-// listEnd is the comment the converter puts between two adjacent lists so
-// that a markdown reader does not join them; in stored text it is noise.
-const listEnd = "<!--THE END-->"
-
-// blankOutsideCode empties the lines that hold only spaces (the converter
-// leaves them inside loose lists), trims the blank lines of quotes and
-// keeps one blank line where there are several, except in fenced code,
-// where they are the code's own.
-func blankOutsideCode(md string) string {
-	lines := strings.Split(md, "\n")
-	out := lines[:0]
-	fence := ""
-	blank := false
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		switch {
-		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
-			fence = t[:3]
-		case fence != "" && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
-			fence = ""
-		case fence == "" && t == "":
-			if blank {
-				continue
-			}
-			l = ""
-		case fence == "" && strings.Trim(t, ">") == "":
-			l = strings.TrimRight(l, " \t") // a blank line of a quote, indent kept
-		}
-		blank = fence == "" && l == ""
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
-}
-
-// quotedFence opens a fenced code block inside a quote.
-var quotedFence = regexp.MustCompile("^((?:> ?)+)(```|~~~)")
-
-// quoteCodeLines gives every line of a fenced code block inside a quote
-// the quote's marks: the converter writes them on the block's first line
-// only, which ends the quote there and leaves the fence open.
-func quoteCodeLines(md string) string {
-	if !strings.Contains(md, "> ```") && !strings.Contains(md, "> ~~~") {
-		return md
-	}
-	lines := strings.Split(md, "\n")
-	for i := 0; i < len(lines); i++ {
-		m := quotedFence.FindStringSubmatch(lines[i])
-		if m == nil {
-			continue
-		}
-		prefix, fence := m[1], m[2]
-		for i++; i < len(lines); i++ {
-			if !strings.HasPrefix(lines[i], strings.TrimRight(prefix, " ")) {
-				lines[i] = prefix + lines[i]
-			}
-			if strings.TrimSpace(strings.TrimPrefix(lines[i], prefix)) == fence {
-				break
-			}
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// plainAngles writes the angle brackets the converter wrote as entities
-// ("Vec&lt;T&gt;", "a -&gt; b") as characters, outside code (where they
-// are written as they are): a reader of the markdown, or a model, sees
-// the text as the page showed it. A "<" that could open an HTML tag
-// ("Vec<T>") is escaped instead ("Vec\<T>"), and a ">" opening a line
-// too, so that no renderer takes them for markup or a quote.
-func plainAngles(md string) string {
-	if !strings.Contains(md, "&lt;") && !strings.Contains(md, "&gt;") {
-		return md
-	}
-	lines := strings.Split(md, "\n")
-	fence := ""
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		switch {
-		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
-			fence = t[:3]
-		case fence != "":
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
-				fence = ""
-			}
-		default:
-			lines[i] = anglesOutsideSpans(l)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// anglesOutsideSpans is plainAngles for one line, code spans left alone.
-func anglesOutsideSpans(line string) string {
-	var b strings.Builder
-	atStart := true // nothing but spaces so far
-	for i := 0; i < len(line); {
-		switch {
-		case line[i] == '`':
-			run := 1
-			for i+run < len(line) && line[i+run] == '`' {
-				run++
-			}
-			ticks := line[i : i+run]
-			end := strings.Index(line[i+run:], ticks)
-			if end < 0 {
-				b.WriteString(ticks)
-				i += run
-			} else {
-				b.WriteString(line[i : i+run+end+run])
-				i += run + end + run
-			}
-		case strings.HasPrefix(line[i:], "&gt;"):
-			if atStart {
-				b.WriteString("\\")
-			}
-			b.WriteByte('>')
-			i += len("&gt;")
-		case strings.HasPrefix(line[i:], "&lt;"):
-			i += len("&lt;")
-			if i < len(line) && (isASCIILetter(line[i]) || line[i] == '/' || line[i] == '!' || line[i] == '?') {
-				b.WriteByte('\\')
-			}
-			b.WriteByte('<')
-		default:
-			atStart = atStart && (line[i] == ' ' || line[i] == '\t')
-			b.WriteByte(line[i])
-			i++
-			continue
-		}
-		atStart = false
-	}
-	return b.String()
-}
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // wrapInCode replaces the children of pre with one <code> holding their
 // text (the highlighter's spans go, the code stays) and returns it. The

@@ -10,9 +10,11 @@ import (
 
 // lineNumbers are the cells and columns that code highlighters set
 // beside a code block to number its lines (Pygments' "linenos" table
-// cell, Hexo's and Jekyll's "gutter"): in markdown they would be a code
-// block of numbers before the code.
-const lineNumbers = `td.linenos, td.gutter, td.lineno, td[class*="line-numbers"], div.linenodiv`
+// cell, Hexo's and Jekyll's "gutter"), or put before each line inside
+// the block (Pygments' inline "linenos" spans, as Sphinx writes them): in
+// markdown they would be a code block of numbers before the code, or
+// numbers glued to each line of it.
+const lineNumbers = `td.linenos, td.gutter, td.lineno, td[class*="line-numbers"], div.linenodiv, pre span.linenos, pre span.lineno`
 
 // unfoldTabs lays out tabbed content (a command for each operating
 // system, an example in each language) as the page's own blocks, one
