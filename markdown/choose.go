@@ -471,10 +471,19 @@ func onlyInline(n *html.Node) bool {
 // spacelessLen is the length in bytes of s without its whitespace.
 func spacelessLen(s string) int {
 	n := 0
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			n += utf8.RuneLen(r)
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
+				n++
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			n += size
+		}
+		i += size
 	}
 	return n
 }

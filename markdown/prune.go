@@ -3,6 +3,7 @@ package markdown
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -233,7 +234,7 @@ func articleCore(body *html.Node) *html.Node {
 				continue
 			}
 			if (c.Data == "p" || c.Data == "pre") && c.Parent != nil {
-				score[c.Parent] += utf8.RuneCountInString(strings.TrimSpace(nodeText(c)))
+				score[c.Parent] += trimmedLen(c)
 				if best == nil || score[c.Parent] > score[best] {
 					best = c.Parent
 				}
@@ -243,6 +244,35 @@ func articleCore(body *html.Node) *html.Node {
 	}
 	walk(body)
 	return best
+}
+
+// trimmedLen is the number of characters of n's text, white space at
+// its ends aside: utf8.RuneCountInString(strings.TrimSpace(nodeText(n)))
+// without building the text.
+func trimmedLen(n *html.Node) int {
+	total, lead, trail := 0, 0, 0
+	seen := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			for _, r := range n.Data {
+				total++
+				switch {
+				case !unicode.IsSpace(r):
+					seen, trail = true, 0
+				case seen:
+					trail++
+				default:
+					lead++
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return total - lead - trail
 }
 
 // nodeText is the text below n.

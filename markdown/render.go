@@ -343,32 +343,64 @@ func (r *renderer) word(p *para, s string) {
 // text writes a text node: white space collapsed, the rest escaped.
 func (r *renderer) text(p *para, s string) {
 	for i := 0; i < len(s); {
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if isHTMLSpace(c) || c == '\u00a0' {
+		if n := spaceAt(s, i); n > 0 {
 			p.space = true
-			i += size
+			i += n
 			continue
 		}
-		j := i
-		for j < len(s) {
-			c, size := utf8.DecodeRuneInString(s[j:])
-			if isHTMLSpace(c) || c == '\u00a0' {
-				break
-			}
-			j += size
+		j, hidden := i, false
+		for j < len(s) && spaceAt(s, j) == 0 {
+			hidden = hidden || s[j] >= 0xC2 && invisibleAt(s, j)
+			j++
 		}
 		w := s[i:j]
-		if strings.ContainsAny(w, "\u00ad\u200b\u200c\u200d\ufeff") {
-			w = invisible.Replace(w)
-		}
 		i = j
-		if w == "" {
-			continue
+		if hidden {
+			if w = invisible.Replace(w); w == "" {
+				continue
+			}
 		}
 		start := r.due(p)
 		p.b = r.appendText(p.b, w, start)
 	}
 }
+
+// spaceAt is the length of the white space HTML collapses at s[i] (a
+// no-break space counts: in markdown it is a space), or 0.
+func spaceAt(s string, i int) int {
+	switch s[i] {
+	case ' ', '\t', '\n', '\r', '\f':
+		return 1
+	case 0xC2:
+		if i+1 < len(s) && s[i+1] == 0xA0 {
+			return 2
+		}
+	}
+	return 0
+}
+
+// invisibleAt reports whether one of the characters invisible removes
+// (a soft hyphen, a zero-width space or joiner, a byte order mark) starts
+// at s[i].
+func invisibleAt(s string, i int) bool {
+	switch s[i] {
+	case 0xC2:
+		return i+1 < len(s) && s[i+1] == 0xAD
+	case 0xE2:
+		return i+2 < len(s) && s[i+1] == 0x80 && s[i+2] >= 0x8B && s[i+2] <= 0x8D
+	case 0xEF:
+		return i+2 < len(s) && s[i+1] == 0xBB && s[i+2] == 0xBF
+	}
+	return false
+}
+
+// markupBytes are the bytes appendText may escape.
+var markupBytes = func() (t [256]bool) {
+	for _, c := range []byte("\\`*_[]<&|") {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendText writes one word of text, escaped where markdown would read
 // it as markup: at the start of a line, what would open a heading, a list
@@ -390,6 +422,13 @@ func (r *renderer) appendText(b []byte, w string, lineStart bool) []byte {
 				return append(b, '\\', w[k])
 			}
 		}
+	}
+	plain := true
+	for i := 0; i < len(w) && plain; i++ {
+		plain = !markupBytes[w[i]]
+	}
+	if plain {
+		return append(b, w...)
 	}
 	for i := 0; i < len(w); i++ {
 		c := w[i]

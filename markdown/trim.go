@@ -49,9 +49,9 @@ func trimArticle(content *html.Node, title string) {
 		switch {
 		case b.n.Data == "p" && aside(b):
 			drop[i] = true
-		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (linkShare(b.n) >= 0.8 || icons(b.n)):
+		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)):
 			drop[i] = true
-		case after && b.n.Data == "p" && linkShare(b.n) >= 0.9:
+		case after && b.n.Data == "p" && b.share >= 0.9:
 			drop[i] = true // another story's teaser, all of it a link
 		// Such a note is often long enough to be the span's last paragraph.
 		case i >= last && b.n.Data == "p" && republished(b.text):
@@ -96,8 +96,12 @@ func trimArticle(content *html.Node, title string) {
 // page adds to the article: one link, a pointer, a label, tags, a
 // credit, a call to action or a disclosure.
 func aside(p block) bool {
-	return shortLink(p) || pointer(p) || label(p.text) || tagLine.MatchString(p.text) && linkShare(p.n) >= 0.5 ||
-		credit(p.text) || callToAction(p.text) || disclosure(p.text)
+	if tagLine.MatchString(p.text) && p.share >= 0.5 {
+		return true
+	}
+	// Every other line is at most a note's length.
+	return p.runes <= maxNote && (shortLink(p) || pointer(p) || label(p.text) ||
+		credit(p.text) || callToAction(p.text) || disclosure(p.text))
 }
 
 // tagLine starts a line of the article's tags or topics, each a link.
@@ -295,7 +299,7 @@ const maxTail = 600
 func slight(blocks []block, i int) bool {
 	before, after := 0, 0
 	for j, b := range blocks {
-		n := utf8.RuneCountInString(b.text)
+		n := b.runes
 		switch {
 		case j < i:
 			before += n
@@ -311,7 +315,7 @@ func slight(blocks []block, i int) bool {
 func opensTail(b block) bool {
 	switch {
 	case heading(b.n):
-	case b.n.Data == "p" && utf8.RuneCountInString(b.text) <= maxTailLabel && !pointsOn(b.text):
+	case b.n.Data == "p" && b.runes <= maxTailLabel && !pointsOn(b.text):
 	default:
 		return false
 	}
@@ -336,11 +340,11 @@ func teasers(blocks []block) bool {
 	for _, b := range blocks {
 		switch {
 		case heading(b.n):
-			if linkShare(b.n) < 0.5 {
+			if b.share < 0.5 {
 				return false
 			}
 			linked++
-		case b.n.Data != "p" || utf8.RuneCountInString(b.text) > maxTeaser:
+		case b.n.Data != "p" || b.runes > maxTeaser:
 			return false
 		}
 	}
@@ -350,15 +354,22 @@ func teasers(blocks []block) bool {
 // pointer reports whether p is a short paragraph that points to another
 // page: it starts like one and holds a link.
 func pointer(p block) bool {
-	return utf8.RuneCountInString(p.text) <= maxByline && pointerStart.MatchString(p.text) && linkShare(p.n) > 0
+	return p.runes <= maxByline && pointerStart.MatchString(p.text) && p.share > 0
 }
 
 // labels are paragraphs that only label what stood there.
 var labels = map[string]bool{"advertisement": true, "sponsored": true, "sponsored content": true, "continue reading": true,
 	"continue reading below": true, "story continues below": true, "story continues below advertisement": true}
 
+// maxLabel is the longest label, in bytes, dots and spaces around it
+// included.
+const maxLabel = 64
+
 // label reports whether a paragraph's text is only such a label.
 func label(text string) bool {
+	if len(text) > maxLabel {
+		return false
+	}
 	return labels[strings.ToLower(strings.Trim(text, " .:…-"))]
 }
 
@@ -379,8 +390,10 @@ func repeats(text string, seen map[string]bool) bool {
 // block is a block of the chosen content and its text, spaces
 // squeezed.
 type block struct {
-	n    *html.Node
-	text string
+	n     *html.Node
+	text  string
+	runes int     // characters of text
+	share float64 // linkShare(n), read in the same walk
 }
 
 // blocksOf lists the blocks below n in document order: paragraphs,
@@ -395,7 +408,7 @@ func blocksOf(n *html.Node) []block {
 			}
 			switch c.Data {
 			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6":
-				out = append(out, block{c, strings.TrimSpace(squeeze(nodeText(c)))})
+				out = append(out, readBlock(c))
 			default:
 				walk(c)
 			}
@@ -405,12 +418,66 @@ func blocksOf(n *html.Node) []block {
 	return out
 }
 
+// readBlock reads block n's text, squeezed (see squeeze) and trimmed,
+// and the share of it inside links, in one walk.
+func readBlock(n *html.Node) block {
+	var b []byte
+	space := false
+	all, linked := 0, 0
+	var walk func(n *html.Node, inLink bool)
+	walk = func(n *html.Node, inLink bool) {
+		if n.Type == html.TextNode {
+			s, k := n.Data, 0
+			for i := 0; i < len(s); i++ {
+				c := s[i]
+				switch {
+				case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+					space = true
+					continue
+				case c == 0xc2 && i+1 < len(s) && s[i+1] == 0xa0: // U+00A0
+					space = true
+					i++
+					continue
+				}
+				if space && len(b) > 0 {
+					b = append(b, ' ')
+				}
+				space = false
+				b = append(b, c)
+				switch {
+				case c < utf8.RuneSelf:
+					k++
+				case utf8.RuneStart(c):
+					if r, _ := utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
+						k++
+					}
+				}
+			}
+			all += k
+			if inLink {
+				linked += k
+			}
+		}
+		inLink = inLink || n.Type == html.ElementNode && n.Data == "a"
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink)
+		}
+	}
+	walk(n, false)
+	text := strings.TrimSpace(string(b))
+	out := block{n: n, text: text, runes: utf8.RuneCountInString(text)}
+	if all > 0 {
+		out.share = float64(linked) / float64(all)
+	}
+	return out
+}
+
 // prose reports whether b is a paragraph of writing: a sentence's worth
 // of text, mostly not links.
 func prose(b block) bool {
 	switch b.n.Data {
 	case "p", "blockquote", "pre", "table":
-		return utf8.RuneCountInString(b.text) >= minProse && linkShare(b.n) < 0.5
+		return b.runes >= minProse && b.share < 0.5
 	}
 	return false
 }
@@ -426,7 +493,7 @@ func heading(n *html.Node) bool {
 // link that shows its own address (a reference, a footnote's source) says
 // something and is not one.
 func shortLink(p block) bool {
-	return p.text != "" && utf8.RuneCountInString(p.text) < minProse && linkShare(p.n) >= 0.9 &&
+	return p.text != "" && p.runes < minProse && p.share >= 0.9 &&
 		!strings.HasPrefix(p.text, "http://") && !strings.HasPrefix(p.text, "https://")
 }
 
