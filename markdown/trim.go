@@ -387,8 +387,8 @@ func repeats(text string, seen map[string]bool) bool {
 	return false
 }
 
-// block is a block of the chosen content and its text, spaces
-// squeezed.
+// block is a block of the chosen content and its text, every run of
+// white space (ASCII spaces and no-break spaces) one space.
 type block struct {
 	n     *html.Node
 	text  string
@@ -418,7 +418,7 @@ func blocksOf(n *html.Node) []block {
 	return out
 }
 
-// readBlock reads block n's text, squeezed (see squeeze) and trimmed,
+// readBlock reads block n's text, white space squeezed and trimmed,
 // and the share of it inside links, in one walk.
 func readBlock(n *html.Node) block {
 	var b []byte
