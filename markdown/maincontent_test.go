@@ -253,3 +253,25 @@ func TestLinkedLogoBeforeTheArticleGoes(t *testing.T) {
 		t.Errorf("the linked logo stayed:\n%s", d.Markdown)
 	}
 }
+
+// TestDocBookPageWithOneParagraph: a DocBook page whose text is one
+// paragraph announcing a list of short items, then a line pointing
+// elsewhere, between the Prev/Up/Next bars DocBook puts above and below
+// it. The bars go; the paragraph keeps its list and the line after it.
+func TestDocBookPageWithOneParagraph(t *testing.T) {
+	bar := func(class string) string {
+		return `<div class="` + class + `"><table width="100%"><tr><td><a accesskey="p" href="prev.html">Prev</a> </td><td><a accesskey="u" href="ddl.html">Up</a></td>` +
+			`<td><a accesskey="n" href="next.html">Next</a></td></tr><tr><td>5.12. Foreign Data</td><td><a href="index.html">Home</a></td><td>5.14. Dependency Tracking</td></tr></table></div>`
+	}
+	page := `<html><head><title>5.13. Other Database Objects</title></head><body>` + bar("navheader") +
+		`<div class="sect1"><div class="titlepage"><div><div><h2 class="title">5.13. Other Database Objects</h2></div></div></div>
+<p>Tables are the central objects in a relational database structure, because they hold your data. But they are not the only objects that exist in a database; we give you a list here so that you are aware of what is possible:</p>
+<div class="itemizedlist"><ul class="itemizedlist"><li class="listitem"><p>Views</p></li><li class="listitem"><p>Data types and domains</p></li><li class="listitem"><p>Triggers and rewrite rules</p></li></ul></div>
+<p>Detailed information on these topics appears in <a class="xref" href="server-programming.html">Part V</a>.</p></div>` + bar("navfooter") + `</body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "## 5.13. Other Database Objects", "what is possible:", "- Views\n- Data types and domains\n- Triggers and rewrite rules",
+		"Detailed information on these topics appears in [Part V]")
+	if strings.Contains(d.Markdown, "Prev") || strings.Contains(d.Markdown, "Dependency Tracking") {
+		t.Errorf("DocBook's navigation bars stayed:\n%s", d.Markdown)
+	}
+}

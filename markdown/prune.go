@@ -91,11 +91,12 @@ var furnitureTags = map[string]bool{"nav": true, "aside": true, "footer": true, 
 
 // furnitureWords are words of a class or id that name the furniture
 // around an article: sidebars, widgets, menus, cookie and consent banners,
-// pop-ups, skip links.
+// pop-ups, skip links, and the Prev/Up/Next bars DocBook puts above and
+// below each page (navheader, navfooter).
 var furnitureWords = map[string]bool{
 	"sidebar": true, "widget": true, "widgets": true, "footer": true, "nav": true, "navbar": true, "navigation": true,
 	"menu": true, "cookie": true, "cookies": true, "consent": true, "dsgvo": true, "gdpr": true, "cmp": true,
-	"popup": true, "modal": true, "skip": true,
+	"popup": true, "modal": true, "skip": true, "navheader": true, "navfooter": true,
 }
 
 // furniture reports whether block n is page furniture by its tag or by a

@@ -150,7 +150,7 @@ func (w weights) container(body *html.Node) *html.Node {
 	find = func(n *html.Node) {
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
 			t := w.tallies[k]
-			if t == nil || t.pro == 0 {
+			if t == nil || t.pro == 0 || k.Data == "p" {
 				continue
 			}
 			if s := t.pro - t.con/linkDiscount; s > best {
@@ -192,9 +192,10 @@ func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
 				narrower = k
 			}
 		}
-		// A table or a code block is a block of the article, not its
-		// container: a list page's intro and notes go with its table.
-		if narrower == nil || atomicUnit(narrower) || oneOfSections(container, narrower) ||
+		// A table, a code block or a paragraph is a block of the article,
+		// not its container: a list page's intro and notes go with its
+		// table, the list a lone paragraph announces goes with it.
+		if narrower == nil || atomicUnit(narrower) || narrower.Data == "p" || oneOfSections(container, narrower) ||
 			c.sectionBeside(container, narrower) && restClean(w.tallies[container], w.tallies[narrower]) {
 			break
 		}
@@ -311,8 +312,22 @@ func (c *chosen) markTail(a articleUnits) {
 			u.kept = true
 		case (inSection || closing != nil && inside(u.n, closing)) && (proseUnit(u) || contentByKind(u)):
 			u.kept = true
+		case closing != nil && inside(u.n, closing) && listItem(u.n) && u.total > 0 && 2*u.links < u.total:
+			// The items of a list the last paragraph announces ("… a
+			// list here of what is possible:"), however short.
+			u.kept = true
 		}
 	}
+}
+
+// listItem reports whether n is, or is inside, an item of a list.
+func listItem(n *html.Node) bool {
+	for p := n; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.Data == "li" {
+			return true
+		}
+	}
+	return false
 }
 
 // landmark is the element around n that the page names as its main
