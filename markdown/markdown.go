@@ -150,11 +150,8 @@ func clean(doc *goquery.Document, o Options) {
 func render(root *goquery.Selection) (string, error) {
 	codeLanguages(root)
 	escapeCellCodePipes(root)
-	return strings.TrimSpace(renderWith(root.Nodes)), nil
+	return strings.TrimSpace(renderNodes(root.Nodes)), nil
 }
-
-// renderWith writes the markdown of the chosen nodes.
-var renderWith = renderNodes
 
 // noIndex reports whether the page's robots meta tags ask not to index it.
 func noIndex(doc *goquery.Document) bool {

@@ -622,14 +622,24 @@ func prefixLines(s, first, rest, empty string) string {
 // or rows is followed by empty ones, and a caption is a paragraph before
 // it.
 func (r *renderer) table(t *html.Node) string {
-	var rows [][]string
-	var caption string
+	rows, caption := r.tableRows(t)
+	if len(rows) == 0 {
+		return caption
+	}
+	if caption != "" {
+		return caption + "\n\n" + pipeTable(rows)
+	}
+	return pipeTable(rows)
+}
+
+// tableRows reads the rows of table t, each cell's content on one line,
+// and its caption.
+func (r *renderer) tableRows(t *html.Node) (rows [][]string, caption string) {
 	spans := map[int]int{} // column → rows still covered by a cell above
-	var row func(tr *html.Node)
-	row = func(tr *html.Node) {
+	row := func(tr *html.Node) {
 		var cells []string
 		col := 0
-		skip := func() {
+		covered := func() {
 			for spans[col] > 0 {
 				spans[col]--
 				cells = append(cells, "")
@@ -640,7 +650,7 @@ func (r *renderer) table(t *html.Node) string {
 			if c.Type != html.ElementNode || c.Data != "td" && c.Data != "th" {
 				continue
 			}
-			skip()
+			covered()
 			cells = append(cells, r.cellText(c))
 			width := 1
 			if n, err := strconv.Atoi(attr(c, "colspan")); err == nil && n > 1 && n < 100 {
@@ -660,7 +670,7 @@ func (r *renderer) table(t *html.Node) string {
 				col++
 			}
 		}
-		skip()
+		covered()
 		if len(cells) > 0 {
 			rows = append(rows, cells)
 		}
@@ -682,9 +692,12 @@ func (r *renderer) table(t *html.Node) string {
 		}
 	}
 	walk(t)
-	if len(rows) == 0 {
-		return caption
-	}
+	return rows, caption
+}
+
+// pipeTable writes rows as a pipe table, the first row its header, each
+// column padded to its widest cell.
+func pipeTable(rows [][]string) string {
 	columns := 0
 	for _, cells := range rows {
 		columns = max(columns, len(cells))
@@ -696,28 +709,21 @@ func (r *renderer) table(t *html.Node) string {
 		}
 	}
 	var b strings.Builder
-	if caption != "" {
-		b.WriteString(caption)
-		b.WriteString("\n\n")
-	}
-	line := func(cells []string) {
-		b.WriteByte('|')
-		for i := 0; i < columns; i++ {
-			c := ""
-			if i < len(cells) {
-				c = cells[i]
-			}
-			b.WriteByte(' ')
-			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+1))
-			b.WriteByte('|')
-		}
-	}
 	for i, cells := range rows {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		line(cells)
+		b.WriteByte('|')
+		for k, w := range widths {
+			c := ""
+			if k < len(cells) {
+				c = cells[k]
+			}
+			b.WriteByte(' ')
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(c)+1))
+			b.WriteByte('|')
+		}
 		if i == 0 {
 			b.WriteString("\n|")
 			for _, w := range widths {
