@@ -222,7 +222,7 @@ func saveConverted(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 	var ready []db.Converted
 	for i, r := range results {
 		if r.err != nil {
-			if err := store.SkipPage(ctx, crawlID, ids[i], fmt.Sprintf("could not convert the page: %v", r.err)); err != nil {
+			if err := store.SkipPage(ctx, crawlID, ids[i], convertFailed(r.err)); err != nil {
 				return err
 			}
 			res.Skipped++
@@ -245,28 +245,38 @@ type converted struct {
 
 // convertPage turns one fetched page into markdown; o is copied, so that
 // pages convert concurrently.
-func convertPage(p db.Page, o markdown.Options) (out converted) {
-	// It runs on goroutines of its own, where a panic in the HTML libraries
-	// would end the worker: it ends this page instead.
-	defer func() {
-		if r := recover(); r != nil {
-			out = converted{err: fmt.Errorf("the converter failed: %v", r)}
-		}
-	}()
+func convertPage(p db.Page, o markdown.Options) converted {
 	base := p.URL
 	if p.FinalURL != nil {
 		base = *p.FinalURL
 	}
-	o.PageURL, _ = url.Parse(base)
-	began := time.Now()
 	html := ""
 	if p.HTML != nil {
 		html = *p.HTML
 	}
-	doc, err := markdown.Convert([]byte(html), o)
-	if err != nil {
-		return converted{err: err}
-	}
-	return converted{page: db.Converted{PageID: p.ID, Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Note: doc.Note,
-		ConvertMS: int(time.Since(began) / time.Millisecond)}}
+	c, err := convertHTML(base, []byte(html), o)
+	c.PageID = p.ID
+	return converted{page: c, err: err}
 }
+
+// convertHTML turns a page's HTML, fetched from pageURL, into markdown.
+// It runs on goroutines of its own, where a panic in the HTML libraries
+// would end the worker: it ends this page instead.
+func convertHTML(pageURL string, html []byte, o markdown.Options) (out db.Converted, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = db.Converted{}, fmt.Errorf("the converter failed: %v", r)
+		}
+	}()
+	o.PageURL, _ = url.Parse(pageURL)
+	began := time.Now()
+	doc, err := markdown.Convert(html, o)
+	if err != nil {
+		return db.Converted{}, err
+	}
+	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Note: doc.Note,
+		ConvertMS: int(time.Since(began) / time.Millisecond)}, nil
+}
+
+// convertFailed is why a page the converter failed on is skipped.
+func convertFailed(err error) string { return fmt.Sprintf("could not convert the page: %v", err) }

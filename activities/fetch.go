@@ -17,6 +17,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/markdown"
 	"github.com/durablecrawl/crawler/robots"
 )
 
@@ -54,13 +55,18 @@ type FetchPagesInput struct {
 	// RenderOnly makes RenderPages claim only the pages sent to the
 	// browser, on a crawl that is otherwise static.
 	RenderOnly bool `json:",omitempty"`
+	// Convert turns each page into markdown as soon as it is fetched: the
+	// batch's pages are saved converted, their HTML never written to the
+	// database, and ConvertPages has nothing left to do for them.
+	Convert bool `json:",omitempty"`
 }
 
 // FetchPagesResult counts what a fetch batch did.
 type FetchPagesResult struct {
 	// Claimed is the batch's size; 0 means the frontier is empty.
 	Claimed int
-	// Fetched pages are HTML with a 2xx status, waiting for conversion.
+	// Fetched pages are HTML with a 2xx status, waiting for conversion
+	// (or, with Convert, converted already).
 	Fetched int
 	Failed  int
 	Skipped int
@@ -82,7 +88,7 @@ type FetchPagesResult struct {
 
 func (r *FetchPagesResult) count(state crawl.PageState) {
 	switch state {
-	case crawl.PageFetched, crawl.PageStored:
+	case crawl.PageFetched, crawl.PageConverted, crawl.PageStored:
 		r.Fetched++
 	case crawl.PageFailed:
 		r.Failed++
@@ -127,6 +133,7 @@ type fetchBatch struct {
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
+	markdown *markdown.Options  // with in.Convert: how pages are converted
 	claimed  map[string]db.Page // the pages to fetch, by URL
 	policies map[string]robots.Policy
 	writer   *outcomeWriter
@@ -149,6 +156,13 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	b.crawl = c
 	if b.rules, err = frontier.RulesOf(o); err != nil {
 		return FetchPagesResult{}, nonRetryable(err)
+	}
+	if b.in.Convert {
+		mo, err := markdownOptions(o)
+		if err != nil {
+			return FetchPagesResult{}, err
+		}
+		b.markdown = &mo
 	}
 	urls, err := b.claim(ctx)
 	if err != nil || b.res.Claimed == 0 {
@@ -304,6 +318,9 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
 		State: out.State, Error: out.Reason, HTML: out.HTML, Links: newPages(out.Links), Render: toBrowser != ""}
+	if b.markdown != nil && rec.State == crawl.PageFetched {
+		b.convert(&rec, page.URL, r)
+	}
 	if toBrowser != "" {
 		entry := crawllog.SentToBrowser(b.crawl, page, toBrowser)
 		rec.Log = &entry
@@ -315,6 +332,23 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	}
 	b.judged.Add(1)
 	b.writer.add(rec)
+}
+
+// convert turns a fetched page into markdown in the outcome rec, which
+// then holds no HTML; a page the converter fails on is skipped and says
+// why.
+func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Result) {
+	if r.FinalURL != "" {
+		pageURL = r.FinalURL
+	}
+	c, err := convertHTML(pageURL, r.Body, *b.markdown)
+	rec.HTML = ""
+	if err != nil {
+		rec.State, rec.Error = crawl.PageSkipped, convertFailed(err)
+		return
+	}
+	c.PageID = rec.PageID
+	rec.State, rec.Converted = crawl.PageConverted, &c
 }
 
 // save records a group of outcomes and counts them. Results in hand are

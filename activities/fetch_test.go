@@ -16,6 +16,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/urlnorm"
 )
 
 // newFetchBatch is a FetchPages run of batch 3 over store f, fetching with
@@ -430,4 +431,55 @@ func TestFetchBatchRobots(t *testing.T) {
 	if o := f.outcomes[0]; o.State != crawl.PageSkipped || o.Error != frontier.RobotsDisallowed {
 		t.Errorf("disallowed page of the second batch saved %+v", o)
 	}
+}
+
+// TestFetchBatchConverts: with Convert, a fetched page is saved converted
+// (its markdown made with its own URL as the base, no HTML kept) and counted as
+// fetched; pages that were not fetched are saved as without it.
+func TestFetchBatchConverts(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 2, ExcludeNonMainTags: true})
+	f := &fakeStore{crawl: c, claim: []db.Page{
+		{ID: 1, URL: "https://example.com/docs/", NormalizedURL: key("https://example.com/docs/"), Rank: "000", State: crawl.PageClaimed},
+		claimed(2, "https://example.com/gone", 1, "000000"),
+		{ID: 3, URL: "https://example.com/saved", State: crawl.PageConverted}, // saved by an earlier attempt
+	}}
+	home := htmlResult(`<html><head><title>Home</title></head><body><nav><a href="/a">A</a></nav>
+<main><h1>Welcome</h1><p>The first paragraph of the page, long enough to be its content.</p><img src="logo.png" alt="Logo"></main></body></html>`)
+	engine := &fakeFetcher{results: map[string]fetch.Result{
+		"https://example.com/docs/": home,
+		"https://example.com/gone":  {StatusCode: 404, ContentType: "text/html"},
+	}}
+	b := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Convert: true})
+	res, err := b.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (FetchPagesResult{Claimed: 3, Fetched: 2, Failed: 1}); res != want {
+		t.Errorf("result %+v, want %+v", res, want)
+	}
+	outs := outcomesByID(t, f.outcomes)
+	got := outs[1]
+	if got.State != crawl.PageConverted || got.HTML != "" || got.Converted == nil {
+		t.Fatalf("home page saved %s (%s), HTML %q, converted %v; want converted without HTML", got.State, got.Error, got.HTML, got.Converted)
+	}
+	md := got.Converted.Markdown
+	if got.Converted.Title != "Home" || !strings.Contains(md, "# Welcome") || !strings.Contains(md, "The first paragraph") ||
+		!strings.Contains(md, "![Logo](https://example.com/docs/logo.png)") || strings.Contains(md, "[A]") {
+		t.Errorf("home page: title %q, markdown:\n%s", got.Converted.Title, md)
+	}
+	if got.Converted.PageID != 1 {
+		t.Errorf("converted page id %d, want 1", got.Converted.PageID)
+	}
+	if gone := outs[2]; gone.State != crawl.PageFailed || gone.Converted != nil {
+		t.Errorf("missing page saved %s with %v, want failed", gone.State, gone.Converted)
+	}
+}
+
+// key is the frontier's key of a URL.
+func key(raw string) string {
+	_, k, err := urlnorm.Normalize(raw)
+	if err != nil {
+		panic(err)
+	}
+	return k
 }

@@ -109,8 +109,8 @@ func (w *outcomeWriter) run() {
 	for {
 		w.mu.Lock()
 		n, size := 0, 0
-		for n < len(w.pending) && n < saveGroupPages && (n == 0 || size+len(w.pending[n].HTML) <= saveGroupBytes) {
-			size += len(w.pending[n].HTML)
+		for n < len(w.pending) && n < saveGroupPages && (n == 0 || size+w.pending[n].Size() <= saveGroupBytes) {
+			size += w.pending[n].Size()
 			n++
 		}
 		group := w.pending[:n:n]

@@ -509,6 +509,17 @@ type FetchOutcome struct {
 	// Render, with State crawl.PageQueued, leaves the page to the browser
 	// engine (it needs JavaScript).
 	Render bool
+	// Converted, with State crawl.PageConverted, is the page's markdown,
+	// made as it was fetched: its HTML is never written to the database.
+	Converted *Converted
+}
+
+// Size is about how many bytes the outcome writes: its HTML or markdown.
+func (o FetchOutcome) Size() int {
+	if o.Converted != nil {
+		return len(o.Converted.Markdown)
+	}
+	return len(o.HTML)
 }
 
 // SaveFetches records the fetches of claimed pages and enqueues their
@@ -586,7 +597,11 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
 	render := make([]bool, n)
+	titles, markdowns, notes, convertMS, noindex := make([]string, n), make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
 	for i, o := range outs {
+		if c := o.Converted; o.State == crawl.PageConverted && c != nil {
+			titles[i], markdowns[i], notes[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.Note, c.ConvertMS, c.NoIndex
+		}
 		render[i] = o.State == crawl.PageQueued && o.Render
 		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
 		engines[i], errs[i], bytes[i], ms[i] = o.Engine, o.Error, o.Bytes, o.FetchMS
@@ -601,21 +616,30 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	err := tx.NewRaw(`
 UPDATE pages AS p SET
     state = d.state, final_url = nullif(d.final_url, ''), status_code = nullif(d.status, 0),
-    content_type = nullif(d.content_type, ''), engine = nullif(d.engine, ''), error = nullif(d.error, ''),
+    content_type = nullif(d.content_type, ''), engine = nullif(d.engine, ''),
+    error = nullif(concat_ws('; ', nullif(d.error, ''), nullif(d.note, '')), ''),
     bytes = d.bytes, fetch_ms = d.ms, fetched_at = clock_timestamp(),
     html = CASE WHEN d.state = ? THEN d.html ELSE p.html END,
+    title = CASE WHEN d.state = ? THEN d.title ELSE p.title END,
+    raw_markdown = CASE WHEN d.state = ? THEN d.markdown ELSE p.raw_markdown END,
+    convert_ms = CASE WHEN d.state = ? THEN d.convert_ms ELSE p.convert_ms END,
+    noindex = p.noindex OR d.noindex,
     batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
     attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
     not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END,
     render = p.render OR d.render
-FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[])
-    AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render)
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
+        ?::text[], ?::text[], ?::text[], ?::integer[], ?::boolean[])
+    AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
+        title, markdown, note, convert_ms, noindex)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
-		crawl.PageFetched, crawl.PageQueued,
+		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
 		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
-		pgdialect.Array(retryMS), pgdialect.Array(render), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
+		pgdialect.Array(retryMS), pgdialect.Array(render),
+		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(notes), pgdialect.Array(convertMS), pgdialect.Array(noindex),
+		crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
 	}
@@ -627,19 +651,29 @@ RETURNING p.id`,
 }
 
 func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
+	errText := o.Error
+	if c := o.Converted; o.State == crawl.PageConverted && c != nil && c.Note != "" {
+		errText = strings.TrimPrefix(errText+"; "+c.Note, "; ")
+	}
 	q := tx.NewUpdate().Model((*Page)(nil)).
 		Set("state = ?", o.State).
 		Set("final_url = ?", nullString(o.FinalURL)).
 		Set("status_code = ?", nullInt(o.StatusCode)).
 		Set("content_type = ?", nullString(o.ContentType)).
 		Set("engine = ?", nullString(o.Engine)).
-		Set("error = ?", nullString(o.Error)).
+		Set("error = ?", nullString(errText)).
 		Set("bytes = ?", o.Bytes).
 		Set("fetch_ms = ?", o.FetchMS).
 		Set("fetched_at = clock_timestamp()").
 		Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageClaimed)
 	if o.State == crawl.PageFetched {
 		q = q.Set("html = ?", o.HTML)
+	}
+	if c := o.Converted; o.State == crawl.PageConverted && c != nil {
+		q = q.Set("title = ?", c.Title).Set("raw_markdown = ?", c.Markdown).Set("convert_ms = ?", c.ConvertMS)
+		if c.NoIndex {
+			q = q.Set("noindex = true")
+		}
 	}
 	if o.State == crawl.PageQueued {
 		q = q.Set("batch = NULL") // back in the frontier, for another engine or a retry

@@ -288,6 +288,78 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	}
 }
 
+// TestSaveFetchesConverted: a page converted as it was fetched is saved
+// converted, with its markdown, title, noindex mark and note and without
+// HTML, by the one statement of a group and, when the database refuses
+// the group, page by page; the pages beside it keep their own states.
+func TestSaveFetchesConverted(t *testing.T) {
+	ctx := context.Background()
+	for _, refused := range []bool{false, true} {
+		c := newCrawl(t)
+		for i, p := range []string{"/1", "/2", "/3"} {
+			if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page(p, 0, fmt.Sprintf("%03d", i))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pages, err := store.ClaimBatch(ctx, c.ID, 0, 3, db.ClaimAll)
+		if err != nil || len(pages) != 3 {
+			t.Fatal(pages, err)
+		}
+		outs := []db.FetchOutcome{
+			{PageID: pages[0].ID, State: crawl.PageConverted, StatusCode: 200, Error: "cut at 1 MB",
+				Converted: &db.Converted{Title: "One", Markdown: "# One\n\ntext", ConvertMS: 3, NoIndex: true, Note: "converted whole"}},
+			{PageID: pages[1].ID, State: crawl.PageSkipped, StatusCode: 200, Error: "could not convert the page: broken"},
+			{PageID: pages[2].ID, State: crawl.PageConverted, StatusCode: 200, Converted: &db.Converted{Title: "Three", Markdown: "three"},
+				Links: []db.NewPage{page("/4", 1, "000000")}},
+		}
+		if refused {
+			// A state the table's check refuses: the group statement
+			// fails, and each page is saved alone (the refused one failed).
+			outs[1].State = crawl.PageState("unheard-of")
+		}
+		if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+			t.Fatal(err)
+		}
+		var got []db.Page
+		if err := store.DB().NewSelect().Model(&got).Where("crawl_id = ?", c.ID).Order("id").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 {
+			t.Fatalf("refused %v: %d pages, want 3 and the link", refused, len(got))
+		}
+		one, two, three := got[0], got[1], got[2]
+		if one.State != crawl.PageConverted || one.HTML != nil || deref(one.Title) != "One" || deref(one.RawMarkdown) != "# One\n\ntext" ||
+			!one.NoIndex || deref(one.Error) != "cut at 1 MB; converted whole" || one.ConvertMS == nil || *one.ConvertMS != 3 || one.Batch == nil {
+			t.Errorf("refused %v: first page %s, title %q, markdown %q, noindex %v, error %q, html %v",
+				refused, one.State, deref(one.Title), deref(one.RawMarkdown), one.NoIndex, deref(one.Error), one.HTML)
+		}
+		wantTwo := crawl.PageSkipped
+		if refused {
+			wantTwo = crawl.PageFailed
+		}
+		if two.State != wantTwo || two.RawMarkdown != nil {
+			t.Errorf("refused %v: second page %s with markdown %v, want %s without", refused, two.State, two.RawMarkdown, wantTwo)
+		}
+		if three.State != crawl.PageConverted || deref(three.RawMarkdown) != "three" || three.NoIndex || three.Error != nil {
+			t.Errorf("refused %v: third page %s, markdown %q, noindex %v, error %q", refused, three.State, deref(three.RawMarkdown), three.NoIndex, deref(three.Error))
+		}
+		if got[3].State != crawl.PageQueued {
+			t.Errorf("refused %v: the link is %s, want queued", refused, got[3].State)
+		}
+		res, err := store.StoreConverted(ctx, c.ID, 0, 10)
+		if err != nil || res.Stored != 2 {
+			t.Errorf("refused %v: StoreConverted %+v, %v; want the two converted pages stored", refused, res, err)
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 // fetchedBatch enqueues paths as start pages ranked in order, claims them
 // as batch 0 and saves them fetched; it returns their ids in rank order.
 func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {

@@ -85,8 +85,9 @@ const eventsPerRun = 5000
 // CrawlWorkflow runs one crawl. StartCrawl seeds the frontier with the
 // start URLs (and, with useSitemap, SeedFromSitemap with the sitemaps'
 // pages); then the crawl goes breadth-first in batches: each claims queued
-// pages (shallowest first) and fetches them (FetchPages, or RenderPages on
-// the browser task queue), converts them to markdown (ConvertPages),
+// pages (shallowest first), fetches them (FetchPages, or RenderPages on
+// the browser task queue) and converts each to markdown as it comes
+// (ConvertPages did that afterwards in runs begun before convert-at-fetch),
 // deduplicates and stores them as results (DeduplicatePages), sends each
 // result through the LLM when the crawl has extraction instructions
 // (ExtractPage on the LLM task queue) and logs every page (WriteLogs).
@@ -192,7 +193,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 		if limit <= 0 {
 			return true, nil
 		}
-		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, false, false)
+		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, false, false, false)
 		if err != nil {
 			return false, err
 		}
@@ -233,7 +234,8 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 const pipelinedBatches = "pipelined-batches"
 
 // pipelinedLoop is crawlLoop as three stages that overlap: fetching,
-// conversion, and storing (deduplication, extraction, logs). Conversion
+// conversion (which runs no activity once fetching converts), and storing
+// (deduplication, extraction, logs). Conversion
 // and storing each take the fetched batches in batch order, in workflow
 // goroutines; conversion may run a batch ahead of storing, and fetching up
 // to maxFetchedAhead batches ahead of both. Network waits, the worker's
@@ -247,6 +249,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 	p := &pipeline{in: in, pageCtx: pageCtx,
 		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
 	renderDeep := workflow.GetVersion(ctx, renderDeepPages, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	p.convertAtFetch = workflow.GetVersion(ctx, convertAtFetch, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	lastRendered := false
 	workflow.Go(ctx, p.convertStage)
 	workflow.Go(ctx, p.storeStage)
@@ -281,7 +284,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		// they nor the static ones wait for the other kind to run out.
 		renderOnly := renderDeep && in.Plan.Engine == crawl.EngineCheerio && in.RenderQueued > 0 && !lastRendered
 		lastRendered = renderOnly
-		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, renderDeep, renderOnly)
+		fetched, err := fetchBatch(ctx, in, limit, pageCtx, browserCtx, renderDeep, renderOnly, p.convertAtFetch)
 		if err != nil && (in.Plan.Engine == crawl.EnginePlaywright || renderOnly) && notStarted(err) && browserWorkersBusy(ctx, in) {
 			continue
 		}
@@ -350,7 +353,16 @@ type pipeline struct {
 	// upsertTotal keeps the CrawlTotalPages search attribute up to date
 	// as batches are stored (runs begun before that change do not).
 	upsertTotal bool
+	// convertAtFetch has the fetch batches convert their pages: the
+	// conversion stage then runs no activity (runs begun before that
+	// change run ConvertPages).
+	convertAtFetch bool
 }
+
+// convertAtFetch marks the workflow change that converts each page in
+// the fetch activity, as soon as it is fetched, instead of writing its
+// HTML to the database for ConvertPages to read back.
+const convertAtFetch = "convert-at-fetch"
 
 // totalPagesAttribute marks the workflow change that updates
 // CrawlTotalPages after each stored batch, not only at the end.
@@ -385,7 +397,7 @@ func (p *pipeline) convertStage(ctx workflow.Context) {
 		}); err != nil || p.err != nil {
 			return
 		}
-		if next.fetched > 0 {
+		if next.fetched > 0 && !p.convertAtFetch {
 			if err := workflow.ExecuteActivity(p.pageCtx, a.ConvertPages, activities.ConvertPagesInput{
 				CrawlID: p.in.CrawlID, Batch: next.batch, Budget: p.in.Plan.Budget, StoreLater: true}).Get(ctx, nil); err != nil {
 				p.fail(err)
@@ -454,7 +466,7 @@ const renderDeepPages = "render-deep-pages"
 // with the crawl's engine, or (renderOnly) the pages sent to the browser.
 // renderDeep lets a static batch send pages to the browser.
 func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browserCtx workflow.Context,
-	renderDeep, renderOnly bool) (activities.FetchPagesResult, error) {
+	renderDeep, renderOnly, convert bool) (activities.FetchPagesResult, error) {
 	fetchPages, fetchCtx := a.FetchPages, pageCtx
 	if in.Plan.Engine == crawl.EnginePlaywright || renderOnly {
 		fetchPages, fetchCtx = a.RenderPages, browserCtx
@@ -462,7 +474,7 @@ func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browse
 	var fetched activities.FetchPagesResult
 	err := workflow.ExecuteActivity(fetchCtx, fetchPages, activities.FetchPagesInput{
 		CrawlID: in.CrawlID, Batch: in.Batch, Limit: limit, NoLinks: in.NoLinks, Detect: in.Plan.Detect,
-		RenderDeep: renderDeep && in.Plan.Detect, RenderOnly: renderOnly,
+		RenderDeep: renderDeep && in.Plan.Detect, RenderOnly: renderOnly, Convert: convert,
 	}).Get(ctx, &fetched)
 	return fetched, err
 }

@@ -89,21 +89,37 @@ func runCrawl(t *testing.T, env *testsuite.TestWorkflowEnvironment, status *craw
 }
 
 func TestCrawlSucceeds(t *testing.T) {
+	t.Run("pages converted as they are fetched", func(t *testing.T) { testCrawlSucceeds(t, true) })
+	t.Run("run begun before convert-at-fetch", func(t *testing.T) { testCrawlSucceeds(t, false) })
+}
+
+// testCrawlSucceeds runs a crawl of two batches; atFetch says
+// whether the run has the workflow change that converts pages in the
+// fetch activity, or runs ConvertPages on each batch as runs begun before
+// it do.
+func testCrawlSucceeds(t *testing.T, atFetch bool) {
 	env := newEnv(t, 100, 1800)
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+	if !atFetch {
+		env.OnGetVersion(convertAtFetch, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	}
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: atFetch}).
 		Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 0, Budget: 100, StoreLater: true}).
-		Return(activities.ConvertPagesResult{Converted: 3}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 100}).
 		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: atFetch}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Failed: 1}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 1, Budget: 100, StoreLater: true}).
-		Return(activities.ConvertPagesResult{Converted: 1}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 100}).
 		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10, Convert: atFetch}).
 		Return(activities.FetchPagesResult{}, nil).Once()
+	if atFetch {
+		env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{}, nil).Maybe()
+	} else {
+		env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 0, Budget: 100, StoreLater: true}).
+			Return(activities.ConvertPagesResult{Converted: 3}, nil).Once()
+		env.OnActivity(a.ConvertPages, mock.Anything, activities.ConvertPagesInput{CrawlID: "c1", Batch: 1, Budget: 100, StoreLater: true}).
+			Return(activities.ConvertPagesResult{Converted: 1}, nil).Once()
+	}
 	var status crawl.Status
 	expectFinish(env, &status, 4)
 	started := activitiesStarted(env)
@@ -113,6 +129,9 @@ func TestCrawlSucceeds(t *testing.T) {
 	// the crawl ends.
 	if n := len(*started); n < 2 || (*started)[n-2] != "SettleDeduplication" || (*started)[n-1] != "FinishCrawl" {
 		t.Errorf("activities started: %v, want SettleDeduplication then FinishCrawl last", *started)
+	}
+	if atFetch {
+		checkNotStarted(t, *started, "ConvertPages")
 	}
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("workflow did not complete")
@@ -133,12 +152,11 @@ func TestCrawlSucceeds(t *testing.T) {
 func TestCrawlStopsAtBudget(t *testing.T) {
 	env := newEnv(t, 4, 1800)
 	// The second batch may claim only what is left of the budget.
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 3, Failed: 1}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 1}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 1, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
@@ -151,9 +169,9 @@ func TestCrawlStopsAtBudget(t *testing.T) {
 
 func TestCrawlFailsWithoutPages(t *testing.T) {
 	env := newEnv(t, 10, 1800)
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 1, Failed: 1}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	// Mocked so that a call of them leaves the workflow as it is: then
 	// only the check below sees it.
@@ -276,9 +294,9 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	env.OnActivity(a.StartCrawl, mock.Anything, mock.Anything).Return(activities.CrawlPlan{
 		Status: crawl.StatusRunning, Budget: 100, BatchSize: 50, TimeoutSeconds: 1800, LLMTaskQueue: "llm",
 	}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 50}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 50, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 45, Fetched: 45}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 50}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 50, Convert: true}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 45}, nil)
 	var ids []int64
@@ -388,16 +406,15 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 }
 
 // TestCrawlRefillsAfterSkippedPages: fetched pages that do not become
-// results (a conversion failure) leave room in the budget, which the
-// next batch takes once the results stage has caught up.
+// results (skipped when stored) leave room in the budget, which the next
+// batch takes once the results stage has caught up.
 func TestCrawlRefillsAfterSkippedPages(t *testing.T) {
 	env := newEnv(t, 4, 1800)
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 4}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 2, Skipped: 2}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 4}).
 		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 2}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 2, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 4}).
 		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 4}, nil).Once()
@@ -464,7 +481,6 @@ func TestBrowserQueue(t *testing.T) {
 				env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil)
 				env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).
 					Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
-				env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 				env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 					Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 1}, nil)
 				env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).Return(activities.FetchPagesResult{}, nil).Once()
@@ -484,15 +500,14 @@ func TestBrowserQueue(t *testing.T) {
 // a retry, the crawl sleeps and claims again instead of ending.
 func TestCrawlWaitsForRetries(t *testing.T) {
 	env := newEnv(t, 100, 1800)
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Retried: 1}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{Waiting: 1, RetryIn: 2 * time.Second}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10}).
+	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{}, nil).Once()
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
 			return activities.DeduplicatePagesResult{Stored: 1, TotalPages: in.Batch + 1}, nil
@@ -523,7 +538,7 @@ func TestCrawlRendersPagesSentToTheBrowser(t *testing.T) {
 	}, nil).Once()
 	env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil)
 	static := func(batch int) activities.FetchPagesInput {
-		return activities.FetchPagesInput{CrawlID: "c1", Batch: batch, Limit: 10, Detect: true, RenderDeep: true}
+		return activities.FetchPagesInput{CrawlID: "c1", Batch: batch, Limit: 10, Detect: true, RenderDeep: true, Convert: true}
 	}
 	render := func(batch int) activities.FetchPagesInput {
 		in := static(batch)
@@ -546,7 +561,6 @@ func TestCrawlRendersPagesSentToTheBrowser(t *testing.T) {
 			queues = append(queues, info.ActivityType.Name+"@"+info.TaskQueue)
 		}
 	})
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{}, nil)
 	stored := 0
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {

@@ -123,6 +123,9 @@ type result struct {
 	// cpu is the machine's CPU time during the crawl, all processes
 	// (worker, API, Postgres, Temporal, the site, the peer), in seconds.
 	cpu float64
+	// parts splits the CPU time of a service crawl by process (nil for
+	// the peer).
+	parts cpuSplit
 }
 
 func (r result) rate() float64 { return float64(r.pages) / r.seconds }
@@ -214,6 +217,10 @@ func compare(f flags, tmp string) error {
 				site.reset()
 				var r result
 				cpuBefore := machineCPU()
+				var partsBefore cpuSplit
+				if v.options != nil {
+					partsBefore = svc.split()
+				}
 				if v.options == nil {
 					r, err = crawlWithCrawlee(f, tmp, siteURL, c)
 				} else {
@@ -228,6 +235,9 @@ func compare(f flags, tmp string) error {
 					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
 				}
 				r.cpu = machineCPU() - cpuBefore
+				if partsBefore != nil {
+					r.parts = svc.split().minus(partsBefore)
+				}
 				if r.repeats, err = site.check(); err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
 				}
@@ -652,6 +662,37 @@ func printResults(w io.Writer, f flags, results []result) {
 				ratio = fmt.Sprintf("%.2f", rate/peer)
 			}
 			fmt.Fprintf(w, "| %d | %s | %.1f | %.2f | %.1f | %d | %s |\n", c, v.name, rate, median(cpus), median(secs), medianInt(rss)>>20, ratio)
+		}
+	}
+	printSplit(w, f, results)
+}
+
+// printSplit prints, for each service variant, the median CPU time a page
+// of each process.
+func printSplit(w io.Writer, f flags, results []result) {
+	fmt.Fprintf(w, "\n### Machine CPU a page by process (ms, medians)\n\n| concurrency | crawler | %s |\n|---:|---|%s\n",
+		strings.Join(cpuParts, " | "), strings.Repeat("---:|", len(cpuParts)))
+	for _, c := range f.concurrency {
+		for _, v := range variants {
+			if v.options == nil {
+				continue
+			}
+			cells := make([]string, 0, len(cpuParts))
+			for _, part := range cpuParts {
+				var ms []float64
+				for _, r := range results {
+					if r.concurrency == c && r.variant == v.name && r.parts != nil {
+						ms = append(ms, 1000*r.parts[part]/float64(max(r.pages, 1)))
+					}
+				}
+				if len(ms) == 0 {
+					break
+				}
+				cells = append(cells, fmt.Sprintf("%.2f", median(ms)))
+			}
+			if len(cells) > 0 {
+				fmt.Fprintf(w, "| %d | %s | %s |\n", c, v.name, strings.Join(cells, " | "))
+			}
 		}
 	}
 }
