@@ -11,6 +11,7 @@ import (
 // resultStore is what DeduplicatePages needs of the database.
 type resultStore interface {
 	crawlLoader
+	logStore
 	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int) (db.StoreResult, error)
 	PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
 }
@@ -22,6 +23,10 @@ type DeduplicatePagesInput struct {
 	Batch   int
 	// Budget is the most result pages the crawl may hold.
 	Budget int
+	// WriteLogs writes the batch's log entries once its pages are stored,
+	// as WriteLogs would: for a crawl without extraction, whose entries
+	// wait for nothing more.
+	WriteLogs bool `json:",omitempty"`
 }
 
 // DeduplicatePagesResult counts the batch's new result pages.
@@ -59,7 +64,12 @@ func deduplicatePages(ctx context.Context, store resultStore, in DeduplicatePage
 	}
 	res := DeduplicatePagesResult{Stored: stored.Stored, Skipped: stored.Skipped, TotalPages: after.TotalPages}
 	if o.Extraction != "" {
-		res.Extract, err = store.PendingExtractions(ctx, c.ID, in.Batch)
+		if res.Extract, err = store.PendingExtractions(ctx, c.ID, in.Batch); err != nil {
+			return res, err
+		}
+	}
+	if in.WriteLogs {
+		_, err = writeLogs(ctx, store, WriteLogsInput{CrawlID: in.CrawlID, Batch: in.Batch})
 	}
 	return res, err
 }

@@ -49,6 +49,32 @@ func TestDeduplicatePages(t *testing.T) {
 	}
 }
 
+// TestDeduplicatePagesWritesLogs: asked to, DeduplicatePages writes the
+// batch's log entries once its pages are stored, and fails when they
+// cannot be written; not asked, it writes none.
+func TestDeduplicatePagesWritesLogs(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
+	stored, failed := "hi", "could not fetch"
+	pages := []db.Page{
+		{ID: 1, URL: "https://example.com/", State: crawl.PageStored, Markdown: &stored, RawMarkdown: &stored},
+		{ID: 2, URL: "https://example.com/gone", State: crawl.PageFailed, Error: &failed},
+	}
+	for _, write := range []bool{false, true} {
+		f := &fakeStore{crawl: c, stored: db.StoreResult{Stored: 1}, batchPages: pages}
+		if _, err := deduplicatePages(context.Background(), f, DeduplicatePagesInput{CrawlID: c.ID.String(), Batch: 2, Budget: 20, WriteLogs: write}); err != nil {
+			t.Fatal(err)
+		}
+		if write && len(f.logs) != 2 || !write && len(f.logs) != 0 {
+			t.Errorf("WriteLogs %v: %d entries written", write, len(f.logs))
+		}
+	}
+	down := errors.New("database down")
+	f := &fakeStore{crawl: c, batchPages: pages, fail: map[string]error{"InsertLogs": down}}
+	if _, err := deduplicatePages(context.Background(), f, DeduplicatePagesInput{CrawlID: c.ID.String(), WriteLogs: true}); !errors.Is(err, down) {
+		t.Errorf("logs not written: error %v, want %v", err, down)
+	}
+}
+
 // TestDeduplicatePagesErrors: a missing crawl fails for good; a store
 // error is returned.
 func TestDeduplicatePagesErrors(t *testing.T) {

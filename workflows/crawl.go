@@ -90,7 +90,8 @@ const eventsPerRun = 5000
 // (ConvertPages did that afterwards in runs begun before convert-at-fetch),
 // deduplicates and stores them as results (DeduplicatePages), sends each
 // result through the LLM when the crawl has extraction instructions
-// (ExtractPage on the LLM task queue) and logs every page (WriteLogs).
+// (ExtractPage on the LLM task queue) and logs every page (WriteLogs, or
+// DeduplicatePages itself for a crawl without extraction).
 // The next batch is fetched while the last one is converted and stored.
 // It ends when the frontier is empty or the page budget is spent, with
 // FinishCrawl. The crawl's timeout is a timer: when it fires the batches
@@ -250,6 +251,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
 	renderDeep := workflow.GetVersion(ctx, renderDeepPages, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	p.convertAtFetch = workflow.GetVersion(ctx, convertAtFetch, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	p.logsWithResults = workflow.GetVersion(ctx, logsWithResults, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	lastRendered := false
 	workflow.Go(ctx, p.convertStage)
 	workflow.Go(ctx, p.storeStage)
@@ -357,7 +359,16 @@ type pipeline struct {
 	// conversion stage then runs no activity (runs begun before that
 	// change run ConvertPages).
 	convertAtFetch bool
+	// logsWithResults has DeduplicatePages write the log entries of a
+	// crawl without extraction (runs begun before that change run
+	// WriteLogs after it).
+	logsWithResults bool
 }
+
+// logsWithResults marks the workflow change that writes a batch's log
+// entries in DeduplicatePages when the crawl has no extraction, instead
+// of in an activity of their own.
+const logsWithResults = "logs-with-results"
 
 // convertAtFetch marks the workflow change that converts each page in
 // the fetch activity, as soon as it is fetched, instead of writing its
@@ -416,10 +427,14 @@ func (p *pipeline) storeStage(ctx workflow.Context) {
 			return
 		}
 		b := p.queue[0]
+		logged := false
 		if b.fetched > 0 {
 			batchIn := *p.in
 			batchIn.Batch = b.batch
-			if err := storeResults(ctx, p.pageCtx, &batchIn); err != nil {
+			// Without extraction, the entries wait for nothing once the
+			// pages are stored: DeduplicatePages writes them.
+			logged = p.logsWithResults && p.in.Plan.LLMTaskQueue == ""
+			if err := storeResults(ctx, p.pageCtx, &batchIn, logged); err != nil {
 				p.fail(err)
 				return
 			}
@@ -431,10 +446,12 @@ func (p *pipeline) storeStage(ctx workflow.Context) {
 			}
 			showProgress(ctx, p.in, "Crawling")
 		}
-		if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
-			activities.WriteLogsInput{CrawlID: p.in.CrawlID, Batch: b.batch}).Get(ctx, nil); err != nil {
-			p.fail(err)
-			return
+		if !logged {
+			if err := workflow.ExecuteActivity(ctx, a.WriteLogs,
+				activities.WriteLogsInput{CrawlID: p.in.CrawlID, Batch: b.batch}).Get(ctx, nil); err != nil {
+				p.fail(err)
+				return
+			}
 		}
 		p.queue = p.queue[1:]
 	}
@@ -525,16 +542,16 @@ func convertAndStore(ctx, pageCtx workflow.Context, in *CrawlInput) error {
 	if err != nil {
 		return err
 	}
-	return storeResults(ctx, pageCtx, in)
+	return storeResults(ctx, pageCtx, in, false)
 }
 
 // storeResults deduplicates and stores the converted pages of the batch
-// in.Batch, then, for a crawl with extraction instructions, sends each
-// to the LLM.
-func storeResults(ctx, pageCtx workflow.Context, in *CrawlInput) error {
+// in.Batch (and, with writeLogs, writes its log entries), then, for a
+// crawl with extraction instructions, sends each to the LLM.
+func storeResults(ctx, pageCtx workflow.Context, in *CrawlInput, writeLogs bool) error {
 	var stored activities.DeduplicatePagesResult
 	err := workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
-		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &stored)
+		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget, WriteLogs: writeLogs}).Get(ctx, &stored)
 	if err != nil {
 		return err
 	}
