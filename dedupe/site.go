@@ -1,6 +1,9 @@
 package dedupe
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -50,51 +53,113 @@ type SitePage struct {
 
 // Decision is who keeps each fragment of a crawl.
 type Decision struct {
-	// holders counts the pages holding each fragment.
-	holders map[Hash]int32
-	// owner is the page keeping each fragment held by several pages.
-	owner map[Hash]int64
+	// shared holds each fragment several pages hold: how many, and the
+	// page that keeps it. A fragment not in it is held by one page.
+	shared map[Hash]sharedFragment
 	// common is the least number of holders of a boilerplate fragment.
 	common int32
 }
 
-// Decide decides, for every fragment that several of pages hold, which
-// one keeps it.
-func Decide(pages []SitePage) *Decision {
-	d := &Decision{holders: map[Hash]int32{}, owner: map[Hash]int64{},
-		common: int32(max(minCommon, int(float64(len(pages))*commonShare+0.999)))}
-	for _, p := range pages {
-		for _, h := range p.Hashes {
-			d.holders[h]++
-		}
+type sharedFragment struct {
+	holders int32
+	owner   int64
+}
+
+// holders counts the pages holding fragment h (one when it is no page's
+// but the asker's: every fragment asked about is some page's).
+func (d *Decision) holders(h Hash) int32 {
+	if s, ok := d.shared[h]; ok {
+		return s.holders
 	}
-	shared := map[Hash][]int32{} // the pages (indexes) holding each shared fragment
+	return 1
+}
+
+// owner is the page keeping a shared fragment h; 0 for a fragment one
+// page holds.
+func (d *Decision) owner(h Hash) int64 { return d.shared[h].owner }
+
+// maxPartners bounds the partners counted for a page: pages that share
+// text with more than that many others are all aggregates, and among them
+// the crawl's order decides. It bounds the memory and the time a site of
+// pages that all share text with one another would take.
+const maxPartners = 256
+
+// holding is one fragment of one page (its index among the pages).
+type holding struct {
+	hash Hash
+	page int32
+}
+
+// Decide decides, for every fragment that several of pages hold, which
+// one keeps it. Its memory is a pair (fragment, page) for each fragment
+// of each page while it decides, and an entry for each shared fragment
+// afterwards.
+func Decide(pages []SitePage) *Decision {
+	d := &Decision{shared: map[Hash]sharedFragment{},
+		common: int32(max(minCommon, int(float64(len(pages))*commonShare+0.999)))}
+	n := 0
+	for _, p := range pages {
+		n += len(p.Hashes)
+	}
+	held := make([]holding, 0, n)
 	for i, p := range pages {
 		for _, h := range p.Hashes {
-			if d.holders[h] > 1 {
-				shared[h] = append(shared[h], int32(i))
-			}
+			held = append(held, holding{h, int32(i)})
 		}
 	}
-	// partners counts, for each page, the other pages it shares text
-	// with that is not boilerplate.
-	partnerSets := make([]map[int32]bool, len(pages))
-	for h, hs := range shared {
-		if d.holders[h] >= d.common {
-			continue
+	slices.SortFunc(held, func(a, b holding) int {
+		if c := bytes.Compare(a.hash[:], b.hash[:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.page, b.page)
+	})
+	// groups calls fn with each fragment several pages hold and the
+	// pages (indexes) holding it, in page order.
+	holders := make([]int32, 0, 64)
+	groups := func(fn func(h Hash, hs []int32)) {
+		for i := 0; i < len(held); {
+			j := i + 1
+			for j < len(held) && held[j].hash == held[i].hash {
+				j++
+			}
+			if j-i > 1 {
+				holders = holders[:0]
+				for _, x := range held[i:j] {
+					if len(holders) == 0 || holders[len(holders)-1] != x.page {
+						holders = append(holders, x.page)
+					}
+				}
+				if len(holders) > 1 {
+					fn(held[i].hash, holders)
+				}
+			}
+			i = j
+		}
+	}
+	// partners holds, for each page, the other pages it shares text with
+	// that is not boilerplate (up to maxPartners).
+	partners := make([]map[int32]struct{}, len(pages))
+	groups(func(_ Hash, hs []int32) {
+		if int32(len(hs)) >= d.common {
+			return
 		}
 		for _, a := range hs {
+			if len(partners[a]) >= maxPartners {
+				continue
+			}
+			if partners[a] == nil {
+				partners[a] = map[int32]struct{}{}
+			}
 			for _, b := range hs {
-				if a == b {
-					continue
+				if a != b {
+					partners[a][b] = struct{}{}
+					if len(partners[a]) >= maxPartners {
+						break
+					}
 				}
-				if partnerSets[a] == nil {
-					partnerSets[a] = map[int32]bool{}
-				}
-				partnerSets[a][b] = true
 			}
 		}
-	}
+	})
 	closer := func(a, b int32) bool { // a comes before b in the crawl's order
 		pa, pb := &pages[a], &pages[b]
 		if pa.Depth != pb.Depth {
@@ -109,14 +174,14 @@ func Decide(pages []SitePage) *Decision {
 		if pages[a].NoIndex != pages[b].NoIndex {
 			return !pages[a].NoIndex
 		}
-		if na, nb := len(partnerSets[a]), len(partnerSets[b]); na != nb {
+		if na, nb := len(partners[a]), len(partners[b]); na != nb {
 			return na < nb
 		}
 		return closer(a, b)
 	}
-	for h, hs := range shared {
+	groups(func(h Hash, hs []int32) {
 		better := owns
-		if d.holders[h] >= d.common {
+		if int32(len(hs)) >= d.common {
 			better = closer
 		}
 		best := hs[0]
@@ -125,8 +190,8 @@ func Decide(pages []SitePage) *Decision {
 				best = i
 			}
 		}
-		d.owner[h] = pages[best].ID
-	}
+		d.shared[h] = sharedFragment{holders: int32(len(hs)), owner: pages[best].ID}
+	})
 	return d
 }
 
@@ -147,7 +212,7 @@ const (
 // decision leaves it; a page that loses nothing keeps raw byte for byte.
 func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 	owned := func(h Hash) bool {
-		return d.holders[h] <= 1 || d.owner[h] == id
+		return d.holders(h) <= 1 || d.owner(h) == id
 	}
 	r := Assemble(blocks, owned)
 	if r.Fragments > 0 && r.Markdown == "" {
@@ -180,9 +245,9 @@ func (d *Decision) notEmpty(id int64, blocks []Block) (Result, func(Hash) bool) 
 		if !b.Fragment {
 			continue
 		}
-		n := d.holders[b.Hash]
+		n := d.holders(b.Hash)
 		if n < d.common {
-			gathered[d.owner[b.Hash]] = true
+			gathered[d.owner(b.Hash)] = true
 		}
 		if fewest < 0 || n < fewest {
 			fewest = n
@@ -200,7 +265,7 @@ func (d *Decision) notEmpty(id int64, blocks []Block) (Result, func(Hash) bool) 
 			return r, outline
 		}
 	}
-	fewestHeld := func(h Hash) bool { return d.holders[h] <= fewest || d.owner[h] == id }
+	fewestHeld := func(h Hash) bool { return d.holders(h) <= fewest || d.owner(h) == id }
 	return Assemble(blocks, fewestHeld), fewestHeld
 }
 

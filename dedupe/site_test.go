@@ -125,3 +125,36 @@ func TestNeverEmptied(t *testing.T) {
 		t.Errorf("/red removed %d fragments, samples %q; want the menu's 3", k.Removed, k.Samples)
 	}
 }
+
+// TestPartnersAreBounded: two collections that each gather hundreds of
+// pages share an introduction. Both share text with more than
+// maxPartners pages, so neither is the lesser aggregate: the one closer
+// to the start keeps the introduction, though it gathers more pages. The
+// pages gathered keep their own text.
+func TestPartnersAreBounded(t *testing.T) {
+	const gathered = maxPartners + 44
+	own := func(i int) string { return fmt.Sprintf("Page %d tells its own story in words no other page uses.", i) }
+	intro := "An introduction that both collections print before the pages they gather."
+	var pages []sitePage
+	var first, second []string
+	for i := 1; i <= gathered+20; i++ {
+		pages = append(pages, sitePage{url: fmt.Sprintf("/p%d", i), depth: 2, rank: fmt.Sprintf("%05d", i), markdown: own(i)})
+		if i <= gathered {
+			first = append(first, own(i))
+		}
+		second = append(second, own(i))
+	}
+	pages = append(pages,
+		sitePage{url: "/first", depth: 2, rank: "00000", markdown: intro + "\n\nA note of the first collection alone.\n\n" + strings.Join(first, "\n\n")},
+		sitePage{url: "/second", depth: 1, rank: "00000", markdown: intro + "\n\n" + strings.Join(second, "\n\n")})
+	got := settle(pages)
+	if !strings.Contains(got["/second"].Markdown, intro) || strings.Contains(got["/first"].Markdown, intro) {
+		t.Errorf("the introduction is kept by the first collection (%v) or not by the second (%v), want the second alone",
+			strings.Contains(got["/first"].Markdown, intro), strings.Contains(got["/second"].Markdown, intro))
+	}
+	for _, i := range []int{1, gathered, gathered + 20} {
+		if md := got[fmt.Sprintf("/p%d", i)].Markdown; md != own(i) {
+			t.Errorf("page %d keeps %q, want its own text", i, md)
+		}
+	}
+}
