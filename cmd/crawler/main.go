@@ -205,6 +205,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 }
 
 func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, withBrowser bool) error {
+	tuneGC(logger)
 	reg := metrics.NewRegistry()
 	store, tc, closeAll, err := connect(ctx, cfg, logger, reg)
 	if err != nil {

@@ -56,6 +56,8 @@ type flags struct {
 	// docs, when set, is a folder of real HTML pages crawled instead of
 	// the generated site (see docs.go).
 	docs string
+	// skip names the service variants not measured ("default", "whole").
+	skip map[string]bool
 }
 
 func main() {
@@ -76,7 +78,14 @@ func main() {
 	flag.BoolVar(&f.restarts, "restarts", true, "crawl 10,000 pages through worker kills and Temporal and Postgres restarts")
 	flag.BoolVar(&f.many, "many", true, "crawl twenty 500-page sites at once beside a 10,000-page crawl")
 	flag.StringVar(&f.docs, "docs", "", "a folder of real HTML pages (a manual) to crawl side by side with Crawlee instead of the generated site; the other drills are skipped")
+	skip := flag.String("skip", "", `service variants not measured, comma-separated: "default", "whole"`)
 	flag.Parse()
+	f.skip = map[string]bool{}
+	for _, v := range strings.Split(*skip, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			f.skip[v] = true
+		}
+	}
 	for _, c := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n < 1 {
@@ -101,14 +110,16 @@ func logf(format string, args ...any) {
 // variant is one way of crawling the site.
 type variant struct {
 	name string
+	// short names it in -skip.
+	short string
 	// options are added to the crawl request; nil means Crawlee.
 	options map[string]any
 }
 
 var variants = []variant{
-	{"service, default options", map[string]any{}},
-	{"service, whole body, no dedupe", map[string]any{"excludeNonMainTags": false, "deduplicateContent": false}},
-	{"Crawlee CheerioCrawler", nil},
+	{"service, default options", "default", map[string]any{}},
+	{"service, whole body, no dedupe", "whole", map[string]any{"excludeNonMainTags": false, "deduplicateContent": false}},
+	{"Crawlee CheerioCrawler", "crawlee", nil},
 }
 
 // result is one measured crawl.
@@ -211,7 +222,7 @@ func compare(f flags, tmp string) error {
 	for _, c := range f.concurrency {
 		for round := 1; round <= f.rounds; round++ {
 			for _, v := range variants {
-				if v.options == nil && !f.peer {
+				if v.options == nil && !f.peer || f.skip[v.short] {
 					continue
 				}
 				site.reset()
