@@ -24,6 +24,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/linkmemo"
 )
 
 // Store is what the activities need of the database: the union of each
@@ -99,6 +100,9 @@ type Activities struct {
 	Settings Settings
 	// Fetches is told of every page fetch (metrics); nil is no one.
 	Fetches FetchObserver
+	// Links remembers the links this worker enqueued, so that a batch
+	// sends the database only those it may not have; nil remembers none.
+	Links *linkmemo.Memo
 }
 
 // FetchObserver hears of each page fetch: the engine (static or browser),

@@ -176,14 +176,18 @@ func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Durati
 	return f.waiting, f.retryIn, f.call("RetriesWaiting")
 }
 
-func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome) error {
+func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome) ([]int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("SaveFetches"); err != nil {
-		return err
+		return nil, err
 	}
 	f.outcomes = append(f.outcomes, outs...)
-	return nil
+	saved := make([]int64, len(outs))
+	for i, o := range outs {
+		saved[i] = o.PageID
+	}
+	return saved, nil
 }
 
 func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage) (bool, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/markdown"
 	"github.com/durablecrawl/crawler/robots"
 )
@@ -28,7 +29,7 @@ type fetchStore interface {
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]db.Page, error)
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
-	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) error
+	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) ([]int64, error)
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
 	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
@@ -116,7 +117,7 @@ func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (Fetch
 
 func (a *Activities) fetchBatch(in FetchPagesInput, engine PageFetcher, engineName string) *fetchBatch {
 	return &fetchBatch{in: in, store: a.Store, engine: engine, engineName: engineName, settings: a.Settings, observer: a.Fetches,
-		robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
+		links: a.Links, robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
 }
 
 // fetchBatch is one run of FetchPages or RenderPages: claim a batch of
@@ -130,6 +131,7 @@ type fetchBatch struct {
 	robots     robotsReader
 	settings   Settings
 	observer   FetchObserver // nil: none
+	links      *linkmemo.Memo
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
@@ -357,8 +359,23 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 func (b *fetchBatch) save(outs []db.FetchOutcome) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := b.store.SaveFetches(ctx, b.crawl.ID, outs); err != nil {
+	for i := range outs {
+		outs[i].Links = b.links.Unknown(b.crawl.ID, outs[i].Links)
+	}
+	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs)
+	if err != nil {
 		return err
+	}
+	if len(saved) > 0 {
+		linked := make(map[int64]bool, len(saved))
+		for _, id := range saved {
+			linked[id] = true
+		}
+		for _, o := range outs {
+			if linked[o.PageID] {
+				b.links.Enqueued(b.crawl.ID, o.Links)
+			}
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/urlnorm"
 )
 
@@ -482,4 +483,47 @@ func key(raw string) string {
 		panic(err)
 	}
 	return k
+}
+
+// TestFetchBatchRemembersLinks: with a link memo, a batch sends the links
+// an earlier batch of the crawl enqueued only when they come closer to the
+// start; a link is remembered only once the database has it.
+func TestFetchBatchRemembersLinks(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 5})
+	memo := linkmemo.New(1000)
+	run := func(f *fakeStore, depth int, links ...string) []db.NewPage {
+		t.Helper()
+		f.claim = []db.Page{claimed(1, "https://example.com/", depth, "000")}
+		page := htmlResult("<p>page</p>")
+		page.Links = links
+		b := newFetchBatch(f, &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": page}}, nil, settings, FetchPagesInput{})
+		b.links = memo
+		if _, err := b.run(context.Background()); err != nil && f.fail["SaveFetches"] == nil {
+			t.Fatal(err)
+		}
+		if len(f.outcomes) == 0 {
+			return nil
+		}
+		return f.outcomes[len(f.outcomes)-1].Links
+	}
+	urls := func(links []db.NewPage) []string {
+		var out []string
+		for _, l := range links {
+			out = append(out, l.URL)
+		}
+		return out
+	}
+	// The database refuses the first save: nothing is remembered.
+	run(&fakeStore{crawl: c, fail: map[string]error{"SaveFetches": errors.New("database down")}}, 1, "https://example.com/nav")
+	if got := urls(run(&fakeStore{crawl: c}, 1, "https://example.com/nav", "https://example.com/a")); !reflect.DeepEqual(got,
+		[]string{"https://example.com/nav", "https://example.com/a"}) {
+		t.Errorf("first saved batch sends %v", got)
+	}
+	if got := urls(run(&fakeStore{crawl: c}, 1, "https://example.com/nav", "https://example.com/b")); !reflect.DeepEqual(got,
+		[]string{"https://example.com/b"}) {
+		t.Errorf("second batch sends %v, want only the new link", got)
+	}
+	if got := urls(run(&fakeStore{crawl: c}, 0, "https://example.com/nav")); !reflect.DeepEqual(got, []string{"https://example.com/nav"}) {
+		t.Errorf("a link found closer to the start is sent %v", got)
+	}
 }

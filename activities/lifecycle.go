@@ -154,6 +154,9 @@ type FinishCrawlResult struct {
 // it sets its completion time and writes its last log entries, and, when
 // the crawl stopped at its page limit with pages left, an entry saying so.
 func (a *Activities) FinishCrawl(ctx context.Context, in FinishCrawlInput) (FinishCrawlResult, error) {
+	if id, err := uuid.Parse(in.CrawlID); err == nil {
+		a.Links.Forget(id) // this worker's; others forget it as their memo fills
+	}
 	return finishCrawl(ctx, a.Store, a.Settings, in)
 }
 

@@ -527,12 +527,15 @@ func (o FetchOutcome) Size() int {
 // keeps its pages as they are. A page that is no longer claimed (saved by
 // an earlier attempt of the same batch) is left alone, and so are its
 // links. A page whose record the database refuses is marked failed rather
-// than failing the others.
-func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome) error {
+// than failing the others. It returns the pages it saved, whose links are
+// now in the frontier.
+func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome) ([]int64, error) {
 	if len(outs) == 0 {
-		return nil
+		return nil, nil
 	}
-	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	var saved []int64
+	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		saved = saved[:0]
 		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
 		if err != nil || !running {
 			return err
@@ -548,6 +551,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			var logs []CrawlLog
 			for _, o := range outs {
 				if savedIDs[o.PageID] {
+					saved = append(saved, o.PageID)
 					links = append(links, o.Links...)
 					if o.Log != nil {
 						logs = append(logs, *o.Log)
@@ -562,7 +566,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		}
 		var links []NewPage
 		for _, o := range outs {
-			saved, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
+			ok, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
 			if Transient(err) {
 				return err
 			}
@@ -575,7 +579,8 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 				}
 				continue
 			}
-			if saved {
+			if ok {
+				saved = append(saved, o.PageID)
 				links = append(links, o.Links...)
 				if o.Log != nil {
 					if err := insertLogs(ctx, tx, []CrawlLog{*o.Log}); err != nil {
@@ -587,6 +592,10 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		_, err = enqueue(ctx, tx, crawlID, links)
 		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return saved, nil
 }
 
 // saveFetchGroup records the fetches of claimed pages in one statement and

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,7 +206,7 @@ func TestClaimModes(t *testing.T) {
 		{PageID: first[1].ID, State: crawl.PageQueued, Render: true, Error: "needs JavaScript"},
 		{PageID: first[2].ID, State: crawl.PageQueued, RetryIn: time.Millisecond},
 	}
-	if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, outs); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := store.RenderQueued(ctx, c.ID); err != nil || n != 1 {
@@ -260,8 +261,14 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	out := db.FetchOutcome{PageID: pages[0].ID, State: crawl.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
 		Links: []db.NewPage{page("/a", 1, "000000"), page("/b", 1, "000001")}}
 	for i := 0; i < 2; i++ {
-		if err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out}); err != nil {
+		saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out})
+		if err != nil {
 			t.Fatal(err)
+		}
+		// The second save finds the page saved: its links were enqueued
+		// by the first.
+		if want := []int64{pages[0].ID}; i == 0 && !slices.Equal(saved, want) || i == 1 && len(saved) != 0 {
+			t.Errorf("save %d returned pages %v", i+1, saved)
 		}
 	}
 	counts, err := store.CountPages(ctx, c.ID)
@@ -317,7 +324,7 @@ func TestSaveFetchesConverted(t *testing.T) {
 			// fails, and each page is saved alone (the refused one failed).
 			outs[1].State = crawl.PageState("unheard-of")
 		}
-		if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+		if _, err := store.SaveFetches(ctx, c.ID, outs); err != nil {
 			t.Fatal(err)
 		}
 		var got []db.Page
@@ -380,7 +387,7 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: crawl.PageFetched, StatusCode: 200})
 		ids = append(ids, p.ID)
 	}
-	if err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, outs); err != nil {
 		t.Fatal(err)
 	}
 	return ids

@@ -23,6 +23,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/metrics"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -97,6 +98,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		Static: static,
 		// A nil *metrics.Worker records nothing.
 		Fetches: m,
+		Links:   linkmemo.New(linkMemoSize),
 		Settings: activities.Settings{
 			MaxPagesPerCrawl:       cfg.MaxPagesPerCrawl,
 			DefaultConcurrentPages: cfg.DefaultConcurrentPages,
@@ -207,6 +209,10 @@ func (w *Workers) Stop() {
 
 // Run runs the workers (with a browser when withBrowser) and the
 // reconciler until ctx is done.
+// linkMemoSize bounds the links a worker remembers having enqueued, over
+// all crawls (linkmemo): about 15 MB.
+const linkMemoSize = 100_000
+
 func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Store, logger *slog.Logger, withBrowser bool, m *metrics.Worker) error {
 	if err := EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		return err
