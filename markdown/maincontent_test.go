@@ -54,6 +54,26 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 			unwant: []string{"More on this", "Rivers that change", "inbox every morning"},
 		},
 		{
+			name: "a comment thread named in German, camel-cased",
+			body: `<article>` + article + `<div class="kommentarModul"><h3>Ihre Meinung</h3>
+				<div class="kommentarContent"><p>Hallo, eine super Idee, ich hatte den Fehler auch schon oft gemacht und mich gewundert.</p></div></div></article>`,
+			unwant: []string{"Ihre Meinung", "super Idee"},
+		},
+		{
+			name: "teasers that end with a read-more link",
+			body: `<div class="main"><article>` + article + `</article><h2>Veranstaltungen</h2>
+				<div class="card"><h3>Den Hof öffnen</h3><p>Sie haben einen landwirtschaftlichen Betrieb und würden gerne Ihren Beitrag zum Dialog leisten?</p>
+				<a href="/events/1">Mehr lesen...</a></div>
+				<div class="card"><h3>Wäschepflege von A bis Z</h3><p>Ein Seminar für Auszubildende in der Hauswirtschaft rund um die Wäschepflege im Haushalt.</p>
+				<a href="/events/2">» Read more</a></div></div>`,
+			unwant: []string{"Den Hof", "landwirtschaftlichen Betrieb", "Mehr lesen", "Wäschepflege", "Read more"},
+		},
+		{
+			name: "a cookie banner named in one word",
+			body: `<article>` + article + `</article><div id="cookiebanner"><p>Um unsere Webseite für Sie optimal zu gestalten, verwenden wir Cookies.</p></div>`,
+			unwant: []string{"verwenden wir Cookies"},
+		},
+		{
 			name: "a wrapper named after a section still holds the article",
 			body: `<div class="content-with-related-sidebar"><div class="story">` + article + `</div></div>`,
 		},

@@ -20,6 +20,9 @@ import (
 // not the page's article, whatever it holds.
 var sectionWords = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true,
+	// the same in German, French, Spanish, Portuguese, Italian, Dutch and Polish
+	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
+	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
 	"related": true, "recommended": true, "recommendations": true, "recirc": true, "recirculation": true,
 	"outbrain": true, "taboola": true, "trending": true,
 	"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
@@ -111,7 +114,7 @@ func furniture(n *html.Node) bool {
 				continue
 			}
 			for _, w := range wordsOf(a.Val) {
-				named = named || furnitureWords[w]
+				named = named || furnitureWords[w] || strings.HasPrefix(w, "cookie")
 				sidebar = sidebar || w == "sidebar"
 			}
 		}
@@ -140,7 +143,7 @@ func namesGallery(n *html.Node) bool {
 		if a.Key != "class" && a.Key != "id" {
 			continue
 		}
-		if hasWord(wordsOf(a.Val), galleryWords) {
+		if hasWord(nameWords(a.Val), galleryWords) {
 			return true
 		}
 	}
@@ -166,8 +169,10 @@ func notArticle(n *html.Node) bool {
 				return true
 			}
 		case "class":
-			for _, c := range strings.Fields(v) {
-				if hiddenClasses[c] || block && namesSection(c, 0) {
+			// Names keep their case here: a camel-cased one is cut into
+			// its words.
+			for _, c := range strings.Fields(a.Val) {
+				if hiddenClasses[strings.ToLower(c)] || block && namesSection(c, 0) {
 					return true
 				}
 			}
@@ -176,7 +181,7 @@ func notArticle(n *html.Node) bool {
 			// ("sharing-with-a-single-developer"), not a name; so is
 			// one made of the words of the heading the element starts
 			// with (a manual's section "Comments & Proposals").
-			if block && namesSection(v, maxIDWords) && !headingAnchor(n, v) {
+			if block && namesSection(strings.TrimSpace(a.Val), maxIDWords) && !headingAnchor(n, v) {
 				return true
 			}
 		}
@@ -210,7 +215,46 @@ func namesSection(name string, maxWords int) bool {
 	if maxWords > 0 && len(words) > maxWords {
 		return false
 	}
-	return hasWord(words, sectionWords)
+	return hasWord(words, sectionWords) || hasWord(nameWords(name), threadWords)
+}
+
+// threadWords are the section words that name a comment thread or other
+// stories also as a part of a camel-cased name ("kommentarModul",
+// "relatedPosts"); the others count only as whole words, since a part
+// ("imageCaption", "postAuthorCard") names a piece of the article.
+var threadWords = map[string]bool{
+	"comment": true, "comments": true, "commentlist": true, "disqus": true,
+	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
+	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
+	"related": true, "recommended": true, "recommendations": true, "outbrain": true, "taboola": true,
+}
+
+// nameWords are the words of a class or id: runs of letters and digits,
+// a camel-cased name cut where a capital follows a small letter
+// ("kommentarModul", "relatedPosts"), in lower case.
+func nameWords(name string) []string {
+	var words []string
+	start, prevLower := -1, false
+	for i, r := range name {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case !word:
+			if start >= 0 {
+				words = append(words, strings.ToLower(name[start:i]))
+			}
+			start = -1
+		case start < 0:
+			start = i
+		case prevLower && unicode.IsUpper(r):
+			words = append(words, strings.ToLower(name[start:i]))
+			start = i
+		}
+		prevLower = unicode.IsLower(r)
+	}
+	if start >= 0 {
+		words = append(words, strings.ToLower(name[start:]))
+	}
+	return words
 }
 
 // hasWord reports whether one of words is in set.

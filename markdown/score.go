@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"regexp"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -448,7 +449,7 @@ func styleHidden(n *html.Node) bool {
 func isCard(n *html.Node) bool {
 	for level := 0; level < maxCardDepth && n.Parent != nil; level++ {
 		p := n.Parent
-		count, titled, before := 0, false, true
+		count, titled, before, more := 0, false, true, false
 		for k := p.FirstChild; k != nil && count <= maxCardBlocks; k = k.NextSibling {
 			if k.Type != html.ElementNode {
 				continue
@@ -456,18 +457,43 @@ func isCard(n *html.Node) bool {
 			count++
 			if k == n {
 				before = false
+				continue
 			}
 			if before && !titled {
 				titled = heading(k) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
 			}
+			if !before && !more {
+				more = readMoreLink(k)
+			}
 		}
-		if titled && count <= maxCardBlocks {
+		if (titled || more) && count <= maxCardBlocks {
 			return true
 		}
 		n = p
 	}
 	return false
 }
+
+// readMoreLink reports whether block or link n is a link that reads on
+// elsewhere ("Read more", "Mehr lesen…"), as a teaser of another page
+// ends.
+func readMoreLink(n *html.Node) bool {
+	a := n
+	if n.Data != "a" {
+		if linkShare(n) < 1 {
+			return false
+		}
+		a = firstBelow(n, func(c *html.Node) bool { return c.Data == "a" })
+	}
+	if a == nil || attr(a, "href") == "" {
+		return false
+	}
+	return readMore.MatchString(strings.TrimSpace(nodeText(a)))
+}
+
+// readMore is the whole text of a link that reads on elsewhere, in the
+// languages of the pages measured.
+var readMore = regexp.MustCompile(`(?i)^[»›>\s]*(read more|read on|continue reading|more|mehr|mehr lesen|weiterlesen|zum artikel|lire la suite|en savoir plus|leer más|seguir leyendo|leia mais|continua a leggere|leggi tutto|czytaj dalej|więcej|lees meer)[\s.…»›>•]*$`)
 
 // maxCardBlocks is the most elements of a card.
 const maxCardBlocks = 6

@@ -74,6 +74,7 @@ func main() {
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
 	flag.BoolVar(&byRecall, "recall", false, "with -worst, list the pages where recall is lowest instead")
+	flag.BoolVar(&versus, "versus", false, "list the pages where this service's precision or recall is below go-trafilatura's")
 	flag.StringVar(&only, "page", "", "score only the pages whose name holds this")
 	flag.Parse()
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
@@ -186,7 +187,7 @@ func scoreSet(title string, pages []page, extractors []extractor, limit int, dif
 		pages = pages[:limit]
 	}
 	fmt.Printf("%s: %d pages\n", title, len(pages))
-	var first []scored
+	var first, last []scored
 	for i, x := range extractors {
 		var t total
 		for _, p := range pages {
@@ -201,10 +202,45 @@ func scoreSet(title string, pages []page, extractors []extractor, limit int, dif
 					p.diff(text)
 				}
 			}
+			if i == len(extractors)-1 {
+				last = append(last, scored{p.name, s})
+			}
 		}
 		fmt.Printf("  %s %s\n", x.name, t)
 	}
+	if versus {
+		printVersus(first, last)
+	}
 	printWorst(first, worst)
+}
+
+// versus makes scoreSet list the pages where this service's precision or
+// recall is below go-trafilatura's.
+var versus bool
+
+// printVersus lists the pages where ours (the first extractor) is less
+// precise, or recalls less, than theirs (the last), by how much.
+func printVersus(ours, theirs []scored) {
+	type gap struct {
+		name       string
+		dp, dr     float64
+		ours, them score
+	}
+	var gaps []gap
+	for i := range ours {
+		dp, dr := ours[i].precision()-theirs[i].precision(), ours[i].recall()-theirs[i].recall()
+		if dp < 0 || dr < 0 {
+			gaps = append(gaps, gap{ours[i].name, dp, dr, ours[i].score, theirs[i].score})
+		}
+	}
+	sort.SliceStable(gaps, func(i, j int) bool { return min(gaps[i].dp, gaps[i].dr) < min(gaps[j].dp, gaps[j].dr) })
+	sumP, sumR := 0.0, 0.0
+	for _, g := range gaps {
+		sumP += min(g.dp, 0)
+		sumR += min(g.dr, 0)
+		fmt.Printf("    %-40s precision %+.3f recall %+.3f (ours fp %d fn %d, theirs fp %d fn %d)\n", g.name, g.dp, g.dr, g.ours.fp, g.ours.fn, g.them.fp, g.them.fn)
+	}
+	fmt.Printf("    %d pages behind: precision lost %.3f a page, recall lost %.3f a page\n", len(gaps), sumP/float64(len(ours)), sumR/float64(len(ours)))
 }
 
 // scored is one page's outcome.
