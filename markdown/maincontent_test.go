@@ -69,8 +69,8 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 			unwant: []string{"Den Hof", "landwirtschaftlichen Betrieb", "Mehr lesen", "Wäschepflege", "Read more"},
 		},
 		{
-			name: "a cookie banner named in one word",
-			body: `<article>` + article + `</article><div id="cookiebanner"><p>Um unsere Webseite für Sie optimal zu gestalten, verwenden wir Cookies.</p></div>`,
+			name:   "a cookie banner named in one word",
+			body:   `<article>` + article + `</article><div id="cookiebanner"><p>Um unsere Webseite für Sie optimal zu gestalten, verwenden wir Cookies.</p></div>`,
 			unwant: []string{"verwenden wir Cookies"},
 		},
 		{
