@@ -69,6 +69,15 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 			unwant: []string{"Den Hof", "landwirtschaftlichen Betrieb", "Mehr lesen", "Wäschepflege", "Read more"},
 		},
 		{
+			name: "other stories' teasers set in the article as an aside",
+			body: `<article>` + paragraphs("harbours", 4) + `<aside class="inset"><div class="item"><h6><a href="/other">How canals are dug</a></h6>
+				<p>When a canal is dug through soft ground, the banks give way unless they are …<a href="/other">Read more</a></p></div>
+				<div class="item"><h6><a href="/third">Locks explained</a></h6><p>A lock lifts a boat the way a stair lifts a walker …
+				<a href="/third">Read more</a></p></div></aside>` + paragraphs("docks", 4) + `</article>`,
+			want:   []string{"Paragraph 4 on harbours", "Paragraph 1 on docks"},
+			unwant: []string{"How canals are dug", "soft ground", "Locks explained", "Read more"},
+		},
+		{
 			name:   "a cookie banner named in one word",
 			body:   `<article>` + article + `</article><div id="cookiebanner"><p>Um unsere Webseite für Sie optimal zu gestalten, verwenden wir Cookies.</p></div>`,
 			unwant: []string{"verwenden wir Cookies"},

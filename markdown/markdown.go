@@ -693,8 +693,64 @@ func absolutize(doc *goquery.Document, base *url.URL) {
 	// A link's title (a tooltip, mostly its own text again) is noise in
 	// the markdown.
 	doc.Find("a[title]").RemoveAttr("title")
+	doc.Find("img").Each(func(_ int, s *goquery.Selection) { lazySource(s.Get(0)) })
 	doc.Find("img[src]").Each(fix("src"))
 	joinText(doc.Get(0))
+}
+
+// lazySource gives a picture whose page loads it with a script (no src,
+// or a placeholder: a data: URI, a blank or spacer image) the address the
+// script would load, from the attributes lazy loaders read (data-src,
+// data-lazy-src, data-original, then the first of a srcset). A
+// placeholder with none of them goes: it shows nothing.
+func lazySource(img *html.Node) {
+	src := strings.TrimSpace(attr(img, "src"))
+	if src != "" && !placeholder(src) {
+		return
+	}
+	for _, key := range []string{"data-src", "data-lazy-src", "data-original", "data-lazy", "data-srcset", "srcset"} {
+		v := strings.TrimSpace(attr(img, key))
+		if strings.HasSuffix(key, "srcset") {
+			v, _, _ = strings.Cut(v, ",")
+			v, _, _ = strings.Cut(strings.TrimSpace(v), " ")
+		}
+		if v != "" && !placeholder(v) {
+			setAttr(img, "src", v)
+			return
+		}
+	}
+	if src != "" {
+		setAttr(img, "src", "")
+	}
+}
+
+// placeholder reports whether an image address is a lazy loader's
+// stand-in: an inline data: image or a file named blank, spacer,
+// placeholder, transparent or pixel.
+func placeholder(src string) bool {
+	l := strings.ToLower(src)
+	if strings.HasPrefix(l, "data:") {
+		return true
+	}
+	name := l[strings.LastIndexByte(l, '/')+1:]
+	name, _, _ = strings.Cut(name, "?")
+	name, _, _ = strings.Cut(name, ".")
+	switch name {
+	case "blank", "spacer", "placeholder", "transparent", "pixel", "1x1", "grey", "gray", "lazy", "loading":
+		return true
+	}
+	return false
+}
+
+// setAttr sets attribute key of n to v, adding it when n has none.
+func setAttr(n *html.Node, key, v string) {
+	for i := range n.Attr {
+		if n.Attr[i].Key == key {
+			n.Attr[i].Val = v
+			return
+		}
+	}
+	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: v})
 }
 
 // joinText merges adjacent text nodes below n, as a parser would have

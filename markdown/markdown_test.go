@@ -110,6 +110,29 @@ func TestBaseHref(t *testing.T) {
 	}
 }
 
+// TestLazyImages: a picture a script loads gets the address the script
+// would load (data-src, data-lazy-src, data-original, a srcset); a
+// placeholder with no such address, or an inline data: image, goes.
+func TestLazyImages(t *testing.T) {
+	page := `<html><body><p>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==" data-src="/img/one.jpg" alt="One">
+<img src="/assets/blank.gif" data-lazy-src="two.jpg" alt="Two">
+<img data-srcset="/img/three-small.jpg 400w, /img/three.jpg 800w" alt="Three">
+<img src="/img/four.jpg" data-src="/img/other.jpg" alt="Four">
+<img src="data:image/png;base64,iVBORw0KGgo=" alt="Inline">
+</p></body></html>`
+	d := convert(t, page, Options{IncludeLinks: true})
+	for _, want := range []string{"![One](https://example.com/img/one.jpg)", "![Two](https://example.com/blog/two.jpg)",
+		"![Three](https://example.com/img/three-small.jpg)", "![Four](https://example.com/img/four.jpg)"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("markdown lacks %s:\n%s", want, d.Markdown)
+		}
+	}
+	if strings.Contains(d.Markdown, "data:") || strings.Contains(d.Markdown, "Inline") {
+		t.Errorf("an inline or placeholder image is kept:\n%s", d.Markdown)
+	}
+}
+
 func TestInvisibleCharacters(t *testing.T) {
 	d := convert(t, "<html><body><p>Soft\u00adhy\u00adphens and zero\u200bwidth spaces.</p></body></html>", Options{})
 	if d.Markdown != "Softhyphens and zerowidth spaces." {

@@ -19,7 +19,7 @@ import (
 // sectionWords are words of a class or id that name a section which is
 // not the page's article, whatever it holds.
 var sectionWords = map[string]bool{
-	"comment": true, "comments": true, "commentlist": true, "disqus": true,
+	"comment": true, "comments": true, "commentlist": true, "disqus": true, "replies": true,
 	// the same in German, French, Spanish, Portuguese, Italian, Dutch and Polish
 	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
 	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
@@ -76,7 +76,7 @@ func pruneSections(body *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if !keep[c] && (notArticle(c) || inCore && namesGallery(c) || !inCore && furniture(c)) {
+				if !keep[c] && (notArticle(c) || inCore && (namesGallery(c) || linkBox(c)) || !inCore && furniture(c)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c, inCore || c == core)
@@ -121,6 +121,43 @@ func furniture(n *html.Node) bool {
 	}
 	return named && !(sidebar && proseBox(n))
 }
+
+// linkBox reports whether n is an aside inside the article that is
+// mostly links: other stories' teasers set in the text ("Related: …"
+// with their titles, pictures and "Read more"), not a note beside it.
+func linkBox(n *html.Node) bool {
+	return n.Data == "aside" && (linkShare(n) >= maxInsetLinks || onlyTeasers(n))
+}
+
+// onlyTeasers reports whether every paragraph below n is part of a card
+// (another page's teaser: a linked title before it, or a read-more link
+// after it), and there is one.
+func onlyTeasers(n *html.Node) bool {
+	found, other := false, false
+	var walk func(c *html.Node)
+	walk = func(c *html.Node) {
+		for k := c.FirstChild; k != nil && !other; k = k.NextSibling {
+			if k.Type != html.ElementNode {
+				continue
+			}
+			if k.Data == "p" && strings.TrimSpace(nodeText(k)) != "" {
+				if isCard(k) {
+					found = true
+				} else {
+					other = true
+				}
+				continue
+			}
+			walk(k)
+		}
+	}
+	walk(n)
+	return found && !other
+}
+
+// maxInsetLinks is the share of an aside's text in links from which,
+// inside the article, it is other stories' teasers.
+const maxInsetLinks = 0.5
 
 // proseBox reports whether n holds a paragraph of prose (see minProse)
 // and is mostly not links.
@@ -223,7 +260,7 @@ func namesSection(name string, maxWords int) bool {
 // "relatedPosts"); the others count only as whole words, since a part
 // ("imageCaption", "postAuthorCard") names a piece of the article.
 var threadWords = map[string]bool{
-	"comment": true, "comments": true, "commentlist": true, "disqus": true,
+	"comment": true, "comments": true, "commentlist": true, "disqus": true, "replies": true,
 	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
 	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
 	"related": true, "recommended": true, "recommendations": true, "outbrain": true, "taboola": true,

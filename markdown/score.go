@@ -493,7 +493,7 @@ func readMoreLink(n *html.Node) bool {
 
 // readMore is the whole text of a link that reads on elsewhere, in the
 // languages of the pages measured.
-var readMore = regexp.MustCompile(`(?i)^[»›>\s]*(read more|read on|continue reading|more|mehr|mehr lesen|weiterlesen|zum artikel|lire la suite|en savoir plus|leer más|seguir leyendo|leia mais|continua a leggere|leggi tutto|czytaj dalej|więcej|lees meer)[\s.…»›>•]*$`)
+var readMore = regexp.MustCompile(`(?i)^[»›>\s]*(read more|read on|continue reading|learn more|find out more|more|mehr|mehr lesen|mehr erfahren|mehr dazu|weiter|weiterlesen|zum artikel|zum beitrag|lire la suite|en savoir plus|leer más|seguir leyendo|ver más|leia mais|saiba mais|continua a leggere|leggi tutto|scopri di più|czytaj dalej|czytaj więcej|więcej|lees meer)[\s.…»›>•]*$`)
 
 // maxCardBlocks is the most elements of a card.
 const maxCardBlocks = 6
