@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -200,18 +198,11 @@ func loadGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids 
 // convertAll converts pages on every core; it stops early when ctx ends.
 func convertAll(ctx context.Context, pages []db.Page, o markdown.Options) []converted {
 	results := make([]converted, len(pages))
-	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(pages)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(pages) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				results[i] = convertPage(pages[i], o)
-			}
-		}()
-	}
-	wg.Wait()
+	onEveryCore(len(pages), func(i int) {
+		if ctx.Err() == nil {
+			results[i] = convertPage(pages[i], o)
+		}
+	})
 	return results
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -294,6 +295,18 @@ func (f *fakeStore) StoredAfter(_ context.Context, _ uuid.UUID, after int64, lim
 	return out, f.call("StoredAfter")
 }
 
+func (f *fakeStore) StoredPages(_ context.Context, _ uuid.UUID, ids []int64) ([]db.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []db.Page
+	for _, p := range f.results {
+		if slices.Contains(ids, p.ID) {
+			out = append(out, p)
+		}
+	}
+	return out, f.call("StoredPages")
+}
+
 func (f *fakeStore) SaveSettled(_ context.Context, _ uuid.UUID, pages []db.Settled) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -304,6 +317,13 @@ func (f *fakeStore) SaveSettled(_ context.Context, _ uuid.UUID, pages []db.Settl
 		f.settled = map[int64]db.Settled{}
 	}
 	for _, p := range pages {
+		if p.Whole { // the markdown stored whole stays
+			for _, r := range f.results {
+				if r.ID == p.PageID {
+					p.Markdown = *r.RawMarkdown
+				}
+			}
+		}
 		f.settled[p.PageID] = p
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/dedupe"
 )
 
 // TestDeduplicatePages: the batch is stored (whole: deduplication is
@@ -117,6 +118,22 @@ func TestSettleDeduplication(t *testing.T) {
 	}
 	if res.Pages != 4 || res.Changed != 3 {
 		t.Errorf("result %+v, want 4 pages, 3 changed", res)
+	}
+	// The start page loses nothing: its markdown stays as stored, and
+	// only its count of fragments is written.
+	fragments := 0
+	for _, b := range dedupe.Split(raw[1]) {
+		if b.Fragment {
+			fragments++
+		}
+	}
+	if s := f.settled[1]; !s.Whole || s.Fragments != fragments || s.Removed != 0 {
+		t.Errorf("start page settled %+v, want whole with %d fragments", s, fragments)
+	}
+	for id := int64(2); id <= 4; id++ {
+		if f.settled[id].Whole {
+			t.Errorf("page %d, which loses text, is saved whole", id)
+		}
 	}
 	var entries []string
 	for _, l := range f.logs {

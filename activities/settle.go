@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
@@ -15,6 +17,7 @@ import (
 type settleStore interface {
 	crawlLoader
 	StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]db.Page, error)
+	StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
 	SaveSettled(ctx context.Context, crawlID uuid.UUID, pages []db.Settled) error
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 }
@@ -37,9 +40,9 @@ const settleChunk = 200
 // when the crawl ends (with deduplicateContent; otherwise it does
 // nothing): every page is known then, so what each keeps does not depend
 // on the order pages were fetched in (dedupe.Decide says who keeps what).
-// Pages are read twice, a chunk at a time: once for their fragments, once
-// to rebuild and save what each keeps, with a log entry for each page that
-// lost some. It starts from the raw markdown every time, so a retry
+// Pages are read a chunk at a time for their fragments; those that lose
+// some are read again to rebuild and save what each keeps, with a log
+// entry for each (the others keep their markdown as stored). It starts from the raw markdown every time, so a retry
 // writes the same.
 func (a *Activities) SettleDeduplication(ctx context.Context, in SettleDeduplicationInput) (SettleDeduplicationResult, error) {
 	return settleDeduplication(ctx, a.Store, in)
@@ -53,12 +56,22 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 		return SettleDeduplicationResult{}, err
 	}
 	var pages []dedupe.SitePage
+	var fragments []int // of each page, its fragments (repeats counted)
 	err = eachStored(ctx, store, c.ID, func(chunk []db.Page) error {
-		for _, p := range chunk {
+		site := make([]dedupe.SitePage, len(chunk))
+		counts := make([]int, len(chunk))
+		onEveryCore(len(chunk), func(i int) {
+			p := chunk[i]
 			blocks := dedupe.Split(derefString(p.RawMarkdown))
-			pages = append(pages, dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, NoIndex: p.NoIndex,
-				Hashes: dedupe.Hashes(blocks)})
-		}
+			for _, b := range blocks {
+				if b.Fragment {
+					counts[i]++
+				}
+			}
+			site[i] = dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, NoIndex: p.NoIndex,
+				Hashes: dedupe.Hashes(blocks)}
+		})
+		pages, fragments = append(pages, site...), append(fragments, counts...)
 		progress.Add(int64(len(chunk)))
 		return nil
 	})
@@ -67,12 +80,35 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	}
 	decision := dedupe.Decide(pages)
 	res := SettleDeduplicationResult{Pages: len(pages)}
-	err = eachStored(ctx, store, c.ID, func(chunk []db.Page) error {
+	// A page that loses nothing keeps its markdown as stored: only its
+	// count of fragments is written. The others are read again and
+	// rebuilt.
+	var losing []int64
+	var whole []db.Settled
+	for i, p := range pages {
+		if decision.Loses(p.ID, p.Hashes) {
+			losing = append(losing, p.ID)
+		} else {
+			whole = append(whole, db.Settled{PageID: p.ID, Fragments: fragments[i], Whole: true})
+		}
+	}
+	pages, fragments = nil, nil
+	for start := 0; start < len(whole); start += settleChunk {
+		if err := store.SaveSettled(ctx, c.ID, whole[start:min(start+settleChunk, len(whole))]); err != nil {
+			return res, err
+		}
+		progress.Add(int64(min(settleChunk, len(whole)-start)))
+	}
+	err = eachOf(ctx, store, c.ID, losing, func(chunk []db.Page) error {
 		settled := make([]db.Settled, len(chunk))
+		keeps := make([]dedupe.Keep, len(chunk))
+		onEveryCore(len(chunk), func(i int) {
+			raw := derefString(chunk[i].RawMarkdown)
+			keeps[i] = decision.Assemble(chunk[i].ID, raw, dedupe.Split(raw))
+		})
 		var logs []db.CrawlLog
 		for i, p := range chunk {
-			raw := derefString(p.RawMarkdown)
-			k := decision.Assemble(p.ID, raw, dedupe.Split(raw))
+			k := keeps[i]
 			settled[i] = db.Settled{PageID: p.ID, Markdown: k.Markdown, Fragments: k.Fragments, Removed: k.Removed}
 			if k.Removed > 0 {
 				res.Changed++
@@ -93,19 +129,82 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 }
 
 // eachStored calls fn with the crawl's result pages, settleChunk at a
-// time, in ID order.
+// time, in ID order; the next chunk is read while fn works on this one.
 func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn func([]db.Page) error) error {
 	var after int64
-	for {
+	return readAhead(func() ([]db.Page, error) {
 		chunk, err := store.StoredAfter(ctx, crawlID, after, settleChunk)
-		if err != nil || len(chunk) == 0 {
-			return err
+		if len(chunk) > 0 {
+			after = chunk[len(chunk)-1].ID
 		}
-		if err := fn(chunk); err != nil {
-			return err
+		return chunk, err
+	}, fn)
+}
+
+// eachOf calls fn with the crawl's result pages ids, settleChunk at a
+// time, in ID order; the next chunk is read while fn works on this one.
+func eachOf(ctx context.Context, store settleStore, crawlID uuid.UUID, ids []int64, fn func([]db.Page) error) error {
+	return readAhead(func() ([]db.Page, error) {
+		if len(ids) == 0 {
+			return nil, nil
 		}
-		after = chunk[len(chunk)-1].ID
+		chunk := ids[:min(settleChunk, len(ids))]
+		ids = ids[len(chunk):]
+		return store.StoredPages(ctx, crawlID, chunk)
+	}, fn)
+}
+
+// readAhead calls fn with each chunk read returns until one is empty,
+// reading the next while fn works on the last. It stops at the first
+// error of either.
+func readAhead(read func() ([]db.Page, error), fn func([]db.Page) error) error {
+	type loaded struct {
+		pages []db.Page
+		err   error
 	}
+	chunks := make(chan loaded, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(chunks)
+		for {
+			chunk, err := read()
+			select {
+			case chunks <- loaded{chunk, err}:
+			case <-stop:
+				return
+			}
+			if err != nil || len(chunk) == 0 {
+				return
+			}
+		}
+	}()
+	for c := range chunks {
+		if c.err != nil || len(c.pages) == 0 {
+			return c.err
+		}
+		if err := fn(c.pages); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onEveryCore calls fn(i) for i from 0 to n-1, on as many goroutines as
+// there are cores, and returns when all are done.
+func onEveryCore(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func derefString(s *string) string {

@@ -456,8 +456,19 @@ func TestSettledMarkdown(t *testing.T) {
 			t.Errorf("page %d read back as %+v", p.ID, p)
 		}
 	}
-	if err := store.SaveSettled(ctx, c.ID, []db.Settled{{PageID: ids[1], Markdown: "Own 1.", Fragments: 2, Removed: 1}}); err != nil {
+	// StoredPages reads the pages asked for only.
+	if got, err := store.StoredPages(ctx, c.ID, []int64{ids[1]}); err != nil || len(got) != 1 || got[0].ID != ids[1] || got[0].RawMarkdown == nil {
+		t.Errorf("StoredPages(%d) = %+v, %v", ids[1], got, err)
+	}
+	// The first page loses nothing: saved whole, its markdown stays (the
+	// Markdown given is not written) and its fragments are counted.
+	if err := store.SaveSettled(ctx, c.ID, []db.Settled{{PageID: ids[1], Markdown: "Own 1.", Fragments: 2, Removed: 1},
+		{PageID: ids[0], Markdown: "not written", Fragments: 2, Whole: true}}); err != nil {
 		t.Fatal(err)
+	}
+	var counted db.Page
+	if err := store.DB().NewSelect().Model(&counted).Where("id = ?", ids[0]).Scan(ctx); err != nil || counted.Fragments == nil || *counted.Fragments != 2 {
+		t.Errorf("the page saved whole has fragments %v (%v), want 2", counted.Fragments, err)
 	}
 	want := map[int64][2]string{ids[0]: {"Shared.\n\nOwn 0.", "Shared.\n\nOwn 0."}, ids[1]: {"Own 1.", "Shared.\n\nOwn 1."}}
 	for _, raw := range []bool{false, true} {

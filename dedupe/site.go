@@ -78,6 +78,17 @@ func (d *Decision) holders(h Hash) int32 {
 // page holds.
 func (d *Decision) owner(h Hash) int64 { return d.shared[h].owner }
 
+// Loses reports whether page id, holding the distinct fragments hashes,
+// loses any of them to another page: only then does Assemble change it.
+func (d *Decision) Loses(id int64, hashes []Hash) bool {
+	for _, h := range hashes {
+		if s, ok := d.shared[h]; ok && s.owner != id {
+			return true
+		}
+	}
+	return false
+}
+
 // maxPartners bounds the partners counted for a page: pages that share
 // text with more than that many others are all aggregates, and among them
 // the crawl's order decides. It bounds the memory and the time a site of
