@@ -9,13 +9,14 @@ import (
 // The worker's garbage collector settings, unless GOGC or GOMEMLIMIT say
 // otherwise. A worker's live heap is small (the pages in flight and their
 // trees), and it allocates a great deal per page: collecting when the heap
-// has grown by four times what is live, rather than Go's default of once,
-// spends about a sixth less of the machine's CPU a page for about 60 MB
-// more resident memory at 32 pages in flight (docs/benchmarks.md). The
-// soft limit makes the collector work harder before the heap passes it,
-// so a burst of very large pages does not grow the process without bound.
+// has grown by twice what is live, rather than Go's default of once,
+// spends about an eighth less of the machine's CPU a page for about 20 to
+// 40 MB more resident memory (docs/benchmarks.md; four times saved little
+// more and grew the worker with the crawl's size). The soft limit makes
+// the collector work harder before the heap passes it, so a burst of very
+// large pages does not grow the process without bound.
 const (
-	workerGCPercent   = 400
+	workerGCPercent   = 200
 	workerMemoryLimit = 384 << 20
 )
 
