@@ -33,6 +33,7 @@ import (
 // A list of links between two paragraphs of prose is the article's own
 // (its sources, a changelog) and stays.
 func trimArticle(content *html.Node, title string) {
+	dropCredits(content)
 	blocks := blocksOf(content)
 	first, last := len(blocks), -1
 	for i, b := range blocks {
@@ -49,6 +50,8 @@ func trimArticle(content *html.Node, title string) {
 		switch {
 		case b.n.Data == "p" && aside(b):
 			drop[i] = true
+		case b.n.Data == "figcaption" && credit(b.text):
+			drop[i] = true // a caption that only credits the picture
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)):
 			drop[i] = true
 		case after && b.n.Data == "p" && b.share >= 0.9:
@@ -90,6 +93,48 @@ func trimArticle(content *html.Node, title string) {
 			b.n.Parent.RemoveChild(b.n)
 		}
 	}
+}
+
+// dropCredits cuts the credit that ends a picture's alt text or a
+// caption ("… Foto: Galli/Malteser", "(Photo: Getty)"): the picture and
+// what it shows stay.
+func dropCredits(content *html.Node) {
+	var walk func(n *html.Node, caption bool)
+	walk = func(n *html.Node, caption bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.ElementNode && c.Data == "img":
+				for i, a := range c.Attr {
+					if a.Key == "alt" {
+						c.Attr[i].Val = cutCredit(a.Val)
+					}
+				}
+			case c.Type == html.ElementNode:
+				walk(c, caption || c.Data == "figcaption")
+			case c.Type == html.TextNode && caption && c.NextSibling == nil:
+				c.Data = cutCredit(c.Data)
+			}
+		}
+	}
+	walk(content, false)
+}
+
+// creditTail ends a text with a picture's credit: "Foto: …", "(Photo:
+// …)", "Bild: …", "Image: …", "Credit: …", after a sentence or a space.
+var creditTail = regexp.MustCompile(`(?i)(^|[.!?]\s+|\s+)\(?(photo|photos|foto|fotos|bild|image|credit|crédit photo|photo credit)\s*:\s*[^!?:()]{1,60}\)?\s*$`)
+
+// cutCredit removes the credit that ends text, if one does and text is
+// more than that credit.
+func cutCredit(text string) string {
+	loc := creditTail.FindStringIndex(text)
+	if loc == nil || loc[0] == 0 {
+		return text
+	}
+	end := loc[0]
+	if m := creditTail.FindStringSubmatch(text); len(m) > 1 && m[1] != "" && strings.TrimSpace(m[1]) != "" {
+		end += len(strings.TrimRight(m[1], " \t\n")) // keep the sentence's full stop
+	}
+	return strings.TrimRight(text[:end], " \t\n,;–-")
 }
 
 // aside reports whether paragraph p is, wherever it stands, a line the
@@ -407,7 +452,7 @@ func blocksOf(n *html.Node) []block {
 				continue
 			}
 			switch c.Data {
-			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6":
+			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6":
 				out = append(out, readBlock(c))
 			default:
 				walk(c)

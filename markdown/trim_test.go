@@ -113,6 +113,10 @@ func TestTrimArticle(t *testing.T) {
 				`<p>The harbour commission met on Monday and agreed on the new fees.</p><p>Crews who lost boats will receive compensation from the town.</p>` +
 				`<p>Following this article's first edition, the harbour master answered.</p>` + p2,
 			[]string{"First", "The", "Crews", "Following", "Second"}},
+		{"a caption that only credits its picture goes; one that says more keeps all but the credit", "Story",
+			p1 + `<figure><img src="a.jpg" alt="Boats. Foto: Jane Doe"><figcaption>Foto: Sascha Klahn</figcaption></figure>` +
+				`<figure><img src="b.jpg"><figcaption>The harbour at dawn, before the crews arrive. (Photo: Getty)</figcaption></figure>` + p2,
+			[]string{"First", "The", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
@@ -136,5 +140,36 @@ func TestTrimArticle(t *testing.T) {
 				t.Errorf("kept %q, want %q", kept, c.kept)
 			}
 		})
+	}
+}
+
+// TestCutCredit: the credit that ends a caption or an alt text goes, the
+// rest stays; a text that is only a credit, or has none, is left as it is.
+func TestCutCredit(t *testing.T) {
+	for in, want := range map[string]string{
+		"Help after the flood in the Eifel. Foto: Galli/Malteser":                    "Help after the flood in the Eifel.",
+		"An overview. (Photo: Getty)":                                                "An overview.",
+		"Masks are worn at services. Foto: ccnull/Marco Verch/cc by sa 2.0":          "Masks are worn at services.",
+		"Roman Prymula, photo: ČTK":                                                  "Roman Prymula",
+		"Foto: Sascha Klahn":                                                         "Foto: Sascha Klahn",
+		"A chart of the sales by month":                                              "A chart of the sales by month",
+		"Image: the container image to run, which the registry serves to the nodes.": "Image: the container image to run, which the registry serves to the nodes.",
+	} {
+		if got := cutCredit(in); got != want {
+			t.Errorf("cutCredit(%q) = %q, want %q", in, got, want)
+		}
+	}
+	nodes, err := html.ParseFragment(strings.NewReader(`<figure><img src="a.jpg" alt="Boats at dawn. Foto: Jane Doe"><figcaption>The harbour. Foto: Jane Doe</figcaption></figure>`),
+		&html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &html.Node{Type: html.ElementNode, Data: "div"}
+	for _, n := range nodes {
+		root.AppendChild(n)
+	}
+	dropCredits(root)
+	if got := renderNodes([]*html.Node{root}); !strings.Contains(got, "![Boats at dawn.](a.jpg)") || !strings.Contains(got, "The harbour.") || strings.Contains(got, "Jane") {
+		t.Errorf("credits left in the picture or its caption:\n%s", got)
 	}
 }
