@@ -310,6 +310,9 @@ var tailHeading = regexp.MustCompile(`(?i)^((` +
 	`(leia|veja) também|notícias relacionadas|\d+ comentários|` +
 	`czytaj (też|także)|zobacz (też|także)|\d+ komentarze)\b|` +
 	`(related|recommended|popular|trending|comments?|share this|subscribe|sign up|` +
+	`about the author|comments are closed|was this (article|page|post) (helpful|useful)|press contact|` +
+	`über (den|die) autor(in)?|ansprechpartner(in)?|pressekontakt|ähnliche themen|war (der|dieser) (artikel|beitrag) (hilfreich|nützlich)|` +
+	`vous aimerez aussi|` +
 	`kommentare?|meistgelesen|comentarios?|commentaires?|commenti|comentários|komentarze|polecane)[\s:!?.…]*$)`)
 
 // maxTeaser is the longest paragraph under a tail heading inside the

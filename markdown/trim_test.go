@@ -117,6 +117,9 @@ func TestTrimArticle(t *testing.T) {
 			p1 + `<figure><img src="a.jpg" alt="Boats. Foto: Jane Doe"><figcaption>Foto: Sascha Klahn</figcaption></figure>` +
 				`<figure><img src="b.jpg"><figcaption>The harbour at dawn, before the crews arrive. (Photo: Getty)</figcaption></figure>` + p2,
 			[]string{"First", "The", "Second"}},
+		{"an author box and a press contact after the article", "Story",
+			p1 + p2 + `<h3>Über den Autor</h3><p>Jane Doe writes about harbours.</p><h4>Ansprechpartner</h4><p>Tel.: 0123 456</p>`,
+			[]string{"First", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
