@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -343,7 +344,9 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	if r.FinalURL != "" {
 		pageURL = r.FinalURL
 	}
+	converters <- struct{}{}
 	c, err := convertHTML(pageURL, r.Body, *b.markdown)
+	<-converters
 	rec.HTML = ""
 	if err != nil {
 		rec.State, rec.Error = crawl.PageSkipped, convertFailed(err)
@@ -352,6 +355,12 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	c.PageID = rec.PageID
 	rec.State, rec.Converted = crawl.PageConverted, &c
 }
+
+// converters bounds the pages a worker converts at once to its cores:
+// a conversion is CPU work and holds the page's tree, so converting more
+// at once (a batch has up to its parallelism of pages in hand) would only
+// hold more memory.
+var converters = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // save records a group of outcomes and counts them. Results in hand are
 // saved even when the activity is being cancelled: a retry then need not
