@@ -474,21 +474,35 @@ func isCard(n *html.Node) bool {
 	return false
 }
 
-// readMoreLink reports whether block or link n is a link that reads on
-// elsewhere ("Read more", "Mehr lesen…"), as a teaser of another page
-// ends.
+// readMoreLink reports whether n is a link that reads on elsewhere
+// ("Read more", "Mehr lesen…"), as a teaser of another page ends, or a
+// block that holds only such a link.
 func readMoreLink(n *html.Node) bool {
 	a := n
-	if n.Data != "a" {
-		if linkShare(n) < 1 {
+	// The link, or the one element of a block (of a wrapper of it: two
+	// levels at most, so that the test stays cheap).
+	for level := 0; a != nil && a.Data != "a"; level++ {
+		if level == 2 {
 			return false
 		}
-		a = firstBelow(n, func(c *html.Node) bool { return c.Data == "a" })
+		a = onlyElement(a)
 	}
-	if a == nil || attr(a, "href") == "" {
-		return false
+	return a != nil && attr(a, "href") != "" && readMore.MatchString(strings.TrimSpace(nodeText(a)))
+}
+
+// onlyElement is n's one child element when n holds nothing else but
+// white space; nil otherwise.
+func onlyElement(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.ElementNode && only == nil:
+			only = c
+		case c.Type == html.ElementNode, c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		}
 	}
-	return readMore.MatchString(strings.TrimSpace(nodeText(a)))
+	return only
 }
 
 // readMore is the whole text of a link that reads on elsewhere, in the
