@@ -116,15 +116,8 @@ func clean(doc *goquery.Document, o Options) {
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
 	mathAsTeX(doc)
-	doc.Find(never).Remove()
+	dropUnseen(doc.Get(0))
 	doc.Find(lineNumbers).Remove()
-	// A highlighter may end each line of code with <br> (Hexo): the line
-	// break is the code's newline.
-	doc.Find("pre br").Each(func(_ int, br *goquery.Selection) {
-		n := br.Get(0)
-		n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, n)
-		n.Parent.RemoveChild(n)
-	})
 	for _, sel := range o.ExcludeTags {
 		doc.Find(sel).Remove()
 	}
@@ -133,8 +126,8 @@ func clean(doc *goquery.Document, o Options) {
 	// A link with nothing to show (an anchor beside a heading or a
 	// member of an API page) would be "[](…)" in markdown.
 	doc.Find("a").Each(func(_ int, a *goquery.Selection) {
-		if strings.TrimSpace(a.Text()) == "" && a.Find("img").Length() == 0 {
-			a.Remove()
+		if n := a.Get(0); n.Parent != nil && !showsSomething(n) {
+			n.Parent.RemoveChild(n)
 		}
 	})
 	if len(o.IncludeOnlyTags) == 0 {
@@ -233,6 +226,45 @@ func visibleText(n *html.Node) int {
 	}
 	walk(n)
 	return count
+}
+
+// dropUnseen removes below root the elements that never hold readable
+// text (see never) and turns each <br> inside a <pre> into the code's
+// newline (a highlighter may end each line of code with one, as Hexo's
+// does), in one walk.
+func dropUnseen(root *html.Node) {
+	var walk func(n *html.Node, inPre bool)
+	walk = func(n *html.Node, inPre bool) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				switch {
+				case neverTags[c.Data]:
+					n.RemoveChild(c)
+				case inPre && c.Data == "br":
+					n.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, c)
+					n.RemoveChild(c)
+				default:
+					walk(c, inPre || c.Data == "pre")
+				}
+			}
+			c = next
+		}
+	}
+	walk(root, false)
+}
+
+// showsSomething reports whether n holds text other than white space or
+// a picture.
+func showsSomething(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "",
+			c.Type == html.ElementNode && (c.Data == "img" || showsSomething(c)):
+			return true
+		}
+	}
+	return false
 }
 
 // neverTags are the tag names of never.
