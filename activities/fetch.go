@@ -68,10 +68,11 @@ type FetchPagesResult struct {
 	// Claimed is the batch's size; 0 means the frontier is empty.
 	Claimed int
 	// Fetched pages are HTML with a 2xx status, waiting for conversion
-	// (or, with Convert, converted already).
-	Fetched int
-	Failed  int
-	Skipped int
+	// or (Converted of them) converted already.
+	Fetched   int
+	Converted int `json:",omitempty"`
+	Failed    int
+	Skipped   int
 	// SwitchTo names the engine the crawl goes on with when a start page
 	// turned out to need JavaScript; the page is queued again for it.
 	SwitchTo string `json:",omitempty"`
@@ -90,8 +91,11 @@ type FetchPagesResult struct {
 
 func (r *FetchPagesResult) count(state crawl.PageState) {
 	switch state {
-	case crawl.PageFetched, crawl.PageConverted, crawl.PageStored:
+	case crawl.PageFetched:
 		r.Fetched++
+	case crawl.PageConverted, crawl.PageStored:
+		r.Fetched++
+		r.Converted++
 	case crawl.PageFailed:
 		r.Failed++
 	default:

@@ -455,7 +455,7 @@ func TestFetchBatchConverts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (FetchPagesResult{Claimed: 3, Fetched: 2, Failed: 1}); res != want {
+	if want := (FetchPagesResult{Claimed: 3, Fetched: 2, Converted: 2, Failed: 1}); res != want {
 		t.Errorf("result %+v, want %+v", res, want)
 	}
 	outs := outcomesByID(t, f.outcomes)

@@ -250,7 +250,8 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 	p := &pipeline{in: in, pageCtx: pageCtx,
 		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
 	renderDeep := workflow.GetVersion(ctx, renderDeepPages, workflow.DefaultVersion, 1) != workflow.DefaultVersion
-	p.convertAtFetch = workflow.GetVersion(ctx, convertAtFetch, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	atFetch := workflow.GetVersion(ctx, convertAtFetch, workflow.DefaultVersion, 2)
+	p.convertAtFetch, p.convertLeft = atFetch != workflow.DefaultVersion, atFetch >= 2
 	p.logsWithResults = workflow.GetVersion(ctx, logsWithResults, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	lastRendered := false
 	workflow.Go(ctx, p.convertStage)
@@ -315,7 +316,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			// The frontier is empty for good: only fetching adds to it.
 			return false, p.drained(ctx)
 		}
-		p.queue = append(p.queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched})
+		p.queue = append(p.queue, &fetchedBatch{batch: in.Batch, fetched: fetched.Fetched, unconverted: fetched.Fetched - fetched.Converted})
 		in.Batch++
 	}
 }
@@ -357,8 +358,10 @@ type pipeline struct {
 	upsertTotal bool
 	// convertAtFetch has the fetch batches convert their pages: the
 	// conversion stage then runs no activity (runs begun before that
-	// change run ConvertPages).
-	convertAtFetch bool
+	// change run ConvertPages), unless, with convertLeft, a batch left
+	// pages unconverted (a fetch activity of a worker older than the
+	// change, which saves their HTML).
+	convertAtFetch, convertLeft bool
 	// logsWithResults has DeduplicatePages write the log entries of a
 	// crawl without extraction (runs begun before that change run
 	// WriteLogs after it).
@@ -372,7 +375,8 @@ const logsWithResults = "logs-with-results"
 
 // convertAtFetch marks the workflow change that converts each page in
 // the fetch activity, as soon as it is fetched, instead of writing its
-// HTML to the database for ConvertPages to read back.
+// HTML to the database for ConvertPages to read back. Version 2 still
+// runs ConvertPages on a batch whose fetch left pages unconverted.
 const convertAtFetch = "convert-at-fetch"
 
 // totalPagesAttribute marks the workflow change that updates
@@ -383,7 +387,9 @@ const totalPagesAttribute = "total-pages-attribute"
 // pages not yet counted as stored, and whether it is converted.
 type fetchedBatch struct {
 	batch, fetched int
-	converted      bool
+	// unconverted counts the fetched pages the fetch did not convert.
+	unconverted int
+	converted   bool
 }
 
 func (p *pipeline) fail(err error) {
@@ -408,7 +414,7 @@ func (p *pipeline) convertStage(ctx workflow.Context) {
 		}); err != nil || p.err != nil {
 			return
 		}
-		if next.fetched > 0 && !p.convertAtFetch {
+		if next.fetched > 0 && (!p.convertAtFetch || p.convertLeft && next.unconverted > 0) {
 			if err := workflow.ExecuteActivity(p.pageCtx, a.ConvertPages, activities.ConvertPagesInput{
 				CrawlID: p.in.CrawlID, Batch: next.batch, Budget: p.in.Plan.Budget, StoreLater: true}).Get(ctx, nil); err != nil {
 				p.fail(err)

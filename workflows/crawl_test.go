@@ -103,15 +103,15 @@ func TestCrawlSucceeds(t *testing.T) {
 func testCrawlSucceeds(t *testing.T, atFetch bool) {
 	env := newEnv(t, 100, 1800)
 	if !atFetch {
-		env.OnGetVersion(convertAtFetch, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		env.OnGetVersion(convertAtFetch, workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
 		env.OnGetVersion(logsWithResults, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	}
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: atFetch}).
-		Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3, Converted: 3}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 100, WriteLogs: atFetch}).
 		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: atFetch}).
-		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Failed: 1}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Converted: 1, Failed: 1}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 100, WriteLogs: atFetch}).
 		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10, Convert: atFetch}).
@@ -159,11 +159,11 @@ func TestCrawlStopsAtBudget(t *testing.T) {
 	env := newEnv(t, 4, 1800)
 	// The second batch may claim only what is left of the budget.
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 3, Failed: 1}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 3, Converted: 3, Failed: 1}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 1, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
 	var status crawl.Status
@@ -197,7 +197,7 @@ func TestCrawlTimesOut(t *testing.T) {
 	env := newEnv(t, 100, 60)
 	// Every batch finds more pages and takes 20 s: only the timer ends it.
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
-		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).After(20 * time.Second)
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).After(20 * time.Second)
 	stored := 0
 	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
@@ -227,7 +227,7 @@ func TestCrawlTimesOut(t *testing.T) {
 func TestCrawlCancelled(t *testing.T) {
 	env := newEnv(t, 100, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
-		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).After(time.Minute)
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).After(time.Minute)
 	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 1}, nil)
@@ -301,7 +301,7 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 		Status: crawl.StatusRunning, Budget: 100, BatchSize: 50, TimeoutSeconds: 1800, LLMTaskQueue: "llm",
 	}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 50, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 45, Fetched: 45}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 45, Fetched: 45, Converted: 45}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 50, Convert: true}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	var ids []int64
@@ -378,7 +378,7 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 	env.OnGetVersion(dedupeAndExtract, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnGetVersion(settleDeduplication, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
-		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, Converted: 2}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	var convertIn activities.ConvertPagesInput
@@ -417,11 +417,11 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 func TestCrawlRefillsAfterSkippedPages(t *testing.T) {
 	env := newEnv(t, 4, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 4}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 4, Converted: 4}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 4, WriteLogs: true}).
 		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 2, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, Converted: 2}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 4, WriteLogs: true}).
 		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 4}, nil).Once()
 	var status crawl.Status
@@ -445,7 +445,7 @@ func TestCrawlBeforePipelining(t *testing.T) {
 			if in.Batch == 2 {
 				return activities.FetchPagesResult{}, nil
 			}
-			return activities.FetchPagesResult{Claimed: 3, Fetched: 3}, nil
+			return activities.FetchPagesResult{Claimed: 3, Fetched: 3, Converted: 3}, nil
 		})
 	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 3}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
@@ -486,7 +486,7 @@ func TestBrowserQueue(t *testing.T) {
 			if tc.workers > 0 {
 				env.OnActivity(a.WriteLogs, mock.Anything, mock.Anything).Return(1, nil).Maybe()
 				env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).
-					Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+					Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).Once()
 				env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 					Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 1}, nil)
 				env.OnActivity(a.RenderPages, mock.Anything, mock.Anything).Return(activities.FetchPagesResult{}, nil).Once()
@@ -507,11 +507,11 @@ func TestBrowserQueue(t *testing.T) {
 func TestCrawlWaitsForRetries(t *testing.T) {
 	env := newEnv(t, 100, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Retried: 1}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Converted: 1, Retried: 1}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{Waiting: 1, RetryIn: 2 * time.Second}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
-		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10, Convert: true}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
@@ -556,10 +556,10 @@ func TestCrawlRendersPagesSentToTheBrowser(t *testing.T) {
 	// nothing static (an empty claim keeps its batch number), one page
 	// waits for the browser, which takes it as batch 2; 3 static: nothing
 	// of either kind.
-	env.OnActivity(a.FetchPages, mock.Anything, static(0)).Return(activities.FetchPagesResult{Claimed: 5, Fetched: 3, ToBrowser: 2, RenderQueued: 2}, nil).Once()
-	env.OnActivity(a.RenderPages, mock.Anything, render(1)).Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, RenderQueued: 1}, nil).Once()
+	env.OnActivity(a.FetchPages, mock.Anything, static(0)).Return(activities.FetchPagesResult{Claimed: 5, Fetched: 3, Converted: 3, ToBrowser: 2, RenderQueued: 2}, nil).Once()
+	env.OnActivity(a.RenderPages, mock.Anything, render(1)).Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, Converted: 2, RenderQueued: 1}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, static(2)).Return(activities.FetchPagesResult{Waiting: 1, RenderQueued: 1}, nil).Once()
-	env.OnActivity(a.RenderPages, mock.Anything, render(2)).Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1}, nil).Once()
+	env.OnActivity(a.RenderPages, mock.Anything, render(2)).Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, static(3)).Return(activities.FetchPagesResult{}, nil).Once()
 	var queues []string
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
@@ -581,5 +581,42 @@ func TestCrawlRendersPagesSentToTheBrowser(t *testing.T) {
 		"RenderPages@browser", "FetchPages@default-test-taskqueue"}
 	if !slices.Equal(queues, want) {
 		t.Errorf("batches %v, want %v", queues, want)
+	}
+}
+
+// TestCrawlConvertsWhatFetchLeft: a fetch batch that leaves pages
+// unconverted (run by a worker older than convert-at-fetch, which saves
+// their HTML) still has them converted by ConvertPages; runs at the
+// change's first version, recorded before that, never run it.
+func TestCrawlConvertsWhatFetchLeft(t *testing.T) {
+	for _, version := range []workflow.Version{1, 2} {
+		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
+			env := newEnv(t, 100, 1800)
+			env.OnGetVersion(convertAtFetch, workflow.DefaultVersion, 2).Return(version)
+			env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: true}).
+				Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3, Converted: 1}, nil).Once()
+			env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
+				Return(activities.FetchPagesResult{}, nil).Once()
+			var converted []int
+			env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.ConvertPagesInput) (activities.ConvertPagesResult, error) {
+					converted = append(converted, in.Batch)
+					return activities.ConvertPagesResult{Converted: 2}, nil
+				}).Maybe()
+			env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
+				Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+			var status crawl.Status
+			expectFinish(env, &status, 3)
+
+			runCrawl(t, env, &status, crawl.StatusSucceeded)
+			want := []int{0}
+			if version == 1 {
+				want = nil
+			}
+			if !slices.Equal(converted, want) {
+				t.Errorf("ConvertPages ran on batches %v, want %v", converted, want)
+			}
+			env.AssertExpectations(t)
+		})
 	}
 }
