@@ -137,6 +137,8 @@ type result struct {
 	// parts splits the CPU time of a service crawl by process (nil for
 	// the peer).
 	parts cpuSplit
+	// crawlID is the service's crawl.
+	crawlID string
 }
 
 func (r result) rate() float64 { return float64(r.pages) / r.seconds }
@@ -219,6 +221,7 @@ func compare(f flags, tmp string) error {
 	defer svc.stop()
 	var results []result
 	profiles := map[string][]byte{} // by variant
+	var stored storedSets
 	for _, c := range f.concurrency {
 		for round := 1; round <= f.rounds; round++ {
 			for _, v := range variants {
@@ -253,6 +256,11 @@ func compare(f flags, tmp string) error {
 					return fmt.Errorf("%s at concurrency %d: %w", v.name, c, err)
 				}
 				r.variant, r.concurrency, r.round = v.name, c, round
+				if f.docs != "" && round == 1 {
+					if err := stored.note(svc, tmp, v, r); err != nil {
+						return err
+					}
+				}
 				logf("%-32s concurrency %2d round %d: %5d pages in %6.1f s = %6.1f pages/s, %.1f ms CPU a page, peak RSS %4d MB, %d repeat fetches",
 					v.name, c, round, r.pages, r.seconds, r.rate(), r.cpuPerPage(), r.peakRSS>>20, r.repeats)
 				results = append(results, r)
@@ -260,6 +268,7 @@ func compare(f flags, tmp string) error {
 		}
 	}
 	printResults(os.Stdout, f, results)
+	stored.print(os.Stdout)
 	for _, v := range variants {
 		if p := profiles[v.name]; p != nil {
 			printProfile(os.Stdout, f, tmp, v.name, p)
@@ -504,7 +513,7 @@ func (s *service) crawl(siteURL string, concurrency int, options map[string]any,
 			logf("timeline: %v", err)
 		}
 	}
-	return result{pages: c.TotalPages, seconds: seconds, peakRSS: s.worker.peak()}, profile, nil
+	return result{pages: c.TotalPages, seconds: seconds, peakRSS: s.worker.peak(), crawlID: c.ID}, profile, nil
 }
 
 // printTimeline prints, for each activity type of the crawl's workflow
