@@ -108,69 +108,8 @@ type holding struct {
 func Decide(pages []SitePage) *Decision {
 	d := &Decision{shared: map[Hash]sharedFragment{},
 		common: int32(max(minCommon, int(float64(len(pages))*commonShare+0.999)))}
-	n := 0
-	for _, p := range pages {
-		n += len(p.Hashes)
-	}
-	held := make([]holding, 0, n)
-	for i, p := range pages {
-		for _, h := range p.Hashes {
-			held = append(held, holding{h, int32(i)})
-		}
-	}
-	slices.SortFunc(held, func(a, b holding) int {
-		if c := bytes.Compare(a.hash[:], b.hash[:]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.page, b.page)
-	})
-	// groups calls fn with each fragment several pages hold and the
-	// pages (indexes) holding it, in page order.
-	holders := make([]int32, 0, 64)
-	groups := func(fn func(h Hash, hs []int32)) {
-		for i := 0; i < len(held); {
-			j := i + 1
-			for j < len(held) && held[j].hash == held[i].hash {
-				j++
-			}
-			if j-i > 1 {
-				holders = holders[:0]
-				for _, x := range held[i:j] {
-					if len(holders) == 0 || holders[len(holders)-1] != x.page {
-						holders = append(holders, x.page)
-					}
-				}
-				if len(holders) > 1 {
-					fn(held[i].hash, holders)
-				}
-			}
-			i = j
-		}
-	}
-	// partners holds, for each page, the other pages it shares text with
-	// that is not boilerplate (up to maxPartners).
-	partners := make([]map[int32]struct{}, len(pages))
-	groups(func(_ Hash, hs []int32) {
-		if int32(len(hs)) >= d.common {
-			return
-		}
-		for _, a := range hs {
-			if len(partners[a]) >= maxPartners {
-				continue
-			}
-			if partners[a] == nil {
-				partners[a] = map[int32]struct{}{}
-			}
-			for _, b := range hs {
-				if a != b {
-					partners[a][b] = struct{}{}
-					if len(partners[a]) >= maxPartners {
-						break
-					}
-				}
-			}
-		}
-	})
+	held := holdings(pages)
+	partners := partnersOf(held, len(pages), d.common)
 	closer := func(a, b int32) bool { // a comes before b in the crawl's order
 		pa, pb := &pages[a], &pages[b]
 		if pa.Depth != pb.Depth {
@@ -190,7 +129,7 @@ func Decide(pages []SitePage) *Decision {
 		}
 		return closer(a, b)
 	}
-	groups(func(h Hash, hs []int32) {
+	eachShared(held, func(h Hash, hs []int32) {
 		better := owns
 		if int32(len(hs)) >= d.common {
 			better = closer
@@ -204,6 +143,80 @@ func Decide(pages []SitePage) *Decision {
 		d.shared[h] = sharedFragment{holders: int32(len(hs)), owner: pages[best].ID}
 	})
 	return d
+}
+
+// holdings lists each fragment of each page, sorted by fragment, then by
+// page.
+func holdings(pages []SitePage) []holding {
+	n := 0
+	for _, p := range pages {
+		n += len(p.Hashes)
+	}
+	held := make([]holding, 0, n)
+	for i, p := range pages {
+		for _, h := range p.Hashes {
+			held = append(held, holding{h, int32(i)})
+		}
+	}
+	slices.SortFunc(held, func(a, b holding) int {
+		if c := bytes.Compare(a.hash[:], b.hash[:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.page, b.page)
+	})
+	return held
+}
+
+// eachShared calls fn with each fragment several pages hold (held sorted
+// as holdings sorts it) and the pages (indexes) holding it, in page
+// order. fn must not keep hs: it is reused.
+func eachShared(held []holding, fn func(h Hash, hs []int32)) {
+	holders := make([]int32, 0, 64)
+	for i := 0; i < len(held); {
+		j := i + 1
+		for j < len(held) && held[j].hash == held[i].hash {
+			j++
+		}
+		holders = holders[:0]
+		for _, x := range held[i:j] {
+			if len(holders) == 0 || holders[len(holders)-1] != x.page {
+				holders = append(holders, x.page)
+			}
+		}
+		if len(holders) > 1 {
+			fn(held[i].hash, holders)
+		}
+		i = j
+	}
+}
+
+// partnersOf holds, for each of n pages, the other pages it shares text
+// with that is not boilerplate (held by fewer than common pages), up to
+// maxPartners.
+func partnersOf(held []holding, n int, common int32) []map[int32]struct{} {
+	partners := make([]map[int32]struct{}, n)
+	eachShared(held, func(_ Hash, hs []int32) {
+		if int32(len(hs)) >= common {
+			return
+		}
+		for _, a := range hs {
+			if len(partners[a]) >= maxPartners {
+				continue
+			}
+			if partners[a] == nil {
+				partners[a] = map[int32]struct{}{}
+			}
+			for _, b := range hs {
+				if a != b {
+					partners[a][b] = struct{}{}
+					if len(partners[a]) >= maxPartners {
+						break
+					}
+				}
+			}
+		}
+	})
+	return partners
 }
 
 // Keep is what a page keeps of its blocks under the decision. Samples

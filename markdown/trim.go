@@ -445,7 +445,7 @@ type block struct {
 }
 
 // blocksOf lists the blocks below n in document order: paragraphs,
-// headings, lists (as a whole), tables, code and quotes.
+// headings, lists (as a whole), tables, code, quotes and captions.
 func blocksOf(n *html.Node) []block {
 	var out []block
 	var walk func(n *html.Node)
