@@ -304,3 +304,16 @@ func TestDocBookPageWithOneParagraph(t *testing.T) {
 		t.Errorf("DocBook's navigation bars stayed:\n%s", d.Markdown)
 	}
 }
+
+// TestShortPageTrimmed: a page too short to weigh, whose content the
+// rules pick, is trimmed as an article is: its picture's credit line and
+// the note that comments are closed go, its own lines stay.
+func TestShortPageTrimmed(t *testing.T) {
+	body := `<nav><a href="/">Home</a></nav><main><h1>Harbour hours</h1><p>The harbour office opens at eight in the morning and closes when the last boat is in.</p>
+<p>Boats are weighed on Mondays.</p><p>Foto: Jane Doe</p><div>Comments are closed.</div></main>`
+	d := convert(t, articlePage("Harbour hours", body), Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "# Harbour hours", "The harbour office opens at eight in the morning", "Boats are weighed on Mondays.")
+	if strings.Contains(d.Markdown, "Jane Doe") || strings.Contains(d.Markdown, "Comments are closed") || strings.Contains(d.Markdown, "Home") {
+		t.Errorf("a short page kept what is not its own:\n%s", d.Markdown)
+	}
+}

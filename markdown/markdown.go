@@ -613,7 +613,13 @@ func mainContent(body *goquery.Selection, title string) *goquery.Selection {
 	pruneSections(body.Get(0))
 	picked, ok := choose(body.Get(0), title)
 	if !ok {
-		return ruleBasedContent(body)
+		// Trimmed as a chosen article is; a title box before it
+		// (ruleBasedContent's first node of two) is left whole.
+		sel := ruleBasedContent(body)
+		if n := len(sel.Nodes); n > 0 {
+			trimArticle(sel.Nodes[n-1], title)
+		}
+		return sel
 	}
 	picked.keepChosen(body.Get(0))
 	trimArticle(body.Get(0), title)

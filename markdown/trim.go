@@ -48,22 +48,22 @@ func trimArticle(content *html.Node, title string) {
 	for i, b := range blocks {
 		before, after := i < first, i > last
 		switch {
-		case b.n.Data == "p" && aside(b):
+		case paragraph(b) && aside(b):
 			drop[i] = true
 		case b.n.Data == "figcaption" && credit(b.text):
 			drop[i] = true // a caption that only credits the picture
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)):
 			drop[i] = true
-		case after && b.n.Data == "p" && b.share >= 0.9:
+		case after && paragraph(b) && b.share >= 0.9:
 			drop[i] = true // another story's teaser, all of it a link
 		// Such a note is often long enough to be the span's last paragraph.
-		case i >= last && b.n.Data == "p" && republished(b.text):
+		case i >= last && paragraph(b) && republished(b.text):
 			drop[i] = true
 		case before && heading(b.n) && headings[strings.ToLower(b.text)]:
 			drop[i] = true // the headline stays once
 		case before && !heading(b.n) && byline(b.text):
 			drop[i] = true
-		case b.n.Data == "p" && repeats(b.text, seen):
+		case paragraph(b) && repeats(b.text, seen):
 			drop[i] = true
 		}
 		if heading(b.n) && !drop[i] {
@@ -110,6 +110,9 @@ func dropCredits(content *html.Node) {
 					}
 				}
 			case c.Type == html.ElementNode:
+				if c.Data == "figcaption" {
+					dropCreditChild(c)
+				}
 				walk(c, caption || c.Data == "figcaption")
 			case c.Type == html.TextNode && caption && c.NextSibling == nil:
 				c.Data = cutCredit(c.Data)
@@ -119,9 +122,35 @@ func dropCredits(content *html.Node) {
 	walk(content, false)
 }
 
+// dropCreditChild removes the last element of a caption when it only
+// credits the picture and the caption says more before it: "<span>What
+// it shows.</span><span>Kuva: A. Name</span>".
+func dropCreditChild(caption *html.Node) {
+	last := caption.LastChild
+	for last != nil && last.Type == html.TextNode && strings.TrimSpace(last.Data) == "" {
+		last = last.PrevSibling
+	}
+	if last == nil || last.Type != html.ElementNode || last.PrevSibling == nil {
+		return
+	}
+	if text := strings.Join(strings.Fields(nodeText(last)), " "); credit(text) {
+		caption.RemoveChild(last)
+	}
+}
+
 // creditTail ends a text with a picture's credit: "Foto: …", "(Photo:
 // …)", "Bild: …", "Image: …", "Credit: …", after a sentence or a space.
-var creditTail = regexp.MustCompile(`(?i)(^|[.!?]\s+|\s+)\(?(photo|photos|foto|fotos|bild|image|credit|crédit photo|photo credit)\s*:\s*[^!?:()]{1,60}\)?\s*$`)
+var creditTail = regexp.MustCompile(`(?i)(^|[.!?]\s+|\s+)\(?(` + creditWords + `)\s*:\s*[^!?:()]{1,60}\)?\s*$`)
+
+// creditWords label a picture's credit: "Photo", "Bild", "Kuva",
+// "Imagen", "Crédito", "Quelle" (its source)…
+const creditWords = `image|` + creditLabelWords
+
+// creditLabelWords open a line that credits a picture; "Image:" does
+// not, as documentation lists settings that way ("Image: the container
+// image to run").
+const creditLabelWords = `photo|photos|photograph|picture|foto|fotos|bild|titelbild|bildquelle|quelle|credit|crédit photo|crédits? photos?|photo credit|` +
+	`kuva|imagen|crédito|créditos|fotografía|fuente|fonte|zdjęcie|fot\.`
 
 // cutCredit removes the credit that ends text, if one does and text is
 // more than that credit.
@@ -153,7 +182,7 @@ func aside(p block) bool {
 var tagLine = regexp.MustCompile(`(?i)^(topics|tags|tagged( with)?|filed under|categories|category|themen|schlagw(ö|oe)rter|schlagworte|etiquetas|temas|mots-clés|sujets|argomenti)\s*:`)
 
 // creditLabel starts a picture's credit line.
-var creditLabel = regexp.MustCompile(`(?i)^(photo|photograph|picture|foto|bild|titelbild|crédits? photos?|(photo|image|picture) credit|image (source|courtesy))s?\s*:`)
+var creditLabel = regexp.MustCompile(`(?i)^\(?(` + creditLabelWords + `|(photo|image|picture) credit|image (source|courtesy))s?\s*:`)
 
 // creditEnd ends a line with a credit or copyright notice: "©" opening
 // the line or a sentence of it, and running to its end without a comma.
@@ -165,6 +194,7 @@ func credit(text string) bool {
 	if utf8.RuneCountInString(text) > maxByline {
 		return false
 	}
+	text = strings.TrimLeft(text, " .,;–-") // ". Imagen: Télam" after an empty caption's full stop
 	return creditLabel.MatchString(text) || strings.Contains(text, "©") && creditEnd.MatchString(text)
 }
 
@@ -195,8 +225,22 @@ var disclosureWords = regexp.MustCompile(`(?i)(affiliate[- ]?links?|affiliate co
 
 // disclosure reports whether text is a short affiliate disclosure.
 func disclosure(text string) bool {
-	return utf8.RuneCountInString(text) <= maxNote && disclosureWords.MatchString(text)
+	if utf8.RuneCountInString(text) > maxNote {
+		return false
+	}
+	// The expression backtracks over every paragraph; a disclosure names
+	// one of these first.
+	lower := strings.ToLower(text)
+	for _, w := range disclosureHints {
+		if strings.Contains(lower, w) {
+			return disclosureWords.MatchString(text)
+		}
+	}
+	return false
 }
+
+// disclosureHints are words every match of disclosureWords holds.
+var disclosureHints = []string{"affiliate", "commission", "compensation", "share of sales", "provision", "recommend the best", "references to products"}
 
 // republishedNote starts a note that the article first appeared elsewhere.
 var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?appeared)\b`)
@@ -265,7 +309,18 @@ func byline(text string) bool {
 	if text == "" || utf8.RuneCountInString(text) > maxByline {
 		return false
 	}
-	return bylineStart.MatchString(text) || readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text)
+	return bylineStart.MatchString(text) || mentionsMinutes(text) && readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text)
+}
+
+// mentionsMinutes reports whether text holds "min" in any case: a cheap
+// test before readingTime, which is not anchored.
+func mentionsMinutes(text string) bool {
+	for i := 0; i+3 <= len(text); i++ {
+		if (text[i]|0x20) == 'm' && (text[i+1]|0x20) == 'i' && (text[i+2]|0x20) == 'n' {
+			return true
+		}
+	}
+	return false
 }
 
 // dateWords are the first three letters of the words a date can start
@@ -308,10 +363,12 @@ var tailHeading = regexp.MustCompile(`(?i)^((` +
 	`(à )?lire aussi|sur le même (sujet|thème)|articles? similaires|\d+ commentaires?|` +
 	`leggi anche|articoli correlati|potrebbe interessarti|\d+ commenti|` +
 	`(leia|veja) também|notícias relacionadas|\d+ comentários|` +
-	`czytaj (też|także)|zobacz (też|także)|\d+ komentarze)\b|` +
+	`czytaj (też|także)|zobacz (też|także)|\d+ komentarze|` +
+	`(ihr(e)? )?ansprechpartner(in)?|pressekontakt|kontakt für (die )?(presse|medien)|fragen zu diese(m|r) (artikel|beitrag|meldung)|` +
+	`weitere informationen|mehr informationen|weiterführende (informationen|links)|(press|media) (contacts?|enquiries|inquiries))\b|` +
 	`(related|recommended|popular|trending|comments?|share this|subscribe|sign up|` +
-	`about the author|comments are closed|was this (article|page|post) (helpful|useful)|press contact|` +
-	`über (den|die) autor(in)?|ansprechpartner(in)?|pressekontakt|ähnliche themen|war (der|dieser) (artikel|beitrag) (hilfreich|nützlich)|` +
+	`about the author|comments are closed|was this (article|page|post) (helpful|useful)|contact|kontakt|` +
+	`über (den|die) autor(in)?|ähnliche themen|war (der|dieser) (artikel|beitrag) (hilfreich|nützlich)|` +
 	`vous aimerez aussi|` +
 	`kommentare?|meistgelesen|comentarios?|commentaires?|commenti|comentários|komentarze|polecane)[\s:!?.…]*$)`)
 
@@ -363,7 +420,7 @@ func slight(blocks []block, i int) bool {
 func opensTail(b block) bool {
 	switch {
 	case heading(b.n):
-	case b.n.Data == "p" && b.runes <= maxTailLabel && !pointsOn(b.text):
+	case paragraph(b) && b.runes <= maxTailLabel && !pointsOn(b.text):
 	default:
 		return false
 	}
@@ -442,6 +499,34 @@ type block struct {
 	text  string
 	runes int     // characters of text
 	share float64 // linkShare(n), read in the same walk
+	loose bool    // a div of text alone, read as a paragraph
+}
+
+// paragraph reports whether b is a paragraph: a p, or a div that holds only
+// text and inline elements, as many pages set their lines.
+func paragraph(b block) bool {
+	return b.n.Data == "p" || b.loose
+}
+
+// looseText reports whether div n holds text of its own and nothing but
+// text and inline elements.
+func looseText(n *html.Node) bool {
+	text := false
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			text = text || strings.TrimSpace(c.Data) != ""
+		case c.Type == html.ElementNode && c.Data == "br":
+		case c.Type == html.ElementNode && inline[c.Data]:
+			if firstBelow(c, func(d *html.Node) bool { return !inline[d.Data] && d.Data != "br" }) != nil {
+				return false
+			}
+			text = text || strings.TrimSpace(nodeText(c)) != ""
+		case c.Type == html.ElementNode:
+			return false
+		}
+	}
+	return text
 }
 
 // blocksOf lists the blocks below n in document order: paragraphs,
@@ -457,6 +542,14 @@ func blocksOf(n *html.Node) []block {
 			switch c.Data {
 			case "p", "ul", "ol", "dl", "table", "pre", "blockquote", "figcaption", "h1", "h2", "h3", "h4", "h5", "h6":
 				out = append(out, readBlock(c))
+			case "div":
+				if looseText(c) {
+					b := readBlock(c)
+					b.loose = true
+					out = append(out, b)
+					continue
+				}
+				walk(c)
 			default:
 				walk(c)
 			}

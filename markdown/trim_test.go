@@ -120,6 +120,19 @@ func TestTrimArticle(t *testing.T) {
 		{"an author box and a press contact after the article", "Story",
 			p1 + p2 + `<h3>Über den Autor</h3><p>Jane Doe writes about harbours.</p><h4>Ansprechpartner</h4><p>Tel.: 0123 456</p>`,
 			[]string{"First", "Second"}},
+		{"credit lines in other languages, and a source", "Story",
+			p1 + `<p>Kuva: Alexander Becher</p><p>(Foto: ABr)</p><p>. Imagen: Télam</p><p>Quelle: Landesregierung</p>` + p2,
+			[]string{"First", "Second"}},
+		{"contacts and further information after the article", "Story",
+			p1 + p2 + `<h3>Ansprechpartner Presse bei Nordex SE</h3><p>Felix Losada, Telefon: 040 300</p>` +
+				`<h2>Weitere Informationen</h2><ul><li><a href="/a">Die Stellungnahme</a></li></ul><h2>Kontakt</h2><p>Hafenstraße 1, 20457 Hamburg</p>`,
+			[]string{"First", "Second"}},
+		{"a contact heading heading the article's own prose stays", "Story",
+			strings.Replace(long, p2, `<h2>Kontakt mit dem Hafenamt</h2>`+p2, 1),
+			[]string{"First", "Kontakt", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
+		{"lines set in a div of text are read as paragraphs", "Story",
+			p1 + p2 + `<div>Comments are closed.</div><div><a href="/reuse">Reuse content</a></div>`,
+			[]string{"First", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
@@ -154,6 +167,7 @@ func TestCutCredit(t *testing.T) {
 		"An overview. (Photo: Getty)":                                                "An overview.",
 		"Masks are worn at services. Foto: ccnull/Marco Verch/cc by sa 2.0":          "Masks are worn at services.",
 		"Roman Prymula, photo: ČTK":                                                  "Roman Prymula",
+		"Merkel und Marin in Berlin. Kuva: ALEXANDER BECHER":                         "Merkel und Marin in Berlin.",
 		"Foto: Sascha Klahn":                                                         "Foto: Sascha Klahn",
 		"A chart of the sales by month":                                              "A chart of the sales by month",
 		"Image: the container image to run, which the registry serves to the nodes.": "Image: the container image to run, which the registry serves to the nodes.",
@@ -171,8 +185,18 @@ func TestCutCredit(t *testing.T) {
 	for _, n := range nodes {
 		root.AppendChild(n)
 	}
+	root.AppendChild(&html.Node{Type: html.ElementNode, Data: "figure"})
+	caption, err := html.ParseFragment(strings.NewReader(`<figcaption><span>Boats leave the harbour. </span><span>Kuva: <!-- -->Jane Doe</span></figcaption>`),
+		&html.Node{Type: html.ElementNode, Data: "figure", DataAtom: atom.Figure})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range caption {
+		root.LastChild.AppendChild(n)
+	}
 	dropCredits(root)
-	if got := renderNodes([]*html.Node{root}); !strings.Contains(got, "![Boats at dawn.](a.jpg)") || !strings.Contains(got, "The harbour.") || strings.Contains(got, "Jane") {
+	if got := renderNodes([]*html.Node{root}); !strings.Contains(got, "![Boats at dawn.](a.jpg)") || !strings.Contains(got, "The harbour.") ||
+		!strings.Contains(got, "Boats leave the harbour.") || strings.Contains(got, "Jane") || strings.Contains(got, "Kuva") {
 		t.Errorf("credits left in the picture or its caption:\n%s", got)
 	}
 }

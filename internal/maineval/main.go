@@ -65,6 +65,9 @@ var trafilaturaAlone = extractor{"go-trafilatura + fallback        ", func(page 
 	if err != nil || res == nil {
 		return ""
 	}
+	if headlines && res.Metadata.Title != "" {
+		return res.Metadata.Title + "\n" + res.ContentText
+	}
 	return res.ContentText
 }}
 
@@ -75,6 +78,7 @@ func main() {
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
 	flag.BoolVar(&byRecall, "recall", false, "with -worst, list the pages where recall is lowest instead")
 	flag.BoolVar(&versus, "versus", false, "list the pages where this service's precision or recall is below go-trafilatura's")
+	flag.BoolVar(&headlines, "headlines", false, "score the headline as the article's (token sets): the expected text starts with the page's title, go-trafilatura's with the title it found")
 	flag.StringVar(&only, "page", "", "score only the pages whose name holds this")
 	flag.Parse()
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
