@@ -175,7 +175,7 @@ func aside(p block) bool {
 	}
 	// Every other line is at most a note's length.
 	return p.runes <= maxNote && (shortLink(p) || pointer(p) || label(p.text) ||
-		credit(p.text) || callToAction(p.text) || disclosure(p.text))
+		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text))
 }
 
 // tagLine starts a line of the article's tags or topics, each a link.
@@ -198,6 +198,27 @@ func credit(text string) bool {
 	return creditLabel.MatchString(text) || strings.Contains(text, "©") && creditEnd.MatchString(text)
 }
 
+// rightsReserved are the phrases that say a text is under copyright:
+// "All rights reserved", in a few languages.
+var rightsReserved = []string{"all rights reserved", "alle rechte vorbehalten", "urheberrechtlich geschützt", "wszelkie prawa zastrzeżone",
+	"chroniony prawem autorskim", "todos los derechos reservados", "tous droits réservés", "tutti i diritti riservati", "todos os direitos reservados"}
+
+// copyrightNotice reports whether text is a short notice of the site's
+// copyright ("Materiał chroniony prawem autorskim - wszelkie prawa
+// zastrzeżone. …"), which may be longer than a credit.
+func copyrightNotice(text string) bool {
+	if utf8.RuneCountInString(text) > maxNote {
+		return false
+	}
+	lower := strings.ToLower(text)
+	for _, p := range rightsReserved {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // A call to action asks the reader to subscribe, follow or comment: it
 // starts like one and speaks of the site (its newsletter, "follow us",
 // "what you think of this article"), so that a line of documentation
@@ -205,8 +226,11 @@ func credit(text string) bool {
 // taken for one.
 var (
 	ctaStart = regexp.MustCompile(`(?i)^(never miss|don'?t miss|get|sign up|subscribe|join|follow|want|do you want|like (this|what)|enjoy(ed)?|if you (enjoyed|liked|like)|we want to hear|share your thoughts|click here|` +
-		`zum newsletter|melde dich|abonnier|zapraszamy|suscr[ií]bete|inscr[ií]bete|abonnez)\b`)
-	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|follow us|us on (twitter|facebook|instagram|linkedin|youtube)|what you think|your thoughts|this (post|article|story)|our (magazine|site|blog|channel|podcast|journalism|work)|abonn|subskrypcj|suscr|inscr)`)
+		`help us|support (us|our)|please (support|donate)|` +
+		`zum newsletter|melde dich|abonnier|unterstütze|jede (kleine )?spende|spenden sie|wenn ihnen (unser|dieser) (artikel|beitrag|text) gefallen hat|gefällt (dir|ihnen) unser|` +
+		`zapraszamy|wesprzyj|suscr[ií]bete|inscr[ií]bete|apoya|abonnez|soutenez)\b`)
+	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|follow us|us on (twitter|facebook|instagram|linkedin|youtube)|what you think|your thoughts|this (post|article|story)|our (magazine|site|blog|channel|podcast|journalism|work)|abonn|subskrypcj|suscr|inscr|` +
+		`journalis|spende|donat|unterstütz|magazin|wesprzyj|nas\b|soutien|apoy)`)
 )
 
 // callToAction reports whether text is a short call to action.
@@ -296,7 +320,8 @@ func wordsOf(s string) []string {
 // Bylines and datelines: a block that starts with a byline's words or a
 // date, or gives a reading time.
 var (
-	bylineStart = regexp.MustCompile(`(?i)^(by|posted by|written by|from|published|updated|posted|last updated|last modified)\b`)
+	bylineStart = regexp.MustCompile(`(?i)^(by|posted by|written by|from|published|updated|posted|last updated|last modified|` +
+		`von|aktualisiert|veröffentlicht|erstellt am|stand|publikacja|aktualizacja|autor|publicado|actualizado|publié|mis à jour|par|pubblicato|aggiornato|atualizado)\b`)
 	readingTime = regexp.MustCompile(`(?i)\b\d+\s*min(ute)?s?\.?\s+read\b`)
 	dateStart   = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4})`)
 )
@@ -365,7 +390,8 @@ var tailHeading = regexp.MustCompile(`(?i)^((` +
 	`(leia|veja) também|notícias relacionadas|\d+ comentários|` +
 	`czytaj (też|także)|zobacz (też|także)|\d+ komentarze|` +
 	`(ihr(e)? )?ansprechpartner(in)?|pressekontakt|kontakt für (die )?(presse|medien)|fragen zu diese(m|r) (artikel|beitrag|meldung)|` +
-	`weitere informationen|mehr informationen|weiterführende (informationen|links)|(press|media) (contacts?|enquiries|inquiries))\b|` +
+	`weitere informationen|mehr informationen|weiterführende (informationen|links)|(press|media) (contacts?|enquiries|inquiries)|` +
+	`share your thoughts|mehr zum|więcej informacji)\b|` +
 	`(related|recommended|popular|trending|comments?|share this|subscribe|sign up|` +
 	`about the author|comments are closed|was this (article|page|post) (helpful|useful)|contact|kontakt|` +
 	`über (den|die) autor(in)?|ähnliche themen|war (der|dieser) (artikel|beitrag) (hilfreich|nützlich)|` +
@@ -464,7 +490,10 @@ func pointer(p block) bool {
 
 // labels are paragraphs that only label what stood there.
 var labels = map[string]bool{"advertisement": true, "sponsored": true, "sponsored content": true, "continue reading": true,
-	"continue reading below": true, "story continues below": true, "story continues below advertisement": true}
+	"continue reading below": true, "story continues below": true, "story continues below advertisement": true,
+	"no comments yet": true, "bisher keine kommentare": true, "noch keine kommentare": true, "keine kommentare": true,
+	"external content": true, "externer inhalt": true, "be sociable, share!": true, "share this": true, "print": true, "drucken": true,
+	"table of contents": true, "inhaltsverzeichnis": true, "spis treści": true, "índice": true, "sommaire": true, "indice": true}
 
 // maxLabel is the longest label, in bytes, dots and spaces around it
 // included.

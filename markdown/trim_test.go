@@ -133,6 +133,11 @@ func TestTrimArticle(t *testing.T) {
 		{"lines set in a div of text are read as paragraphs", "Story",
 			p1 + p2 + `<div>Comments are closed.</div><div><a href="/reuse">Reuse content</a></div>`,
 			[]string{"First", "Second"}},
+		{"labels, datelines, copyright notices and calls for support in other languages", "Story",
+			`<p>Aktualisiert: 11.04.2020, 10:27</p><p>Publikacja: 04.05.2021</p>` + p1 + `<p>Inhaltsverzeichnis</p><p>Externer Inhalt</p>` + p2 +
+				`<p>Materiał chroniony prawem autorskim - wszelkie prawa zastrzeżone. Dalsze rozpowszechnianie artykułu za zgodą wydawcy.</p>` +
+				`<p>Wenn Ihnen unser Artikel gefallen hat: Unterstützen Sie diese Form des Journalismus.</p><p>Jede kleine Spende hilft den Menschen!</p><p>Bisher keine Kommentare</p>`,
+			[]string{"First", "Second"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
