@@ -119,6 +119,9 @@ type source struct {
 	code       []codeBlock
 	tables     int // data tables
 	noindex    bool
+	// title is the words of the page's own title heading: the first
+	// heading of its content that says what its <title> says.
+	title string
 }
 
 type codeBlock struct {
@@ -148,7 +151,7 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 			}
 		}
 	}
-	var paragraphs, lostWords, codes, lostCode, wrongLang, tables, lostTables, own, lostOwn int
+	var paragraphs, lostWords, codes, lostCode, wrongLang, tables, lostTables, own, lostOwn, titled, lostTitles int
 	for p, page := range c.pages {
 		if page.Engine != "cheerio" {
 			t.Errorf("%s was sent to the browser: its text is in its HTML", p)
@@ -163,6 +166,15 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 			t.Errorf("%s was emptied by deduplication (%d of %d fragments removed)", p, page.FragmentsRemoved, page.Fragments)
 		}
 		s := sources[p]
+		if s.title != "" {
+			titled++
+			if !headingSays(rawMD, s.title) {
+				lostTitles++
+				if lostTitles <= 5 {
+					t.Logf("%s: the page's title heading is not in its markdown: %q", p, s.title)
+				}
+			}
+		}
 		text, deduped := wordsOnly(plainMarkdown(rawMD)), wordsOnly(plainMarkdown(page.Markdown))
 		for _, para := range s.paragraphs {
 			paragraphs++
@@ -206,16 +218,16 @@ func checkManual(t *testing.T, m realManual, root string, c crawled, raw map[str
 		}
 	}
 	t.Logf("%s: %d pages; paragraphs %d (%d lost or reordered), own paragraphs after deduplication %d (%d lost), "+
-		"code blocks %d (%d lost, %d without their language), data tables %d (%d lost)",
-		m.name, len(c.pages), paragraphs, lostWords, own, lostOwn, codes, lostCode, wrongLang, tables, lostTables)
+		"code blocks %d (%d lost, %d without their language), data tables %d (%d lost), title headings %d (%d lost)",
+		m.name, len(c.pages), paragraphs, lostWords, own, lostOwn, codes, lostCode, wrongLang, tables, lostTables, titled, lostTitles)
 	// What a few pages lose of a generator's output (a link list, a
 	// byline on a title page) is allowed, up to a hundredth of each kind,
 	// a tenth of the tables; more is a fault of the conversion.
 	within := func(lost, total, share int) bool { return lost <= max(2, total/share) }
 	if !within(lostWords, paragraphs, 100) || !within(lostOwn, own, 100) || !within(lostCode, codes, 100) ||
-		!within(wrongLang, codes, 100) || !within(lostTables, tables, 10) {
-		t.Errorf("%s: %d of %d paragraphs, %d of %d own paragraphs after deduplication, %d of %d code blocks (%d languages) and %d of %d tables are not as the page has them",
-			m.name, lostWords, paragraphs, lostOwn, own, lostCode, codes, wrongLang, lostTables, tables)
+		!within(wrongLang, codes, 100) || !within(lostTables, tables, 10) || !within(lostTitles, titled, 20) {
+		t.Errorf("%s: %d of %d paragraphs, %d of %d own paragraphs after deduplication, %d of %d code blocks (%d languages), %d of %d tables and %d of %d title headings are not as the page has them",
+			m.name, lostWords, paragraphs, lostOwn, own, lostCode, codes, wrongLang, lostTables, tables, lostTitles, titled)
 	}
 }
 
@@ -244,7 +256,16 @@ func readSource(t *testing.T, m realManual, root, page string) source {
 		c, _ := m.Attr("content")
 		s.noindex = s.noindex || strings.Contains(strings.ToLower(c), "noindex")
 	})
+	pageTitle := wordSet(doc.Find("title").First().Text())
 	region := doc.Find(m.region).First()
+	region.Find("h1, h2, h3").EachWithBreak(func(_ int, h *goquery.Selection) bool {
+		words := wordSet(h.Text())
+		if len(words) > 0 && (subset(words, pageTitle) || subset(pageTitle, words)) {
+			s.title = wordsOnly(h.Text())
+			return false
+		}
+		return true
+	})
 	region.Find("script, style, noscript, nav, .navheader, .navfooter, button").Remove()
 	region.Find("p").Each(func(_ int, p *goquery.Selection) {
 		w := wordsOnly(p.Text())
@@ -327,6 +348,35 @@ func dedentFences(md string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// wordSet is the set of text's words, lower case.
+func wordSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		set[w] = true
+	}
+	return set
+}
+
+// subset reports whether every word of a is in b.
+func subset(a, b map[string]bool) bool {
+	for w := range a {
+		if !b[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// headingSays reports whether a heading line of md has these words.
+func headingSays(md, words string) bool {
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "#") && wordsOnly(plainMarkdown(line)) == words {
+			return true
+		}
+	}
+	return false
 }
 
 // plainMarkdown drops link targets and image addresses from markdown.

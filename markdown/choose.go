@@ -371,18 +371,27 @@ const maxHeadlineGap = 8
 // article's container, or further before its first paragraph than a
 // byline and a picture.
 // The headline is the nearest <h1>, or a heading whose words are all in
-// the page's title.
+// the page's title; it is at most maxHeadlineGap units away, or further
+// with only links between.
 func (c *chosen) keepHeadline(first int, title string) {
 	for _, u := range c.units[:first+1] {
 		if u.kept && heading(u.n) {
 			return
 		}
 	}
-	for i := first - 1; i >= 0 && i >= first-maxHeadlineGap; i-- {
-		if u := c.units[i]; heading(u.n) && u.total > 0 {
+	for i := first - 1; i >= 0; i-- {
+		u := c.units[i]
+		if heading(u.n) && u.total > 0 {
 			if u.n.Data == "h1" || repeatsTitle(nodeText(u.n), title) {
 				u.kept = true
 			}
+			return
+		}
+		// Past the gap, only a table of contents (units that are links,
+		// labels or nothing) may stand between: a manual's chapter page
+		// has its title, then the list of its sections, then its first
+		// paragraph.
+		if i < first-maxHeadlineGap && u.total >= minSentence && 2*u.links < u.total {
 			return
 		}
 	}

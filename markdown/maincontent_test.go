@@ -317,3 +317,23 @@ func TestShortPageTrimmed(t *testing.T) {
 		t.Errorf("a short page kept what is not its own:\n%s", d.Markdown)
 	}
 }
+
+// TestDocBookChapterKeepsItsTitle: a DocBook chapter page has its title,
+// then the table of its sections (many entries, all links), then its
+// first paragraph. The title stays, however long the table between.
+func TestDocBookChapterKeepsItsTitle(t *testing.T) {
+	var toc strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&toc, `<dt><span class="sect1"><a href="ddl-%d.html">5.%d. Section number %d</a></span></dt>`, i, i, i)
+	}
+	page := `<html><head><title>Chapter 5. Data Definition</title></head><body><div class="navheader"><a href="prev.html">Prev</a> <a href="next.html">Next</a></div>
+<div class="chapter"><div class="titlepage"><div><div><h2 class="title">Chapter 5. Data Definition</h2></div></div></div>
+<div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">` + toc.String() + `</dl></div>
+<p>This chapter covers how one creates the database structures that will hold one's data, and how tables are created and modified.</p>
+<p>Subsequently, we discuss how tables can be organized into schemas, and how privileges can be assigned to tables.</p></div></body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "## Chapter 5. Data Definition", "This chapter covers how one creates")
+	if strings.Count(d.Markdown, "Chapter 5. Data Definition") != 1 {
+		t.Errorf("the title is not there once:\n%s", d.Markdown)
+	}
+}
