@@ -175,7 +175,7 @@ func aside(p block) bool {
 	}
 	// Every other line is at most a note's length.
 	return p.runes <= maxNote && (shortLink(p) || pointer(p) || label(p.text) ||
-		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text))
+		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text) || postNote.MatchString(p.text))
 }
 
 // tagLine starts a line of the article's tags or topics, each a link.
@@ -211,6 +211,9 @@ func copyrightNotice(text string) bool {
 		return false
 	}
 	lower := strings.ToLower(text)
+	if strings.HasPrefix(lower, "copyright ©") || strings.HasPrefix(lower, "© copyright") || strings.HasPrefix(lower, "copyright (c)") {
+		return true
+	}
 	for _, p := range rightsReserved {
 		if strings.Contains(lower, p) {
 			return true
@@ -237,6 +240,14 @@ var (
 func callToAction(text string) bool {
 	return utf8.RuneCountInString(text) <= maxCallToAction && ctaStart.MatchString(text) && ctaWords.MatchString(text)
 }
+
+// postNote starts a line a blog adds to each post, not its text: when
+// and where it was filed ("This entry was posted on … and is filed under
+// …", "Der Beitrag wurde am … veröffentlicht") or that it speaks for its
+// author only.
+var postNote = regexp.MustCompile(`(?i)^(this (entry|post) was posted (on|in)|(der|dieser) beitrag wurde am|erstellt am .{5,60} (und )?abgelegt unter|` +
+	`(this|the) (article|post|piece|column) (reflects|represents|expresses) (only )?the (views|opinions?) of|the views expressed (in|here)|` +
+	`(dieser|der) (beitrag|artikel|text) gibt (die|allein die|ausschließlich die) meinung|bei diesem beitrag handelt es sich um ein blog)`)
 
 // maxCallToAction is the longest call to action, in characters.
 const maxCallToAction = 200
@@ -392,6 +403,7 @@ var tailHeading = regexp.MustCompile(`(?i)^((` +
 	`(ihr(e)? )?ansprechpartner(in)?|pressekontakt|kontakt für (die )?(presse|medien)|fragen zu diese(m|r) (artikel|beitrag|meldung)|` +
 	`weitere informationen|mehr informationen|weiterführende (informationen|links)|(press|media) (contacts?|enquiries|inquiries)|` +
 	`share your thoughts|mehr zum|więcej informacji)\b|` +
+	`(tags|schlagworte|schlagwörter|topics|etiquetas|mots-clés|argomenti|tagi)[\s:]*$|` +
 	`(related|recommended|popular|trending|comments?|share this|subscribe|sign up|` +
 	`about the author|comments are closed|was this (article|page|post) (helpful|useful)|contact|kontakt|` +
 	`über (den|die) autor(in)?|ähnliche themen|war (der|dieser) (artikel|beitrag) (hilfreich|nützlich)|` +

@@ -138,6 +138,14 @@ func TestTrimArticle(t *testing.T) {
 				`<p>Materiał chroniony prawem autorskim - wszelkie prawa zastrzeżone. Dalsze rozpowszechnianie artykułu za zgodą wydawcy.</p>` +
 				`<p>Wenn Ihnen unser Artikel gefallen hat: Unterstützen Sie diese Form des Journalismus.</p><p>Jede kleine Spende hilft den Menschen!</p><p>Bisher keine Kommentare</p>`,
 			[]string{"First", "Second"}},
+		{"a blog's notes on each post and the site's copyright", "Story",
+			p1 + p2 + `<p>Der Beitrag wurde am Mittwoch, den 27. November 2019 um 15:21 Uhr veröffentlicht und wurde unter <a href="/c">Allgemein</a> abgelegt.</p>` +
+				`<p>Dieser Beitrag gibt die Meinung des Autors wieder, nicht notwendigerweise die der Redaktion.</p>` +
+				`<p>Copyright © 2020 by: example.com • Design by: <a href="/d">A Designer</a> • Lizenz: <a href="/l">Creative Commons BY-NC-SA</a>, for every page of the site.</p>`,
+			[]string{"First", "Second"}},
+		{"a tags label after the article takes what follows", "Story",
+			long + `<p>Schlagworte</p><h2><a href="/issue">Ausgabe 2/2022</a></h2><p>Unsere neue Rubrik. Zum Auftakt fragen wir einen Winzer, wie es um den Weinbau steht, und was kommt.</p>`,
+			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
 		{"pointers in other languages", "Story",
 			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
 			[]string{"First", "Second"}},
