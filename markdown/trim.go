@@ -54,6 +54,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true // a caption that only credits the picture
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)):
 			drop[i] = true
+		case i > first && i >= last && paragraph(b) && copyrightLine(b.text):
+			drop[i] = true // the site's, in its footer; a manual's title page may say it before its text
 		case after && paragraph(b) && b.share >= 0.9:
 			drop[i] = true // another story's teaser, all of it a link
 		// Such a note is often long enough to be the span's last paragraph.
@@ -211,9 +213,6 @@ func copyrightNotice(text string) bool {
 		return false
 	}
 	lower := strings.ToLower(text)
-	if strings.HasPrefix(lower, "copyright ©") || strings.HasPrefix(lower, "© copyright") || strings.HasPrefix(lower, "copyright (c)") {
-		return true
-	}
 	for _, p := range rightsReserved {
 		if strings.Contains(lower, p) {
 			return true
@@ -239,6 +238,16 @@ var (
 // callToAction reports whether text is a short call to action.
 func callToAction(text string) bool {
 	return utf8.RuneCountInString(text) <= maxCallToAction && ctaStart.MatchString(text) && ctaWords.MatchString(text)
+}
+
+// copyrightLine reports whether text is a short line that starts with
+// the site's copyright ("Copyright © 2020 by: … • Design by: …").
+func copyrightLine(text string) bool {
+	if utf8.RuneCountInString(text) > maxNote {
+		return false
+	}
+	lower := strings.ToLower(text)
+	return strings.HasPrefix(lower, "copyright ©") || strings.HasPrefix(lower, "© copyright") || strings.HasPrefix(lower, "copyright (c)")
 }
 
 // postNote starts a line a blog adds to each post, not its text: when

@@ -143,6 +143,9 @@ func TestTrimArticle(t *testing.T) {
 				`<p>Dieser Beitrag gibt die Meinung des Autors wieder, nicht notwendigerweise die der Redaktion.</p>` +
 				`<p>Copyright © 2020 by: example.com • Design by: <a href="/d">A Designer</a> • Lizenz: <a href="/l">Creative Commons BY-NC-SA</a>, for every page of the site.</p>`,
 			[]string{"First", "Second"}},
+		{"a manual's title page keeps its copyright", "PostgreSQL 15 Documentation",
+			`<h3>The PostgreSQL Global Development Group</h3><p>Copyright © 1996–2026 The PostgreSQL Global Development Group</p>` + links,
+			[]string{"The", "Copyright"}},
 		{"a tags label after the article takes what follows", "Story",
 			long + `<p>Schlagworte</p><h2><a href="/issue">Ausgabe 2/2022</a></h2><p>Unsere neue Rubrik. Zum Auftakt fragen wir einen Winzer, wie es um den Weinbau steht, und was kommt.</p>`,
 			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
