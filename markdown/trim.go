@@ -209,11 +209,14 @@ var rightsReserved = []string{"all rights reserved", "alle rechte vorbehalten", 
 // copyright ("Materiał chroniony prawem autorskim - wszelkie prawa
 // zastrzeżone. …"), which may be longer than a credit.
 func copyrightNotice(text string) bool {
-	if utf8.RuneCountInString(text) > maxNote {
-		return false
-	}
+	return utf8.RuneCountInString(text) <= maxNote && mentionsAny(text, rightsReserved)
+}
+
+// mentionsAny reports whether text holds one of phrases (lower case),
+// in any case.
+func mentionsAny(text string, phrases []string) bool {
 	lower := strings.ToLower(text)
-	for _, p := range rightsReserved {
+	for _, p := range phrases {
 		if strings.Contains(lower, p) {
 			return true
 		}
@@ -269,18 +272,9 @@ var disclosureWords = regexp.MustCompile(`(?i)(affiliate[- ]?links?|affiliate co
 
 // disclosure reports whether text is a short affiliate disclosure.
 func disclosure(text string) bool {
-	if utf8.RuneCountInString(text) > maxNote {
-		return false
-	}
 	// The expression backtracks over every paragraph; a disclosure names
-	// one of these first.
-	lower := strings.ToLower(text)
-	for _, w := range disclosureHints {
-		if strings.Contains(lower, w) {
-			return disclosureWords.MatchString(text)
-		}
-	}
-	return false
+	// one of the hints first.
+	return utf8.RuneCountInString(text) <= maxNote && mentionsAny(text, disclosureHints) && disclosureWords.MatchString(text)
 }
 
 // disclosureHints are words every match of disclosureWords holds.
