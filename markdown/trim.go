@@ -56,6 +56,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true
 		case i > first && i >= last && paragraph(b) && copyrightLine(b.text):
 			drop[i] = true // the site's, in its footer; a manual's title page may say it before its text
+		case (before || after) && b.n.Data == "table" && calendarHead.MatchString(b.text):
+			drop[i] = true
 		case after && paragraph(b) && b.share >= 0.9:
 			drop[i] = true // another story's teaser, all of it a link
 		// Such a note is often long enough to be the span's last paragraph.
@@ -661,11 +663,18 @@ func readBlock(n *html.Node) block {
 // of text, mostly not links.
 func prose(b block) bool {
 	switch b.n.Data {
-	case "p", "blockquote", "pre", "table":
+	case "table":
+		return b.runes >= minProse && b.share < 0.5 && !calendarHead.MatchString(b.text)
+	case "p", "blockquote", "pre":
 		return b.runes >= minProse && b.share < 0.5
 	}
 	return false
 }
+
+// calendarHead starts the text of a month's calendar, a widget beside
+// the article: its days of the week (German, English, French, Spanish,
+// Italian, Polish).
+var calendarHead = regexp.MustCompile(`(?i)^(mo|mon|lu|lun|pn)\.?\s*(di|tu|tue|ma|mar|wt)\.?\s*(mi|we|wed|me|mer|mié|mie|śr)\.?\s*(do|th|thu|je|jeu|ju|jue|gi|gio|cz)`)
 
 // minProse is the least text of a paragraph of prose, in characters.
 const minProse = 80

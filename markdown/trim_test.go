@@ -146,6 +146,10 @@ func TestTrimArticle(t *testing.T) {
 		{"a manual's title page keeps its copyright", "PostgreSQL 15 Documentation",
 			`<h3>The PostgreSQL Global Development Group</h3><p>Copyright © 1996–2026 The PostgreSQL Global Development Group</p>` + links,
 			[]string{"The", "Copyright"}},
+		{"a month's calendar beside the article goes", "Story",
+			p1 + p2 + `<table><tr><th>Mo</th><th>Di</th><th>Mi</th><th>Do</th><th>Fr</th><th>Sa</th><th>So</th></tr>` +
+				`<tr><td>01. November</td><td>02. November</td><td>03. November</td><td>04. November</td><td>05. November</td><td>06. November</td><td>07. November</td></tr></table>`,
+			[]string{"First", "Second"}},
 		{"a tags label after the article takes what follows", "Story",
 			long + `<p>Schlagworte</p><h2><a href="/issue">Ausgabe 2/2022</a></h2><p>Unsere neue Rubrik. Zum Auftakt fragen wir einen Winzer, wie es um den Weinbau steht, und was kommt.</p>`,
 			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
