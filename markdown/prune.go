@@ -17,21 +17,23 @@ import (
 // holds those applied to the article once chosen.
 
 // sectionWords are words of a class or id that name a section which is
-// not the page's article, whatever it holds.
-var sectionWords = map[string]bool{
-	"comment": true, "comments": true, "commentlist": true, "disqus": true, "replies": true,
-	// the same in German, French, Spanish, Portuguese, Italian, Dutch and Polish
-	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
-	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
-	"related": true, "recommended": true, "recommendations": true, "recirc": true, "recirculation": true,
-	"outbrain": true, "taboola": true, "trending": true,
-	"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
-	"share": true, "sharing": true, "sharebar": true, "social": true,
-	"breadcrumb": true, "breadcrumbs": true,
-	"byline": true, "caption": true, "credit": true, "credits": true,
-	"tags": true, "bio": true, "author": true,
-	"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
-}
+// not the page's article, whatever it holds: the thread words (below)
+// and these.
+var sectionWords = func() map[string]bool {
+	m := map[string]bool{
+		"recirc": true, "recirculation": true, "trending": true,
+		"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
+		"share": true, "sharing": true, "sharebar": true, "social": true,
+		"breadcrumb": true, "breadcrumbs": true,
+		"byline": true, "caption": true, "credit": true, "credits": true,
+		"tags": true, "bio": true, "author": true,
+		"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
+	}
+	for w := range threadWords {
+		m[w] = true
+	}
+	return m
+}()
 
 // galleryWords name a gallery of pictures and their captions. Inside the
 // article's own container it is an insert ("Business news in pictures"),
@@ -261,6 +263,7 @@ func namesSection(name string, maxWords int) bool {
 // ("imageCaption", "postAuthorCard") names a piece of the article.
 var threadWords = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "replies": true,
+	// the same in German, French, Spanish, Portuguese, Italian, Dutch and Polish
 	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
 	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
 	"related": true, "recommended": true, "recommendations": true, "outbrain": true, "taboola": true,
