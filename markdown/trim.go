@@ -492,7 +492,7 @@ func teasers(blocks []block) bool {
 				return false
 			}
 			linked++
-		case b.n.Data != "p" || b.runes > maxTeaser:
+		case !paragraph(b) || b.runes > maxTeaser:
 			return false
 		}
 	}
