@@ -38,6 +38,10 @@ type DeduplicatePagesResult struct {
 	// Extract lists the batch's result pages that wait for LLM extraction
 	// (a crawl with extraction instructions).
 	Extract []int64 `json:",omitempty"`
+	// Logged says the batch's log entries were written (WriteLogs was
+	// asked for). A worker older than that field neither writes them nor
+	// says so, and the workflow then runs WriteLogs itself.
+	Logged bool `json:",omitempty"`
 }
 
 // DeduplicatePages makes the batch's converted pages results, in crawl
@@ -70,6 +74,7 @@ func deduplicatePages(ctx context.Context, store resultStore, in DeduplicatePage
 	}
 	if in.WriteLogs {
 		_, err = writeLogs(ctx, store, WriteLogsInput{CrawlID: in.CrawlID, Batch: in.Batch})
+		res.Logged = err == nil
 	}
 	return res, err
 }

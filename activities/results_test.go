@@ -51,8 +51,8 @@ func TestDeduplicatePages(t *testing.T) {
 }
 
 // TestDeduplicatePagesWritesLogs: asked to, DeduplicatePages writes the
-// batch's log entries once its pages are stored, and fails when they
-// cannot be written; not asked, it writes none.
+// batch's log entries once its pages are stored and says so (Logged), and
+// fails when they cannot be written; not asked, it writes none.
 func TestDeduplicatePagesWritesLogs(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
 	stored, failed := "hi", "could not fetch"
@@ -62,11 +62,12 @@ func TestDeduplicatePagesWritesLogs(t *testing.T) {
 	}
 	for _, write := range []bool{false, true} {
 		f := &fakeStore{crawl: c, stored: db.StoreResult{Stored: 1}, batchPages: pages}
-		if _, err := deduplicatePages(context.Background(), f, DeduplicatePagesInput{CrawlID: c.ID.String(), Batch: 2, Budget: 20, WriteLogs: write}); err != nil {
+		res, err := deduplicatePages(context.Background(), f, DeduplicatePagesInput{CrawlID: c.ID.String(), Batch: 2, Budget: 20, WriteLogs: write})
+		if err != nil {
 			t.Fatal(err)
 		}
-		if write && len(f.logs) != 2 || !write && len(f.logs) != 0 {
-			t.Errorf("WriteLogs %v: %d entries written", write, len(f.logs))
+		if write && len(f.logs) != 2 || !write && len(f.logs) != 0 || res.Logged != write {
+			t.Errorf("WriteLogs %v: %d entries written, Logged %v", write, len(f.logs), res.Logged)
 		}
 	}
 	down := errors.New("database down")

@@ -207,12 +207,12 @@ func (w *Workers) Stop() {
 	w.static.Close()
 }
 
-// Run runs the workers (with a browser when withBrowser) and the
-// reconciler until ctx is done.
 // linkMemoSize bounds the links a worker remembers having enqueued, over
 // all crawls (linkmemo): about 15 MB.
 const linkMemoSize = 100_000
 
+// Run runs the workers (with a browser when withBrowser) and the
+// reconciler until ctx is done.
 func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Store, logger *slog.Logger, withBrowser bool, m *metrics.Worker) error {
 	if err := EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
 		return err

@@ -252,7 +252,8 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 	renderDeep := workflow.GetVersion(ctx, renderDeepPages, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	atFetch := workflow.GetVersion(ctx, convertAtFetch, workflow.DefaultVersion, 2)
 	p.convertAtFetch, p.convertLeft = atFetch != workflow.DefaultVersion, atFetch >= 2
-	p.logsWithResults = workflow.GetVersion(ctx, logsWithResults, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	withResults := workflow.GetVersion(ctx, logsWithResults, workflow.DefaultVersion, 2)
+	p.logsWithResults, p.logsChecked = withResults != workflow.DefaultVersion, withResults >= 2
 	lastRendered := false
 	workflow.Go(ctx, p.convertStage)
 	workflow.Go(ctx, p.storeStage)
@@ -364,13 +365,16 @@ type pipeline struct {
 	convertAtFetch, convertLeft bool
 	// logsWithResults has DeduplicatePages write the log entries of a
 	// crawl without extraction (runs begun before that change run
-	// WriteLogs after it).
-	logsWithResults bool
+	// WriteLogs after it); with logsChecked, only when DeduplicatePages
+	// says it wrote them (a worker older than the change does not).
+	logsWithResults, logsChecked bool
 }
 
 // logsWithResults marks the workflow change that writes a batch's log
 // entries in DeduplicatePages when the crawl has no extraction, instead
-// of in an activity of their own.
+// of in an activity of their own. Version 2 still runs WriteLogs when
+// DeduplicatePages did not say it wrote them (a worker older than the
+// change ignores the request).
 const logsWithResults = "logs-with-results"
 
 // convertAtFetch marks the workflow change that converts each page in
@@ -439,11 +443,13 @@ func (p *pipeline) storeStage(ctx workflow.Context) {
 			batchIn.Batch = b.batch
 			// Without extraction, the entries wait for nothing once the
 			// pages are stored: DeduplicatePages writes them.
-			logged = p.logsWithResults && p.in.Plan.LLMTaskQueue == ""
-			if err := storeResults(ctx, p.pageCtx, &batchIn, logged); err != nil {
+			asked := p.logsWithResults && p.in.Plan.LLMTaskQueue == ""
+			wrote, err := storeResults(ctx, p.pageCtx, &batchIn, asked)
+			if err != nil {
 				p.fail(err)
 				return
 			}
+			logged = asked && (wrote || !p.logsChecked)
 			// Counted in Stored now, no longer pending.
 			stored := batchIn.Stored != p.in.Stored
 			p.in.Stored, b.fetched = batchIn.Stored, 0
@@ -548,24 +554,26 @@ func convertAndStore(ctx, pageCtx workflow.Context, in *CrawlInput) error {
 	if err != nil {
 		return err
 	}
-	return storeResults(ctx, pageCtx, in, false)
+	_, err = storeResults(ctx, pageCtx, in, false)
+	return err
 }
 
 // storeResults deduplicates and stores the converted pages of the batch
-// in.Batch (and, with writeLogs, writes its log entries), then, for a
+// in.Batch (and, with writeLogs, writes its log entries, reporting
+// whether it did), then, for a
 // crawl with extraction instructions, sends each to the LLM.
-func storeResults(ctx, pageCtx workflow.Context, in *CrawlInput, writeLogs bool) error {
+func storeResults(ctx, pageCtx workflow.Context, in *CrawlInput, writeLogs bool) (logged bool, err error) {
 	var stored activities.DeduplicatePagesResult
-	err := workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
+	err = workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
 		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget, WriteLogs: writeLogs}).Get(ctx, &stored)
 	if err != nil {
-		return err
+		return false, err
 	}
 	in.Stored = stored.TotalPages
 	if in.Plan.LLMTaskQueue == "" || len(stored.Extract) == 0 {
-		return nil
+		return stored.Logged, nil
 	}
-	return extractPages(ctx, in, stored.Extract)
+	return stored.Logged, extractPages(ctx, in, stored.Extract)
 }
 
 // extractWindow bounds a crawl's extractions in flight, so that one crawl

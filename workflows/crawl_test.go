@@ -104,16 +104,16 @@ func testCrawlSucceeds(t *testing.T, atFetch bool) {
 	env := newEnv(t, 100, 1800)
 	if !atFetch {
 		env.OnGetVersion(convertAtFetch, workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
-		env.OnGetVersion(logsWithResults, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		env.OnGetVersion(logsWithResults, workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
 	}
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: atFetch}).
 		Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3, Converted: 3}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 100, WriteLogs: atFetch}).
-		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+		Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3, Logged: atFetch}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: atFetch}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 1, Converted: 1, Failed: 1}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 100, WriteLogs: atFetch}).
-		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4}, nil).Once()
+		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 4, Logged: atFetch}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 2, Limit: 10, Convert: atFetch}).
 		Return(activities.FetchPagesResult{}, nil).Once()
 	if atFetch {
@@ -414,16 +414,47 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 // TestCrawlRefillsAfterSkippedPages: fetched pages that do not become
 // results (skipped when stored) leave room in the budget, which the next
 // batch takes once the results stage has caught up.
+// TestCrawlLogsWhatDeduplicationDidNot: a DeduplicatePages of a worker
+// older than logs-with-results ignores the request to write the log
+// entries and does not say it wrote them; the workflow then runs
+// WriteLogs for the batch, so that no entry is lost in a rolling deploy.
+// Runs begun at version 1 trust the request, as their histories say.
+func TestCrawlLogsWhatDeduplicationDidNot(t *testing.T) {
+	for _, v := range []workflow.Version{1, 2} {
+		t.Run(fmt.Sprintf("version %d", v), func(t *testing.T) {
+			env := newEnv(t, 100, 1800)
+			env.OnGetVersion(logsWithResults, workflow.DefaultVersion, 2).Return(v)
+			env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10, Convert: true}).
+				Return(activities.FetchPagesResult{Claimed: 3, Fetched: 3, Converted: 3}, nil).Once()
+			env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 100, WriteLogs: true}).
+				Return(activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3}, nil).Once()
+			env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10, Convert: true}).
+				Return(activities.FetchPagesResult{}, nil).Once()
+			var status crawl.Status
+			expectFinish(env, &status, 3)
+			started := activitiesStarted(env)
+			runCrawl(t, env, &status, crawl.StatusSucceeded)
+			want := 0
+			if v >= 2 {
+				want = 1
+			}
+			if n := strings.Count(fmt.Sprint(*started), "WriteLogs"); n != want {
+				t.Errorf("WriteLogs ran %d times, want %d: %v", n, want, *started)
+			}
+		})
+	}
+}
+
 func TestCrawlRefillsAfterSkippedPages(t *testing.T) {
 	env := newEnv(t, 4, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 4, Fetched: 4, Converted: 4}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 0, Budget: 4, WriteLogs: true}).
-		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2}, nil).Once()
+		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2, Logged: true}, nil).Once()
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 2, Convert: true}).
 		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, Converted: 2}, nil).Once()
 	env.OnActivity(a.DeduplicatePages, mock.Anything, activities.DeduplicatePagesInput{CrawlID: "c1", Batch: 1, Budget: 4, WriteLogs: true}).
-		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 4}, nil).Once()
+		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 4, Logged: true}, nil).Once()
 	var status crawl.Status
 	expectFinish(env, &status, 4)
 
