@@ -324,9 +324,13 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	}
 	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
-		State: out.State, Error: out.Reason, HTML: out.HTML, Links: newPages(out.Links), Render: toBrowser != ""}
-	if b.markdown != nil && rec.State == crawl.PageFetched {
+		State: out.State, Error: out.Reason, Links: newPages(out.Links), Render: toBrowser != ""}
+	switch {
+	case rec.State != crawl.PageFetched:
+	case b.markdown != nil:
 		b.convert(&rec, page.URL, r)
+	default:
+		rec.HTML = string(out.Body) // saved for ConvertPages
 	}
 	if toBrowser != "" {
 		entry := crawllog.SentToBrowser(b.crawl, page, toBrowser)
@@ -341,9 +345,9 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	b.writer.add(rec)
 }
 
-// convert turns a fetched page into markdown in the outcome rec, which
-// then holds no HTML; a page the converter fails on is skipped and says
-// why.
+// convert turns a fetched page into markdown in the outcome rec (its
+// HTML is never saved); a page the converter fails on is skipped and
+// says why.
 func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Result) {
 	if r.FinalURL != "" {
 		pageURL = r.FinalURL
@@ -351,7 +355,6 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	converters <- struct{}{}
 	c, err := convertHTML(pageURL, r.Body, *b.markdown)
 	<-converters
-	rec.HTML = ""
 	if err != nil {
 		rec.State, rec.Error = crawl.PageSkipped, convertFailed(err)
 		return

@@ -33,8 +33,9 @@ type Outcome struct {
 	// Reason says why the page failed, was skipped or goes back to the
 	// frontier; on a kept page it is a note (a cut-off body), or empty.
 	Reason string
-	// HTML is the body of a page kept for conversion (State PageFetched).
-	HTML string
+	// Body is the body of a page kept for conversion (State
+	// PageFetched): the fetch's own bytes, not a copy.
+	Body []byte
 	// Links are the pages it links to that the crawl follows.
 	Links []Link
 	// Retry is set when the page goes back to the frontier (State
@@ -102,7 +103,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 	if canon, ok := rules.Canonical(final, r.Canonical); ok {
 		out.canonical = &Link{URL: canon.String(), Key: urlnorm.Key(canon), Depth: p.Depth, Rank: p.Rank}
 	}
-	out.State, out.HTML = crawl.PageFetched, string(r.Body)
+	out.State, out.Body = crawl.PageFetched, r.Body
 	var notes []string
 	if r.Truncated {
 		notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", len(r.Body)))
@@ -167,11 +168,11 @@ func (o Outcome) Canonicalized(state crawl.PageState, known bool, err error) Out
 	case err != nil:
 		return o.fail(err.Error())
 	case !known || state == crawl.PageQueued:
-		o.State, o.HTML = crawl.PageSkipped, ""
+		o.State, o.Body = crawl.PageSkipped, nil
 		o.Reason = fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon.URL)
 		o.Links = append([]Link{*canon}, o.Links...)
 	case state != crawl.PageSkipped && state != crawl.PageFailed:
-		o.State, o.HTML = crawl.PageSkipped, ""
+		o.State, o.Body = crawl.PageSkipped, nil
 		o.Reason = fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon.URL)
 	}
 	return o
@@ -181,7 +182,7 @@ func (o Outcome) Canonicalized(state crawl.PageState, known bool, err error) Out
 // the static fetch found that the page needs JavaScript (why). The links
 // the static page had are queued as usual; the rendered page may add more.
 func (o Outcome) ToBrowser(why string) Outcome {
-	o.State, o.HTML = crawl.PageQueued, ""
+	o.State, o.Body = crawl.PageQueued, nil
 	o.Reason = "needs JavaScript (" + why + "); queued again for the browser engine"
 	return o
 }

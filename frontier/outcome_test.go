@@ -65,8 +65,8 @@ func TestJudge(t *testing.T) {
 		if out.State != tc.state || !strings.HasPrefix(out.Reason, tc.reason) || len(out.Links) != tc.links {
 			t.Errorf("%s: %s %q with %d links, want %s %q… with %d", tc.name, out.State, out.Reason, len(out.Links), tc.state, tc.reason, tc.links)
 		}
-		if (out.State == crawl.PageFetched) != (out.HTML != "") {
-			t.Errorf("%s: state %s with %d bytes of HTML", tc.name, out.State, len(out.HTML))
+		if (out.State == crawl.PageFetched) != (len(out.Body) > 0) {
+			t.Errorf("%s: state %s with %d bytes of HTML", tc.name, out.State, len(out.Body))
 		}
 		switch {
 		case tc.retryIn == 0 && out.Retry != nil:
@@ -139,7 +139,7 @@ func TestCanonicalized(t *testing.T) {
 		{crawl.PageSkipped, true, crawl.PageFetched, 1},
 	} {
 		got := out.Canonicalized(tc.state, tc.known, nil)
-		if got.State != tc.want || len(got.Links) != tc.links || (got.State == crawl.PageFetched) != (got.HTML != "") {
+		if got.State != tc.want || len(got.Links) != tc.links || (got.State == crawl.PageFetched) != (len(got.Body) > 0) {
 			t.Errorf("canonical page %q (known %v): %s with %d links, want %s with %d", tc.state, tc.known, got.State, len(got.Links), tc.want, tc.links)
 		}
 		if tc.links == 2 && (got.Links[0].URL != "https://example.com/b" || got.Links[0].Depth != 1 || got.Links[0].Rank != "004") {
@@ -149,7 +149,7 @@ func TestCanonicalized(t *testing.T) {
 	if got := out.Canonicalized("", false, errors.New("db down")); got.State != crawl.PageFailed {
 		t.Errorf("lookup failed: %s", got.State)
 	}
-	if got := out.ToBrowser("an empty root element"); got.State != crawl.PageQueued || got.HTML != "" ||
+	if got := out.ToBrowser("an empty root element"); got.State != crawl.PageQueued || got.Body != nil ||
 		!strings.Contains(got.Reason, "needs JavaScript (an empty root element)") {
 		t.Errorf("ToBrowser: %s %q", got.State, got.Reason)
 	}
