@@ -200,7 +200,9 @@ func convertAll(ctx context.Context, pages []db.Page, o markdown.Options) []conv
 	results := make([]converted, len(pages))
 	onEveryCore(len(pages), func(i int) {
 		if ctx.Err() == nil {
+			converters <- struct{}{} // shared with the fetch activities' conversions
 			results[i] = convertPage(pages[i], o)
+			<-converters
 		}
 	})
 	return results

@@ -363,10 +363,11 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	rec.State, rec.Converted = crawl.PageConverted, &c
 }
 
-// converters bounds the pages a worker converts at once to its cores:
-// a conversion is CPU work and holds the page's tree, so converting more
-// at once (a batch has up to its parallelism of pages in hand) would only
-// hold more memory.
+// converters bounds the pages a worker converts at once, in fetch
+// activities and ConvertPages together, to its cores: a conversion is
+// CPU work and holds the page's tree, so converting more at once (a batch
+// has up to its parallelism of pages in hand) would only hold more
+// memory.
 var converters = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // save records a group of outcomes and counts them. Results in hand are
