@@ -30,6 +30,7 @@ type fakeStore struct {
 	fail map[string]error
 
 	// Answers.
+	unsaved    map[int64]bool          // SaveFetches: pages an earlier attempt already saved
 	counts     map[crawl.PageState]int // CountPages
 	claim      []db.Page               // ClaimBatch
 	renderQ    int                     // RenderQueued
@@ -184,9 +185,11 @@ func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchO
 		return nil, err
 	}
 	f.outcomes = append(f.outcomes, outs...)
-	saved := make([]int64, len(outs))
-	for i, o := range outs {
-		saved[i] = o.PageID
+	var saved []int64
+	for _, o := range outs {
+		if !f.unsaved[o.PageID] {
+			saved = append(saved, o.PageID)
+		}
 	}
 	return saved, nil
 }
@@ -317,10 +320,10 @@ func (f *fakeStore) SaveSettled(_ context.Context, _ uuid.UUID, pages []db.Settl
 		f.settled = map[int64]db.Settled{}
 	}
 	for _, p := range pages {
-		if p.Whole { // the markdown stored whole stays
+		if p.Whole { // the markdown stored stays, as the database keeps it
 			for _, r := range f.results {
-				if r.ID == p.PageID {
-					p.Markdown = *r.RawMarkdown
+				if r.ID == p.PageID && r.Markdown != nil {
+					p.Markdown = *r.Markdown
 				}
 			}
 		}

@@ -526,4 +526,19 @@ func TestFetchBatchRemembersLinks(t *testing.T) {
 	if got := urls(run(&fakeStore{crawl: c}, 0, "https://example.com/nav")); !reflect.DeepEqual(got, []string{"https://example.com/nav"}) {
 		t.Errorf("a link found closer to the start is sent %v", got)
 	}
+	// A page an earlier attempt already saved is not saved again: its
+	// links are not remembered, and are sent again next time (from the
+	// same place: the same page at the same rank).
+	f := &fakeStore{crawl: c, unsaved: map[int64]bool{1: true}}
+	f.claim = []db.Page{claimed(1, "https://example.com/", 1, "000"), claimed(2, "https://example.com/x", 1, "001")}
+	unsaved, saved := htmlResult("<p>saved before</p>"), htmlResult("<p>saved</p>")
+	unsaved.Links, saved.Links = []string{"https://example.com/c"}, []string{"https://example.com/d"}
+	b := newFetchBatch(f, &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": unsaved, "https://example.com/x": saved}}, nil, settings, FetchPagesInput{})
+	b.links = memo
+	if _, err := b.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := urls(run(&fakeStore{crawl: c}, 1, "https://example.com/c")); !reflect.DeepEqual(got, []string{"https://example.com/c"}) {
+		t.Errorf("after a batch with a page not saved, the next sends %v; want the unsaved page's link again", got)
+	}
 }

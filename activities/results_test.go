@@ -105,7 +105,7 @@ func TestSettleDeduplication(t *testing.T) {
 	for id := int64(1); id <= 4; id++ {
 		md := raw[id]
 		f.results = append(f.results, db.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: min(int(id)-1, 1),
-			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 4, RawMarkdown: &md})
+			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 4, RawMarkdown: &md, Markdown: &md}) // stored whole until settled
 	}
 	res, err := settleDeduplication(context.Background(), f, SettleDeduplicationInput{CrawlID: c.ID.String()})
 	if err != nil {

@@ -199,7 +199,6 @@ func TestCrawlTimesOut(t *testing.T) {
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).After(20 * time.Second)
 	stored := 0
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
 			stored++
@@ -228,7 +227,6 @@ func TestCrawlCancelled(t *testing.T) {
 	env := newEnv(t, 100, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).
 		Return(activities.FetchPagesResult{Claimed: 1, Fetched: 1, Converted: 1}, nil).After(time.Minute)
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 1}, nil)
 	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
 		Return(activities.DeduplicatePagesResult{Stored: 1, TotalPages: 1}, nil)
 	var status crawl.Status
