@@ -35,7 +35,12 @@ func writeLogs(ctx context.Context, store logStore, in WriteLogsInput) (int, err
 	if err != nil {
 		return 0, err
 	}
-	pages, err := store.BatchPages(ctx, c.ID, in.Batch)
+	return writeBatchLogs(ctx, store, c, in.Batch)
+}
+
+// writeBatchLogs writes the log entries of crawl c's pages of batch.
+func writeBatchLogs(ctx context.Context, store logStore, c *db.Crawl, batch int) (int, error) {
+	pages, err := store.BatchPages(ctx, c.ID, batch)
 	if err != nil {
 		return 0, err
 	}

@@ -73,7 +73,7 @@ func deduplicatePages(ctx context.Context, store resultStore, in DeduplicatePage
 		}
 	}
 	if in.WriteLogs {
-		_, err = writeLogs(ctx, store, WriteLogsInput{CrawlID: in.CrawlID, Batch: in.Batch})
+		_, err = writeBatchLogs(ctx, store, after, in.Batch)
 		res.Logged = err == nil
 	}
 	return res, err
