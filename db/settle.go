@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/durablecrawl/crawler/crawl"
@@ -15,9 +16,7 @@ import (
 // in the crawl's order, URL, noindex mark and raw markdown.
 func (s *Store) StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]Page, error) {
 	var pages []Page
-	err := s.db.NewSelect().Model(&pages).Column("id", "url", "depth", "rank", "noindex", "raw_markdown", "status_code").
-		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).Where("id > ?", after).
-		Order("id").Limit(int64(limit)).Scan(ctx)
+	err := s.selectStored(&pages, crawlID).Where("id > ?", after).Order("id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("result pages after %d: %w", after, err)
 	}
@@ -28,13 +27,18 @@ func (s *Store) StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64,
 // results), by ID, with what StoredAfter reads of them.
 func (s *Store) StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
 	var pages []Page
-	err := s.db.NewSelect().Model(&pages).Column("id", "url", "depth", "rank", "noindex", "raw_markdown", "status_code").
-		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).Where("id = ANY(?)", pgdialect.Array(ids)).
-		Order("id").Scan(ctx)
+	err := s.selectStored(&pages, crawlID).Where("id = ANY(?)", pgdialect.Array(ids)).Order("id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%d result pages: %w", len(ids), err)
 	}
 	return pages, nil
+}
+
+// selectStored selects into pages the crawl's result pages, with the
+// columns deduplication reads.
+func (s *Store) selectStored(pages *[]Page, crawlID uuid.UUID) *bun.SelectQuery {
+	return s.db.NewSelect().Model(pages).Column("id", "url", "depth", "rank", "noindex", "raw_markdown", "status_code").
+		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored)
 }
 
 // Settled is what deduplication left of a result page.
