@@ -267,7 +267,7 @@ func convertHTML(pageURL string, html []byte, o markdown.Options) (out db.Conver
 	if err != nil {
 		return db.Converted{}, err
 	}
-	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Note: doc.Note,
+	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex,
 		ConvertMS: int(time.Since(began) / time.Millisecond)}, nil
 }
 

@@ -23,9 +23,6 @@ type Converted struct {
 	ConvertMS int
 	// NoIndex is set when the page asks search engines not to index it.
 	NoIndex bool
-	// Note says how the page was converted when that was not the usual
-	// way; it is added to the page's note (its log entry shows it).
-	Note string
 }
 
 // SaveConverted records the markdown of fetched pages (they become
@@ -44,17 +41,15 @@ func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Co
 		titles, markdowns := make([]string, len(pages)), make([]string, len(pages))
 		ms := make([]int, len(pages))
 		noindex := make([]bool, len(pages))
-		notes := make([]string, len(pages))
 		for i, p := range pages {
-			ids[i], titles[i], markdowns[i], ms[i], noindex[i], notes[i] = p.PageID, p.Title, p.Markdown, p.ConvertMS, p.NoIndex, p.Note
+			ids[i], titles[i], markdowns[i], ms[i], noindex[i] = p.PageID, p.Title, p.Markdown, p.ConvertMS, p.NoIndex
 		}
 		_, err = tx.NewRaw(`
-UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms, noindex = d.noindex,
-    error = CASE WHEN d.note = '' THEN p.error ELSE concat_ws('; ', p.error, d.note) END
-FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[]) AS d(id, title, markdown, ms, noindex, note)
+UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms, noindex = d.noindex
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::boolean[]) AS d(id, title, markdown, ms, noindex)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 			crawl.PageConverted, pgdialect.Array(ids), pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(ms),
-			pgdialect.Array(noindex), pgdialect.Array(notes), crawlID, crawl.PageFetched).Exec(ctx)
+			pgdialect.Array(noindex), crawlID, crawl.PageFetched).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("save markdown of %d pages: %w", len(pages), err)
 		}

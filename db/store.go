@@ -606,10 +606,10 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
 	render := make([]bool, n)
-	titles, markdowns, notes, convertMS, noindex := make([]string, n), make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
+	titles, markdowns, convertMS, noindex := make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
 	for i, o := range outs {
 		if c := o.Converted; o.State == crawl.PageConverted && c != nil {
-			titles[i], markdowns[i], notes[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.Note, c.ConvertMS, c.NoIndex
+			titles[i], markdowns[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.ConvertMS, c.NoIndex
 		}
 		render[i] = o.State == crawl.PageQueued && o.Render
 		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
@@ -626,7 +626,7 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 UPDATE pages AS p SET
     state = d.state, final_url = nullif(d.final_url, ''), status_code = nullif(d.status, 0),
     content_type = nullif(d.content_type, ''), engine = nullif(d.engine, ''),
-    error = nullif(concat_ws('; ', nullif(d.error, ''), nullif(d.note, '')), ''),
+    error = nullif(d.error, ''),
     bytes = d.bytes, fetch_ms = d.ms, fetched_at = clock_timestamp(),
     html = CASE WHEN d.state = ? THEN d.html ELSE p.html END,
     title = CASE WHEN d.state = ? THEN d.title ELSE p.title END,
@@ -638,16 +638,16 @@ UPDATE pages AS p SET
     not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END,
     render = p.render OR d.render
 FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
-        ?::text[], ?::text[], ?::text[], ?::integer[], ?::boolean[])
+        ?::text[], ?::text[], ?::integer[], ?::boolean[])
     AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
-        title, markdown, note, convert_ms, noindex)
+        title, markdown, convert_ms, noindex)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
 		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
 		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
 		pgdialect.Array(retryMS), pgdialect.Array(render),
-		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(notes), pgdialect.Array(convertMS), pgdialect.Array(noindex),
+		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex),
 		crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
@@ -660,17 +660,13 @@ RETURNING p.id`,
 }
 
 func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
-	errText := o.Error
-	if c := o.Converted; o.State == crawl.PageConverted && c != nil && c.Note != "" {
-		errText = strings.TrimPrefix(errText+"; "+c.Note, "; ")
-	}
 	q := tx.NewUpdate().Model((*Page)(nil)).
 		Set("state = ?", o.State).
 		Set("final_url = ?", nullString(o.FinalURL)).
 		Set("status_code = ?", nullInt(o.StatusCode)).
 		Set("content_type = ?", nullString(o.ContentType)).
 		Set("engine = ?", nullString(o.Engine)).
-		Set("error = ?", nullString(errText)).
+		Set("error = ?", nullString(o.Error)).
 		Set("bytes = ?", o.Bytes).
 		Set("fetch_ms = ?", o.FetchMS).
 		Set("fetched_at = clock_timestamp()").

@@ -314,7 +314,7 @@ func TestSaveFetchesConverted(t *testing.T) {
 		}
 		outs := []db.FetchOutcome{
 			{PageID: pages[0].ID, State: crawl.PageConverted, StatusCode: 200, Error: "cut at 1 MB",
-				Converted: &db.Converted{Title: "One", Markdown: "# One\n\ntext", ConvertMS: 3, NoIndex: true, Note: "converted whole"}},
+				Converted: &db.Converted{Title: "One", Markdown: "# One\n\ntext", ConvertMS: 3, NoIndex: true}},
 			{PageID: pages[1].ID, State: crawl.PageSkipped, StatusCode: 200, Error: "could not convert the page: broken"},
 			{PageID: pages[2].ID, State: crawl.PageConverted, StatusCode: 200, Converted: &db.Converted{Title: "Three", Markdown: "three"},
 				Links: []db.NewPage{page("/4", 1, "000000")}},
@@ -336,7 +336,7 @@ func TestSaveFetchesConverted(t *testing.T) {
 		}
 		one, two, three := got[0], got[1], got[2]
 		if one.State != crawl.PageConverted || one.HTML != nil || deref(one.Title) != "One" || deref(one.RawMarkdown) != "# One\n\ntext" ||
-			!one.NoIndex || deref(one.Error) != "cut at 1 MB; converted whole" || one.ConvertMS == nil || *one.ConvertMS != 3 || one.Batch == nil {
+			!one.NoIndex || deref(one.Error) != "cut at 1 MB" || one.ConvertMS == nil || *one.ConvertMS != 3 || one.Batch == nil {
 			t.Errorf("refused %v: first page %s, title %q, markdown %q, noindex %v, error %q, html %v",
 				refused, one.State, deref(one.Title), deref(one.RawMarkdown), one.NoIndex, deref(one.Error), one.HTML)
 		}

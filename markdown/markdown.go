@@ -44,10 +44,6 @@ type Document struct {
 	// (<meta name="robots" content="noindex">): a print version, a tag
 	// page. Deduplication lets its text go to the pages it repeats.
 	NoIndex bool
-	// Note says how the page was converted when that was not the usual
-	// way, for its log. No step sets it today; the crawl stores and logs
-	// it when one does.
-	Note string
 }
 
 // never holds elements that carry no readable text in any mode.
