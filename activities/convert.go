@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sync/atomic"
@@ -117,9 +118,6 @@ func markdownOptions(o crawl.Options) (markdown.Options, error) {
 // converts on every core and the last one is saved. A failed load or save
 // ends it (converting on would be wasted).
 func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, o markdown.Options, progress *atomic.Int64) (ConvertPagesResult, error) {
-	stop := make(chan struct{})
-	defer close(stop)
-	loads := loadGroups(ctx, store, crawlID, ids, stop)
 	type group struct {
 		ids     []int64
 		results []converted
@@ -139,26 +137,39 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 		}
 		saved <- err
 	}()
-	var loadErr error
-	for l := range loads {
-		if loadErr = l.err; loadErr != nil || saveFailed.Load() {
-			break
+	next := 0
+	// The next group of pages with their HTML; none when every group is
+	// read (a group whose pages are gone is passed over).
+	read := func() ([]db.Page, error) {
+		for next < len(ids) {
+			group := ids[next:min(next+convertGroup, len(ids))]
+			next += len(group)
+			if pages, err := store.PagesWithHTML(ctx, crawlID, group); err != nil || len(pages) > 0 {
+				return pages, err
+			}
 		}
-		results := convertAll(ctx, l.pages, o)
+		return nil, nil
+	}
+	loadErr := readAhead(read, func(pages []db.Page) error {
+		if saveFailed.Load() {
+			return errStopped
+		}
+		results := convertAll(ctx, pages, o)
 		if ctx.Err() != nil {
-			break
+			return errStopped
 		}
 		// The saver needs the page IDs only: the HTML is let go here.
-		ids := make([]int64, len(l.pages))
-		for i, p := range l.pages {
+		ids := make([]int64, len(pages))
+		for i, p := range pages {
 			ids[i] = p.ID
 		}
 		saves <- group{ids, results}
-	}
+		return nil
+	})
 	close(saves)
 	saveErr := <-saved
 	switch {
-	case loadErr != nil:
+	case loadErr != nil && loadErr != errStopped:
 		return res, loadErr
 	case ctx.Err() != nil:
 		return res, ctx.Err()
@@ -166,34 +177,9 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 	return res, saveErr
 }
 
-// loadedGroup is a group of fetched pages with their HTML, or why it
-// could not be loaded.
-type loadedGroup struct {
-	pages []db.Page
-	err   error
-}
-
-// loadGroups loads the pages ids with their HTML, convertGroup at a time,
-// one group ahead of the reader, until stop is closed. After an error it
-// sends nothing more.
-func loadGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, stop <-chan struct{}) <-chan loadedGroup {
-	loads := make(chan loadedGroup, 1)
-	go func() {
-		defer close(loads)
-		for start := 0; start < len(ids); start += convertGroup {
-			pages, err := store.PagesWithHTML(ctx, crawlID, ids[start:min(start+convertGroup, len(ids))])
-			select {
-			case loads <- loadedGroup{pages, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return loads
-}
+// errStopped ends reading ahead when converting on would be wasted (a
+// save failed, or the activity is cancelled); it is never returned.
+var errStopped = errors.New("stopped")
 
 // convertAll converts pages on every core; it stops early when ctx ends.
 func convertAll(ctx context.Context, pages []db.Page, o markdown.Options) []converted {
