@@ -179,7 +179,8 @@ func aside(p block) bool {
 	}
 	// Every other line is at most a note's length.
 	return p.runes <= maxNote && (shortLink(p) || pointer(p) || label(p.text) ||
-		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text) || postNote.MatchString(p.text))
+		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text) || postNote.MatchString(p.text) ||
+		browserNotice.MatchString(p.text))
 }
 
 // tagLine starts a line of the article's tags or topics, each a link.
@@ -666,10 +667,17 @@ func prose(b block) bool {
 	case "table":
 		return b.runes >= minProse && b.share < 0.5 && !calendarHead.MatchString(b.text)
 	case "p", "blockquote", "pre":
-		return b.runes >= minProse && b.share < 0.5
+		return b.runes >= minProse && b.share < 0.5 && !browserNotice.MatchString(b.text)
 	}
 	return false
 }
+
+// browserNotice starts a site's notice about the reader's browser ("IE
+// 11 is not supported. For an optimal experience visit our site on
+// another browser.", "Please enable JavaScript"): a banner, not the
+// article.
+var browserNotice = regexp.MustCompile(`(?i)^(internet explorer|ie) ?\d* (is|are) (not|no longer) supported|^(your|this) (web )?browser is (out of date|outdated|not supported|no longer supported)|` +
+	`^you are using an? (outdated|unsupported|old) (web )?browser|^(please )?(enable|turn on) javascript|^javascript (is )?(required|disabled)|^this (site|website|page) (requires|works best with) javascript`)
 
 // calendarHead starts the text of a month's calendar, a widget beside
 // the article: its days of the week (German, English, French, Spanish,

@@ -143,6 +143,9 @@ func TestTrimArticle(t *testing.T) {
 		{"a manual's title page keeps its copyright", "PostgreSQL 15 Documentation",
 			`<h3>The PostgreSQL Global Development Group</h3><p>Copyright © 1996–2026 The PostgreSQL Global Development Group</p>` + links,
 			[]string{"The", "Copyright"}},
+		{"a notice about the reader's browser is not the article's first paragraph", "Story",
+			`<p>IE 11 is not supported. For an optimal experience visit our site on another browser.</p><p>Dec. 6, 2024, 10:00 PM UTC / Updated Dec. 7, 2024</p>` + p1 + p2,
+			[]string{"First", "Second"}},
 		{"a month's calendar beside the article goes", "Story",
 			p1 + p2 + `<table><tr><th>Mo</th><th>Di</th><th>Mi</th><th>Do</th><th>Fr</th><th>Sa</th><th>So</th></tr>` +
 				`<tr><td>01. November</td><td>02. November</td><td>03. November</td><td>04. November</td><td>05. November</td><td>06. November</td><td>07. November</td></tr></table>`,
