@@ -606,6 +606,7 @@ func codeLanguages(root *goquery.Selection) {
 // stands out (a listing of other pages' teasers, a landing page) gets the
 // rule-based selection below.
 func mainContent(body *goquery.Selection, title string) *goquery.Selection {
+	brParagraphs(body.Get(0))
 	pruneSections(body.Get(0))
 	picked, ok := choose(body.Get(0), title)
 	if !ok {
