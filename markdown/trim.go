@@ -180,7 +180,7 @@ func aside(p block) bool {
 	// Every other line is at most a note's length.
 	return p.runes <= maxNote && (shortLink(p) || pointer(p) || label(p.text) ||
 		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text) || postNote.MatchString(p.text) ||
-		browserNotice.MatchString(p.text))
+		browserNotice.MatchString(p.text) || placeholderNote.MatchString(p.text))
 }
 
 // tagLine starts a line of the article's tags or topics, each a link.
@@ -206,7 +206,9 @@ func credit(text string) bool {
 // rightsReserved are the phrases that say a text is under copyright:
 // "All rights reserved", in a few languages.
 var rightsReserved = []string{"all rights reserved", "alle rechte vorbehalten", "urheberrechtlich geschützt", "wszelkie prawa zastrzeżone",
-	"chroniony prawem autorskim", "todos los derechos reservados", "tous droits réservés", "tutti i diritti riservati", "todos os direitos reservados"}
+	"chroniony prawem autorskim", "todos los derechos reservados", "tous droits réservés", "tutti i diritti riservati", "todos os direitos reservados",
+	// and the site's licence
+	"except where otherwise noted", "content on this site is licensed", "inhalte dieser website unter", "inhalte dieser seite unter"}
 
 // copyrightNotice reports whether text is a short notice of the site's
 // copyright ("Materiał chroniony prawem autorskim - wszelkie prawa
@@ -255,6 +257,16 @@ func copyrightLine(text string) bool {
 	lower := strings.ToLower(text)
 	return strings.HasPrefix(lower, "copyright ©") || strings.HasPrefix(lower, "© copyright") || strings.HasPrefix(lower, "copyright (c)")
 }
+
+// placeholderNote starts what a page shows in place of something it
+// has not loaded or listed: an embed waiting for consent ("Klicken Sie
+// auf den unteren Button, um den Inhalt von … zu laden"), a prompt for
+// browser notifications, a count of the items listed ("Es werden die
+// Weine 1 bis 10 von insgesamt 19 angezeigt", "Showing 1–10 of 19").
+var placeholderNote = regexp.MustCompile(`(?i)^(klicken sie auf den (unteren )?button,? um den inhalt|click (on )?the button( below)? to load the content|` +
+	`mit dem laden de(s|r) (inhalts?|videos|karte) akzeptieren sie|` +
+	`(push-)?benachrichtigung(en)? aktivieren|dürfen wir sie in ihrem browser|(allow|enable|turn on) (push )?notifications|` +
+	`(es werden (die )?\S+ )?\d+ (bis|-|–) \d+ von (insgesamt )?\d+|showing \d+ ?(to|-|–) ?\d+ of \d+)`)
 
 // postNote starts a line a blog adds to each post, not its text: when
 // and where it was filed ("This entry was posted on … and is filed under
@@ -511,7 +523,8 @@ var labels = map[string]bool{"advertisement": true, "sponsored": true, "sponsore
 	"continue reading below": true, "story continues below": true, "story continues below advertisement": true,
 	"no comments yet": true, "bisher keine kommentare": true, "noch keine kommentare": true, "keine kommentare": true,
 	"external content": true, "externer inhalt": true, "be sociable, share!": true, "share this": true, "print": true, "drucken": true,
-	"table of contents": true, "inhaltsverzeichnis": true, "spis treści": true, "índice": true, "sommaire": true, "indice": true}
+	"table of contents": true, "inhaltsverzeichnis": true, "spis treści": true, "índice": true, "sommaire": true, "indice": true,
+	"rezept drucken": true, "print recipe": true, "bild anzeigen bild schließen": true}
 
 // maxLabel is the longest label, in bytes, dots and spaces around it
 // included.

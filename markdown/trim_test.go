@@ -146,6 +146,12 @@ func TestTrimArticle(t *testing.T) {
 		{"a notice about the reader's browser is not the article's first paragraph", "Story",
 			`<p>IE 11 is not supported. For an optimal experience visit our site on another browser.</p><p>Dec. 6, 2024, 10:00 PM UTC / Updated Dec. 7, 2024</p>` + p1 + p2,
 			[]string{"First", "Second"}},
+		{"placeholders: an embed waiting for consent, a notification prompt, a count of items, a licence", "Story",
+			p1 + `<p>Klicken Sie auf den unteren Button, um den Inhalt von www.komoot.de zu laden.</p>` +
+				`<p>Benachrichtigung aktivieren Dürfen wir Sie in Ihrem Browser über die wichtigsten Nachrichten informieren?</p>` +
+				`<p>Es werden die Weine 1 bis 10 von insgesamt 19 angezeigt!</p><p>Showing 1–10 of 19</p>` + p2 +
+				`<p>Sofern nicht anders ausgewiesen, stehen Inhalte dieser Website unter <a href="/cc">CC-BY</a></p>`,
+			[]string{"First", "Second"}},
 		{"a month's calendar beside the article goes", "Story",
 			p1 + p2 + `<table><tr><th>Mo</th><th>Di</th><th>Mi</th><th>Do</th><th>Fr</th><th>Sa</th><th>So</th></tr>` +
 				`<tr><td>01. November</td><td>02. November</td><td>03. November</td><td>04. November</td><td>05. November</td><td>06. November</td><td>07. November</td></tr></table>`,
