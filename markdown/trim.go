@@ -50,6 +50,8 @@ func trimArticle(content *html.Node, title string) {
 		switch {
 		case paragraph(b) && aside(b):
 			drop[i] = true
+		case heading(b.n) && callToAction(b.text):
+			drop[i] = true // "Share your thoughts and debate the big issues"
 		case b.n.Data == "figcaption" && credit(b.text):
 			drop[i] = true // a caption that only credits the picture
 		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)):
@@ -238,7 +240,7 @@ var (
 	ctaStart = regexp.MustCompile(`(?i)^(never miss|don'?t miss|get|sign up|subscribe|join|follow|want|do you want|like (this|what)|enjoy(ed)?|if you (enjoyed|liked|like)|we want to hear|share your thoughts|click here|` +
 		`help us|support (us|our)|please (support|donate)|` +
 		`zum newsletter|melde dich|abonnier|unterstütze|jede (kleine )?spende|spenden sie|wenn ihnen (unser|dieser) (artikel|beitrag|text) gefallen hat|gefällt (dir|ihnen) unser|` +
-		`zapraszamy|wesprzyj|suscr[ií]bete|inscr[ií]bete|apoya|abonnez|soutenez)\b`)
+		`zapraszamy|wesprzyj|suscr[ií]bete|inscr[ií]bete|apoya|puede escribirnos|s[ií]guenos|abonnez|soutenez)\b`)
 	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|follow us|us on (twitter|facebook|instagram|linkedin|youtube)|what you think|your thoughts|this (post|article|story)|our (magazine|site|blog|channel|podcast|journalism|work)|abonn|subskrypcj|suscr|inscr|` +
 		`journalis|spende|donat|unterstütz|magazin|wesprzyj|nas\b|soutien|apoy)`)
 )

@@ -152,6 +152,10 @@ func TestTrimArticle(t *testing.T) {
 				`<p>Es werden die Weine 1 bis 10 von insgesamt 19 angezeigt!</p><p>Showing 1–10 of 19</p>` + p2 +
 				`<p>Sofern nicht anders ausgewiesen, stehen Inhalte dieser Website unter <a href="/cc">CC-BY</a></p>`,
 			[]string{"First", "Second"}},
+		{"a heading that calls to comment or support goes; one that heads the article's text stays", "Story",
+			p1 + `<h4>Wenn Ihnen unser Artikel gefallen hat: Unterstützen Sie diese Form des Journalismus.</h4>` + p2 +
+				`<h3>Share your thoughts and debate the big issues</h3><h2>Subscribe to events with the client</h2>` + strings.Replace(p1, "First", "Third", 1),
+			[]string{"First", "Second", "Subscribe", "Third"}},
 		{"a month's calendar beside the article goes", "Story",
 			p1 + p2 + `<table><tr><th>Mo</th><th>Di</th><th>Mi</th><th>Do</th><th>Fr</th><th>Sa</th><th>So</th></tr>` +
 				`<tr><td>01. November</td><td>02. November</td><td>03. November</td><td>04. November</td><td>05. November</td><td>06. November</td><td>07. November</td></tr></table>`,
