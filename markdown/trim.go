@@ -398,7 +398,7 @@ func mayStartWithDate(text string) bool {
 // "Related: …", and the same in a few other languages) rather than says
 // something.
 var pointerStart = regexp.MustCompile(`(?i)^(read more|read also|also read|related|see also|recommended|more on this|more from|watch|listen|` +
-	`lesen sie (auch|mehr)|mehr zum thema|auch interessant|siehe auch|` +
+	`lesen sie (auch|mehr|hier)|mehr zum thema|auch interessant|siehe auch|` +
 	`(le|te) puede interesar|lea también|lee también|ver también|puedes ver|` +
 	`(à )?lire aussi|voir aussi|leggi anche|(leia|veja) também|czytaj (też|także)|zobacz (też|także))\s*[:›»>|-]`)
 
@@ -422,7 +422,7 @@ var tailHeading = regexp.MustCompile(`(?i)^((` +
 	`czytaj (też|także)|zobacz (też|także)|\d+ komentarze|` +
 	`(ihr(e)? )?ansprechpartner(in)?|pressekontakt|kontakt für (die )?(presse|medien)|fragen zu diese(m|r) (artikel|beitrag|meldung)|` +
 	`weitere informationen|mehr informationen|weiterführende (informationen|links)|(press|media) (contacts?|enquiries|inquiries)|` +
-	`share your thoughts|mehr zum|więcej informacji)\b|` +
+	`share your thoughts|mehr zum|więcej informacji|aktuelle (news|nachrichten|meldungen|beiträge|artikel))\b|` +
 	`(tags|schlagworte|schlagwörter|topics|etiquetas|mots-clés|argomenti|tagi)[\s:]*$|` +
 	`(related|recommended|popular|trending|comments?|share this|subscribe|sign up|` +
 	`about the author|comments are closed|was this (article|page|post) (helpful|useful)|contact|kontakt|` +

@@ -164,7 +164,8 @@ func TestTrimArticle(t *testing.T) {
 			long + `<p>Schlagworte</p><h2><a href="/issue">Ausgabe 2/2022</a></h2><p>Unsere neue Rubrik. Zum Auftakt fragen wir einen Winzer, wie es um den Weinbau steht, und was kommt.</p>`,
 			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
 		{"pointers in other languages", "Story",
-			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` + p2,
+			p1 + `<p>Le puede interesar: <a href="/x">Otra historia del puerto</a></p><p>Lesen Sie auch: <a href="/y">Häfen im Norden</a></p>` +
+				`<p>Lesen Sie hier: <a href="/z">Spielabbruch in der Kreisliga</a></p>` + p2,
 			[]string{"First", "Second"}},
 	}
 	for _, c := range cases {
