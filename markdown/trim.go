@@ -352,8 +352,8 @@ func wordsOf(s string) []string {
 // date, or gives a reading time.
 var (
 	bylineStart = regexp.MustCompile(`(?i)^(by|posted by|written by|from|published|updated|posted|last updated|last modified|` +
-		`von|aktualisiert|veröffentlicht|erstellt am|publikacja|aktualizacja|autor|publicado|actualizado|publié|mis à jour|par|pubblicato|aggiornato|atualizado)\b`)
-	readingTime = regexp.MustCompile(`(?i)\b\d+\s*min(ute)?s?\.?\s+read\b`)
+		`von|verfasst von|aktualisiert|veröffentlicht|erstellt am|publikacja|aktualizacja|autor|publicado|actualizado|publié|mis à jour|par|pubblicato|aggiornato|atualizado)\b`)
+	readingTime = regexp.MustCompile(`(?i)\b\d+\s*min(ute)?s?\.?\s+read\b|^(lesezeit|lesedauer|temps de lecture|tiempo de lectura|tempo di lettura|czas czytania)\b|przeczytasz w (mniej niż )?(\d+ )?minut`)
 	dateStart   = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4})`)
 )
 

@@ -44,7 +44,8 @@ func TestTrimArticle(t *testing.T) {
 			`<h1>Harbours in winter</h1>` + p1,
 			[]string{"Harbours", "First"}},
 		{"bylines and datelines before the prose", "Story",
-			`<p>By Jane Doe</p><p>Updated: 3 March 2021</p><p>Tuesday 15 October 2019 by A. Writer</p><p>Oct 18, 2019 · 8 min read</p><p>08.04.2015 12:46</p>` + p1,
+			`<p>By Jane Doe</p><p>Updated: 3 March 2021</p><p>Tuesday 15 October 2019 by A. Writer</p><p>Oct 18, 2019 · 8 min read</p><p>08.04.2015 12:46</p>` +
+				`<p>Ten tekst przeczytasz w mniej niż minutę</p><p>Lesezeit: 3 Minuten</p><p>Verfasst von: Jane | 31. Dezember 2008</p>` + p1,
 			[]string{"First"}},
 		{"a byline's words inside the prose", "Story",
 			p1 + `<p>By the end of it all, nobody was left.</p>` + p2,
