@@ -67,6 +67,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true
 		case before && heading(b.n) && headings[strings.ToLower(b.text)]:
 			drop[i] = true // the headline stays once
+		case before && paragraph(b) && kicker(b.text):
+			drop[i] = true // a section's name over the article ("Promis", "Artikel")
 		case before && !heading(b.n) && byline(b.text):
 			drop[i] = true
 		case paragraph(b) && repeats(b.text, seen):
@@ -366,6 +368,23 @@ func byline(text string) bool {
 		return false
 	}
 	return bylineStart.MatchString(text) || mentionsMinutes(text) && readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text)
+}
+
+// kicker reports whether text is one word without a sentence's stop: a
+// label standing before the article (its section, a breadcrumb's last
+// step).
+func kicker(text string) bool {
+	if text == "" || len(strings.Fields(text)) != 1 || utf8.RuneCountInString(text) > 30 || strings.ContainsAny(text, ".!?:") {
+		return false
+	}
+	// Chinese, Japanese, Korean and Thai write a sentence without
+	// spaces: one "word" there may say anything.
+	for _, r := range text {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai) {
+			return false
+		}
+	}
+	return true
 }
 
 // mentionsMinutes reports whether text holds "min" in any case: a cheap
