@@ -710,8 +710,8 @@ func prose(b block) bool {
 // 11 is not supported. For an optimal experience visit our site on
 // another browser.", "Please enable JavaScript"): a banner, not the
 // article.
-var browserNotice = regexp.MustCompile(`(?i)^(internet explorer|ie) ?\d* (is|are) (not|no longer) supported|^(your|this) (web )?browser is (out of date|outdated|not supported|no longer supported)|` +
-	`^you are using an? (outdated|unsupported|old) (web )?browser|^(please )?(enable|turn on) javascript|^javascript (is )?(required|disabled)|^this (site|website|page) (requires|works best with) javascript`)
+var browserNotice = regexp.MustCompile(`(?i)^(?:(internet explorer|ie) ?\d* (is|are) (not|no longer) supported|(your|this) (web )?browser is (out of date|outdated|not supported|no longer supported)|` +
+	`you are using an? (outdated|unsupported|old) (web )?browser|(please )?(enable|turn on) javascript|javascript (is )?(required|disabled)|this (site|website|page) (requires|works best with) javascript)`)
 
 // calendarHead starts the text of a month's calendar, a widget beside
 // the article: its days of the week (German, English, French, Spanish,
