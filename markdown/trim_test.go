@@ -174,14 +174,7 @@ func TestTrimArticle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			nodes, err := html.ParseFragment(strings.NewReader(c.content), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
-			if err != nil {
-				t.Fatal(err)
-			}
-			root := &html.Node{Type: html.ElementNode, Data: "div"}
-			for _, n := range nodes {
-				root.AppendChild(n)
-			}
+			root := fragment(t, c.content)
 			trimArticle(root, c.title)
 			var kept []string
 			for _, b := range blocksOf(root) {
@@ -200,8 +193,18 @@ func TestTrimArticle(t *testing.T) {
 func TestLooseDivsTrimmed(t *testing.T) {
 	const p1 = `<p>First paragraph of the story, long enough to be read as prose by the rules of the trim.</p>`
 	const p2 = `<p>Second paragraph of the story, also long enough to count as a paragraph of prose here.</p>`
-	nodes, err := html.ParseFragment(strings.NewReader(p1+p2+`<div><a href="/reuse">Reuse content</a></div><div>Harbour line, <em>kept</em>.</div><div>Comments are closed.</div>`),
-		&html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	root := fragment(t, p1+p2+`<div><a href="/reuse">Reuse content</a></div><div>Harbour line, <em>kept</em>.</div><div>Comments are closed.</div>`)
+	trimArticle(root, "Story")
+	got := nodeText(root)
+	if strings.Contains(got, "Comments are closed") || strings.Contains(got, "Reuse content") || !strings.Contains(got, "Harbour line, kept.") {
+		t.Errorf("after trimming: %q", got)
+	}
+}
+
+// fragment parses markup as the content of a div and returns that div.
+func fragment(t *testing.T, markup string) *html.Node {
+	t.Helper()
+	nodes, err := html.ParseFragment(strings.NewReader(markup), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,11 +212,7 @@ func TestLooseDivsTrimmed(t *testing.T) {
 	for _, n := range nodes {
 		root.AppendChild(n)
 	}
-	trimArticle(root, "Story")
-	got := nodeText(root)
-	if strings.Contains(got, "Comments are closed") || strings.Contains(got, "Reuse content") || !strings.Contains(got, "Harbour line, kept.") {
-		t.Errorf("after trimming: %q", got)
-	}
+	return root
 }
 
 // TestCutCredit: the credit that ends a caption or an alt text goes, the
@@ -233,15 +232,7 @@ func TestCutCredit(t *testing.T) {
 			t.Errorf("cutCredit(%q) = %q, want %q", in, got, want)
 		}
 	}
-	nodes, err := html.ParseFragment(strings.NewReader(`<figure><img src="a.jpg" alt="Boats at dawn. Foto: Jane Doe"><figcaption>The harbour. Foto: Jane Doe</figcaption></figure>`),
-		&html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := &html.Node{Type: html.ElementNode, Data: "div"}
-	for _, n := range nodes {
-		root.AppendChild(n)
-	}
+	root := fragment(t, `<figure><img src="a.jpg" alt="Boats at dawn. Foto: Jane Doe"><figcaption>The harbour. Foto: Jane Doe</figcaption></figure>`)
 	root.AppendChild(&html.Node{Type: html.ElementNode, Data: "figure"})
 	caption, err := html.ParseFragment(strings.NewReader(`<figcaption><span>Boats leave the harbour. </span><span>Kuva: <!-- -->Jane Doe</span></figcaption>`),
 		&html.Node{Type: html.ElementNode, Data: "figure", DataAtom: atom.Figure})

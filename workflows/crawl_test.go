@@ -409,9 +409,6 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 	env.AssertExpectations(t)
 }
 
-// TestCrawlRefillsAfterSkippedPages: fetched pages that do not become
-// results (skipped when stored) leave room in the budget, which the next
-// batch takes once the results stage has caught up.
 // TestCrawlLogsWhatDeduplicationDidNot: a DeduplicatePages of a worker
 // older than logs-with-results ignores the request to write the log
 // entries and does not say it wrote them; the workflow then runs
@@ -443,6 +440,9 @@ func TestCrawlLogsWhatDeduplicationDidNot(t *testing.T) {
 	}
 }
 
+// TestCrawlRefillsAfterSkippedPages: fetched pages that do not become
+// results (skipped when stored) leave room in the budget, which the next
+// batch takes once the results stage has caught up.
 func TestCrawlRefillsAfterSkippedPages(t *testing.T) {
 	env := newEnv(t, 4, 1800)
 	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 4, Convert: true}).
