@@ -116,6 +116,26 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 			unwant: []string{"in pictures", "Freight volumes", "Airline merger", "Shoppers stayed home"},
 		},
 		{
+			name: "a slideshow above the article, with its counter and caption",
+			body: `<div class="slideshow-box"><div>1 / 5</div><h1 class="slideshow-headline">In this photo the ferry leaves the harbour at dawn ` +
+				`on the first day of the winter timetable.</h1></div><article>` + article + `</article>`,
+			unwant: []string{"1 / 5", "ferry leaves"},
+		},
+		{
+			name: "a chart's labels laid over its picture go; the picture stays",
+			body: `<article>` + paragraphs("harbours", 4) + `<div class="chart"><img src="/chart.png" alt="Freight by year">
+				<div style="top:4.9%;margin-top:-16px;left:96.6%;width:60px"><p>$915</p><p>billion</p></div>
+				<div style="position: absolute; top: 88%; left: 0.1%"><p>’17</p></div></div>` + paragraphs("docks", 2) + `</article>`,
+			want:   []string{"chart.png", "Paragraph 2 on docks"},
+			unwant: []string{"$915", "billion", "’17"},
+		},
+		{
+			name:   "a link's note that it opens a new window",
+			body:   `<article>` + article + `<p>The port authority <a href="/report">said<span class="external-link-icon">Opens a new window </span></a> that the quays reopen in March.</p></article>`,
+			want:   []string{"[said](https://example.com/report) that the quays"},
+			unwant: []string{"new window"},
+		},
+		{
 			name: "a headline unlike the title stays",
 			body: `<article><h1>What the tide brings</h1>` + article + `</article>`,
 			want: []string{"# What the tide brings"},

@@ -38,7 +38,8 @@ var sectionWords = func() map[string]bool {
 // galleryWords name a gallery of pictures and their captions. Inside the
 // article's own container it is an insert ("Business news in pictures"),
 // not the article; elsewhere it may be the article itself (a story told
-// in slides), so it is left to the weighing there.
+// in slides), so there it goes only when it holds less than half as much
+// text as the article's core (see insetGallery).
 var galleryWords = map[string]bool{
 	"gallery": true, "slideshow": true, "carousel": true,
 }
@@ -78,7 +79,7 @@ func pruneSections(body *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if !keep[c] && (notArticle(c) || inCore && (namesGallery(c) || linkBox(c)) || !inCore && furniture(c)) {
+				if !keep[c] && (notArticle(c) || inCore && linkBox(c) || !inCore && furniture(c) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					n.RemoveChild(c)
 				} else {
 					walk(c, inCore || c == core)
@@ -189,10 +190,29 @@ func namesGallery(n *html.Node) bool {
 	return false
 }
 
+// insetGallery reports whether gallery n, outside the article's core,
+// holds less than half as much text as the core, and the core is not in
+// a gallery itself: a slideshow set above or beside the story ("1 / 5"
+// and a caption), not another slide of a story told in slides.
+func insetGallery(n, core *html.Node) bool {
+	if core == nil || 2*trimmedLen(n) >= trimmedLen(core) {
+		return false
+	}
+	for a := core; a != nil; a = a.Parent {
+		if namesGallery(a) {
+			return false
+		}
+	}
+	return true
+}
+
 // notArticle reports whether n is hidden, a widget or a section named as
 // other than the article. Names count on blocks only: a word inside a
 // sentence (<span class="author">) is part of it.
 func notArticle(n *html.Node) bool {
+	if newWindowLabel(n) {
+		return true
+	}
 	block := !inline[n.Data]
 	for _, a := range n.Attr {
 		v := strings.ToLower(strings.TrimSpace(a.Val))
@@ -215,6 +235,10 @@ func notArticle(n *html.Node) bool {
 					return true
 				}
 			}
+		case "style":
+			if block && chartLabel(n, v) {
+				return true
+			}
 		case "id":
 			// An id of many words is a heading's anchor
 			// ("sharing-with-a-single-developer"), not a name; so is
@@ -226,6 +250,47 @@ func notArticle(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// maxChartLabel is the most characters of text a block laid on a
+// picture may hold and still be one of its labels.
+const maxChartLabel = 80
+
+// chartLabel reports whether block n, with style (lower case), is laid
+// over a picture at a share of its height and width (top: 4.9%; left:
+// 96.6%) and holds a few words: a label of a chart or a map drawn as
+// HTML over its image ("$915 billion", "'17"). Without the picture the
+// labels are numbers out of place; the picture itself stays.
+func chartLabel(n *html.Node, style string) bool {
+	return percentOffset(style, "top") && percentOffset(style, "left") && trimmedLen(n) <= maxChartLabel
+}
+
+// percentOffset reports whether style sets the property name (top,
+// left; not margin-top) to a percentage.
+func percentOffset(style, name string) bool {
+	for _, decl := range strings.Split(style, ";") {
+		prop, value, ok := strings.Cut(decl, ":")
+		if ok && strings.TrimSpace(prop) == name {
+			return strings.HasSuffix(strings.TrimSpace(value), "%")
+		}
+	}
+	return false
+}
+
+// newWindowNote is the text a link carries for screen readers to say
+// where it opens ("Opens a new window", "(opens in new tab)", "external
+// link"); shown as text, it runs into the link's words ("saidOpens a new
+// window").
+var newWindowNote = regexp.MustCompile(`(?i)^\(?\s*(?:(?:this )?(?:link )?opens? (?:in )?(?:a )?new (?:window|tab)|external link)\s*\)?\.?$`)
+
+// maxNewWindowNote is the longest such note, in characters.
+const maxNewWindowNote = 40
+
+// newWindowLabel reports whether n is a span inside a link that holds
+// only such a note.
+func newWindowLabel(n *html.Node) bool {
+	return n.Data == "span" && n.Parent != nil && n.Parent.Data == "a" && trimmedLen(n) <= maxNewWindowNote &&
+		newWindowNote.MatchString(strings.TrimSpace(nodeText(n)))
 }
 
 // headingAnchor reports whether id is made of the words of the first

@@ -233,18 +233,20 @@ func mentionsAny(text string, phrases []string) bool {
 	return false
 }
 
-// A call to action asks the reader to subscribe, follow or comment: it
-// starts like one and speaks of the site (its newsletter, "follow us",
-// "what you think of this article"), so that a line of documentation
+// A call to action asks the reader to subscribe, follow or comment, or
+// to take their questions to the site's forum: it starts like one and
+// speaks of the site (its newsletter, "follow us", "what you think of
+// this article", "the Community"), so that a line of documentation
 // ("Subscribe to events with …", "Get started by signing up") is not
 // taken for one.
 var (
 	ctaStart = regexp.MustCompile(`(?i)^(never miss|don'?t miss|get|sign up|subscribe|join|follow|want|do you want|like (this|what)|enjoy(ed)?|if you (enjoyed|liked|like)|we want to hear|share your thoughts|click here|` +
 		`help us|support (us|our)|please (support|donate)|` +
 		`zum newsletter|melde dich|abonnier|unterstütze|jede (kleine )?spende|spenden sie|wenn ihnen (unser|dieser) (artikel|beitrag|text) gefallen hat|gefällt (dir|ihnen) unser|` +
-		`zapraszamy|wesprzyj|suscr[ií]bete|inscr[ií]bete|apoya|puede escribirnos|s[ií]guenos|abonnez|soutenez)\b`)
+		`zapraszamy|wesprzyj|suscr[ií]bete|inscr[ií]bete|apoya|puede escribirnos|s[ií]guenos|abonnez|soutenez|` +
+		`(do you )?(still )?have (any |more )?questions)\b`)
 	ctaWords = regexp.MustCompile(`(?i)(newsletter|inbox|follow us|us on (twitter|facebook|instagram|linkedin|youtube)|what you think|your thoughts|this (post|article|story)|our (magazine|site|blog|channel|podcast|journalism|work)|abonn|subskrypcj|suscr|inscr|` +
-		`journalis|spende|donat|unterstütz|magazin|wesprzyj|nas\b|soutien|apoy)`)
+		`journalis|spende|donat|unterstütz|magazin|wesprzyj|nas\b|soutien|apoy|community|forum|find answers)`)
 )
 
 // callToAction reports whether text is a short call to action.

@@ -109,6 +109,10 @@ func TestTrimArticle(t *testing.T) {
 		{"calls to subscribe and to comment", "Story",
 			p1 + `<p>Never miss the latest news by signing up to our <a href="/nl">newsletter</a>.</p>` + p2 + `<p>We want to hear what you think about this article.</p>`,
 			[]string{"First", "Second"}},
+		{"a call to take one's questions to the site's forum; a question in the text stays", "Story",
+			p1 + `<p>Have questions about the new moorings? The harbour master answers them on Mondays.</p>` + p2 +
+				`<p>Do you still have questions? Head over to the Harbour Community to find answers.</p>`,
+			[]string{"First", "Have", "Second"}},
 		{"sentences of documentation that start like calls to action", "Story",
 			p1 + `<p>Subscribe to events with the client's subscribe method.</p><p>Get started by signing up for an account.</p><p>Image: the container image to run.</p>` + p2,
 			[]string{"First", "Subscribe", "Get", "Image:", "Second"}},
