@@ -125,9 +125,9 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 			name: "a chart's labels laid over its picture go; the picture stays",
 			body: `<article>` + paragraphs("harbours", 4) + `<div class="chart"><img src="/chart.png" alt="Freight by year">
 				<div style="top:4.9%;margin-top:-16px;left:96.6%;width:60px"><p>$915</p><p>billion</p></div>
-				<div style="position: absolute; top: 88%; left: 0.1%"><p>’17</p></div></div>` + paragraphs("docks", 2) + `</article>`,
+				<div style="position: absolute; top: 88%; left: 0.1%"><p>’17</p></div><div style="top:34.8%;right:95%;width:44px"><p>600</p></div></div>` + paragraphs("docks", 2) + `</article>`,
 			want:   []string{"chart.png", "Paragraph 2 on docks"},
-			unwant: []string{"$915", "billion", "’17"},
+			unwant: []string{"$915", "billion", "’17", "600"},
 		},
 		{
 			name:   "a link's note that it opens a new window",
@@ -252,6 +252,11 @@ func TestNotArticle(t *testing.T) {
 		{"div", "role", "main", false},
 		{"div", "style", "display:none", false}, // a tab a script shows
 		{"div", "hidden", "", true},
+		{"li", "itemprop", "author", true},                       // the author's card
+		{"span", "itemprop", "author", false},                    // the name in a byline's sentence
+		{"div", "style", "top:4.9%;left:96.6%;width:60px", true}, // a chart's label
+		{"div", "style", "top:10px;left:20px", false},
+		{"div", "style", "margin-top:5%;padding-left:2%", false},
 	}
 	for _, c := range cases {
 		n := &html.Node{Type: html.ElementNode, Data: c.tag, Attr: []html.Attribute{{Key: c.attr, Val: c.val}}}

@@ -235,6 +235,12 @@ func notArticle(n *html.Node) bool {
 					return true
 				}
 			}
+		case "itemprop":
+			// A block marked as the author (schema.org's Person) is the
+			// byline's card: name, picture, handle.
+			if block && v == "author" {
+				return true
+			}
 		case "style":
 			if block && chartLabel(n, v) {
 				return true
@@ -258,15 +264,16 @@ const maxChartLabel = 80
 
 // chartLabel reports whether block n, with style (lower case), is laid
 // over a picture at a share of its height and width (top: 4.9%; left:
-// 96.6%) and holds a few words: a label of a chart or a map drawn as
+// 96.6%; or from the bottom and right) and holds a few words: a label of a chart or a map drawn as
 // HTML over its image ("$915 billion", "'17"). Without the picture the
 // labels are numbers out of place; the picture itself stays.
 func chartLabel(n *html.Node, style string) bool {
-	return percentOffset(style, "top") && percentOffset(style, "left") && trimmedLen(n) <= maxChartLabel
+	return (percentOffset(style, "top") || percentOffset(style, "bottom")) && (percentOffset(style, "left") || percentOffset(style, "right")) &&
+		trimmedLen(n) <= maxChartLabel
 }
 
 // percentOffset reports whether style sets the property name (top,
-// left; not margin-top) to a percentage.
+// left, …; not margin-top) to a percentage.
 func percentOffset(style, name string) bool {
 	for _, decl := range strings.Split(style, ";") {
 		prop, value, ok := strings.Cut(decl, ":")

@@ -358,8 +358,15 @@ var (
 	bylineStart = regexp.MustCompile(`(?i)^(by|posted by|written by|from|published|updated|posted|last updated|last modified|` +
 		`von|verfasst von|aktualisiert|veröffentlicht|erstellt am|publikacja|aktualizacja|autor|publicado|actualizado|publié|mis à jour|par|pubblicato|aggiornato|atualizado)\b`)
 	readingTime = regexp.MustCompile(`(?i)\b\d+\s*min(ute)?s?\.?\s+read\b|^(lesezeit|lesedauer|temps de lecture|tiempo de lectura|tempo di lettura|czas czytania)\b|przeczytasz w (mniej niż )?(\d+ )?minut`)
-	dateStart   = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4})`)
+	dateStart   = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|` +
+		`\d{1,2}[.\s]*(` + monthWords + `)\p{L}{0,6}\.?[\s./-]*\d{4})`)
 )
+
+// monthWords are the first letters of months' names in the languages
+// of Europe's larger sites beside English ("21.dez.2018", "3 juin 2021",
+// "5. März 2020").
+const monthWords = `jan|fe[bv]|fév|mär|mar|abr|avr|apr|ma[iyg]|jun|juin|jul|juil|ago|aoû|aug|set|sep|out|ott|okt|oct|nov|de[cz]|déc|dic|ene|gen|giu|lug|` +
+	`sty|lut|kwi|cze|lip|sie|wrz|paź|lis|gru`
 
 // maxByline is the longest byline or dateline, in characters.
 const maxByline = 120
@@ -542,7 +549,8 @@ func pointer(p block) bool {
 }
 
 // labels are paragraphs that only label what stood there.
-var labels = map[string]bool{"advertisement": true, "sponsored": true, "sponsored content": true, "continue reading": true,
+var labels = map[string]bool{"advertisement": true, "advertising": true, "sponsored": true, "sponsored content": true, "continue reading": true,
+	"anzeige": true, "werbung": true, "publicidad": true, "publicité": true, "pubblicità": true, "publicidade": true, "reklama": true,
 	"continue reading below": true, "story continues below": true, "story continues below advertisement": true,
 	"no comments yet": true, "bisher keine kommentare": true, "noch keine kommentare": true, "keine kommentare": true,
 	"external content": true, "externer inhalt": true, "be sociable, share!": true, "share this": true, "print": true, "drucken": true,

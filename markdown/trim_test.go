@@ -139,7 +139,8 @@ func TestTrimArticle(t *testing.T) {
 			strings.Replace(long, p2, `<h2>Kontakt mit dem Hafenamt</h2>`+p2, 1),
 			[]string{"First", "Kontakt", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
 		{"labels, datelines, copyright notices and calls for support in other languages", "Story",
-			`<p>Aktualisiert: 11.04.2020, 10:27</p><p>Publikacja: 04.05.2021</p>` + p1 + `<p>Inhaltsverzeichnis</p><p>Externer Inhalt</p>` + p2 +
+			`<p>Aktualisiert: 11.04.2020, 10:27</p><p>Publikacja: 04.05.2021</p><p>21.dez.2018 às 12h55</p><p>3 juin 2021</p>` + p1 +
+				`<p>Inhaltsverzeichnis</p><p>Externer Inhalt</p><p>ADVERTISING</p><p>Anzeige</p>` + p2 +
 				`<p>Materiał chroniony prawem autorskim - wszelkie prawa zastrzeżone. Dalsze rozpowszechnianie artykułu za zgodą wydawcy.</p>` +
 				`<p>Wenn Ihnen unser Artikel gefallen hat: Unterstützen Sie diese Form des Journalismus.</p><p>Jede kleine Spende hilft den Menschen!</p><p>Bisher keine Kommentare</p>`,
 			[]string{"First", "Second"}},
