@@ -33,6 +33,7 @@ func articlePage(title, body string) string {
 // article (its first and last paragraphs, and what the case adds to want)
 // and none of the boilerplate.
 func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
+	indent := "\n" + strings.Repeat(" ", 60) // a generated page's indentation between a label's lines
 	article := paragraphs("harbours", 8)
 	cases := []struct {
 		name   string
@@ -124,10 +125,18 @@ func TestMainContentDropsWhatIsNotTheArticle(t *testing.T) {
 		{
 			name: "a chart's labels laid over its picture go; the picture stays",
 			body: `<article>` + paragraphs("harbours", 4) + `<div class="chart"><img src="/chart.png" alt="Freight by year">
-				<div style="top:4.9%;margin-top:-16px;left:96.6%;width:60px"><p>$915</p><p>billion</p></div>
+				<div style="top:4.9%;margin-top:-16px;left:96.6%;width:60px">` + indent + `<p>` + indent + `$915` + indent + `</p>` + indent +
+				`<p>` + indent + `billion` + indent + `</p>` + indent + `</div>
 				<div style="position: absolute; top: 88%; left: 0.1%"><p>’17</p></div><div style="top:34.8%;right:95%;width:44px"><p>600</p></div></div>` + paragraphs("docks", 2) + `</article>`,
 			want:   []string{"chart.png", "Paragraph 2 on docks"},
 			unwant: []string{"$915", "billion", "’17", "600"},
+		},
+		{
+			name: "a hidden banner in place of an advertisement",
+			body: `<article>` + paragraphs("harbours", 4) + `<div class="mnt_history" style="display: none;"><a href="/whitelist">` +
+				`<img src="/thanks.png" alt="Thank you for supporting Example News"></a></div>` + paragraphs("docks", 2) + `</article>`,
+			want:   []string{"Paragraph 2 on docks"},
+			unwant: []string{"Thank you for supporting", "thanks.png"},
 		},
 		{
 			name:   "a link's note that it opens a new window",
@@ -257,6 +266,7 @@ func TestNotArticle(t *testing.T) {
 		{"div", "style", "top:4.9%;left:96.6%;width:60px", true}, // a chart's label
 		{"div", "style", "top:10px;left:20px", false},
 		{"div", "style", "margin-top:5%;padding-left:2%", false},
+		{"div", "style", "display:none", false}, // no picture: a tab a script shows
 	}
 	for _, c := range cases {
 		n := &html.Node{Type: html.ElementNode, Data: c.tag, Attr: []html.Attribute{{Key: c.attr, Val: c.val}}}

@@ -242,7 +242,7 @@ func notArticle(n *html.Node) bool {
 				return true
 			}
 		case "style":
-			if block && chartLabel(n, v) {
+			if block && (chartLabel(n, v) || hiddenBanner(n, v)) {
 				return true
 			}
 		case "id":
@@ -258,9 +258,35 @@ func notArticle(n *html.Node) bool {
 	return false
 }
 
-// maxChartLabel is the most characters of text a block laid on a
-// picture may hold and still be one of its labels.
-const maxChartLabel = 80
+// maxChartLabel is the most characters of text, white space aside, a
+// block laid on a picture may hold and still be one of its labels.
+const maxChartLabel = 60
+
+// moreText reports whether the text below n holds more than max
+// characters other than white space (a page's indentation between a
+// label's lines does not count). It stops counting past max.
+func moreText(n *html.Node, max int) bool {
+	count := 0
+	var walk func(c *html.Node) bool
+	walk = func(c *html.Node) bool {
+		if c.Type == html.TextNode {
+			for _, r := range c.Data {
+				if !unicode.IsSpace(r) {
+					if count++; count > max {
+						return true
+					}
+				}
+			}
+		}
+		for k := c.FirstChild; k != nil; k = k.NextSibling {
+			if walk(k) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(n)
+}
 
 // chartLabel reports whether block n, with style (lower case), is laid
 // over a picture at a share of its height and width (top: 4.9%; left:
@@ -269,7 +295,34 @@ const maxChartLabel = 80
 // labels are numbers out of place; the picture itself stays.
 func chartLabel(n *html.Node, style string) bool {
 	return (percentOffset(style, "top") || percentOffset(style, "bottom")) && (percentOffset(style, "left") || percentOffset(style, "right")) &&
-		trimmedLen(n) <= maxChartLabel
+		!moreText(n, maxChartLabel)
+}
+
+// hiddenBanner reports whether block n, with style (lower case), is
+// hidden by its style and holds no text, only pictures that are links:
+// a banner shown in place of a blocked advertisement ("Thank you for
+// supporting …"). A hidden tab with text is left to the weighing.
+func hiddenBanner(n *html.Node, style string) bool {
+	if !strings.Contains(strings.ReplaceAll(style, " ", ""), "display:none") || trimmedLen(n) > 0 {
+		return false
+	}
+	linked := false
+	var walk func(c *html.Node, inLink bool) bool
+	walk = func(c *html.Node, inLink bool) bool {
+		if c.Type == html.ElementNode && c.Data == "img" {
+			if !inLink {
+				return false
+			}
+			linked = true
+		}
+		for k := c.FirstChild; k != nil; k = k.NextSibling {
+			if !walk(k, inLink || c.Type == html.ElementNode && c.Data == "a") {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(n, false) && linked
 }
 
 // percentOffset reports whether style sets the property name (top,

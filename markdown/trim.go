@@ -302,7 +302,7 @@ func disclosure(text string) bool {
 var disclosureHints = []string{"affiliate", "commission", "compensation", "share of sales", "provision", "recommend the best", "references to products"}
 
 // republishedNote starts a note that the article first appeared elsewhere.
-var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?appeared)\b`)
+var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?(appeared|appears))\b`)
 
 // republished reports whether text is a short note that the article
 // first appeared elsewhere ("Originally published at …").
