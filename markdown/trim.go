@@ -71,6 +71,8 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true // a section's name over the article ("Promis", "Artikel")
 		case before && !heading(b.n) && byline(b.text):
 			drop[i] = true
+		case i == first && paragraph(b) && b.runes <= maxMetaLine && metaLine(b.text):
+			drop[i] = true // long enough to read as the first paragraph
 		case paragraph(b) && repeats(b.text, seen):
 			drop[i] = true
 		}
@@ -373,11 +375,29 @@ const maxByline = 120
 
 // byline reports whether a block's text is a byline or a dateline.
 func byline(text string) bool {
-	if text == "" || utf8.RuneCountInString(text) > maxByline {
+	if text == "" {
 		return false
 	}
-	return bylineStart.MatchString(text) || mentionsMinutes(text) && readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text)
+	if n := utf8.RuneCountInString(text); n > maxByline {
+		return n <= maxMetaLine && metaLine(text)
+	}
+	return bylineStart.MatchString(text) || mentionsMinutes(text) && readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text) ||
+		metaLine(text)
 }
+
+// maxMetaLine is the longest line of particulars (see metaLine), in
+// characters: it may name several authors.
+const maxMetaLine = 200
+
+// metaLine reports whether text is a line of the article's particulars
+// parted by bars or bullets, one of them a date ("Le Monde | 04.05.2015 à
+// 13h36 • Mis à jour le 05.05.2015 | Par …").
+func metaLine(text string) bool {
+	return strings.ContainsAny(text, "|•·") && dateWithin.MatchString(text)
+}
+
+// dateWithin matches a date given in figures anywhere in a line.
+var dateWithin = regexp.MustCompile(`\b(\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d{4}-\d{2}-\d{2})\b`)
 
 // kicker reports whether text is one word without a sentence's stop: a
 // label standing before the article (its section, a breadcrumb's last
