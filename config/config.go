@@ -91,6 +91,10 @@ type Config struct {
 	// MetricsAddr, when set, is where the worker serves /metrics,
 	// /healthz and /readyz (the API serves them on its own address).
 	MetricsAddr string
+	// MetricsAddrDefault reports that MetricsAddr is the default, not
+	// set by CRAWLER_METRICS_ADDR: a second worker on the same host then
+	// takes a free port instead of failing to start.
+	MetricsAddrDefault bool
 	// DebugAddr, when set, is where the worker serves Go's profiles
 	// (/debug/pprof/), for operators and benchmarks; keep it private.
 	DebugAddr string
@@ -152,6 +156,10 @@ func Load() (Config, error) {
 	return LoadFrom(os.Getenv)
 }
 
+// DefaultMetricsAddr is where a worker serves its metrics unless
+// CRAWLER_METRICS_ADDR says otherwise.
+const DefaultMetricsAddr = "127.0.0.1:9464"
+
 // LoadFrom reads the configuration through getenv; LoadFrom with a getenv
 // that returns "" gives the defaults.
 func LoadFrom(getenv func(string) string) (Config, error) {
@@ -193,7 +201,8 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		CrawlsPerMinute:        r.float("CRAWLER_KEY_CRAWLS_PER_MINUTE", 60),
 		CrawlsBurst:            r.integer("CRAWLER_KEY_CRAWLS_BURST", 10),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
-		MetricsAddr:            r.optional("CRAWLER_METRICS_ADDR", "127.0.0.1:9464"),
+		MetricsAddr:            r.optional("CRAWLER_METRICS_ADDR", DefaultMetricsAddr),
+		MetricsAddrDefault:     strings.TrimSpace(getenv("CRAWLER_METRICS_ADDR")) == "",
 		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
 		LLM:                    loadLLM(&r),
 	}

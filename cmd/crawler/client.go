@@ -68,6 +68,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, helpRequested{fs: fs}
+			}
 			return nil, usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
 		}
 		if fs.NArg() == 0 {
@@ -76,6 +79,38 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// helpRequested is what parsing answers to -h or --help: the command's
+// usage line and flags are printed and the command ends without error.
+type helpRequested struct {
+	fs   *flag.FlagSet
+	line string
+}
+
+func (h helpRequested) Error() string { return "help requested" }
+
+// print writes the usage line and every flag with its meaning to w.
+func (h helpRequested) print(w io.Writer) {
+	if h.line != "" {
+		fmt.Fprintln(w, h.line)
+	}
+	fmt.Fprintln(w, "\nflags:")
+	h.fs.SetOutput(w)
+	h.fs.PrintDefaults()
+	h.fs.SetOutput(io.Discard)
+}
+
+// usageFor is the answer to arguments that parsing refused or that are not
+// what the command takes: the help asked for, with line, or line as a
+// usage error.
+func usageFor(err error, line string) error {
+	var h helpRequested
+	if errors.As(err, &h) {
+		h.line = line
+		return h
+	}
+	return usageError{line}
 }
 
 // optionFlags adds a flag for every request option of crawl.Options, under
@@ -138,6 +173,9 @@ func (b boolOption) Set(s string) error {
 	return nil
 }
 
+// crawlUsage is crawlCommand's usage line.
+const crawlUsage = "usage: crawler crawl URL [--OPTION VALUE ...] [--wait], or crawler crawl --json FILE [--wait]"
+
 // crawlCommand is `crawler crawl URL [options] [--wait]`.
 func crawlCommand(e clientEnv, args []string) error {
 	fs, client := newClientFlags(e, "crawl")
@@ -146,7 +184,7 @@ func crawlCommand(e clientEnv, args []string) error {
 	wait := fs.Bool("wait", false, "wait for the crawl to end, showing its progress")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return usageFor(err, crawlUsage)
 	}
 	var raw []byte
 	switch {
@@ -160,7 +198,7 @@ func crawlCommand(e clientEnv, args []string) error {
 			return err
 		}
 	default:
-		return usageError{"usage: crawler crawl URL [--OPTION VALUE ...] [--wait], or crawler crawl --json FILE [--wait]"}
+		return usageError{crawlUsage}
 	}
 	c := client()
 	created, err := c.Create(e.ctx, raw)
@@ -254,7 +292,7 @@ func crawlsCommand(e clientEnv, args []string) error {
 	limit := fs.Int("limit", 20, "crawls per page (1 to 100)")
 	all := fs.Bool("all", false, "every crawl, not only the newest page")
 	if pos, err := parseArgs(fs, args); err != nil || len(pos) != 0 {
-		return usageError{"usage: crawler crawls [--status S] [--limit N] [--all]"}
+		return usageFor(err, "usage: crawler crawls [--status S] [--limit N] [--all]")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tPAGES\tCREATED\tSTART URL")
@@ -274,7 +312,7 @@ func logsCommand(e clientEnv, args []string) error {
 	follow := fs.Bool("follow", false, "keep printing new entries until the crawl ends")
 	pos, err := parseArgs(fs, args)
 	if err != nil || len(pos) != 1 {
-		return usageError{"usage: crawler logs ID [--follow]"}
+		return usageFor(err, "usage: crawler logs ID [--follow]")
 	}
 	c, id, seen := client(), pos[0], 0
 	print := func(l apiclient.LogEntry) error {
@@ -310,7 +348,7 @@ func pagesCommand(e clientEnv, args []string) error {
 	raw := fs.Bool("raw", false, "the markdown before deduplication")
 	pos, err := parseArgs(fs, args)
 	if err != nil || len(pos) != 1 {
-		return usageError{"usage: crawler pages ID [--markdown] [--raw]"}
+		return usageFor(err, "usage: crawler pages ID [--markdown] [--raw]")
 	}
 	return client().Pages(e.ctx, pos[0], *raw, func(p apiclient.Page) error {
 		var err error
@@ -328,7 +366,7 @@ func abortCommand(e clientEnv, args []string) error {
 	fs, client := newClientFlags(e, "abort")
 	pos, err := parseArgs(fs, args)
 	if err != nil || len(pos) != 1 {
-		return usageError{"usage: crawler abort ID"}
+		return usageFor(err, "usage: crawler abort ID")
 	}
 	cr, err := client().Abort(e.ctx, pos[0])
 	if err != nil {

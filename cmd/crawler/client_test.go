@@ -207,3 +207,37 @@ func TestListCommands(t *testing.T) {
 		t.Errorf("pages as JSON lines: %v\n%s", err, out)
 	}
 }
+
+// TestHelpListsTheFlags: --help (or -h) after a command prints its usage
+// and flags to stdout and ends without error; a wrong use still is one.
+func TestHelpListsTheFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"crawl", "--help"}, []string{"usage: crawler crawl URL", "-maxResults", "-wait", "-api"}},
+		{[]string{"crawl", "https://example.com/", "-h"}, []string{"usage: crawler crawl URL"}},
+		{[]string{"crawls", "--help"}, []string{"usage: crawler crawls", "-status"}},
+		{[]string{"logs", "--help"}, []string{"usage: crawler logs ID", "-follow"}},
+		{[]string{"pages", "--help"}, []string{"usage: crawler pages ID", "-markdown"}},
+		{[]string{"abort", "--help"}, []string{"usage: crawler abort ID"}},
+		{[]string{"worker", "--help"}, []string{"usage: crawler worker", "-browser"}},
+	}
+	for _, c := range cases {
+		var out, errOut strings.Builder
+		if err := run(c.args, &out, &errOut); err != nil {
+			t.Errorf("%v: %v", c.args, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: the help lacks %q:\n%s", c.args, w, out.String())
+			}
+		}
+	}
+	var out, errOut strings.Builder
+	var ue usageError
+	if err := run([]string{"logs"}, &out, &errOut); !errors.As(err, &ue) {
+		t.Errorf("logs without an ID: %v, want a usage error", err)
+	}
+}

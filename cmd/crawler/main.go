@@ -89,8 +89,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if c, ok := clientCommands[cmd]; ok {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return c(clientEnv{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv,
+		err := c(clientEnv{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv,
 			terminal: func() bool { return isTerminal(os.Stderr) }, poll: time.Second}, rest)
+		return printHelp(err, stdout)
+	}
+	if cmd == "worker" && helpArg(rest) {
+		fs := workerFlags(new(bool))
+		return printHelp(helpRequested{fs: fs, line: "usage: crawler worker [--browser] (configured by the environment: see crawler help)"}, stdout)
 	}
 	if cmd == "probe" {
 		// Health checks of containers: no configuration needed.
@@ -111,9 +116,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return serve(ctx, cfg, logger)
 	case "worker":
-		fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		withBrowser := fs.Bool("browser", false, "run a browser and poll the browser task queue too")
+		withBrowser := new(bool)
+		fs := workerFlags(withBrowser)
 		if err := fs.Parse(rest); err != nil {
 			return usageError{err.Error()}
 		}
@@ -125,6 +129,35 @@ func run(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usageError{fmt.Sprintf("unknown command %q", cmd)}
 	}
+}
+
+// workerFlags is the worker command's flag set, setting browser.
+func workerFlags(browser *bool) *flag.FlagSet {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(browser, "browser", false, "run a browser and poll the browser task queue too")
+	return fs
+}
+
+// helpArg reports whether args ask for help.
+func helpArg(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" || a == "--h" {
+			return true
+		}
+	}
+	return false
+}
+
+// printHelp prints the usage a command's --help asked for, and then
+// ends it without error; any other err is returned as it is.
+func printHelp(err error, stdout io.Writer) error {
+	var h helpRequested
+	if errors.As(err, &h) {
+		h.print(stdout)
+		return nil
+	}
+	return err
 }
 
 // newLogger logs at level to w, as logfmt-like text or, with format
@@ -214,12 +247,12 @@ func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, with
 	defer closeAll()
 	m := metrics.NewWorker(reg)
 	if cfg.MetricsAddr != "" {
-		stop, err := listen(cfg.MetricsAddr, "CRAWLER_METRICS_ADDR", worker.StatusMux(metrics.Handler(reg), worker.ReadyChecks(store, tc)))
+		addr, stop, err := listenMetrics(cfg, logger, worker.StatusMux(metrics.Handler(reg), worker.ReadyChecks(store, tc)))
 		if err != nil {
 			return err
 		}
 		defer stop()
-		logger.Info("metrics served", "addr", "http://"+cfg.MetricsAddr+"/metrics")
+		logger.Info("metrics served", "addr", "http://"+addr+"/metrics")
 	}
 	if cfg.DebugAddr != "" {
 		stop, err := serveDebug(cfg.DebugAddr)
