@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,7 +47,19 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	if err != nil {
 		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
 	}
+	rec, err := s.startCrawl(c, opts, given)
+	if err != nil {
+		return err
+	}
+	c.Location("/crawls/" + rec.ID.String())
+	return c.Status(fiber.StatusCreated).JSON(crawlView(rec, time.Now()))
+}
 
+// startCrawl records a crawl of opts as running and starts its workflow:
+// the one way every API starts a crawl. given is the request as sent,
+// kept with the crawl. When the workflow cannot be started the crawl is
+// recorded as error and the error is EINTERNAL.
+func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMessage) (*db.Crawl, error) {
 	p := principal(c)
 	id := uuid.New()
 	wfID := workflows.WorkflowID(id.String())
@@ -59,17 +72,17 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	if err := s.refuseInternalNames(ctx, opts); err != nil {
-		return err
+		return nil, err
 	}
 	// Only a valid request spends the key's allowance.
 	if err := s.limitCreate(c); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.Store.InsertCrawl(ctx, rec); err != nil {
-		return err
+		return nil, err
 	}
 	summary, details := workflows.StartText(id.String(), p.TeamID.String(), opts)
-	_, err = s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	_, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       wfID,
 		StaticSummary:            summary,
 		StaticDetails:            details,
@@ -92,11 +105,10 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 			"The crawl's workflow could not be started."); ferr != nil {
 			s.logOf(c).Error("record crawl start failure", "crawlId", id, "error", ferr)
 		}
-		return &crawl.Error{Code: crawl.EINTERNAL, Message: fmt.Sprintf("the crawl %s could not be started; it is recorded with status error", id)}
+		return nil, &crawl.Error{Code: crawl.EINTERNAL, Message: fmt.Sprintf("the crawl %s could not be started; it is recorded with status error", id)}
 	}
 	s.Metrics.CrawlCreated()
-	c.Location("/crawls/" + id.String())
-	return c.Status(fiber.StatusCreated).JSON(crawlView(rec, time.Now()))
+	return rec, nil
 }
 
 // getCrawl handles GET /crawls/{id}.
@@ -172,26 +184,34 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	team := principal(c).TeamID
-	rec, err := s.Store.GetCrawl(ctx, team, id)
+	rec, err := s.abort(ctx, c, id)
 	if err != nil {
 		return err
 	}
+	return s.withProgress(ctx, c, rec)
+}
+
+// abort cancels crawl id's workflow, which records the crawl as aborted,
+// and answers the crawl after waiting briefly for that; a crawl that has
+// ended is answered as it is.
+func (s *server) abort(ctx context.Context, c *fiber.Ctx, id uuid.UUID) (*db.Crawl, error) {
+	team := principal(c).TeamID
+	rec, err := s.Store.GetCrawl(ctx, team, id)
+	if err != nil {
+		return nil, err
+	}
 	if rec.Status.Terminal() {
-		return s.withProgress(ctx, c, rec)
+		return rec, nil
 	}
 	if err := s.Temporal.CancelWorkflow(ctx, rec.WorkflowID, ""); err != nil {
 		var notFound *serviceerror.NotFound
 		if !errors.As(err, &notFound) {
 			s.logOf(c).Error("cancel crawl workflow", "crawlId", id, "error", err)
-			return crawl.Errorf(crawl.EUNAVAILABLE, "the crawl could not be aborted now; try again")
+			return nil, crawl.Errorf(crawl.EUNAVAILABLE, "the crawl could not be aborted now; try again")
 		}
 		// The workflow is gone (or never started): nothing will record the
 		// abort but us.
-		if rec, err = crawllog.End(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API."); err != nil {
-			return err
-		}
-		return s.withProgress(ctx, c, rec)
+		return crawllog.End(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API.")
 	}
 	// The wait ends early enough to leave the request's own deadline time
 	// for one more read.
@@ -204,14 +224,14 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 	for !rec.Status.Terminal() {
 		select {
 		case <-wait.Done():
-			return s.withProgress(ctx, c, rec)
+			return rec, nil
 		case <-time.After(100 * time.Millisecond):
 		}
 		if rec, err = s.Store.GetCrawl(ctx, team, id); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return s.withProgress(ctx, c, rec)
+	return rec, nil
 }
 
 // crawlJSON is the Crawl object that POST and GET /crawls answer: the

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/firecrawl"
 )
 
 // statusOf maps error codes to HTTP statuses; it is the only place that
@@ -20,7 +21,16 @@ var statusOf = map[string]int{
 	crawl.EINTERNAL:     http.StatusInternalServerError,
 	crawl.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	crawl.ERATELIMITED:  http.StatusTooManyRequests,
+	codeTimeout:         http.StatusRequestTimeout,
+	codeScrapeFailed:    http.StatusUnprocessableEntity,
 }
+
+// Codes of the Firecrawl API's own errors: a scrape past its timeout, and
+// a page that could not be scraped (Firecrawl's clients show the message).
+const (
+	codeTimeout      = "SCRAPE_TIMEOUT"
+	codeScrapeFailed = "SCRAPE_FAILED"
+)
 
 // errorBody is the JSON body of every error response.
 type errorBody struct {
@@ -61,6 +71,9 @@ func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
 		}
 		if status == http.StatusUnauthorized {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="crawler"`)
+		}
+		if firecrawlPath(c.Path()) {
+			return c.Status(status).JSON(firecrawl.ErrorOf(body.Code, body.Message, body.Details))
 		}
 		return c.Status(status).JSON(errorBody{Error: body})
 	}

@@ -138,6 +138,16 @@ func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limi
 	return nil, s.listTotal, nil
 }
 
+func (s *fakeStore) ListResultsFrom(_ context.Context, crawlID uuid.UUID, offset, limit int) ([]db.Page, int, error) {
+	s.listed = append(s.listed, listCall{What: "results from", Crawl: crawlID, Page: offset, Limit: limit})
+	return nil, s.listTotal, nil
+}
+
+func (s *fakeStore) ListPageErrors(_ context.Context, crawlID uuid.UUID, limit int) ([]db.Page, error) {
+	s.listed = append(s.listed, listCall{What: "errors", Crawl: crawlID, Limit: limit})
+	return nil, nil
+}
+
 func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
 	var all []db.Crawl
 	for _, c := range s.crawls {

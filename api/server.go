@@ -37,6 +37,8 @@ type store interface {
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error)
+	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]db.Page, int, error)
+	ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]db.Page, error)
 }
 
 var _ store = (*db.Store)(nil)
@@ -125,7 +127,11 @@ func New(o Options) *fiber.App {
 	// DELETE is the same abort, for clients that cancel a crawl that way.
 	authed.Delete("/crawls/:id", s.abortCrawl)
 	authed.Get("/crawl-logs/:crawlId", s.listLogs)
+	s.firecrawlRoutes(authed)
 	app.Use(func(c *fiber.Ctx) error {
+		if firecrawlPath(c.Path()) {
+			return crawl.Errorf(crawl.ENOTFOUND, "%s %s is not supported here (see docs/firecrawl.md)", c.Method(), c.Path())
+		}
 		return crawl.Errorf(crawl.ENOTFOUND, "no route for %s %s", c.Method(), c.Path())
 	})
 	return app

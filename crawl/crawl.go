@@ -47,11 +47,18 @@ const (
 	OriginWeb = "web"
 )
 
-// Request shapes accepted by POST /crawls.
+// Request shapes: the two POST /crawls accepts, and Firecrawl's (the
+// /v1 and /v2 API), whose crawls read some options with Firecrawl's
+// meanings (see Unbounded, DepthLimit and PathRegexes).
 const (
-	ShapeCurrent = "current" // startUrl, engineType
-	ShapeLegacy  = "legacy"  // startUrls, engine
+	ShapeCurrent   = "current"   // startUrl, engineType
+	ShapeLegacy    = "legacy"    // startUrls, engine
+	ShapeFirecrawl = "firecrawl" // url, limit, crawlEntireDomain, …
 )
+
+// NoDepthLimit is MaxDepth of a crawl whose links are followed at any
+// depth (Firecrawl's crawls without maxDiscoveryDepth).
+const NoDepthLimit = -1
 
 // Options are a crawl's effective options, after defaults. They are stored
 // with the crawl and read by the activities; the workflow never sees them.
@@ -97,7 +104,15 @@ type Options struct {
 // Unbounded reports whether maxResults and maxDepth are ignored: with
 // useSitemap or entireWebsite only the server's page cap and the timeout
 // bound the crawl.
-func (o Options) Unbounded() bool { return o.UseSitemap || o.EntireWebsite }
+func (o Options) Unbounded() bool {
+	// A Firecrawl crawl of a whole domain still has its limit and depth.
+	return (o.UseSitemap || o.EntireWebsite) && o.Shape != ShapeFirecrawl
+}
+
+// PathRegexes reports whether IncludeOnlyPaths and ExcludePaths are
+// regular expressions searched in the URL's path, as Firecrawl reads
+// includePaths and excludePaths, rather than globs.
+func (o Options) PathRegexes() bool { return o.Shape == ShapeFirecrawl }
 
 // PageBudget is the most result pages the crawl may store.
 func (o Options) PageBudget(serverCap int) int {
@@ -109,7 +124,7 @@ func (o Options) PageBudget(serverCap int) int {
 
 // DepthLimit is the deepest link hop followed; -1 means no limit.
 func (o Options) DepthLimit() int {
-	if o.Unbounded() {
+	if o.Unbounded() || o.MaxDepth < 0 {
 		return -1
 	}
 	return o.MaxDepth

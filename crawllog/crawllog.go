@@ -46,6 +46,9 @@ func crawlData(c *db.Crawl, kv ...any) map[string]any {
 // bounds (budget result pages, concurrency pages at a time).
 func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
 	bounds := fmt.Sprintf("maxDepth %d, ", c.MaxDepth)
+	if c.MaxDepth < 0 {
+		bounds = "no depth limit, "
+	}
 	if c.MaxResults != nil {
 		bounds += fmt.Sprintf("maxResults %d, ", *c.MaxResults)
 	}

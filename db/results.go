@@ -264,6 +264,34 @@ func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit 
 	return pages, int(total), nil
 }
 
+// ListResultsFrom returns up to limit of a crawl's stored pages from the
+// offset-th on, in the order ListResults gives them, without their HTML
+// or raw markdown, and how many there are in all.
+func (s *Store) ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]Page, int, error) {
+	pages := []Page{}
+	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "raw_markdown").
+		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
+		Order("stored_at", "id").Offset(int64(offset)).Limit(int64(limit)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list results: %w", err)
+	}
+	return pages, int(total), nil
+}
+
+// ListPageErrors returns up to limit of a crawl's pages that failed or
+// were skipped with a reason (robots.txt, a redirect out of scope), in
+// the order they were found, with their URL, state and error only.
+func (s *Store) ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]Page, error) {
+	pages := []Page{}
+	err := s.db.NewSelect().Model(&pages).Column("id", "url", "state", "error", "fetched_at", "discovered_at").
+		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageFailed, crawl.PageSkipped})).
+		Where("error IS NOT NULL").Order("id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list page errors: %w", err)
+	}
+	return pages, nil
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -37,7 +37,11 @@ func RulesOf(o crawl.Options) (Rules, error) {
 			starts = append(starts, u)
 		}
 	}
-	paths, err := scope.NewPaths(o.IncludeOnlyPaths, o.ExcludePaths)
+	newPaths := scope.NewPaths
+	if o.PathRegexes() {
+		newPaths = scope.NewPathRegexes
+	}
+	paths, err := newPaths(o.IncludeOnlyPaths, o.ExcludePaths)
 	if err != nil {
 		return Rules{}, fmt.Errorf("path rules: %w", err)
 	}

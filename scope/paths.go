@@ -35,6 +35,28 @@ func NewPaths(include, exclude []string) (*Paths, error) {
 	return p, nil
 }
 
+// NewPathRegexes compiles include and exclude patterns that are regular
+// expressions searched anywhere in the path (Firecrawl's includePaths and
+// excludePaths: "blog/.*" matches /en/blog/post).
+func NewPathRegexes(include, exclude []string) (*Paths, error) {
+	p := &Paths{}
+	for _, e := range include {
+		re, err := regexp.Compile(e)
+		if err != nil {
+			return nil, err
+		}
+		p.include = append(p.include, re)
+	}
+	for _, e := range exclude {
+		re, err := regexp.Compile(e)
+		if err != nil {
+			return nil, err
+		}
+		p.exclude = append(p.exclude, re)
+	}
+	return p, nil
+}
+
 // Allows reports whether a page with this path is crawled and stored.
 func (p *Paths) Allows(path string) bool {
 	if path == "" {

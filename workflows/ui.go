@@ -26,13 +26,20 @@ func StartText(crawlID, teamID string, o crawl.Options) (summary, details string
 	if o.MaxResults != nil {
 		limit = fmt.Sprintf("up to %d pages", *o.MaxResults)
 	}
-	summary = clip(fmt.Sprintf("Crawl of %s, %s, depth %d", o.StartURLs[0], limit, o.MaxDepth), summaryBytes)
+	depth := fmt.Sprintf("depth %d", o.MaxDepth)
+	if o.DepthLimit() < 0 {
+		depth = "any depth"
+	}
+	summary = clip(fmt.Sprintf("Crawl of %s, %s, %s", o.StartURLs[0], limit, depth), summaryBytes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Crawl** `%s` of team `%s`\n\n", crawlID, teamID)
 	for _, u := range o.StartURLs {
 		fmt.Fprintf(&b, "- start URL: %s\n", clip(u, 300))
 	}
-	fmt.Fprintf(&b, "- %s, depth %d, engine %s, timeout %d s\n", limit, o.MaxDepth, o.EngineType, o.TimeoutSeconds)
+	fmt.Fprintf(&b, "- %s, %s, engine %s, timeout %d s\n", limit, depth, o.EngineType, o.TimeoutSeconds)
+	if o.Shape == crawl.ShapeFirecrawl {
+		b.WriteString("- started through the Firecrawl-compatible API\n")
+	}
 	fmt.Fprintf(&b, "- main content only: %t, links kept: %t, deduplicated: %t\n", o.ExcludeNonMainTags, o.IncludeLinks, o.DeduplicateContent)
 	if o.UseSitemap || o.EntireWebsite {
 		fmt.Fprintf(&b, "- sitemaps: %t, entire website: %t\n", o.UseSitemap, o.EntireWebsite)

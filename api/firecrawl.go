@@ -1,0 +1,291 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/firecrawl"
+)
+
+// This file serves Firecrawl's HTTP API (see docs/firecrawl.md) on the
+// service's engine: a crawl or scrape started here is an ordinary crawl,
+// recorded in the same tables, run by the same workflow, visible in GET
+// /crawls/{id} and its log. Answers and errors take Firecrawl's shapes.
+
+// firecrawlRoutes adds the /v2 routes and the /v1 subset older clients
+// call to authed.
+func (s *server) firecrawlRoutes(authed fiber.Router) {
+	for _, v := range []string{"/v1", "/v2"} {
+		authed.Post(v+"/crawl", s.fcStartCrawl)
+		authed.Get(v+"/crawl/active", s.fcActiveCrawls)
+		authed.Get(v+"/crawl/:id", s.fcCrawlStatus)
+		authed.Delete(v+"/crawl/:id", s.fcCancelCrawl)
+		authed.Get(v+"/crawl/:id/errors", s.fcCrawlErrors)
+		authed.Post(v+"/scrape", s.fcScrape)
+	}
+}
+
+// firecrawlPath reports whether a request came through Firecrawl's API,
+// whose errors take Firecrawl's shape.
+func firecrawlPath(path string) bool {
+	return strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/v2/")
+}
+
+// fcStartCrawl handles POST /v2/crawl: the crawl is started and answered
+// with its ID and the URL to read it at.
+func (s *server) fcStartCrawl(c *fiber.Ctx) error {
+	if len(c.Body()) > maxRequestBytes {
+		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
+	}
+	body := bytes.Clone(c.Body())
+	opts, err := firecrawl.CrawlOptions(body, s.Server)
+	if err != nil {
+		return err
+	}
+	given, err := crawl.Given(body)
+	if err != nil {
+		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
+	}
+	rec, err := s.startCrawl(c, opts, given)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "id": rec.ID.String(), "url": s.fcCrawlURL(c, rec.ID, -1)})
+}
+
+// fcCrawlURL is the absolute URL of a crawl's status, from the skip-th
+// document on (skip < 0: the first).
+func (s *server) fcCrawlURL(c *fiber.Ctx, id uuid.UUID, skip int) string {
+	version, _, _ := strings.Cut(strings.TrimPrefix(c.Path(), "/"), "/")
+	u := c.BaseURL() + "/" + version + "/crawl/" + id.String()
+	if skip > 0 {
+		u += "?skip=" + strconv.Itoa(skip)
+	}
+	return u
+}
+
+// fcCrawlStatus handles GET /v2/crawl/{id}: the crawl's state and, from
+// ?skip on, up to firecrawl.MaxDocuments of its documents, with next
+// while more are stored.
+func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	skip := 0
+	if q := strings.TrimSpace(c.Query("skip")); q != "" {
+		if skip, err = strconv.Atoi(q); err != nil || skip < 0 {
+			return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters",
+				Details: []crawl.FieldError{{Field: "skip", Message: "must be a whole number, 0 or more"}}}
+		}
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id)
+	if err != nil {
+		return err
+	}
+	counts, err := s.Store.CountPages(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	pages, stored, err := s.Store.ListResultsFrom(ctx, rec.ID, skip, firecrawl.MaxDocuments)
+	if err != nil {
+		return err
+	}
+	out := firecrawl.CrawlStatus{Success: true, Status: firecrawl.StatusOf(rec.Status), Completed: stored,
+		Total:       stored + counts[crawl.PageQueued] + counts[crawl.PageClaimed] + counts[crawl.PageFetched] + counts[crawl.PageConverted] + counts[crawl.PageFailed],
+		CreditsUsed: stored, ExpiresAt: firecrawl.ExpiresAt(rec.CreatedAt), Data: []firecrawl.Document{}}
+	size := 0
+	for _, p := range pages {
+		d := firecrawl.DocumentOf(fcPageOf(p))
+		size += len(*d.Markdown)
+		if len(out.Data) > 0 && size > firecrawl.MaxDocumentBytes {
+			break
+		}
+		out.Data = append(out.Data, d)
+	}
+	// Next is given while more documents are stored than this answer
+	// reaches, and, while the crawl runs, at the end of what is stored.
+	if end := skip + len(out.Data); end < stored || rec.Status == crawl.StatusRunning && len(out.Data) > 0 {
+		next := s.fcCrawlURL(c, rec.ID, end)
+		out.Next = &next
+	}
+	return c.JSON(out)
+}
+
+// fcPageOf is what a Firecrawl document needs of a stored page.
+func fcPageOf(p db.Page) firecrawl.Page {
+	out := firecrawl.Page{URL: p.URL, FinalURL: str(p.FinalURL), Title: str(p.Title), Markdown: str(p.Markdown),
+		ContentType: str(p.ContentType), Error: str(p.Error)}
+	if p.StatusCode != nil {
+		out.StatusCode = *p.StatusCode
+	}
+	return out
+}
+
+// fcCancelCrawl handles DELETE /v2/crawl/{id}: the crawl is aborted as
+// POST /crawls/{id}/abort aborts it.
+func (s *server) fcCancelCrawl(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, err := s.abort(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	status := "cancelled"
+	if rec.Status.Terminal() && rec.Status != crawl.StatusAborted {
+		status = firecrawl.StatusOf(rec.Status)
+	}
+	return c.JSON(fiber.Map{"success": true, "status": status})
+}
+
+// maxErrors bounds the pages GET /v2/crawl/{id}/errors lists.
+const maxErrors = 1000
+
+// fcCrawlErrors handles GET /v2/crawl/{id}/errors: the pages that failed,
+// and those robots.txt kept the crawl from.
+func (s *server) fcCrawlErrors(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id)
+	if err != nil {
+		return err
+	}
+	pages, err := s.Store.ListPageErrors(ctx, rec.ID, maxErrors)
+	if err != nil {
+		return err
+	}
+	type pageError struct {
+		ID        string `json:"id"`
+		Timestamp string `json:"timestamp,omitempty"`
+		URL       string `json:"url"`
+		Error     string `json:"error"`
+	}
+	errs, blocked := []pageError{}, []string{}
+	for _, p := range pages {
+		msg := str(p.Error)
+		if p.State == crawl.PageSkipped && strings.Contains(msg, "robots.txt") {
+			blocked = append(blocked, p.URL)
+			continue
+		}
+		if p.State != crawl.PageFailed {
+			continue
+		}
+		e := pageError{ID: strconv.FormatInt(p.ID, 10), URL: p.URL, Error: msg}
+		if p.FetchedAt != nil {
+			e.Timestamp = p.FetchedAt.UTC().Format(time.RFC3339Nano)
+		}
+		errs = append(errs, e)
+	}
+	return c.JSON(fiber.Map{"errors": errs, "robotsBlocked": blocked})
+}
+
+// fcActiveCrawls handles GET /v2/crawl/active: the team's running crawls.
+func (s *server) fcActiveCrawls(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	team := principal(c).TeamID
+	type active struct {
+		ID      string         `json:"id"`
+		TeamID  string         `json:"teamId"`
+		URL     string         `json:"url"`
+		Options map[string]any `json:"options"`
+	}
+	out := []active{}
+	for page := 1; ; page++ {
+		rows, total, err := s.Store.ListCrawls(ctx, team, crawl.StatusRunning, page, maxCrawlsLimit)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			out = append(out, active{ID: r.ID.String(), TeamID: team.String(), URL: r.StartURLs[0],
+				Options: map[string]any{"limit": r.MaxResults, "crawlEntireDomain": r.EntireWebsite}})
+		}
+		if page*maxCrawlsLimit >= total || len(rows) == 0 {
+			break
+		}
+	}
+	return c.JSON(fiber.Map{"success": true, "crawls": out})
+}
+
+// scrapePoll is how often a scrape looks whether its crawl has ended.
+const scrapePoll = 100 * time.Millisecond
+
+// fcScrape handles POST /v2/scrape: a one-page crawl of the engine,
+// answered with the page's document when it ends, or a 408 past the
+// scrape's timeout (the crawl is kept, and runs on to its end).
+func (s *server) fcScrape(c *fiber.Ctx) error {
+	if len(c.Body()) > maxRequestBytes {
+		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
+	}
+	body := bytes.Clone(c.Body())
+	opts, timeout, err := firecrawl.ScrapeOptionsOf(body, s.Server)
+	if err != nil {
+		return err
+	}
+	given, err := crawl.Given(body)
+	if err != nil {
+		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
+	}
+	rec, err := s.startCrawl(c, opts, given)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), timeout)
+	defer cancel()
+	team := principal(c).TeamID
+	for !rec.Status.Terminal() {
+		select {
+		case <-ctx.Done():
+			return &crawl.Error{Code: codeTimeout, Message: fmt.Sprintf(
+				"the scrape did not end within %s; its crawl %s goes on, and GET /crawls/%s reads it", timeout, rec.ID, rec.ID)}
+		case <-time.After(scrapePoll):
+		}
+		if rec, err = s.Store.GetCrawl(ctx, team, rec.ID); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				continue
+			}
+			return err
+		}
+	}
+	read, cancelRead := s.ctx(c)
+	defer cancelRead()
+	pages, _, err := s.Store.ListResultsFrom(read, rec.ID, 0, 1)
+	if err != nil {
+		return err
+	}
+	if len(pages) == 0 {
+		failed, err := s.Store.ListPageErrors(read, rec.ID, 1)
+		if err != nil {
+			return err
+		}
+		msg := rec.ErrorMessage
+		if len(failed) > 0 && failed[0].Error != nil {
+			msg = *failed[0].Error
+		}
+		if msg == "" {
+			msg = "the page could not be scraped"
+		}
+		return &crawl.Error{Code: codeScrapeFailed, Message: fmt.Sprintf("%s (crawl %s)", msg, rec.ID)}
+	}
+	return c.JSON(fiber.Map{"success": true, "data": firecrawl.DocumentOf(fcPageOf(pages[0]))})
+}

@@ -1,0 +1,377 @@
+// Package firecrawl reads and writes Firecrawl's HTTP API (v2, and the v1
+// subset older clients call) in terms of the service's own crawls: a
+// Firecrawl crawl or scrape is an ordinary crawl of the engine, with
+// Firecrawl's meanings for its options. The api package serves it under
+// /v1 and /v2; this package holds the shapes and the mapping, and no I/O.
+package firecrawl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// DefaultLimit is a crawl's page limit when the request gives none, as
+// Firecrawl has it.
+const DefaultLimit = 10000
+
+// CrawlRequest is the body of POST /v2/crawl (and /v1/crawl).
+type CrawlRequest struct {
+	URL                   string         `json:"url"`
+	Limit                 *int           `json:"limit"`
+	MaxDiscoveryDepth     *int           `json:"maxDiscoveryDepth"`
+	MaxDepth              *int           `json:"maxDepth"` // v1's name of maxDiscoveryDepth
+	IncludePaths          []string       `json:"includePaths"`
+	ExcludePaths          []string       `json:"excludePaths"`
+	CrawlEntireDomain     *bool          `json:"crawlEntireDomain"`
+	AllowBackwardLinks    *bool          `json:"allowBackwardLinks"` // v1's name of crawlEntireDomain
+	AllowSubdomains       *bool          `json:"allowSubdomains"`
+	AllowExternalLinks    *bool          `json:"allowExternalLinks"`
+	Sitemap               string         `json:"sitemap"`
+	IgnoreSitemap         *bool          `json:"ignoreSitemap"` // v1
+	IgnoreQueryParameters *bool          `json:"ignoreQueryParameters"`
+	Delay                 *float64       `json:"delay"`
+	MaxConcurrency        *int           `json:"maxConcurrency"`
+	RegexOnFullURL        *bool          `json:"regexOnFullURL"`
+	ScrapeOptions         *ScrapeOptions `json:"scrapeOptions"`
+	Webhook               any            `json:"webhook"`
+	Prompt                string         `json:"prompt"`
+	// Fields the SDKs add, accepted and ignored.
+	Origin                 string `json:"origin"`
+	Integration            string `json:"integration"`
+	ZeroDataRetention      *bool  `json:"zeroDataRetention"`
+	DeduplicateSimilarURLs *bool  `json:"deduplicateSimilarURLs"`
+	RobotsUserAgent        string `json:"robotsUserAgent"`
+}
+
+// ScrapeOptions are how each page is read and what it gives back.
+type ScrapeOptions struct {
+	Formats         []json.RawMessage `json:"formats"`
+	OnlyMainContent *bool             `json:"onlyMainContent"`
+	IncludeTags     []string          `json:"includeTags"`
+	ExcludeTags     []string          `json:"excludeTags"`
+	WaitFor         *int              `json:"waitFor"`
+	Timeout         *int              `json:"timeout"`
+	Headers         map[string]string `json:"headers"`
+	Mobile          *bool             `json:"mobile"`
+	// Accepted as hints, as Firecrawl treats them.
+	SkipTLSVerification *bool `json:"skipTlsVerification"`
+	RemoveBase64Images  *bool `json:"removeBase64Images"`
+	BlockAds            *bool `json:"blockAds"`
+	StoreInCache        *bool `json:"storeInCache"`
+	FastMode            *bool `json:"fastMode"`
+	UseMock             any   `json:"useMock"`
+	Proxy               any   `json:"proxy"`
+	// Refused: not supported here yet.
+	Actions        json.RawMessage `json:"actions"`
+	Location       json.RawMessage `json:"location"`
+	MaxAge         json.RawMessage `json:"maxAge"`
+	Parsers        json.RawMessage `json:"parsers"`
+	JSONOptions    json.RawMessage `json:"jsonOptions"`
+	ExtractOptions json.RawMessage `json:"extract"`
+	ChangeTracking json.RawMessage `json:"changeTrackingOptions"`
+}
+
+// Formats a page may be asked for here. The others Firecrawl knows are
+// refused with a 400 that says so (see knownFormats).
+var supportedFormats = map[string]bool{"markdown": true}
+
+// knownFormats are Firecrawl's formats this service does not give yet.
+var knownFormats = map[string]bool{
+	"html": true, "rawHtml": true, "links": true, "images": true, "screenshot": true, "screenshot@fullPage": true,
+	"json": true, "extract": true, "summary": true, "changeTracking": true, "branding": true, "attributes": true,
+	"content": true, "audio": true,
+}
+
+// requestFields are the top-level fields a crawl request may carry; any
+// other is refused, as Firecrawl's strict schema refuses it.
+var requestFields = fieldsOf[CrawlRequest]()
+
+// scrapeFields are the fields of scrapeOptions (and of a scrape request,
+// with url and the scrape's own).
+var scrapeFields = fieldsOf[ScrapeOptions]()
+
+// CrawlOptions maps a Firecrawl crawl request onto the engine's options.
+// The body is the request as sent; srv says what this deployment has.
+// Errors are *crawl.Error with the Firecrawl field names at fault.
+func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
+	var req CrawlRequest
+	if err := decodeStrict(body, &req, requestFields, "scrapeOptions", scrapeFields); err != nil {
+		return crawl.Options{}, err
+	}
+	var bad []crawl.FieldError
+	fail := func(field, format string, args ...any) {
+		bad = append(bad, crawl.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
+	if strings.TrimSpace(req.URL) == "" {
+		fail("url", "is required")
+	}
+	limit := DefaultLimit
+	if req.Limit != nil {
+		limit = *req.Limit
+		if limit < 1 || limit > crawl.MaxResultsCurrent {
+			fail("limit", "must be between 1 and %d", crawl.MaxResultsCurrent)
+		}
+	}
+	depth := crawl.NoDepthLimit
+	for _, d := range []struct {
+		name string
+		v    *int
+	}{{"maxDiscoveryDepth", req.MaxDiscoveryDepth}, {"maxDepth", req.MaxDepth}} {
+		if d.v != nil {
+			depth = *d.v
+			if depth < 0 || depth > crawl.MaxDepthCurrent {
+				fail(d.name, "must be between 0 and %d", crawl.MaxDepthCurrent)
+			}
+		}
+	}
+	entire := req.CrawlEntireDomain != nil && *req.CrawlEntireDomain || req.AllowBackwardLinks != nil && *req.AllowBackwardLinks
+	if entire {
+		native["entireWebsite"] = true
+	}
+	switch req.Sitemap {
+	case "", "include", "skip":
+	case "only":
+		fail("sitemap", "\"only\" is not supported here yet; use \"include\" or \"skip\"")
+	default:
+		fail("sitemap", "must be one of skip, include, only")
+	}
+	if req.AllowSubdomains != nil && *req.AllowSubdomains {
+		fail("allowSubdomains", "is not supported here yet: a crawl stays on its start URL's host")
+	}
+	if req.AllowExternalLinks != nil && *req.AllowExternalLinks {
+		fail("allowExternalLinks", "is not supported here yet: a crawl stays on its start URL's host")
+	}
+	if req.RegexOnFullURL != nil && *req.RegexOnFullURL {
+		fail("regexOnFullURL", "is not supported here yet: includePaths and excludePaths are searched in the URL's path")
+	}
+	if req.Delay != nil && *req.Delay != 0 {
+		fail("delay", "is not supported here yet")
+	}
+	if req.Webhook != nil {
+		fail("webhook", "is not supported here yet")
+	}
+	if req.Prompt != "" {
+		fail("prompt", "is not supported here: give the crawl's options instead")
+	}
+	if req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters {
+		fail("ignoreQueryParameters", "is not supported here yet")
+	}
+	if req.MaxConcurrency != nil {
+		if *req.MaxConcurrency < 1 {
+			fail("maxConcurrency", "must be at least 1")
+		} else {
+			native["maxConcurrentPages"] = *req.MaxConcurrency
+		}
+	}
+	checkRegexes := func(field string, list []string) {
+		if len(list) > crawl.MaxPatterns {
+			fail(field, "may hold at most %d patterns", crawl.MaxPatterns)
+		}
+		for i, e := range list {
+			if _, err := regexp.Compile(e); err != nil {
+				fail(fmt.Sprintf("%s[%d]", field, i), "is not a regular expression this service reads: %v", err)
+			}
+		}
+	}
+	checkRegexes("includePaths", req.IncludePaths)
+	checkRegexes("excludePaths", req.ExcludePaths)
+	if so := req.ScrapeOptions; so != nil {
+		bad = append(bad, scrapeOptions(so, "scrapeOptions.", native)...)
+	}
+	if len(bad) > 0 {
+		return crawl.Options{}, &crawl.Error{Code: crawl.EINVALID, Message: "invalid crawl request", Details: bad}
+	}
+	raw, err := json.Marshal(native)
+	if err != nil {
+		return crawl.Options{}, err
+	}
+	o, err := crawl.ParseRequest(raw, srv)
+	if err != nil {
+		return crawl.Options{}, renameFields(err, "scrapeOptions.")
+	}
+	o.Shape = crawl.ShapeFirecrawl
+	o.MaxResults = &limit
+	o.MaxDepth = depth
+	o.UseSitemap = req.Sitemap != "skip" && !(req.IgnoreSitemap != nil && *req.IgnoreSitemap)
+	o.IncludeOnlyPaths = nonNil(req.IncludePaths)
+	o.ExcludePaths = nonNil(req.ExcludePaths)
+	return o, nil
+}
+
+// scrapeOptions checks so and puts what it maps to into native, the
+// service's own request; prefix names the fields in errors.
+func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []crawl.FieldError {
+	var bad []crawl.FieldError
+	fail := func(field, format string, args ...any) {
+		bad = append(bad, crawl.FieldError{Field: prefix + field, Message: fmt.Sprintf(format, args...)})
+	}
+	for i, f := range so.Formats {
+		name, err := formatName(f)
+		switch {
+		case err != nil:
+			fail(fmt.Sprintf("formats[%d]", i), "%v", err)
+		case supportedFormats[name]:
+		case knownFormats[name]:
+			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown)", name)
+		default:
+			fail(fmt.Sprintf("formats[%d]", i), "unknown format %q", name)
+		}
+	}
+	main := true
+	if so.OnlyMainContent != nil {
+		main = *so.OnlyMainContent
+	}
+	native["excludeNonMainTags"] = main
+	if len(so.IncludeTags) > 0 {
+		native["includeOnlyTags"] = so.IncludeTags
+	}
+	if len(so.ExcludeTags) > 0 {
+		native["excludeTags"] = so.ExcludeTags
+	}
+	if so.WaitFor != nil && *so.WaitFor > 0 {
+		fail("waitFor", "is not supported here yet")
+	}
+	if len(so.Headers) > 0 {
+		fail("headers", "is not supported here yet")
+	}
+	if so.Mobile != nil && *so.Mobile {
+		fail("mobile", "is not supported here yet")
+	}
+	for _, r := range []struct {
+		name string
+		v    json.RawMessage
+	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}, {"parsers", so.Parsers},
+		{"jsonOptions", so.JSONOptions}, {"extract", so.ExtractOptions}, {"changeTrackingOptions", so.ChangeTracking}} {
+		if given(r.v) {
+			fail(r.name, "is not supported here yet")
+		}
+	}
+	return bad
+}
+
+// formatName reads one entry of formats: a name, or an object with a type.
+func formatName(f json.RawMessage) (string, error) {
+	var name string
+	if err := json.Unmarshal(f, &name); err == nil {
+		return name, nil
+	}
+	var obj struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(f, &obj); err != nil || obj.Type == "" {
+		return "", fmt.Errorf("must be a format's name or an object with its type")
+	}
+	return obj.Type, nil
+}
+
+// given reports whether a raw field was sent with a value other than null,
+// false, 0 or an empty list or object.
+func given(v json.RawMessage) bool {
+	switch strings.TrimSpace(string(v)) {
+	case "", "null", "false", "0", "[]", "{}":
+		return false
+	}
+	return true
+}
+
+// renameFields gives the service's own field names in err the names the
+// Firecrawl request used for them.
+func renameFields(err error, scrapePrefix string) error {
+	e, ok := err.(*crawl.Error)
+	if !ok {
+		return err
+	}
+	names := map[string]string{"startUrl": "url", "startUrls": "url", "maxConcurrentPages": "maxConcurrency",
+		"includeOnlyTags": scrapePrefix + "includeTags", "excludeTags": scrapePrefix + "excludeTags"}
+	out := &crawl.Error{Code: e.Code, Message: e.Message}
+	for _, d := range e.Details {
+		field, rest, _ := strings.Cut(d.Field, "[")
+		if n, ok := names[field]; ok {
+			d.Field = n
+			if rest != "" {
+				d.Field += "[" + rest
+			}
+		}
+		out.Details = append(out.Details, d)
+	}
+	return out
+}
+
+// decodeStrict decodes body into v, refusing fields not in fields (and,
+// below the object field nested, not in nestedFields).
+func decodeStrict(body []byte, v any, fields map[string]bool, nested string, nestedFields map[string]bool) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+		return &crawl.Error{Code: crawl.EINVALID, Message: "the request body must be a JSON object"}
+	}
+	var bad []crawl.FieldError
+	for _, k := range sortedKeys(top) {
+		if !fields[k] {
+			bad = append(bad, crawl.FieldError{Field: k, Message: "is not a field of this request"})
+		}
+	}
+	if inner, ok := top[nested]; ok && nested != "" && given(inner) {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(inner, &obj); err != nil {
+			bad = append(bad, crawl.FieldError{Field: nested, Message: "must be an object"})
+		}
+		for _, k := range sortedKeys(obj) {
+			if !nestedFields[k] {
+				bad = append(bad, crawl.FieldError{Field: nested + "." + k, Message: "is not a field of " + nested})
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid request", Details: bad}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid request", Details: []crawl.FieldError{{Field: typeErrorField(err), Message: "has the wrong type"}}}
+	}
+	return nil
+}
+
+// typeErrorField names the field of a JSON type error.
+func typeErrorField(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		return te.Field
+	}
+	return "body"
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// fieldsOf is the set of JSON names of T's fields.
+func fieldsOf[T any]() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[T]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	return m
+}

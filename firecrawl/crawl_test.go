@@ -1,0 +1,85 @@
+package firecrawl
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// TestCrawlOptionsMapsFirecrawlMeanings: limit, depth, whole domain and
+// path regexes keep Firecrawl's meanings on the engine.
+func TestCrawlOptionsMapsFirecrawlMeanings(t *testing.T) {
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/docs/","origin":"js-sdk@4.42.0"}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Shape != crawl.ShapeFirecrawl || *o.MaxResults != DefaultLimit || o.DepthLimit() != -1 || o.EntireWebsite || !o.UseSitemap ||
+		o.DeduplicateContent || !o.ExcludeNonMainTags || o.Unbounded() {
+		t.Errorf("defaults: %+v", o)
+	}
+	o, err = CrawlOptions([]byte(`{"url":"https://example.com/","limit":5,"maxDiscoveryDepth":2,"crawlEntireDomain":true,"sitemap":"skip",
+		"includePaths":["^/blog/.*$"],"excludePaths":["private"],"maxConcurrency":4,
+		"scrapeOptions":{"formats":["markdown"],"onlyMainContent":false,"excludeTags":["nav"]}}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *o.MaxResults != 5 || o.DepthLimit() != 2 || !o.EntireWebsite || o.Unbounded() || o.PageBudget(1000) != 5 || o.UseSitemap ||
+		o.ExcludeNonMainTags || *o.MaxConcurrentPages != 4 || o.ExcludeTags[0] != "nav" || !o.PathRegexes() ||
+		o.IncludeOnlyPaths[0] != "^/blog/.*$" || o.ExcludePaths[0] != "private" {
+		t.Errorf("given: %+v", o)
+	}
+}
+
+// TestCrawlOptionsRefusals: bad or unsupported fields are 400s naming the
+// Firecrawl field.
+func TestCrawlOptionsRefusals(t *testing.T) {
+	cases := []struct{ body, field string }{
+		{`{"url":"ftp://example.com/"}`, "url"},
+		{`{}`, "url"},
+		{`{"url":"https://example.com/","limit":0}`, "limit"},
+		{`{"url":"https://example.com/","includePaths":["(?<=x)"]}`, "includePaths[0]"},
+		{`{"url":"https://example.com/","scrapeOptions":{"formats":["pdfText"]}}`, "scrapeOptions.formats[0]"},
+		{`{"url":"https://example.com/","scrapeOptions":{"formats":["screenshot"]}}`, "scrapeOptions.formats[0]"},
+		{`{"url":"https://example.com/","scrapeOptions":{"actions":[{"type":"click"}]}}`, "scrapeOptions.actions"},
+		{`{"url":"https://example.com/","webhook":"https://hooks.example/"}`, "webhook"},
+		{`{"url":"https://example.com/","allowSubdomains":true}`, "allowSubdomains"},
+		{`{"url":"https://example.com/","colour":"blue"}`, "colour"},
+		{`{"url":"https://example.com/","scrapeOptions":{"colour":"blue"}}`, "scrapeOptions.colour"},
+		{`{"url":"https://example.com/","limit":"ten"}`, "limit"},
+		{`{"url":"https://example.com/","maxConcurrency":0}`, "maxConcurrency"},
+	}
+	for _, c := range cases {
+		_, err := CrawlOptions([]byte(c.body), crawl.Server{})
+		var e *crawl.Error
+		if !errors.As(err, &e) || e.Code != crawl.EINVALID {
+			t.Errorf("%s: %v, want an invalid request", c.body, err)
+			continue
+		}
+		found := false
+		for _, d := range e.Details {
+			found = found || d.Field == c.field
+		}
+		if !found {
+			t.Errorf("%s: details %+v do not name %s", c.body, e.Details, c.field)
+		}
+		if body := ErrorOf(e.Code, e.Message, e.Details); !strings.Contains(body.Error, c.field) || body.Success {
+			t.Errorf("%s: the error %q does not name %s", c.body, body.Error, c.field)
+		}
+	}
+}
+
+// TestScrapeOptions: a scrape is a one-page crawl bounded by its timeout.
+func TestScrapeOptions(t *testing.T) {
+	o, timeout, err := ScrapeOptionsOf([]byte(`{"url":"https://example.com/a","formats":["markdown"],"timeout":15000,"onlyMainContent":false}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *o.MaxResults != 1 || o.DepthLimit() != 0 || o.UseSitemap || o.ExcludeNonMainTags || timeout.Milliseconds() != 15000 {
+		t.Errorf("%+v, timeout %s", o, timeout)
+	}
+	if _, _, err := ScrapeOptionsOf([]byte(`{"url":"https://example.com/a","timeout":5}`), crawl.Server{}); err == nil || !strings.Contains(err.Error(), "invalid") {
+		t.Errorf("a 5 ms timeout: %v", err)
+	}
+}

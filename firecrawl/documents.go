@@ -1,0 +1,173 @@
+package firecrawl
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// Document is one page as Firecrawl answers it.
+type Document struct {
+	Markdown *string  `json:"markdown,omitempty"`
+	Metadata Metadata `json:"metadata"`
+}
+
+// Metadata is what a document says of its page.
+type Metadata struct {
+	Title       string `json:"title,omitempty"`
+	SourceURL   string `json:"sourceURL"`
+	URL         string `json:"url"`
+	StatusCode  int    `json:"statusCode"`
+	ContentType string `json:"contentType,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Page is what the service stored of a page, as far as a document needs.
+type Page struct {
+	URL, FinalURL, Title, Markdown, ContentType, Error string
+	StatusCode                                         int
+}
+
+// DocumentOf is the document of a stored page.
+func DocumentOf(p Page) Document {
+	md := p.Markdown
+	d := Document{Markdown: &md, Metadata: Metadata{Title: p.Title, SourceURL: p.URL, URL: p.URL,
+		StatusCode: p.StatusCode, ContentType: p.ContentType, Error: p.Error}}
+	if p.FinalURL != "" {
+		d.Metadata.URL = p.FinalURL
+	}
+	return d
+}
+
+// MaxDocuments and MaxDocumentBytes bound one answer of a crawl's status:
+// at most 100 documents, and no more once about 10 MB of markdown is in
+// it (one document always goes, however large).
+const (
+	MaxDocuments     = 100
+	MaxDocumentBytes = 10 << 20
+)
+
+// CrawlStatus is the answer of GET /v2/crawl/{id}.
+type CrawlStatus struct {
+	Success     bool       `json:"success"`
+	Status      string     `json:"status"`
+	Total       int        `json:"total"`
+	Completed   int        `json:"completed"`
+	CreditsUsed int        `json:"creditsUsed"`
+	ExpiresAt   string     `json:"expiresAt"`
+	Next        *string    `json:"next,omitempty"`
+	Data        []Document `json:"data"`
+}
+
+// StatusOf is the Firecrawl status of a crawl in the service's terms.
+func StatusOf(s crawl.Status) string {
+	switch s {
+	case crawl.StatusRunning:
+		return "scraping"
+	case crawl.StatusSucceeded:
+		return "completed"
+	case crawl.StatusAborted:
+		return "cancelled"
+	default:
+		return "failed"
+	}
+}
+
+// Retention is how long Firecrawl says a crawl's results stay readable
+// (expiresAt); this service keeps them until the crawl is deleted, and
+// answers the same horizon for clients that read it.
+const Retention = 24 * time.Hour
+
+// ExpiresAt is the expiresAt of a crawl created at created.
+func ExpiresAt(created time.Time) string {
+	return created.Add(Retention).UTC().Format(time.RFC3339Nano)
+}
+
+// ErrorBody is Firecrawl's shape of an error answer.
+type ErrorBody struct {
+	Success bool               `json:"success"`
+	Error   string             `json:"error"`
+	Code    string             `json:"code,omitempty"`
+	Details []crawl.FieldError `json:"details,omitempty"`
+}
+
+// ErrorOf is the Firecrawl answer to a service error with this message,
+// code and fields at fault: the message names the fields, since most
+// clients show only error.
+func ErrorOf(code, message string, details []crawl.FieldError) ErrorBody {
+	msg := message
+	if len(details) > 0 {
+		parts := make([]string, 0, len(details))
+		for _, d := range details {
+			parts = append(parts, d.Field+": "+d.Message)
+		}
+		msg += ": " + strings.Join(parts, "; ")
+	}
+	return ErrorBody{Success: false, Error: msg, Code: code, Details: details}
+}
+
+// ScrapeRequest is the body of POST /v2/scrape: a URL and the scrape
+// options, with the scrape's timeout in milliseconds.
+type ScrapeRequest struct {
+	URL string `json:"url"`
+	ScrapeOptions
+	Origin            string `json:"origin"`
+	Integration       string `json:"integration"`
+	ZeroDataRetention *bool  `json:"zeroDataRetention"`
+}
+
+// DefaultScrapeTimeout is a scrape's bound when its request gives none.
+const DefaultScrapeTimeout = 60 * time.Second
+
+// scrapeRequestFields are the fields a scrape request may carry.
+var scrapeRequestFields = func() map[string]bool {
+	m := fieldsOf[ScrapeRequest]()
+	for k := range scrapeFields {
+		m[k] = true
+	}
+	return m
+}()
+
+// ScrapeOptionsOf maps a scrape request onto the options of a one-page
+// crawl of the engine, and returns the scrape's time bound.
+func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duration, error) {
+	var req ScrapeRequest
+	if err := decodeStrict(body, &req, scrapeRequestFields, "", nil); err != nil {
+		return crawl.Options{}, 0, err
+	}
+	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
+	var bad []crawl.FieldError
+	if strings.TrimSpace(req.URL) == "" {
+		bad = append(bad, crawl.FieldError{Field: "url", Message: "is required"})
+	}
+	timeout := DefaultScrapeTimeout
+	if req.Timeout != nil {
+		if *req.Timeout < 1000 || *req.Timeout > 300000 {
+			bad = append(bad, crawl.FieldError{Field: "timeout", Message: "must be between 1000 and 300000 milliseconds"})
+		}
+		timeout = time.Duration(*req.Timeout) * time.Millisecond
+	}
+	opts := req.ScrapeOptions
+	opts.Timeout = nil
+	bad = append(bad, scrapeOptions(&opts, "", native)...)
+	if len(bad) > 0 {
+		return crawl.Options{}, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid scrape request", Details: bad}
+	}
+	raw, err := json.Marshal(native)
+	if err != nil {
+		return crawl.Options{}, 0, err
+	}
+	o, err := crawl.ParseRequest(raw, srv)
+	if err != nil {
+		return crawl.Options{}, 0, renameFields(err, "")
+	}
+	one := 1
+	o.Shape = crawl.ShapeFirecrawl
+	o.MaxResults = &one
+	o.MaxDepth = 0
+	o.UseSitemap = false
+	o.IncludeOnlyPaths, o.ExcludePaths = []string{}, []string{}
+	return o, timeout, nil
+}
