@@ -170,9 +170,22 @@ ensure_realdocs() {
 # prepare_tests: what the tests and benchmarks need (the Temporal CLI,
 # Chromium and the Playwright driver, Postgres), and the variables that
 # tell them where it is. The caller traps stop_postgres on EXIT.
+# ensure_firecrawl_clients: Firecrawl's JS SDK, pinned in tools/firecrawl
+# (from the npm registry), that the integration tests run against the
+# service's Firecrawl-compatible API. Exports CRAWLER_FIRECRAWL_CLIENTS.
+ensure_firecrawl_clients() {
+  local pkg="$ROOT/tools/firecrawl"
+  if [ ! -f "$pkg/node_modules/@mendable/firecrawl-js/package.json" ]; then
+    say "installing Firecrawl's JS SDK from the npm registry (for the compatibility tests)"
+    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install Firecrawl's SDK"
+  fi
+  export CRAWLER_FIRECRAWL_CLIENTS=$pkg
+}
+
 prepare_tests() {
   build_temporal
   ensure_browser
+  ensure_firecrawl_clients
   ensure_realdocs
   ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
   export CRAWLER_TEST_DATABASE_URL=$PG_URL

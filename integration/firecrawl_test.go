@@ -1,0 +1,251 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/durablecrawl/crawler/internal/testsite"
+)
+
+// firecrawlSite is a generated site whose robots.txt disallows one
+// section, with a slow endless chain of pages under /slow/ for a crawl to
+// be cancelled in.
+func firecrawlSite() http.Handler {
+	site := testsite.New(testsite.Options{Pages: 300})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /s3/\n")
+		case strings.HasPrefix(r.URL.Path, "/slow/"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/slow/"))
+			time.Sleep(300 * time.Millisecond)
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<html><head><title>Slow %d</title></head><body><main><h1>Slow page %d</h1><p>A page that takes its time, so that the crawl of it is still running when it is cancelled.</p>", n, n)
+			for k := 1; k <= 5; k++ {
+				fmt.Fprintf(w, `<a href="/slow/%d">next %d</a> `, n*5+k, k)
+			}
+			fmt.Fprint(w, "</main></body></html>")
+		default:
+			site.ServeHTTP(w, r)
+		}
+	})
+}
+
+// TestFirecrawlSDK runs Firecrawl's own JS SDK, as installed from the npm
+// registry (tools/firecrawl), against the service: scrape, crawls read
+// past 100 documents through next, depth and path rules, errors and
+// robots.txt blocks, the active list and cancel, refusals in Firecrawl's
+// error shape, and the v1 client. The crawls it starts are the service's
+// own: readable through GET /crawls/{id}.
+func TestFirecrawlSDK(t *testing.T) {
+	t.Parallel()
+	clients := os.Getenv("CRAWLER_FIRECRAWL_CLIENTS")
+	if clients == "" {
+		t.Fatal("CRAWLER_FIRECRAWL_CLIENTS is not set: make test installs Firecrawl's SDK (ensure_firecrawl_clients in scripts/lib.sh)")
+	}
+	site := httptest.NewServer(firecrawlSite())
+	defer site.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the SDK's run failed: %v\n%s", err, out)
+	}
+	var report map[string]json.RawMessage
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("the SDK's run printed %q: %v", out, err)
+	}
+	type crawlSummary struct {
+		ID            string   `json:"id"`
+		Status        string   `json:"status"`
+		Total         int      `json:"total"`
+		Completed     int      `json:"completed"`
+		Next          *string  `json:"next"`
+		URLs          []string `json:"urls"`
+		MarkdownChars []int    `json:"markdownChars"`
+	}
+	type thrown struct {
+		Thrown  bool   `json:"thrown"`
+		Message string `json:"message"`
+		Status  int    `json:"status"`
+	}
+	read := func(name string, v any) {
+		t.Helper()
+		if err := json.Unmarshal(report[name], v); err != nil {
+			t.Fatalf("%s: %s: %v", name, report[name], err)
+		}
+	}
+	notThrown := func(name string) {
+		t.Helper()
+		var th struct {
+			Thrown  bool   `json:"thrown"`
+			Message string `json:"message"`
+		}
+		read(name, &th)
+		if th.Thrown {
+			t.Fatalf("%s threw: %s", name, report[name])
+		}
+	}
+
+	// A scrape answers the page's document.
+	notThrown("scrape")
+	var doc struct {
+		Markdown string `json:"markdown"`
+		Metadata struct {
+			SourceURL  string `json:"sourceURL"`
+			StatusCode int    `json:"statusCode"`
+			Title      string `json:"title"`
+		} `json:"metadata"`
+	}
+	read("scrape", &doc)
+	if !strings.Contains(doc.Markdown, "Page 1 of section 1") || doc.Metadata.SourceURL != site.URL+"/s1/p1" || doc.Metadata.StatusCode != 200 {
+		t.Errorf("scrape: %.500s", report["scrape"])
+	}
+
+	// A crawl past 100 documents is read whole through next.
+	notThrown("crawlPastOnePage")
+	var big crawlSummary
+	read("crawlPastOnePage", &big)
+	distinct := map[string]bool{}
+	for _, u := range big.URLs {
+		distinct[u] = true
+	}
+	if big.Status != "completed" || len(big.URLs) != 150 || len(distinct) != 150 || big.Completed != 150 {
+		t.Errorf("a 150-page crawl: status %s, %d documents (%d distinct), completed %d", big.Status, len(big.URLs), len(distinct), big.Completed)
+	}
+	for i, n := range big.MarkdownChars {
+		if n == 0 {
+			t.Errorf("document %d (%s) has no markdown", i, big.URLs[i])
+		}
+	}
+	// The same crawl, through the service's own API and its OpenAPI shape.
+	var native crawlObj
+	if status, body := call(t, "GET", env.api+"/crawls/"+big.ID, env.keyA, nil, &native); status != 200 || native.Status != "succeeded" || native.TotalPages != 150 {
+		t.Errorf("GET /crawls/%s: %d %s", big.ID, status, body)
+	}
+	var first struct {
+		Data []json.RawMessage `json:"data"`
+		Next string            `json:"next"`
+	}
+	if status, body := call(t, "GET", env.api+"/v2/crawl/"+big.ID, env.keyA, nil, &first); status != 200 || len(first.Data) != 100 ||
+		first.Next != env.api+"/v2/crawl/"+big.ID+"?skip=100" {
+		t.Errorf("GET /v2/crawl/%s: %d, %d documents, next %q: %.300s", big.ID, status, len(first.Data), first.Next, body)
+	}
+
+	// Depth: 0 is the start page alone; 1 adds the pages it links to.
+	var d0, d1 crawlSummary
+	read("crawlDepth0", &d0)
+	read("crawlDepth1", &d1)
+	if d0.Status != "completed" || len(d0.URLs) != 1 || d0.URLs[0] != site.URL+"/" {
+		t.Errorf("maxDiscoveryDepth 0: %+v", d0)
+	}
+	if d1.Status != "completed" || len(d1.URLs) < 7 || len(d1.URLs) >= 200 {
+		t.Errorf("maxDiscoveryDepth 1: %s, %d documents", d1.Status, len(d1.URLs))
+	}
+
+	// excludePaths are regular expressions searched in the path.
+	var ex crawlSummary
+	read("crawlExclude", &ex)
+	excluded := regexp.MustCompile(`^/s2/|p1[0-9]$`)
+	if ex.Status != "completed" || len(ex.URLs) == 0 {
+		t.Errorf("excludePaths: %+v", ex)
+	}
+	for _, u := range ex.URLs {
+		if excluded.MatchString(strings.TrimPrefix(u, site.URL)) {
+			t.Errorf("excludePaths: %s was crawled", u)
+		}
+	}
+
+	// A start page that is missing is an error of the crawl.
+	var missing struct {
+		Status string `json:"status"`
+		Errors struct {
+			Errors []struct {
+				URL   string `json:"url"`
+				Error string `json:"error"`
+			} `json:"errors"`
+		} `json:"errors"`
+	}
+	read("crawlMissing", &missing)
+	if len(missing.Errors.Errors) != 1 || missing.Errors.Errors[0].URL != site.URL+"/missing" || missing.Errors.Errors[0].Error == "" {
+		t.Errorf("a missing start page: %s", report["crawlMissing"])
+	}
+	var robots struct {
+		Status        string `json:"status"`
+		RobotsBlocked int    `json:"robotsBlocked"`
+	}
+	read("robots", &robots)
+	if robots.Status != "completed" || robots.RobotsBlocked == 0 {
+		t.Errorf("robots.txt: %s", report["robots"])
+	}
+
+	// The active list holds a running crawl; cancel ends it cancelled.
+	var cancelled struct {
+		ID        string   `json:"id"`
+		URL       string   `json:"url"`
+		ActiveIDs []string `json:"activeIds"`
+		Cancelled bool     `json:"cancelled"`
+		Status    string   `json:"status"`
+	}
+	read("cancel", &cancelled)
+	active := false
+	for _, id := range cancelled.ActiveIDs {
+		active = active || id == cancelled.ID
+	}
+	if !active || !cancelled.Cancelled || cancelled.URL != env.api+"/v2/crawl/"+cancelled.ID {
+		t.Errorf("cancel: %s", report["cancel"])
+	}
+	waitStatus(t, env.api, env.keyA, cancelled.ID, time.Minute, "aborted")
+
+	// Refusals come in Firecrawl's shape, naming the field, and the SDK
+	// raises them with their status.
+	for name, want := range map[string]struct {
+		status int
+		text   string
+	}{
+		"unsupportedFormat": {400, "scrapeOptions.formats[0]"},
+		"notHttp":           {400, "url"},
+		"badRegex":          {400, "includePaths[0]"},
+		"unknownCrawl":      {404, "not found"},
+		"map":               {404, "not supported here"},
+	} {
+		var th thrown
+		read(name, &th)
+		if !th.Thrown || th.Status != want.status || !strings.Contains(strings.ToLower(th.Message), strings.ToLower(want.text)) {
+			t.Errorf("%s: %s, want a %d naming %q", name, report[name], want.status, want.text)
+		}
+	}
+
+	// The v1 client scrapes and crawls too.
+	var v1 struct {
+		Success  bool `json:"success"`
+		Markdown string
+	}
+	read("v1Scrape", &v1)
+	if !v1.Success || !strings.Contains(string(report["v1Scrape"]), "Page 1 of section 1") {
+		t.Errorf("v1 scrape: %s", report["v1Scrape"])
+	}
+	var v1c struct {
+		Success bool     `json:"success"`
+		Status  string   `json:"status"`
+		URLs    []string `json:"urls"`
+	}
+	read("v1Crawl", &v1c)
+	if v1c.Status != "completed" || len(v1c.URLs) != 5 {
+		t.Errorf("v1 crawl: %s", report["v1Crawl"])
+	}
+}

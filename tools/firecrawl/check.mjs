@@ -1,0 +1,60 @@
+// Drives the service's Firecrawl-compatible API with Firecrawl's own JS
+// SDK (pinned in package-lock.json) and prints what each call answered,
+// as one JSON object, for integration/firecrawl_test.go to check.
+//
+//   node check.mjs API_URL API_KEY SITE_URL
+import Firecrawl from '@mendable/firecrawl-js';
+
+const [apiUrl, apiKey, site] = process.argv.slice(2);
+const fc = new Firecrawl({ apiUrl, apiKey });
+const report = {};
+
+// step records what fn answered, or what it threw (the SDK's SdkError
+// carries the status, code and details of an error answer).
+async function step(name, fn) {
+  try {
+    report[name] = await fn();
+  } catch (e) {
+    report[name] = { thrown: true, name: e?.name, message: String(e?.message ?? e), status: e?.status ?? null, code: e?.code ?? null, details: e?.details ?? null };
+  }
+}
+
+// urls keeps a crawl's answer small: its state and the documents' URLs.
+function urls(job) {
+  return { id: job.id, status: job.status, total: job.total, completed: job.completed, next: job.next ?? null,
+    urls: (job.data ?? []).map((d) => d.metadata?.sourceURL), markdownChars: (job.data ?? []).map((d) => (d.markdown ?? '').length) };
+}
+
+await step('scrape', () => fc.scrape(`${site}/s1/p1`, { formats: ['markdown'] }));
+await step('crawlPastOnePage', async () => urls(await fc.crawl(`${site}/`, { limit: 150, pollInterval: 1, timeout: 240 })));
+await step('crawlDepth0', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
+await step('crawlDepth1', async () => urls(await fc.crawl(`${site}/`, { limit: 200, maxDiscoveryDepth: 1, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
+await step('crawlExclude', async () => urls(await fc.crawl(`${site}/`, { limit: 60, excludePaths: ['^/s2/', 'p1[0-9]$'], pollInterval: 1, timeout: 120 })));
+await step('crawlMissing', async () => {
+  const job = await fc.crawl(`${site}/missing`, { limit: 5, pollInterval: 1, timeout: 120 });
+  return { ...urls(job), errors: await fc.getCrawlErrors(job.id) };
+});
+await step('robots', async () => {
+  const job = await fc.crawl(`${site}/`, { limit: 400, pollInterval: 1, timeout: 240 });
+  const errors = await fc.getCrawlErrors(job.id);
+  return { id: job.id, status: job.status, robotsBlocked: errors.robotsBlocked.length, errors: errors.errors.length };
+});
+await step('cancel', async () => {
+  const started = await fc.startCrawl(`${site}/slow/`, { limit: 5000 });
+  const active = await fc.getActiveCrawls();
+  const cancelled = await fc.cancelCrawl(started.id);
+  const status = await fc.getCrawlStatus(started.id);
+  return { id: started.id, url: started.url, activeIds: active.crawls.map((c) => c.id), cancelled, status: status.status };
+});
+await step('unsupportedFormat', () => fc.startCrawl(`${site}/`, { scrapeOptions: { formats: ['screenshot'] } }));
+await step('notHttp', () => fc.scrape('ftp://example.com/file', { formats: ['markdown'] }));
+await step('badRegex', () => fc.startCrawl(`${site}/`, { includePaths: ['(?<=x)a'] }));
+await step('unknownCrawl', () => fc.getCrawlStatus('00000000-0000-4000-8000-000000000000'));
+await step('map', () => fc.map(`${site}/`));
+await step('v1Scrape', () => fc.v1.scrapeUrl(`${site}/s1/p1`, { formats: ['markdown'] }));
+await step('v1Crawl', async () => {
+  const job = await fc.v1.crawlUrl(`${site}/`, { limit: 5 }, 1);
+  return { success: job.success, status: job.status, completed: job.completed, urls: (job.data ?? []).map((d) => d.metadata?.sourceURL) };
+});
+
+process.stdout.write(JSON.stringify(report) + '\n');
