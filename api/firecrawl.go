@@ -32,6 +32,12 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Delete(v+"/crawl/:id", s.fcCancelCrawl)
 		authed.Get(v+"/crawl/:id/errors", s.fcCrawlErrors)
 		authed.Post(v+"/scrape", s.fcScrape)
+		// A batch scrape is a crawl of its URLs alone: read, cancelled
+		// and listed as a crawl is.
+		authed.Post(v+"/batch/scrape", s.fcStartBatch)
+		authed.Get(v+"/batch/scrape/:id", s.fcCrawlStatus)
+		authed.Delete(v+"/batch/scrape/:id", s.fcCancelCrawl)
+		authed.Get(v+"/batch/scrape/:id/errors", s.fcCrawlErrors)
 	}
 }
 
@@ -63,11 +69,42 @@ func (s *server) fcStartCrawl(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"success": true, "id": rec.ID.String(), "url": s.fcCrawlURL(c, rec.ID, -1)})
 }
 
+// fcStartBatch handles POST /v2/batch/scrape: a crawl of the URLs alone,
+// answered with its ID, the URL to read it at, and the URLs left out.
+func (s *server) fcStartBatch(c *fiber.Ctx) error {
+	if len(c.Body()) > maxRequestBytes {
+		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
+	}
+	body := bytes.Clone(c.Body())
+	opts, invalid, err := firecrawl.BatchOptionsOf(body, s.Server)
+	if err != nil {
+		return err
+	}
+	given, err := crawl.Given(body)
+	if err != nil {
+		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
+	}
+	rec, err := s.startCrawl(c, opts, given)
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"success": true, "id": rec.ID.String(), "url": s.fcCrawlURL(c, rec.ID, -1)}
+	if len(invalid) > 0 {
+		out["invalidURLs"] = invalid
+	}
+	return c.JSON(out)
+}
+
 // fcCrawlURL is the absolute URL of a crawl's status, from the skip-th
-// document on (skip < 0: the first).
+// document on (skip < 0: the first): under /batch/scrape for a batch's
+// requests, /crawl for a crawl's.
 func (s *server) fcCrawlURL(c *fiber.Ctx, id uuid.UUID, skip int) string {
-	version, _, _ := strings.Cut(strings.TrimPrefix(c.Path(), "/"), "/")
-	u := c.BaseURL() + "/" + version + "/crawl/" + id.String()
+	version, rest, _ := strings.Cut(strings.TrimPrefix(c.Path(), "/"), "/")
+	kind := "/crawl/"
+	if strings.HasPrefix(rest, "batch/") {
+		kind = "/batch/scrape/"
+	}
+	u := c.BaseURL() + "/" + version + kind + id.String()
 	if skip > 0 {
 		u += "?skip=" + strconv.Itoa(skip)
 	}

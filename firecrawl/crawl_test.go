@@ -83,3 +83,23 @@ func TestScrapeOptions(t *testing.T) {
 		t.Errorf("a 5 ms timeout: %v", err)
 	}
 }
+
+// TestBatchOptions: a batch is a crawl of its URLs alone; invalid URLs are
+// left out when the request asks, and named otherwise.
+func TestBatchOptions(t *testing.T) {
+	o, invalid, err := BatchOptionsOf([]byte(`{"urls":["https://example.com/a","https://example.org/b","https://example.com/a","mailto:x@example.com"],
+		"ignoreInvalidURLs":true,"formats":["markdown"],"onlyMainContent":false}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.StartURLs) != 2 || *o.MaxResults != 2 || o.DepthLimit() != 0 || o.ExcludeNonMainTags || len(invalid) != 1 || invalid[0] != "mailto:x@example.com" {
+		t.Errorf("%+v, invalid %v", o, invalid)
+	}
+	_, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/a","mailto:x@example.com"]}`), crawl.Server{})
+	if err == nil || !strings.Contains(ErrorOf(crawl.EINVALID, "invalid", err.(*crawl.Error).Details).Error, "urls[1]") {
+		t.Errorf("an invalid URL without ignoreInvalidURLs: %v", err)
+	}
+	if _, _, err := BatchOptionsOf([]byte(`{"urls":[]}`), crawl.Server{}); err == nil {
+		t.Error("no URLs: accepted")
+	}
+}

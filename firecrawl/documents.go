@@ -2,6 +2,7 @@ package firecrawl
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -170,4 +171,108 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 	o.UseSitemap = false
 	o.IncludeOnlyPaths, o.ExcludePaths = []string{}, []string{}
 	return o, timeout, nil
+}
+
+// BatchRequest is the body of POST /v2/batch/scrape: URLs and the scrape
+// options each is read with.
+type BatchRequest struct {
+	URLs []string `json:"urls"`
+	ScrapeOptions
+	IgnoreInvalidURLs *bool  `json:"ignoreInvalidURLs"`
+	MaxConcurrency    *int   `json:"maxConcurrency"`
+	Webhook           any    `json:"webhook"`
+	AppendToID        string `json:"appendToId"`
+	Origin            string `json:"origin"`
+	Integration       string `json:"integration"`
+	ZeroDataRetention *bool  `json:"zeroDataRetention"`
+}
+
+// batchRequestFields are the fields a batch request may carry.
+var batchRequestFields = func() map[string]bool {
+	m := fieldsOf[BatchRequest]()
+	for k := range scrapeFields {
+		m[k] = true
+	}
+	return m
+}()
+
+// BatchOptionsOf maps a batch scrape onto a crawl of its URLs alone
+// (depth 0, one page each). With ignoreInvalidURLs, URLs the service
+// refuses are left out and returned; without it, each is a 400 naming
+// its entry.
+func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, error) {
+	var req BatchRequest
+	if err := decodeStrict(body, &req, batchRequestFields, "", nil); err != nil {
+		return crawl.Options{}, nil, err
+	}
+	var bad []crawl.FieldError
+	fail := func(field, format string, args ...any) {
+		bad = append(bad, crawl.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	skipInvalid := req.IgnoreInvalidURLs != nil && *req.IgnoreInvalidURLs
+	var valid, invalid []string
+	seen := map[string]bool{}
+	for i, u := range req.URLs {
+		u = strings.TrimSpace(u)
+		one, _ := json.Marshal(map[string]string{"startUrl": u})
+		_, err := crawl.ParseRequest(one, srv)
+		switch {
+		case err != nil && skipInvalid:
+			invalid = append(invalid, u)
+		case err != nil:
+			fail(fmt.Sprintf("urls[%d]", i), "is not a URL this service crawls (http or https, public)")
+		case !seen[u]:
+			seen[u] = true
+			valid = append(valid, u)
+		}
+	}
+	switch {
+	case len(req.URLs) == 0:
+		fail("urls", "is required: at least one URL")
+	case len(valid) == 0 && len(bad) == 0:
+		fail("urls", "holds no valid URL")
+	case len(valid) > crawl.MaxStartURLs:
+		fail("urls", "may hold at most %d URLs here", crawl.MaxStartURLs)
+	}
+	if req.Webhook != nil {
+		fail("webhook", "is not supported here yet")
+	}
+	if req.AppendToID != "" {
+		fail("appendToId", "is not supported here yet")
+	}
+	native := map[string]any{"deduplicateContent": false, "includeLinks": true}
+	if len(valid) > 0 {
+		native["startUrl"] = valid[0]
+	}
+	if req.MaxConcurrency != nil {
+		if *req.MaxConcurrency < 1 {
+			fail("maxConcurrency", "must be at least 1")
+		} else {
+			native["maxConcurrentPages"] = *req.MaxConcurrency
+		}
+	}
+	opts := req.ScrapeOptions
+	if opts.Timeout != nil {
+		opts.Timeout = nil // a page's own bound: the engine's fetch timeouts apply
+	}
+	bad = append(bad, scrapeOptions(&opts, "", native)...)
+	if len(bad) > 0 {
+		return crawl.Options{}, nil, &crawl.Error{Code: crawl.EINVALID, Message: "invalid batch scrape request", Details: bad}
+	}
+	raw, err := json.Marshal(native)
+	if err != nil {
+		return crawl.Options{}, nil, err
+	}
+	o, err := crawl.ParseRequest(raw, srv)
+	if err != nil {
+		return crawl.Options{}, nil, renameFields(err, "")
+	}
+	n := len(valid)
+	o.Shape = crawl.ShapeFirecrawl
+	o.StartURLs = valid
+	o.MaxResults = &n
+	o.MaxDepth = 0
+	o.UseSitemap = false
+	o.IncludeOnlyPaths, o.ExcludePaths = []string{}, []string{}
+	return o, invalid, nil
 }

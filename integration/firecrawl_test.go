@@ -211,6 +211,31 @@ func TestFirecrawlSDK(t *testing.T) {
 	}
 	waitStatus(t, env.api, env.keyA, cancelled.ID, time.Minute, "aborted")
 
+	// A batch scrape stores its URLs alone; one that is missing is in its
+	// errors, one that is not a URL is left out as the request asked.
+	var batch struct {
+		Status string   `json:"status"`
+		URLs   []string `json:"urls"`
+		Errors struct {
+			Errors []struct {
+				URL string `json:"url"`
+			} `json:"errors"`
+		} `json:"errors"`
+	}
+	read("batch", &batch)
+	if batch.Status != "completed" || len(batch.URLs) != 2 || len(batch.Errors.Errors) != 1 || batch.Errors.Errors[0].URL != site.URL+"/missing" {
+		t.Errorf("batch scrape: %.1000s", report["batch"])
+	}
+	var batchCancel struct {
+		ID        string `json:"id"`
+		URL       string `json:"url"`
+		Cancelled bool   `json:"cancelled"`
+	}
+	read("batchStartCancel", &batchCancel)
+	if !batchCancel.Cancelled || batchCancel.URL != env.api+"/v2/batch/scrape/"+batchCancel.ID {
+		t.Errorf("batch cancel: %s", report["batchStartCancel"])
+	}
+
 	// Refusals come in Firecrawl's shape, naming the field, and the SDK
 	// raises them with their status.
 	for name, want := range map[string]struct {
@@ -222,6 +247,7 @@ func TestFirecrawlSDK(t *testing.T) {
 		"badRegex":          {400, "includePaths[0]"},
 		"unknownCrawl":      {404, "not found"},
 		"map":               {404, "not supported here"},
+		"batchInvalid":      {400, "urls[1]"},
 	} {
 		var th thrown
 		read(name, &th)

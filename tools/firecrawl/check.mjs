@@ -46,6 +46,15 @@ await step('cancel', async () => {
   const status = await fc.getCrawlStatus(started.id);
   return { id: started.id, url: started.url, activeIds: active.crawls.map((c) => c.id), cancelled, status: status.status };
 });
+await step('batch', async () => {
+  const job = await fc.batchScrape([`${site}/s1/p1`, `${site}/s2/p2`, `${site}/missing`, 'not a url'], { options: { formats: ['markdown'] }, ignoreInvalidURLs: true, pollInterval: 1, timeout: 120 });
+  return { ...urls(job), errors: await fc.getBatchScrapeErrors(job.id) };
+});
+await step('batchStartCancel', async () => {
+  const started = await fc.startBatchScrape([`${site}/slow/1`, `${site}/slow/2`], { ignoreInvalidURLs: true });
+  return { id: started.id, url: started.url, cancelled: await fc.cancelBatchScrape(started.id) };
+});
+await step('batchInvalid', () => fc.startBatchScrape([`${site}/s1/p1`, 'ftp://example.com/x']));
 await step('unsupportedFormat', () => fc.startCrawl(`${site}/`, { scrapeOptions: { formats: ['screenshot'] } }));
 await step('notHttp', () => fc.scrape('ftp://example.com/file', { formats: ['markdown'] }));
 await step('badRegex', () => fc.startCrawl(`${site}/`, { includePaths: ['(?<=x)a'] }));
