@@ -14,6 +14,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/markdown"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // convertStore is what ConvertPages needs of the database.
@@ -95,8 +96,16 @@ func convertPages(ctx context.Context, store convertStore, in ConvertPagesInput)
 	return res, nil
 }
 
-// markdownOptions are how a crawl's pages become markdown.
-func markdownOptions(o crawl.Options) (markdown.Options, error) {
+// conversion is how a crawl's pages are converted: into markdown, and
+// into the other formats the crawl asked for.
+type conversion struct {
+	markdown.Options
+	Formats []string
+}
+
+// markdownOptions are how a crawl's pages become markdown, and which other
+// formats they are kept in.
+func markdownOptions(o crawl.Options) (conversion, error) {
 	mo := markdown.Options{
 		MainContentOnly: o.ExcludeNonMainTags,
 		IncludeLinks:    o.IncludeLinks,
@@ -106,18 +115,18 @@ func markdownOptions(o crawl.Options) (markdown.Options, error) {
 	if !o.IncludeExternalLinks {
 		rules, err := frontier.RulesOf(o)
 		if err != nil {
-			return markdown.Options{}, nonRetryable(err)
+			return conversion{}, nonRetryable(err)
 		}
 		mo.KeepLink = rules.SameSite
 	}
-	return mo, nil
+	return conversion{Options: mo, Formats: o.Formats}, nil
 }
 
 // convertGroups converts the pages ids, convertGroup at a time, in three
 // overlapping steps: the next group loads from the database while this one
 // converts on every core and the last one is saved. A failed load or save
 // ends it (converting on would be wasted).
-func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, o markdown.Options, progress *atomic.Int64) (ConvertPagesResult, error) {
+func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, o conversion, progress *atomic.Int64) (ConvertPagesResult, error) {
 	type group struct {
 		ids     []int64
 		results []converted
@@ -182,7 +191,7 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 var errStopped = errors.New("stopped")
 
 // convertAll converts pages on every core; it stops early when ctx ends.
-func convertAll(ctx context.Context, pages []db.Page, o markdown.Options) []converted {
+func convertAll(ctx context.Context, pages []db.Page, o conversion) []converted {
 	results := make([]converted, len(pages))
 	onEveryCore(len(pages), func(i int) {
 		if ctx.Err() == nil {
@@ -224,7 +233,7 @@ type converted struct {
 
 // convertPage turns one fetched page into markdown; o is copied, so that
 // pages convert concurrently.
-func convertPage(p db.Page, o markdown.Options) converted {
+func convertPage(p db.Page, o conversion) converted {
 	base := p.URL
 	if p.FinalURL != nil {
 		base = *p.FinalURL
@@ -241,7 +250,7 @@ func convertPage(p db.Page, o markdown.Options) converted {
 // convertHTML turns a page's HTML, fetched from pageURL, into markdown.
 // It runs on goroutines of its own, where a panic in the HTML libraries
 // would end the worker: it ends this page instead.
-func convertHTML(pageURL string, html []byte, o markdown.Options) (out db.Converted, err error) {
+func convertHTML(pageURL string, html []byte, o conversion) (out db.Converted, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = db.Converted{}, fmt.Errorf("the converter failed: %v", r)
@@ -249,11 +258,15 @@ func convertHTML(pageURL string, html []byte, o markdown.Options) (out db.Conver
 	}()
 	o.PageURL, _ = url.Parse(pageURL)
 	began := time.Now()
-	doc, err := markdown.Convert(html, o)
+	doc, err := markdown.Convert(html, o.Options)
 	if err != nil {
 		return db.Converted{}, err
 	}
-	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex,
+	formats, err := pageformats.Make(html, o.PageURL, o.Formats)
+	if err != nil {
+		return db.Converted{}, err
+	}
+	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Formats: formats,
 		ConvertMS: int(time.Since(began) / time.Millisecond)}, nil
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/linkmemo"
-	"github.com/durablecrawl/crawler/markdown"
 	"github.com/durablecrawl/crawler/robots"
 )
 
@@ -140,7 +139,7 @@ type fetchBatch struct {
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
-	markdown *markdown.Options  // with in.Convert: how pages are converted
+	markdown *conversion        // with in.Convert: how pages are converted
 	claimed  map[string]db.Page // the pages to fetch, by URL
 	policies map[string]robots.Policy
 	writer   *outcomeWriter

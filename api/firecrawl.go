@@ -145,8 +145,8 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 		CreditsUsed: stored, ExpiresAt: firecrawl.ExpiresAt(rec.CreatedAt), Data: []firecrawl.Document{}}
 	size := 0
 	for _, p := range pages {
-		d := firecrawl.DocumentOf(fcPageOf(p))
-		size += len(*d.Markdown)
+		d := firecrawl.DocumentOf(fcPageOf(p, rec.Formats))
+		size += d.Size()
 		if len(out.Data) > 0 && size > firecrawl.MaxDocumentBytes {
 			break
 		}
@@ -162,9 +162,9 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 }
 
 // fcPageOf is what a Firecrawl document needs of a stored page.
-func fcPageOf(p db.Page) firecrawl.Page {
+func fcPageOf(p db.Page, formats []string) firecrawl.Page {
 	out := firecrawl.Page{URL: p.URL, FinalURL: str(p.FinalURL), Title: str(p.Title), Markdown: str(p.Markdown),
-		ContentType: str(p.ContentType), Error: str(p.Error)}
+		ContentType: str(p.ContentType), Error: str(p.Error), Formats: formats, Extra: p.Formats}
 	if p.StatusCode != nil {
 		out.StatusCode = *p.StatusCode
 	}
@@ -324,5 +324,5 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 		}
 		return &crawl.Error{Code: codeScrapeFailed, Message: fmt.Sprintf("%s (crawl %s)", msg, rec.ID)}
 	}
-	return c.JSON(fiber.Map{"success": true, "data": firecrawl.DocumentOf(fcPageOf(pages[0]))})
+	return c.JSON(fiber.Map{"success": true, "data": firecrawl.DocumentOf(fcPageOf(pages[0], rec.Formats))})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // Page size bounds of the paginated reads (GET /crawl-logs and /crawls/{id}/pages).
@@ -169,6 +170,9 @@ type pageJSON struct {
 	// without extraction. ExtractionError says why it is missing.
 	Extraction      json.RawMessage `json:"extraction"`
 	ExtractionError string          `json:"extractionError,omitempty"`
+	// The page's other formats the crawl asked for (formats), each only
+	// when asked.
+	pageformats.Page
 }
 
 // listPages handles GET /crawls/{id}/pages: the crawl's result pages in
@@ -219,6 +223,10 @@ func resultView(p db.Page, raw bool) pageJSON {
 	if p.FetchedAt != nil {
 		t := p.FetchedAt.UTC()
 		v.FetchedAt = &t
+	}
+	if len(p.Formats) > 0 {
+		// Written by the converter from pageformats.Page: it reads back.
+		_ = json.Unmarshal(p.Formats, &v.Page)
 	}
 	return v
 }

@@ -99,6 +99,10 @@ type Options struct {
 	ExcludePaths     []string `json:"excludePaths" bun:"exclude_paths,array,notnull" option:"each=path"`
 	IncludeOnlyTags  []string `json:"includeOnlyTags" bun:"include_only_tags,array,notnull" option:"each=selector"`
 	ExcludeTags      []string `json:"excludeTags" bun:"exclude_tags,array,notnull" option:"each=selector"`
+
+	// Formats are the forms of each page kept besides its markdown (see
+	// pageformats): html, rawHtml, links, images, metadata.
+	Formats []string `json:"formats" bun:"formats,array,notnull" option:"each=format"`
 }
 
 // Unbounded reports whether maxResults and maxDepth are ignored: with

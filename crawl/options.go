@@ -23,6 +23,7 @@ type optionField struct {
 //	oneof=api|web         a string, one of these values
 //	each=path             a list of up to MaxPatterns path globs
 //	each=selector         a list of up to MaxPatterns CSS selectors
+//	each=format           a list of page formats (pageformats.Known)
 //
 // default applies to integers and strings too. An option left out or given
 // as null takes its default.
@@ -37,6 +38,7 @@ type optionRule struct {
 var patternChecks = map[string]func(string) string{
 	"path":     checkPathGlob,
 	"selector": checkSelector,
+	"format":   checkFormat,
 }
 
 // optionFields are the fields of Options a request may give, in the order

@@ -46,7 +46,7 @@ func nonDefault(t *testing.T, v reflect.Value, r *optionRule) {
 		}
 		t.Fatalf("no value of %v but its default", r.oneof)
 	case reflect.Slice:
-		for _, s := range []string{"/docs/**", "article"} {
+		for _, s := range []string{"/docs/**", "article", "links"} {
 			if r.each(s) == "" {
 				v.Set(reflect.ValueOf([]string{s}))
 				return

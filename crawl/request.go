@@ -14,6 +14,7 @@ import (
 	"github.com/andybalholm/cascadia"
 
 	"github.com/durablecrawl/crawler/netguard"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // Limits of a create request that the tags of Options do not state: the
@@ -490,6 +491,13 @@ func checkSelector(s string) string {
 	}
 	if _, err := cascadia.ParseGroup(s); err != nil {
 		return "is not a valid CSS selector"
+	}
+	return ""
+}
+
+func checkFormat(s string) string {
+	if !pageformats.IsKnown(s) {
+		return "is not a format: one of " + strings.Join(pageformats.Known, ", ")
 	}
 	return ""
 }

@@ -117,13 +117,16 @@ type Page struct {
 	ExtractionMS     *int            `bun:"extraction_ms"`
 	ExtractedAt      *time.Time      `bun:"extracted_at"`
 	Engine           *string         `bun:"engine"`
-	Error            *string         `bun:"error"`
-	Bytes            *int            `bun:"bytes"`
-	FetchMS          *int            `bun:"fetch_ms"`
-	ConvertMS        *int            `bun:"convert_ms"`
-	DiscoveredAt     time.Time       `bun:"discovered_at,nullzero,notnull,default:now()"`
-	FetchedAt        *time.Time      `bun:"fetched_at"`
-	StoredAt         *time.Time      `bun:"stored_at"`
+	// Formats holds the page's forms besides markdown that the crawl
+	// asked for (pageformats.Page as JSON); nil when it asked for none.
+	Formats      json.RawMessage `bun:"formats,type:jsonb,nullzero"`
+	Error        *string         `bun:"error"`
+	Bytes        *int            `bun:"bytes"`
+	FetchMS      *int            `bun:"fetch_ms"`
+	ConvertMS    *int            `bun:"convert_ms"`
+	DiscoveredAt time.Time       `bun:"discovered_at,nullzero,notnull,default:now()"`
+	FetchedAt    *time.Time      `bun:"fetched_at"`
+	StoredAt     *time.Time      `bun:"stored_at"`
 }
 
 // CrawlLog is one entry of a crawl's log, as GET /crawl-logs lists it.

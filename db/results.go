@@ -23,6 +23,8 @@ type Converted struct {
 	ConvertMS int
 	// NoIndex is set when the page asks search engines not to index it.
 	NoIndex bool
+	// Formats are the page's other forms the crawl asked for (nil: none).
+	Formats json.RawMessage
 }
 
 // SaveConverted records the markdown of fetched pages (they become
@@ -41,15 +43,18 @@ func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Co
 		titles, markdowns := make([]string, len(pages)), make([]string, len(pages))
 		ms := make([]int, len(pages))
 		noindex := make([]bool, len(pages))
+		formats := make([]string, len(pages)) // "" for none
 		for i, p := range pages {
 			ids[i], titles[i], markdowns[i], ms[i], noindex[i] = p.PageID, p.Title, p.Markdown, p.ConvertMS, p.NoIndex
+			formats[i] = string(p.Formats)
 		}
 		_, err = tx.NewRaw(`
-UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms, noindex = d.noindex
-FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::boolean[]) AS d(id, title, markdown, ms, noindex)
+UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms, noindex = d.noindex,
+	formats = NULLIF(d.formats, '')::jsonb
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[]) AS d(id, title, markdown, ms, noindex, formats)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 			crawl.PageConverted, pgdialect.Array(ids), pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(ms),
-			pgdialect.Array(noindex), crawlID, crawl.PageFetched).Exec(ctx)
+			pgdialect.Array(noindex), pgdialect.Array(formats), crawlID, crawl.PageFetched).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("save markdown of %d pages: %w", len(pages), err)
 		}

@@ -607,9 +607,11 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
 	render := make([]bool, n)
 	titles, markdowns, convertMS, noindex := make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
+	formats := make([]string, n) // "" for none
 	for i, o := range outs {
 		if c := o.Converted; o.State == crawl.PageConverted && c != nil {
 			titles[i], markdowns[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.ConvertMS, c.NoIndex
+			formats[i] = string(c.Formats)
 		}
 		render[i] = o.State == crawl.PageQueued && o.Render
 		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
@@ -632,22 +634,23 @@ UPDATE pages AS p SET
     title = CASE WHEN d.state = ? THEN d.title ELSE p.title END,
     raw_markdown = CASE WHEN d.state = ? THEN d.markdown ELSE p.raw_markdown END,
     convert_ms = CASE WHEN d.state = ? THEN d.convert_ms ELSE p.convert_ms END,
+    formats = CASE WHEN d.state = ? THEN nullif(d.formats, '')::jsonb ELSE p.formats END,
     noindex = p.noindex OR d.noindex,
     batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
     attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
     not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END,
     render = p.render OR d.render
 FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
-        ?::text[], ?::text[], ?::integer[], ?::boolean[])
+        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[])
     AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
-        title, markdown, convert_ms, noindex)
+        title, markdown, convert_ms, noindex, formats)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
-		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
+		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
 		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
 		pgdialect.Array(retryMS), pgdialect.Array(render),
-		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex),
+		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex), pgdialect.Array(formats),
 		crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
@@ -676,6 +679,9 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 	}
 	if c := o.Converted; o.State == crawl.PageConverted && c != nil {
 		q = q.Set("title = ?", c.Title).Set("raw_markdown = ?", c.Markdown).Set("convert_ms = ?", c.ConvertMS)
+		if len(c.Formats) > 0 {
+			q = q.Set("formats = ?::jsonb", string(c.Formats))
+		}
 		if c.NoIndex {
 			q = q.Set("noindex = true")
 		}

@@ -78,13 +78,14 @@ type ScrapeOptions struct {
 	ChangeTracking json.RawMessage `json:"changeTrackingOptions"`
 }
 
-// Formats a page may be asked for here. The others Firecrawl knows are
-// refused with a 400 that says so (see knownFormats).
-var supportedFormats = map[string]bool{"markdown": true}
+// Formats a page may be asked for here: the service's own page formats
+// under Firecrawl's names. The others Firecrawl knows are refused with a
+// 400 that says so (see knownFormats).
+var supportedFormats = map[string]bool{"markdown": true, "html": true, "rawHtml": true, "links": true, "images": true}
 
 // knownFormats are Firecrawl's formats this service does not give yet.
 var knownFormats = map[string]bool{
-	"html": true, "rawHtml": true, "links": true, "images": true, "screenshot": true, "screenshot@fullPage": true,
+	"screenshot": true, "screenshot@fullPage": true,
 	"json": true, "extract": true, "summary": true, "changeTracking": true, "branding": true, "attributes": true,
 	"content": true, "audio": true,
 }
@@ -183,9 +184,11 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	}
 	checkRegexes("includePaths", req.IncludePaths)
 	checkRegexes("excludePaths", req.ExcludePaths)
-	if so := req.ScrapeOptions; so != nil {
-		bad = append(bad, scrapeOptions(so, "scrapeOptions.", native)...)
+	so := req.ScrapeOptions
+	if so == nil {
+		so = &ScrapeOptions{}
 	}
+	bad = append(bad, scrapeOptions(so, "scrapeOptions.", native)...)
 	if len(bad) > 0 {
 		return crawl.Options{}, &crawl.Error{Code: crawl.EINVALID, Message: "invalid crawl request", Details: bad}
 	}
@@ -213,18 +216,27 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []cr
 	fail := func(field, format string, args ...any) {
 		bad = append(bad, crawl.FieldError{Field: prefix + field, Message: fmt.Sprintf(format, args...)})
 	}
+	// Every document carries the page's metadata, as Firecrawl's do.
+	formats := []string{"metadata"}
+	asked := len(so.Formats) == 0
 	for i, f := range so.Formats {
 		name, err := formatName(f)
 		switch {
 		case err != nil:
 			fail(fmt.Sprintf("formats[%d]", i), "%v", err)
 		case supportedFormats[name]:
+			formats = append(formats, name)
+			asked = asked || name == "markdown"
 		case knownFormats[name]:
-			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown)", name)
+			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown, html, rawHtml, links, images)", name)
 		default:
 			fail(fmt.Sprintf("formats[%d]", i), "unknown format %q", name)
 		}
 	}
+	if asked {
+		formats = append(formats, "markdown")
+	}
+	native["formats"] = formats
 	main := true
 	if so.OnlyMainContent != nil {
 		main = *so.OnlyMainContent

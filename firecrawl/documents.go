@@ -3,43 +3,97 @@ package firecrawl
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
-// Document is one page as Firecrawl answers it.
+// Document is one page as Firecrawl answers it: the formats asked for,
+// and its metadata.
 type Document struct {
-	Markdown *string  `json:"markdown,omitempty"`
-	Metadata Metadata `json:"metadata"`
+	Markdown *string        `json:"markdown,omitempty"`
+	HTML     *string        `json:"html,omitempty"`
+	RawHTML  *string        `json:"rawHtml,omitempty"`
+	Links    *[]string      `json:"links,omitempty"`
+	Images   *[]string      `json:"images,omitempty"`
+	Metadata map[string]any `json:"metadata"`
 }
 
-// Metadata is what a document says of its page.
-type Metadata struct {
-	Title       string `json:"title,omitempty"`
-	SourceURL   string `json:"sourceURL"`
-	URL         string `json:"url"`
-	StatusCode  int    `json:"statusCode"`
-	ContentType string `json:"contentType,omitempty"`
-	Error       string `json:"error,omitempty"`
-}
-
-// Page is what the service stored of a page, as far as a document needs.
+// Page is what the service stored of a page, as far as a document needs:
+// Formats are the crawl's formats, Extra the page's forms besides
+// markdown (pageformats.Page as JSON).
 type Page struct {
 	URL, FinalURL, Title, Markdown, ContentType, Error string
 	StatusCode                                         int
+	Formats                                            []string
+	Extra                                              json.RawMessage
 }
+
+// ogNames are the og: tags Firecrawl's metadata names in camel case.
+var ogNames = map[string]string{"og:title": "ogTitle", "og:description": "ogDescription", "og:url": "ogUrl",
+	"og:image": "ogImage", "og:site_name": "ogSiteName", "og:locale": "ogLocale", "og:type": "ogType"}
 
 // DocumentOf is the document of a stored page.
 func DocumentOf(p Page) Document {
-	md := p.Markdown
-	d := Document{Markdown: &md, Metadata: Metadata{Title: p.Title, SourceURL: p.URL, URL: p.URL,
-		StatusCode: p.StatusCode, ContentType: p.ContentType, Error: p.Error}}
+	var extra pageformats.Page
+	if len(p.Extra) > 0 {
+		_ = json.Unmarshal(p.Extra, &extra) // written by the converter from this type
+	}
+	d := Document{HTML: extra.HTML, RawHTML: extra.RawHTML, Links: extra.Links, Images: extra.Images, Metadata: map[string]any{}}
+	if len(p.Formats) == 0 || slices.Contains(p.Formats, pageformats.Markdown) {
+		md := p.Markdown
+		d.Markdown = &md
+	}
+	m := d.Metadata
+	if h := extra.Metadata; h != nil {
+		for name, content := range h.Meta {
+			if camel, ok := ogNames[name]; ok {
+				m[camel] = content
+			}
+			m[name] = content
+		}
+		for k, v := range map[string]string{"title": h.Title, "description": h.Description, "language": h.Language,
+			"keywords": h.Keywords, "robots": h.Robots, "favicon": h.Favicon, "canonical": h.Canonical} {
+			if v != "" {
+				m[k] = v
+			}
+		}
+	}
+	if p.Title != "" {
+		m["title"] = p.Title
+	}
+	m["sourceURL"], m["url"], m["statusCode"] = p.URL, p.URL, p.StatusCode
 	if p.FinalURL != "" {
-		d.Metadata.URL = p.FinalURL
+		m["url"] = p.FinalURL
+	}
+	if p.ContentType != "" {
+		m["contentType"] = p.ContentType
+	}
+	if p.Error != "" {
+		m["error"] = p.Error
 	}
 	return d
+}
+
+// Size is about how many bytes d takes in an answer.
+func (d Document) Size() int {
+	n := 0
+	for _, s := range []*string{d.Markdown, d.HTML, d.RawHTML} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	for _, l := range []*[]string{d.Links, d.Images} {
+		if l != nil {
+			for _, u := range *l {
+				n += len(u) + 3
+			}
+		}
+	}
+	return n
 }
 
 // MaxDocuments and MaxDocumentBytes bound one answer of a crawl's status:

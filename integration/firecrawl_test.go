@@ -27,6 +27,9 @@ func firecrawlSite() http.Handler {
 		switch {
 		case r.URL.Path == "/robots.txt":
 			fmt.Fprint(w, "User-agent: *\nDisallow: /s3/\n")
+		case r.URL.Path == "/meta":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, metaPage)
 		case strings.HasPrefix(r.URL.Path, "/slow/"):
 			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/slow/"))
 			time.Sleep(300 * time.Millisecond)
@@ -41,6 +44,15 @@ func firecrawlSite() http.Handler {
 		}
 	})
 }
+
+// metaPage is a page with a full head, links and pictures, for the
+// formats besides markdown.
+const metaPage = `<!doctype html><html lang="en-GB"><head><title>Harbour guide</title>
+<meta name="description" content="A guide to the harbour in winter."><meta property="og:title" content="Harbour guide (OG)">
+<meta name="twitter:card" content="summary"><link rel="canonical" href="/meta"><link rel="icon" href="/favicon.png">
+<script>window.tracking = true;</script><style>body { margin: 0 }</style></head>
+<body><main><h1>Harbour guide</h1><p>Boats winter in the <a href="/s1/p1">north basin</a> and the <a href="https://example.org/south">south basin</a>.</p>
+<img src="/pics/basin.jpg" alt="The north basin"></main></body></html>`
 
 // TestFirecrawlSDK runs Firecrawl's own JS SDK, as installed from the npm
 // registry (tools/firecrawl), against the service: scrape, crawls read
@@ -114,6 +126,53 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("scrape", &doc)
 	if !strings.Contains(doc.Markdown, "Page 1 of section 1") || doc.Metadata.SourceURL != site.URL+"/s1/p1" || doc.Metadata.StatusCode != 200 {
 		t.Errorf("scrape: %.500s", report["scrape"])
+	}
+
+	// The other formats: the cleaned HTML, the HTML as served, links and
+	// images absolute, and the head's metadata under Firecrawl's names.
+	notThrown("scrapeFormats")
+	var formats struct {
+		Markdown *string  `json:"markdown"`
+		HTML     string   `json:"html"`
+		RawHTML  string   `json:"rawHtml"`
+		Links    []string `json:"links"`
+		Images   []string `json:"images"`
+		Metadata struct {
+			Title       string `json:"title"`
+			Description string `json:"description"`
+			Language    string `json:"language"`
+			OgTitle     string `json:"ogTitle"`
+			TwitterCard string `json:"twitter:card"`
+			Favicon     string `json:"favicon"`
+			SourceURL   string `json:"sourceURL"`
+		} `json:"metadata"`
+	}
+	read("scrapeFormats", &formats)
+	if formats.Markdown != nil || formats.RawHTML != metaPage || strings.Contains(formats.HTML, "tracking") || !strings.Contains(formats.HTML, "<h1>Harbour guide</h1>") ||
+		strings.Join(formats.Links, " ") != site.URL+"/s1/p1 https://example.org/south" || strings.Join(formats.Images, " ") != site.URL+"/pics/basin.jpg" {
+		t.Errorf("formats: %.2000s", report["scrapeFormats"])
+	}
+	if m := formats.Metadata; m.Title != "Harbour guide" || m.Description != "A guide to the harbour in winter." || m.Language != "en-GB" ||
+		m.OgTitle != "Harbour guide (OG)" || m.TwitterCard != "summary" || m.Favicon != site.URL+"/favicon.png" || m.SourceURL != site.URL+"/meta" {
+		t.Errorf("metadata: %+v", m)
+	}
+	var crawlFormats struct {
+		Status string `json:"status"`
+		Docs   []struct {
+			Markdown int  `json:"markdown"`
+			Links    int  `json:"links"`
+			NoHTML   bool `json:"html"`
+		} `json:"docs"`
+	}
+	read("crawlFormats", &crawlFormats)
+	if crawlFormats.Status != "completed" || len(crawlFormats.Docs) != 3 {
+		t.Errorf("a crawl with formats: %s", report["crawlFormats"])
+	}
+	for _, d := range crawlFormats.Docs {
+		if d.Markdown == 0 || d.Links < 1 || !d.NoHTML {
+			t.Errorf("a crawl with markdown and links: %s", report["crawlFormats"])
+			break
+		}
 	}
 
 	// A crawl past 100 documents is read whole through next.
@@ -273,5 +332,40 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("v1Crawl", &v1c)
 	if v1c.Status != "completed" || len(v1c.URLs) != 5 {
 		t.Errorf("v1 crawl: %s", report["v1Crawl"])
+	}
+}
+
+// TestNativeFormats: the service's own API keeps the formats a crawl asks
+// for besides markdown, and GET /crawls/{id}/pages gives them.
+func TestNativeFormats(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(firecrawlSite())
+	defer site.Close()
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": site.URL + "/meta", "maxResults": 1, "formats": []string{"links", "metadata", "rawHtml"}})
+	waitStatus(t, env.api, env.keyA, c.ID, 2*time.Minute, "succeeded")
+	pages := allPages(t, env.api, env.keyA, c.ID)
+	if len(pages) != 1 {
+		t.Fatalf("%d pages", len(pages))
+	}
+	p := pages[0]
+	var meta struct {
+		Description string            `json:"description"`
+		Language    string            `json:"language"`
+		Canonical   string            `json:"canonical"`
+		Meta        map[string]string `json:"meta"`
+	}
+	if err := json.Unmarshal(p.Metadata, &meta); err != nil {
+		t.Fatalf("metadata %s: %v", p.Metadata, err)
+	}
+	if strings.Join(p.Links, " ") != site.URL+"/s1/p1 https://example.org/south" || p.RawHTML == nil || *p.RawHTML != metaPage ||
+		p.HTML != nil || p.Images != nil || p.Markdown == "" {
+		t.Errorf("page %+v", p)
+	}
+	if meta.Description != "A guide to the harbour in winter." || meta.Language != "en-GB" || meta.Canonical != site.URL+"/meta" || meta.Meta["og:title"] != "Harbour guide (OG)" {
+		t.Errorf("metadata %s", p.Metadata)
+	}
+	if status, body := call(t, "POST", env.api+"/crawls", env.keyA, map[string]any{"startUrl": site.URL + "/", "formats": []string{"pdf"}}, nil); status != 400 ||
+		!strings.Contains(string(body), "formats[0]") {
+		t.Errorf("an unknown format: %d %s", status, body)
 	}
 }

@@ -378,6 +378,12 @@ type resultPage struct {
 	Engine           string          `json:"engine"`
 	Extraction       json.RawMessage `json:"extraction"`
 	ExtractionError  string          `json:"extractionError"`
+	// The formats asked for besides markdown.
+	HTML     *string         `json:"html"`
+	RawHTML  *string         `json:"rawHtml"`
+	Links    []string        `json:"links"`
+	Images   []string        `json:"images"`
+	Metadata json.RawMessage `json:"metadata"`
 }
 
 type pageOf[T any] struct {

@@ -26,6 +26,11 @@ function urls(job) {
 }
 
 await step('scrape', () => fc.scrape(`${site}/s1/p1`, { formats: ['markdown'] }));
+await step('scrapeFormats', () => fc.scrape(`${site}/meta`, { formats: ['html', 'rawHtml', 'links', 'images'] }));
+await step('crawlFormats', async () => {
+  const job = await fc.crawl(`${site}/`, { limit: 3, sitemap: 'skip', scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1, timeout: 120 });
+  return { status: job.status, docs: job.data.map((d) => ({ markdown: (d.markdown ?? '').length, links: d.links?.length ?? -1, html: d.html === undefined })) };
+});
 await step('crawlPastOnePage', async () => urls(await fc.crawl(`${site}/`, { limit: 150, pollInterval: 1, timeout: 240 })));
 await step('crawlDepth0', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
 await step('crawlDepth1', async () => urls(await fc.crawl(`${site}/`, { limit: 200, maxDiscoveryDepth: 1, sitemap: 'skip', pollInterval: 1, timeout: 120 })));

@@ -1,0 +1,5 @@
+ALTER TABLE pages DROP COLUMN formats;
+
+--bun:split
+
+ALTER TABLE crawls DROP COLUMN formats;
