@@ -54,7 +54,7 @@ type Page struct {
 	RawHTML  *string   `json:"rawHtml,omitempty"`
 	Links    *[]string `json:"links,omitempty"`
 	Images   *[]string `json:"images,omitempty"`
-	Metadata *Meta `json:"metadata,omitempty"`
+	Metadata *Meta     `json:"metadata,omitempty"`
 }
 
 // Meta is what a page's head says of it.
