@@ -140,9 +140,7 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := firecrawl.CrawlStatus{Success: true, Status: firecrawl.StatusOf(rec.Status), Completed: stored,
-		Total:       stored + counts[crawl.PageQueued] + counts[crawl.PageClaimed] + counts[crawl.PageFetched] + counts[crawl.PageConverted] + counts[crawl.PageFailed],
-		CreditsUsed: stored, ExpiresAt: firecrawl.ExpiresAt(rec.CreatedAt), Data: []firecrawl.Document{}}
+	out := fcStatus(rec, counts, stored)
 	size := 0
 	for _, p := range pages {
 		d := firecrawl.DocumentOf(fcPageOf(p, rec.Formats))

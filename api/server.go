@@ -118,6 +118,9 @@ func New(o Options) *fiber.App {
 	s.metricsRoute(app)
 	app.Get("/openapi.json", serveOpenAPI)
 
+	// Before the authenticated routes: a watch's key comes as its
+	// WebSocket subprotocol, not an Authorization header.
+	s.firecrawlWatchRoutes(app)
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)
 	authed.Get("/crawls", s.listCrawls)

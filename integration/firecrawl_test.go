@@ -71,7 +71,13 @@ func TestFirecrawlSDK(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL)
+	// Node 20 has a WebSocket client only behind a flag; the SDK's watcher
+	// uses it where there is one.
+	args := []string{filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL}
+	if exec.Command("node", "--experimental-websocket", "-e", "0").Run() == nil {
+		args = append([]string{"--experimental-websocket", "--no-warnings"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "node", args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -293,6 +299,19 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("batchStartCancel", &batchCancel)
 	if !batchCancel.Cancelled || batchCancel.URL != env.api+"/v2/batch/scrape/"+batchCancel.ID {
 		t.Errorf("batch cancel: %s", report["batchStartCancel"])
+	}
+
+	// The watcher gets every document over its WebSocket and ends with
+	// the crawl.
+	var watch struct {
+		WebSocket bool   `json:"webSocket"`
+		Documents int    `json:"documents"`
+		Done      string `json:"done"`
+		Error     string `json:"error"`
+	}
+	read("watch", &watch)
+	if !watch.WebSocket || watch.Documents != 30 || watch.Done != "completed" || watch.Error != "" {
+		t.Errorf("watch: %s", report["watch"])
 	}
 
 	// Refusals come in Firecrawl's shape, naming the field, and the SDK

@@ -60,6 +60,20 @@ await step('batchStartCancel', async () => {
   return { id: started.id, url: started.url, cancelled: await fc.cancelBatchScrape(started.id) };
 });
 await step('batchInvalid', () => fc.startBatchScrape([`${site}/s1/p1`, 'ftp://example.com/x']));
+// The watcher follows a crawl over a WebSocket where the runtime has one
+// (Node 22, or Node 20 with --experimental-websocket), else by polling.
+await step('watch', async () => {
+  const started = await fc.startCrawl(`${site}/`, { limit: 30, sitemap: 'skip' });
+  const watcher = fc.watcher(started.id, { kind: 'crawl', pollInterval: 1, timeout: 120 });
+  const docs = new Set();
+  let done = null;
+  let error = null;
+  watcher.on('document', (d) => docs.add(d.metadata?.sourceURL));
+  watcher.on('done', (s) => { done = s.status; });
+  watcher.on('error', (e) => { error = e.error; });
+  await watcher.start();
+  return { webSocket: typeof WebSocket !== 'undefined', documents: docs.size, done, error };
+});
 await step('unsupportedFormat', () => fc.startCrawl(`${site}/`, { scrapeOptions: { formats: ['screenshot'] } }));
 await step('notHttp', () => fc.scrape('ftp://example.com/file', { formats: ['markdown'] }));
 await step('badRegex', () => fc.startCrawl(`${site}/`, { includePaths: ['(?<=x)a'] }));
