@@ -21,6 +21,11 @@ import (
 // Firecrawl has it.
 const DefaultLimit = 10000
 
+// CrawlTimeout bounds a crawl started through Firecrawl's API, whose
+// requests have no timeout of their own: a day, so that a large crawl
+// ends by its limit, while one that cannot end is still ended.
+const CrawlTimeout = 24 * 60 * 60
+
 // CrawlRequest is the body of POST /v2/crawl (and /v1/crawl).
 type CrawlRequest struct {
 	URL                   string         `json:"url"`
@@ -203,6 +208,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.Shape = crawl.ShapeFirecrawl
 	o.MaxResults = &limit
 	o.MaxDepth = depth
+	o.TimeoutSeconds = CrawlTimeout
 	o.UseSitemap = req.Sitemap != "skip" && !(req.IgnoreSitemap != nil && *req.IgnoreSitemap)
 	o.IncludeOnlyPaths = nonNil(req.IncludePaths)
 	o.ExcludePaths = nonNil(req.ExcludePaths)

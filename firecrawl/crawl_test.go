@@ -16,7 +16,7 @@ func TestCrawlOptionsMapsFirecrawlMeanings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.Shape != crawl.ShapeFirecrawl || *o.MaxResults != DefaultLimit || o.DepthLimit() != -1 || o.EntireWebsite || !o.UseSitemap ||
-		o.DeduplicateContent || !o.ExcludeNonMainTags || o.Unbounded() {
+		o.DeduplicateContent || !o.ExcludeNonMainTags || o.Unbounded() || o.TimeoutSeconds != CrawlTimeout {
 		t.Errorf("defaults: %+v", o)
 	}
 	o, err = CrawlOptions([]byte(`{"url":"https://example.com/","limit":5,"maxDiscoveryDepth":2,"crawlEntireDomain":true,"sitemap":"skip",
