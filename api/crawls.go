@@ -35,24 +35,31 @@ const executionTimeoutMargin = 15 * time.Minute
 // workflow cannot be started the crawl is recorded as error and the answer
 // is 500.
 func (s *server) createCrawl(c *fiber.Ctx) error {
-	if len(c.Body()) > maxRequestBytes {
-		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
-	}
-	body := bytes.Clone(c.Body())
-	opts, err := crawl.ParseRequest(body, s.Server)
-	if err != nil {
-		return err
-	}
-	given, err := crawl.Given(body)
-	if err != nil {
-		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
-	}
-	rec, err := s.startCrawl(c, opts, given)
+	rec, err := s.startFromBody(c, func(body []byte) (crawl.Options, error) { return crawl.ParseRequest(body, s.Server) })
 	if err != nil {
 		return err
 	}
 	c.Location("/crawls/" + rec.ID.String())
 	return c.Status(fiber.StatusCreated).JSON(crawlView(rec, time.Now()))
+}
+
+// startFromBody reads the request body (at most maxRequestBytes), makes
+// the crawl's options of it with parse, and starts the crawl, keeping the
+// body as sent.
+func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Options, error)) (*db.Crawl, error) {
+	if len(c.Body()) > maxRequestBytes {
+		return nil, fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
+	}
+	body := bytes.Clone(c.Body())
+	opts, err := parse(body)
+	if err != nil {
+		return nil, err
+	}
+	given, err := crawl.Given(body)
+	if err != nil {
+		return nil, crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
+	}
+	return s.startCrawl(c, opts, given)
 }
 
 // startCrawl records a crawl of opts as running and starts its workflow:

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,19 +49,7 @@ func firecrawlPath(path string) bool {
 // fcStartCrawl handles POST /v2/crawl: the crawl is started and answered
 // with its ID and the URL to read it at.
 func (s *server) fcStartCrawl(c *fiber.Ctx) error {
-	if len(c.Body()) > maxRequestBytes {
-		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
-	}
-	body := bytes.Clone(c.Body())
-	opts, err := firecrawl.CrawlOptions(body, s.Server)
-	if err != nil {
-		return err
-	}
-	given, err := crawl.Given(body)
-	if err != nil {
-		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
-	}
-	rec, err := s.startCrawl(c, opts, given)
+	rec, err := s.startFromBody(c, func(body []byte) (crawl.Options, error) { return firecrawl.CrawlOptions(body, s.Server) })
 	if err != nil {
 		return err
 	}
@@ -72,19 +59,11 @@ func (s *server) fcStartCrawl(c *fiber.Ctx) error {
 // fcStartBatch handles POST /v2/batch/scrape: a crawl of the URLs alone,
 // answered with its ID, the URL to read it at, and the URLs left out.
 func (s *server) fcStartBatch(c *fiber.Ctx) error {
-	if len(c.Body()) > maxRequestBytes {
-		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
-	}
-	body := bytes.Clone(c.Body())
-	opts, invalid, err := firecrawl.BatchOptionsOf(body, s.Server)
-	if err != nil {
-		return err
-	}
-	given, err := crawl.Given(body)
-	if err != nil {
-		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
-	}
-	rec, err := s.startCrawl(c, opts, given)
+	var invalid []string
+	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
+		o, invalid, err = firecrawl.BatchOptionsOf(body, s.Server)
+		return o, err
+	})
 	if err != nil {
 		return err
 	}
@@ -269,19 +248,11 @@ const scrapePoll = 100 * time.Millisecond
 // answered with the page's document when it ends, or a 408 past the
 // scrape's timeout (the crawl is kept, and runs on to its end).
 func (s *server) fcScrape(c *fiber.Ctx) error {
-	if len(c.Body()) > maxRequestBytes {
-		return fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
-	}
-	body := bytes.Clone(c.Body())
-	opts, timeout, err := firecrawl.ScrapeOptionsOf(body, s.Server)
-	if err != nil {
-		return err
-	}
-	given, err := crawl.Given(body)
-	if err != nil {
-		return crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
-	}
-	rec, err := s.startCrawl(c, opts, given)
+	var timeout time.Duration
+	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
+		o, timeout, err = firecrawl.ScrapeOptionsOf(body, s.Server)
+		return o, err
+	})
 	if err != nil {
 		return err
 	}
