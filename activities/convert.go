@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -257,12 +258,13 @@ func convertHTML(pageURL string, html []byte, o conversion) (out db.Converted, e
 		}
 	}()
 	o.PageURL, _ = url.Parse(pageURL)
+	o.HTML = slices.Contains(o.Formats, pageformats.HTML)
 	began := time.Now()
 	doc, err := markdown.Convert(html, o.Options)
 	if err != nil {
 		return db.Converted{}, err
 	}
-	formats, err := pageformats.Make(html, o.PageURL, o.Formats)
+	formats, err := pageformats.Make(html, o.PageURL, o.Formats, doc.HTML)
 	if err != nil {
 		return db.Converted{}, err
 	}

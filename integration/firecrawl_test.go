@@ -51,7 +51,7 @@ const metaPage = `<!doctype html><html lang="en-GB"><head><title>Harbour guide</
 <meta name="description" content="A guide to the harbour in winter."><meta property="og:title" content="Harbour guide (OG)">
 <meta name="twitter:card" content="summary"><link rel="canonical" href="/meta"><link rel="icon" href="/favicon.png">
 <script>window.tracking = true;</script><style>body { margin: 0 }</style></head>
-<body><main><h1>Harbour guide</h1><p>Boats winter in the <a href="/s1/p1">north basin</a> and the <a href="https://example.org/south">south basin</a>.</p>
+<body><nav><a href="/s2/p2">Other section</a></nav><main><h1>Harbour guide</h1><p>Boats winter in the <a href="/s1/p1">north basin</a> and the <a href="https://example.org/south">south basin</a>.</p>
 <img src="/pics/basin.jpg" alt="The north basin"></main></body></html>`
 
 // TestFirecrawlSDK runs Firecrawl's own JS SDK, as installed from the npm
@@ -154,8 +154,11 @@ func TestFirecrawlSDK(t *testing.T) {
 		} `json:"metadata"`
 	}
 	read("scrapeFormats", &formats)
+	// The html format is the main content, as the markdown is; links are
+	// all the page's.
 	if formats.Markdown != nil || formats.RawHTML != metaPage || strings.Contains(formats.HTML, "tracking") || !strings.Contains(formats.HTML, "<h1>Harbour guide</h1>") ||
-		strings.Join(formats.Links, " ") != site.URL+"/s1/p1 https://example.org/south" || strings.Join(formats.Images, " ") != site.URL+"/pics/basin.jpg" {
+		strings.Contains(formats.HTML, "Other section") ||
+		strings.Join(formats.Links, " ") != site.URL+"/s2/p2 "+site.URL+"/s1/p1 https://example.org/south" || strings.Join(formats.Images, " ") != site.URL+"/pics/basin.jpg" {
 		t.Errorf("formats: %.2000s", report["scrapeFormats"])
 	}
 	if m := formats.Metadata; m.Title != "Harbour guide" || m.Description != "A guide to the harbour in winter." || m.Language != "en-GB" ||
@@ -376,7 +379,7 @@ func TestNativeFormats(t *testing.T) {
 	if err := json.Unmarshal(p.Metadata, &meta); err != nil {
 		t.Fatalf("metadata %s: %v", p.Metadata, err)
 	}
-	if strings.Join(p.Links, " ") != site.URL+"/s1/p1 https://example.org/south" || p.RawHTML == nil || *p.RawHTML != metaPage ||
+	if strings.Join(p.Links, " ") != site.URL+"/s2/p2 "+site.URL+"/s1/p1 https://example.org/south" || p.RawHTML == nil || *p.RawHTML != metaPage ||
 		p.HTML != nil || p.Images != nil || p.Markdown == "" {
 		t.Errorf("page %+v", p)
 	}

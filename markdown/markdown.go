@@ -34,6 +34,8 @@ type Options struct {
 	// content. ExcludeTags are removed first.
 	IncludeOnlyTags []string
 	ExcludeTags     []string
+	// HTML asks for Document.HTML: the chosen elements as HTML.
+	HTML bool
 }
 
 // Document is a converted page.
@@ -44,6 +46,11 @@ type Document struct {
 	// (<meta name="robots" content="noindex">): a print version, a tag
 	// page. Deduplication lets its text go to the pages it repeats.
 	NoIndex bool
+	// HTML, with Options.HTML, is the content the markdown is made of, as
+	// HTML: the main content (or the chosen tags, or the body), without
+	// scripts, styles, comments, event handlers or style attributes, links
+	// and images absolute.
+	HTML string
 }
 
 // never holds elements that carry no readable text in any mode.
@@ -88,6 +95,9 @@ func Convert(page []byte, o Options) (Document, error) {
 	case o.MainContentOnly:
 		root = mainContent(root, d.Title)
 	}
+	if o.HTML {
+		d.HTML = contentHTML(root)
+	}
 	root.Find("a").Each(func(_ int, a *goquery.Selection) {
 		if !o.IncludeLinks || !keep(a, o.KeepLink) {
 			a.ReplaceWithSelection(a.Contents())
@@ -95,6 +105,43 @@ func Convert(page []byte, o Options) (Document, error) {
 	})
 	d.Markdown, err = render(root)
 	return d, err
+}
+
+// contentHTML is the HTML of the chosen elements, without comments, event
+// handlers and style attributes.
+func contentHTML(root *goquery.Selection) string {
+	var strip func(n *html.Node)
+	strip = func(n *html.Node) {
+		attrs := n.Attr[:0]
+		for _, a := range n.Attr {
+			if k := strings.ToLower(a.Key); !strings.HasPrefix(k, "on") && k != "style" {
+				attrs = append(attrs, a)
+			}
+		}
+		n.Attr = attrs
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			switch c.Type {
+			case html.CommentNode:
+				n.RemoveChild(c)
+			case html.ElementNode:
+				strip(c)
+			}
+			c = next
+		}
+	}
+	var b bytes.Buffer
+	for _, n := range root.Nodes {
+		strip(n)
+		if n.Type == html.DocumentNode {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				_ = html.Render(&b, c)
+			}
+			continue
+		}
+		_ = html.Render(&b, n)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // clean readies a parsed page for any choice of its content: tabs are

@@ -72,9 +72,12 @@ type Meta struct {
 }
 
 // Make parses page (its HTML, as fetched from pageURL) and makes the
-// formats asked for; links and image addresses come out absolute. It
-// answers nil when nothing besides markdown is asked for.
-func Make(page []byte, pageURL *url.URL, formats []string) (json.RawMessage, error) {
+// formats asked for; links and image addresses come out absolute. content
+// is the HTML the markdown was made of (the main content, when the crawl
+// asks for it only): the html format is that, or, when it is empty, the
+// page's body cleaned here. It answers nil when nothing besides markdown
+// is asked for.
+func Make(page []byte, pageURL *url.URL, formats []string, content string) (json.RawMessage, error) {
 	if !Extra(formats) {
 		return nil, nil
 	}
@@ -107,7 +110,10 @@ func Make(page []byte, pageURL *url.URL, formats []string) (json.RawMessage, err
 		}
 	}
 	if want[HTML] {
-		s := cleaned(doc)
+		s := content
+		if s == "" {
+			s = cleaned(doc)
+		}
 		out.HTML = &s
 	}
 	return json.Marshal(out)
