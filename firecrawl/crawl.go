@@ -144,9 +144,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 		native["entireWebsite"] = true
 	}
 	switch req.Sitemap {
-	case "", "include", "skip":
-	case "only":
-		fail("sitemap", "\"only\" is not supported here yet; use \"include\" or \"skip\"")
+	case "", "include", "skip", "only":
 	default:
 		fail("sitemap", "must be one of skip, include, only")
 	}
@@ -210,7 +208,10 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.MaxResults = &limit
 	o.MaxDepth = depth
 	o.TimeoutSeconds = CrawlTimeout
-	o.UseSitemap = req.Sitemap != "skip" && !(req.IgnoreSitemap != nil && *req.IgnoreSitemap)
+	// "only" is the engine's sitemap crawl: the start page and the pages
+	// of the site's sitemaps, links not followed. "include" (the default)
+	// follows links from the start page; the sitemaps are not read (yet).
+	o.UseSitemap = req.Sitemap == "only"
 	o.IncludeOnlyPaths = nonNil(req.IncludePaths)
 	o.ExcludePaths = nonNil(req.ExcludePaths)
 	return o, nil

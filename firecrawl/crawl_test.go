@@ -15,7 +15,7 @@ func TestCrawlOptionsMapsFirecrawlMeanings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Shape != crawl.ShapeFirecrawl || *o.MaxResults != DefaultLimit || o.DepthLimit() != -1 || o.EntireWebsite || !o.UseSitemap ||
+	if o.Shape != crawl.ShapeFirecrawl || *o.MaxResults != DefaultLimit || o.DepthLimit() != -1 || o.EntireWebsite || o.UseSitemap ||
 		o.DeduplicateContent || !o.ExcludeNonMainTags || o.Unbounded() || o.TimeoutSeconds != CrawlTimeout {
 		t.Errorf("defaults: %+v", o)
 	}
@@ -29,6 +29,18 @@ func TestCrawlOptionsMapsFirecrawlMeanings(t *testing.T) {
 		o.ExcludeNonMainTags || *o.MaxConcurrentPages != 4 || o.ExcludeTags[0] != "nav" || !o.PathRegexes() ||
 		o.IncludeOnlyPaths[0] != "^/blog/.*$" || o.ExcludePaths[0] != "private" {
 		t.Errorf("given: %+v", o)
+	}
+}
+
+// TestSitemapOnly: "only" is the engine's sitemap crawl, still bounded by
+// the limit.
+func TestSitemapOnly(t *testing.T) {
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/","sitemap":"only","limit":7}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.UseSitemap || o.Unbounded() || o.PageBudget(1000) != 7 {
+		t.Errorf("%+v", o)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,10 @@ func firecrawlSite() http.Handler {
 		switch {
 		case r.URL.Path == "/robots.txt":
 			fmt.Fprint(w, "User-agent: *\nDisallow: /s3/\n")
+		case r.URL.Path == "/sitemap.xml":
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
+				`<url><loc>http://%[1]s/s1/p7</loc></url><url><loc>http://%[1]s/s2/p10</loc></url><url><loc>http://%[1]s/s4/p16</loc></url></urlset>`, r.Host)
 		case r.URL.Path == "/meta":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, metaPage)
@@ -223,6 +228,15 @@ func TestFirecrawlSDK(t *testing.T) {
 	}
 	if d1.Status != "completed" || len(d1.URLs) < 7 || len(d1.URLs) >= 200 {
 		t.Errorf("maxDiscoveryDepth 1: %s, %d documents", d1.Status, len(d1.URLs))
+	}
+
+	// sitemap "only": the start page and the sitemap's pages, no links.
+	var only crawlSummary
+	read("crawlSitemapOnly", &only)
+	sort.Strings(only.URLs)
+	if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; only.Status != "completed" ||
+		strings.Join(only.URLs, " ") != strings.Join(want, " ") {
+		t.Errorf("sitemap only: %s", report["crawlSitemapOnly"])
 	}
 
 	// excludePaths are regular expressions searched in the path.
