@@ -95,6 +95,17 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 		return
 	}
 	defer conn.Close()
+	// The client sends nothing; reading tells when it has gone, so that
+	// a watch of a long crawl does not outlive its client.
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		for {
+			if _, _, err := conn.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
 	sent, catchup := 0, true
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
@@ -129,7 +140,11 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 			_ = conn.WriteJSON(watchMessage{Type: "status", Data: status})
 			return
 		}
-		time.Sleep(watchPoll)
+		select {
+		case <-gone:
+			return
+		case <-time.After(watchPoll):
+		}
 	}
 }
 

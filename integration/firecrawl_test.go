@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fasthttp/websocket"
+
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
 
@@ -403,5 +405,59 @@ func TestNativeFormats(t *testing.T) {
 	if status, body := call(t, "POST", env.api+"/crawls", env.keyA, map[string]any{"startUrl": site.URL + "/", "formats": []string{"pdf"}}, nil); status != 400 ||
 		!strings.Contains(string(body), "formats[0]") {
 		t.Errorf("an unknown format: %d %s", status, body)
+	}
+}
+
+// TestFirecrawlWatchEndsWithTheCrawl: a watch of a running crawl sends a
+// catchup first and, when the crawl is cancelled, its final status; a
+// watch without a key, or of another team's crawl, is refused.
+func TestFirecrawlWatchEndsWithTheCrawl(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(firecrawlSite())
+	defer site.Close()
+	var started struct {
+		ID string `json:"id"`
+	}
+	if status, body := call(t, "POST", env.api+"/v2/crawl", env.keyA, map[string]any{"url": site.URL + "/slow/1", "limit": 500}, &started); status != 200 {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	wsURL := "ws" + strings.TrimPrefix(env.api, "http") + "/v2/crawl/" + started.ID
+	if _, resp, err := websocket.DefaultDialer.Dial(wsURL, nil); err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Errorf("a watch without a key: %v, %v", err, resp)
+	}
+	if _, resp, err := websocket.DefaultDialer.Dial(wsURL, http.Header{"Sec-WebSocket-Protocol": {env.keyB}}); err == nil || resp == nil || resp.StatusCode != 404 {
+		t.Errorf("another team's watch: %v, %v", err, resp)
+	}
+	conn, resp, err := websocket.DefaultDialer.Dial(wsURL, http.Header{"Sec-WebSocket-Protocol": {env.keyA}})
+	if err != nil {
+		t.Fatalf("watch: %v (%v)", err, resp)
+	}
+	defer conn.Close()
+	if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != env.keyA {
+		t.Errorf("the subprotocol answered is %q", got)
+	}
+	var msg struct {
+		Type string `json:"type"`
+		Data struct {
+			Status string `json:"status"`
+		} `json:"data"`
+	}
+	if err := conn.ReadJSON(&msg); err != nil || msg.Type != "catchup" || msg.Data.Status != "scraping" {
+		t.Fatalf("first message: %+v, %v", msg, err)
+	}
+	if status, body := call(t, "DELETE", env.api+"/v2/crawl/"+started.ID, env.keyA, nil, nil); status != 200 {
+		t.Fatalf("cancel: %d %s", status, body)
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	for {
+		if err := conn.ReadJSON(&msg); err != nil {
+			t.Fatalf("the watch ended without a final status: %v", err)
+		}
+		if msg.Type == "status" {
+			break
+		}
+	}
+	if msg.Data.Status != "cancelled" {
+		t.Errorf("final status %q, want cancelled", msg.Data.Status)
 	}
 }
