@@ -107,22 +107,12 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	rec, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id)
+	rec, out, docs, err := s.readStatus(ctx, watchTarget{team: principal(c).TeamID, id: id}, skip)
 	if err != nil {
 		return err
 	}
-	counts, err := s.Store.CountPages(ctx, rec.ID)
-	if err != nil {
-		return err
-	}
-	pages, stored, err := s.Store.ListResultsFrom(ctx, rec.ID, skip, firecrawl.MaxDocuments)
-	if err != nil {
-		return err
-	}
-	out := fcStatus(rec, counts, stored)
-	size := 0
-	for _, p := range pages {
-		d := firecrawl.DocumentOf(fcPageOf(p, rec.Formats))
+	stored, size := out.Completed, 0
+	for _, d := range docs {
 		size += d.Size()
 		if len(out.Data) > 0 && size > firecrawl.MaxDocumentBytes {
 			break

@@ -109,7 +109,7 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 	sent, catchup := 0, true
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
-		rec, status, docs, err := s.watchRead(ctx, t, sent)
+		rec, status, docs, err := s.readStatus(ctx, t, sent)
 		cancel()
 		if err != nil {
 			_ = conn.WriteJSON(watchMessage{Type: "error", Data: nil})
@@ -148,8 +148,9 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 	}
 }
 
-// watchRead reads crawl t's status and its documents from the sent-th on.
-func (s *server) watchRead(ctx context.Context, t watchTarget, sent int) (*db.Crawl, firecrawl.CrawlStatus, []firecrawl.Document, error) {
+// readStatus reads crawl t's Firecrawl status (without documents) and up
+// to firecrawl.MaxDocuments of its documents from the sent-th on.
+func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*db.Crawl, firecrawl.CrawlStatus, []firecrawl.Document, error) {
 	rec, err := s.Store.GetCrawl(ctx, t.team, t.id)
 	if err != nil {
 		return nil, firecrawl.CrawlStatus{}, nil, err

@@ -112,10 +112,8 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	if err := decodeStrict(body, &req, requestFields, "scrapeOptions", scrapeFields); err != nil {
 		return crawl.Options{}, err
 	}
-	var bad []crawl.FieldError
-	fail := func(field, format string, args ...any) {
-		bad = append(bad, crawl.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
-	}
+	var bad fieldErrors
+	fail := bad.add
 	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
 	if strings.TrimSpace(req.URL) == "" {
 		fail("url", "is required")
@@ -148,27 +146,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	default:
 		fail("sitemap", "must be one of skip, include, only")
 	}
-	if req.AllowSubdomains != nil && *req.AllowSubdomains {
-		fail("allowSubdomains", "is not supported here yet: a crawl stays on its start URL's host")
-	}
-	if req.AllowExternalLinks != nil && *req.AllowExternalLinks {
-		fail("allowExternalLinks", "is not supported here yet: a crawl stays on its start URL's host")
-	}
-	if req.RegexOnFullURL != nil && *req.RegexOnFullURL {
-		fail("regexOnFullURL", "is not supported here yet: includePaths and excludePaths are searched in the URL's path")
-	}
-	if req.Delay != nil && *req.Delay != 0 {
-		fail("delay", "is not supported here yet")
-	}
-	if req.Webhook != nil {
-		fail("webhook", "is not supported here yet")
-	}
-	if req.Prompt != "" {
-		fail("prompt", "is not supported here: give the crawl's options instead")
-	}
-	if req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters {
-		fail("ignoreQueryParameters", "is not supported here yet")
-	}
+	refuseUnsupported(req, &bad)
 	if req.MaxConcurrency != nil {
 		if *req.MaxConcurrency < 1 {
 			fail("maxConcurrency", "must be at least 1")
@@ -176,18 +154,8 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 			native["maxConcurrentPages"] = *req.MaxConcurrency
 		}
 	}
-	checkRegexes := func(field string, list []string) {
-		if len(list) > crawl.MaxPatterns {
-			fail(field, "may hold at most %d patterns", crawl.MaxPatterns)
-		}
-		for i, e := range list {
-			if _, err := regexp.Compile(e); err != nil {
-				fail(fmt.Sprintf("%s[%d]", field, i), "is not a regular expression this service reads: %v", err)
-			}
-		}
-	}
-	checkRegexes("includePaths", req.IncludePaths)
-	checkRegexes("excludePaths", req.ExcludePaths)
+	bad.regexes("includePaths", req.IncludePaths)
+	bad.regexes("excludePaths", req.ExcludePaths)
 	so := req.ScrapeOptions
 	if so == nil {
 		so = &ScrapeOptions{}
@@ -217,13 +185,59 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	return o, nil
 }
 
+// fieldErrors gathers the fields at fault in a request.
+type fieldErrors []crawl.FieldError
+
+// add records that field is at fault, and why.
+func (f *fieldErrors) add(field, format string, args ...any) {
+	*f = append(*f, crawl.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// regexes records each entry of field's list that Go's regular
+// expressions cannot read, and a list that is too long.
+func (f *fieldErrors) regexes(field string, list []string) {
+	if len(list) > crawl.MaxPatterns {
+		f.add(field, "may hold at most %d patterns", crawl.MaxPatterns)
+	}
+	for i, e := range list {
+		if _, err := regexp.Compile(e); err != nil {
+			f.add(fmt.Sprintf("%s[%d]", field, i), "is not a regular expression this service reads: %v", err)
+		}
+	}
+}
+
+// refuseUnsupported records the crawl options the engine cannot honour
+// yet; Firecrawl's hints are not among them.
+func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
+	on := func(b *bool) bool { return b != nil && *b }
+	if on(req.AllowSubdomains) {
+		bad.add("allowSubdomains", "is not supported here yet: a crawl stays on its start URL's host")
+	}
+	if on(req.AllowExternalLinks) {
+		bad.add("allowExternalLinks", "is not supported here yet: a crawl stays on its start URL's host")
+	}
+	if on(req.RegexOnFullURL) {
+		bad.add("regexOnFullURL", "is not supported here yet: includePaths and excludePaths are searched in the URL's path")
+	}
+	if req.Delay != nil && *req.Delay != 0 {
+		bad.add("delay", "is not supported here yet")
+	}
+	if req.Webhook != nil {
+		bad.add("webhook", "is not supported here yet")
+	}
+	if req.Prompt != "" {
+		bad.add("prompt", "is not supported here: give the crawl's options instead")
+	}
+	if on(req.IgnoreQueryParameters) {
+		bad.add("ignoreQueryParameters", "is not supported here yet")
+	}
+}
+
 // scrapeOptions checks so and puts what it maps to into native, the
 // service's own request; prefix names the fields in errors.
 func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []crawl.FieldError {
-	var bad []crawl.FieldError
-	fail := func(field, format string, args ...any) {
-		bad = append(bad, crawl.FieldError{Field: prefix + field, Message: fmt.Sprintf(format, args...)})
-	}
+	var bad fieldErrors
+	fail := func(field, format string, args ...any) { bad.add(prefix+field, format, args...) }
 	// Every document carries the page's metadata, as Firecrawl's do.
 	formats := []string{"metadata"}
 	asked := len(so.Formats) == 0

@@ -193,14 +193,14 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 		return crawl.Options{}, 0, err
 	}
 	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
-	var bad []crawl.FieldError
+	var bad fieldErrors
 	if strings.TrimSpace(req.URL) == "" {
-		bad = append(bad, crawl.FieldError{Field: "url", Message: "is required"})
+		bad.add("url", "is required")
 	}
 	timeout := DefaultScrapeTimeout
 	if req.Timeout != nil {
 		if *req.Timeout < 1000 || *req.Timeout > 300000 {
-			bad = append(bad, crawl.FieldError{Field: "timeout", Message: "must be between 1000 and 300000 milliseconds"})
+			bad.add("timeout", "must be between 1000 and 300000 milliseconds")
 		}
 		timeout = time.Duration(*req.Timeout) * time.Millisecond
 	}
@@ -259,10 +259,8 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 	if err := decodeStrict(body, &req, batchRequestFields, "", nil); err != nil {
 		return crawl.Options{}, nil, err
 	}
-	var bad []crawl.FieldError
-	fail := func(field, format string, args ...any) {
-		bad = append(bad, crawl.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
-	}
+	var bad fieldErrors
+	fail := bad.add
 	skipInvalid := req.IgnoreInvalidURLs != nil && *req.IgnoreInvalidURLs
 	var valid, invalid []string
 	seen := map[string]bool{}
