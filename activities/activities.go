@@ -38,6 +38,7 @@ type Store interface {
 	logStore
 	sitemapStore
 	settleStore
+	webhookStore
 }
 
 var _ Store = (*db.Store)(nil)
@@ -69,6 +70,9 @@ type Settings struct {
 	BrowserTaskQueue string
 	// LLMTaskQueue is where ExtractPage runs, on workers with an LLM.
 	LLMTaskQueue string
+	// WebhookRetryFor is how long a webhook event is tried before it is
+	// given up (0: webhook.DefaultRetryFor).
+	WebhookRetryFor time.Duration
 }
 
 // concurrency is how many pages of a crawl with options o are fetched at
@@ -100,6 +104,8 @@ type Activities struct {
 	Settings Settings
 	// Fetches is told of every page fetch (metrics); nil is no one.
 	Fetches FetchObserver
+	// Webhooks delivers the events of crawls with a webhook.
+	Webhooks WebhookSender
 	// Links remembers the links this worker enqueued, so that a batch
 	// sends the database only those it may not have; nil remembers none.
 	Links *linkmemo.Memo

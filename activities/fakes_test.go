@@ -46,7 +46,8 @@ type fakeStore struct {
 	pending    []int64                    // PendingExtractions
 	source     db.ExtractionSource        // ExtractionSource
 	batchPages []db.Page                  // BatchPages
-	results    []db.Page                  // StoredAfter, by ID
+	results    []db.Page                  // StoredAfter, by ID; ResultPages
+	hooks      []db.WebhookEvent          // webhook events (see webhooks_fake_test.go)
 
 	// Calls.
 	enqueued     []db.NewPage

@@ -53,6 +53,9 @@ type CrawlPlan struct {
 	// StartURL is the crawl's first start URL, which the workflow shows
 	// in the Temporal UI.
 	StartURL string `json:",omitempty"`
+	// Webhooks is set for a crawl with a webhook: the workflow delivers
+	// its events (DeliverWebhooks) as it goes and after it ends.
+	Webhooks bool `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -91,6 +94,7 @@ func planOf(c *db.Crawl, o crawl.Options, s Settings) CrawlPlan {
 		UseSitemap:     o.UseSitemap,
 		Engine:         engineOf(o, s.BrowserAvailable),
 		StartURL:       o.StartURLs[0],
+		Webhooks:       o.Webhook != nil,
 	}
 	if o.Extraction != "" {
 		plan.LLMTaskQueue = s.LLMTaskQueue

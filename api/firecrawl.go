@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/firecrawl"
 )
 
@@ -126,16 +125,6 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 		out.Next = &next
 	}
 	return c.JSON(out)
-}
-
-// fcPageOf is what a Firecrawl document needs of a stored page.
-func fcPageOf(p db.Page, formats []string) firecrawl.Page {
-	out := firecrawl.Page{URL: p.URL, FinalURL: str(p.FinalURL), Title: str(p.Title), Markdown: str(p.Markdown),
-		ContentType: str(p.ContentType), Error: str(p.Error), Formats: formats, Extra: p.Formats}
-	if p.StatusCode != nil {
-		out.StatusCode = *p.StatusCode
-	}
-	return out
 }
 
 // fcCancelCrawl handles DELETE /v2/crawl/{id}: the crawl is aborted as
@@ -283,5 +272,5 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 		}
 		return &crawl.Error{Code: codeScrapeFailed, Message: fmt.Sprintf("%s (crawl %s)", msg, rec.ID)}
 	}
-	return c.JSON(fiber.Map{"success": true, "data": firecrawl.DocumentOf(fcPageOf(pages[0], rec.Formats))})
+	return c.JSON(fiber.Map{"success": true, "data": firecrawl.DocumentOf(firecrawl.StoredPage(pages[0], rec.Formats))})
 }

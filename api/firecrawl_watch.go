@@ -165,7 +165,7 @@ func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*db.C
 	}
 	docs := make([]firecrawl.Document, 0, len(pages))
 	for _, p := range pages {
-		docs = append(docs, firecrawl.DocumentOf(fcPageOf(p, rec.Formats)))
+		docs = append(docs, firecrawl.DocumentOf(firecrawl.StoredPage(p, rec.Formats)))
 	}
 	return rec, fcStatus(rec, counts, stored), docs, nil
 }

@@ -3,7 +3,11 @@
 // rest of the service speaks.
 package crawl
 
-import "time"
+import (
+	"time"
+
+	"github.com/durablecrawl/crawler/webhook"
+)
 
 // Status is the state of a crawl.
 type Status string
@@ -103,6 +107,10 @@ type Options struct {
 	// Formats are the forms of each page kept besides its markdown (see
 	// pageformats): html, rawHtml, links, images, metadata.
 	Formats []string `json:"formats" bun:"formats,array,notnull" option:"each=format"`
+
+	// Webhook is where the crawl's events go (see package webhook); nil
+	// when the crawl has none.
+	Webhook *webhook.Config `json:"webhook" bun:"webhook,type:jsonb" option:"custom"`
 }
 
 // Unbounded reports whether maxResults and maxDepth are ignored: with

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/durablecrawl/crawler/webhook"
 )
 
 // TestOptionFieldsAreKnown: every option with a JSON name is a field a
@@ -65,6 +67,8 @@ func TestOptionsRoundTrip(t *testing.T) {
 		Shape: ShapeLegacy, StartURLs: []string{"https://a.example/", "https://b.example/x"},
 		MaxResults: ptr(MaxResultsLegacy), MaxDepth: MaxDepthLegacy, UseStaticIPs: true,
 		Extraction: "the prices", EngineType: EnginePlaywright, Stack: "react",
+		Webhook: &webhook.Config{URL: "https://hooks.example/in", Headers: map[string]string{"Authorization": "Bearer t"},
+			Metadata: map[string]any{"project": "docs"}, Events: []string{"page", "completed"}},
 	}
 	v := reflect.ValueOf(&want).Elem()
 	for _, f := range optionFields {

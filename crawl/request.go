@@ -15,6 +15,7 @@ import (
 
 	"github.com/durablecrawl/crawler/netguard"
 	"github.com/durablecrawl/crawler/pageformats"
+	"github.com/durablecrawl/crawler/webhook"
 )
 
 // Limits of a create request that the tags of Options do not state: the
@@ -123,6 +124,29 @@ var customFields = map[string]func(p *parser, o *Options, srv Server){
 	"extraction":   readExtraction,
 	"engineType":   readEngineType,
 	"stack":        readStack,
+	"webhook":      readWebhook,
+}
+
+// readWebhook: a URL, or an object with url, headers, metadata and
+// events; its URL obeys the private-network rule of start URLs.
+func readWebhook(p *parser, o *Options, srv Server) {
+	raw, ok := p.raw("webhook")
+	if !ok {
+		return
+	}
+	internal := InternalHost
+	if srv.AllowPrivateNetworks {
+		internal = nil
+	}
+	c, bad := webhook.Parse(raw, internal)
+	for _, b := range bad {
+		field := "webhook"
+		if b.Field != "" {
+			field += "." + b.Field
+		}
+		p.fail(field, b.Message)
+	}
+	o.Webhook = c
 }
 
 // readStartURLs decides the request shape: startUrl (one URL) in the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/pageformats"
 )
 
@@ -30,6 +31,21 @@ type Page struct {
 	StatusCode                                         int
 	Formats                                            []string
 	Extra                                              json.RawMessage
+}
+
+// StoredPage is what a document needs of page p of a crawl with formats.
+func StoredPage(p db.Page, formats []string) Page {
+	out := Page{URL: p.URL, Formats: formats, Extra: p.Formats}
+	for dst, src := range map[*string]*string{&out.FinalURL: p.FinalURL, &out.Title: p.Title,
+		&out.Markdown: p.Markdown, &out.ContentType: p.ContentType, &out.Error: p.Error} {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	if p.StatusCode != nil {
+		out.StatusCode = *p.StatusCode
+	}
+	return out
 }
 
 // ogNames are the og: tags Firecrawl's metadata names in camel case.

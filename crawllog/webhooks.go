@@ -1,0 +1,55 @@
+package crawllog
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/durablecrawl/crawler/db"
+)
+
+// Attempt is the outcome of one attempt to deliver a webhook event.
+type Attempt struct {
+	// Type is the event's type ("crawl.page"); PageURL the page of a page
+	// event ("" for the others).
+	Type, PageURL string
+	// Receiver is the webhook's URL; only its host is written.
+	Receiver string
+	// Status is the receiver's answer (0: none came); Err why the attempt
+	// failed (nil: delivered).
+	Status int
+	Err    error
+	// GivenUp marks the last attempt of an event that failed.
+	GivenUp bool
+	// Retry is how long until the next attempt of a failed event.
+	Retry string
+}
+
+// WebhookAttempt is the entry of one attempt to deliver event ev.
+func WebhookAttempt(c *db.Crawl, ev db.WebhookEvent, a Attempt) db.CrawlLog {
+	host := a.Receiver
+	if u, err := url.Parse(a.Receiver); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	what := a.Type + " event"
+	if a.PageURL != "" {
+		what += " of " + a.PageURL
+	}
+	pageURL := a.PageURL
+	if pageURL == "" {
+		pageURL = c.StartURLs[0]
+	}
+	data := map[string]any{"url": pageURL, "statusCode": 0, "webhook": map[string]any{
+		"event": a.Type, "eventId": ev.ID.String(), "attempt": ev.Attempts, "receiverStatus": a.Status}}
+	key := fmt.Sprintf("webhook:%s:%d", ev.ID, ev.Attempts)
+	switch {
+	case a.Err == nil:
+		return entry(c, key, Info, "Webhook delivered",
+			fmt.Sprintf("Delivered the %s to %s (attempt %d, answer %d).", what, host, ev.Attempts, a.Status), data)
+	case a.GivenUp:
+		return entry(c, key, Error, "Webhook given up",
+			fmt.Sprintf("Gave up the %s to %s after %d attempts: %v.", what, host, ev.Attempts, a.Err), data)
+	default:
+		return entry(c, key, Warn, "Webhook attempt failed",
+			fmt.Sprintf("Attempt %d of the %s to %s failed: %v; next attempt in %s.", ev.Attempts, what, host, a.Err, a.Retry), data)
+	}
+}
