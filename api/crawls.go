@@ -20,6 +20,7 @@ import (
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/workflows"
+	"github.com/durablecrawl/crawler/webhook"
 )
 
 // maxRequestBytes bounds a create request.
@@ -94,7 +95,7 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 		StaticSummary:            summary,
 		StaticDetails:            details,
 		TaskQueue:                s.TaskQueue,
-		WorkflowExecutionTimeout: time.Duration(opts.TimeoutSeconds)*time.Second + executionTimeoutMargin,
+		WorkflowExecutionTimeout: s.executionTimeout(opts),
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.AttrCrawlID.ValueSet(id.String()),
@@ -116,6 +117,21 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 	}
 	s.Metrics.CrawlCreated()
 	return rec, nil
+}
+
+// executionTimeout is the execution timeout of the workflow of a crawl
+// with opts: its timeout and a margin, and for a crawl with a webhook the
+// time its last events may be tried after it ends.
+func (s *server) executionTimeout(opts crawl.Options) time.Duration {
+	d := time.Duration(opts.TimeoutSeconds)*time.Second + executionTimeoutMargin
+	if opts.Webhook != nil {
+		retryFor := s.WebhookRetryFor
+		if retryFor <= 0 {
+			retryFor = webhook.DefaultRetryFor
+		}
+		d += retryFor + time.Hour
+	}
+	return d
 }
 
 // getCrawl handles GET /crawls/{id}.
@@ -293,6 +309,8 @@ func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 	if c.Stack != "" {
 		v.Stack = &c.Stack
 	}
+	// A webhook's headers may hold the receiver's credentials.
+	v.Options.Webhook = c.Webhook.Redacted()
 	if c.Shape == crawl.ShapeLegacy && c.EngineType != crawl.EngineAuto {
 		v.Engine = c.EngineType
 	}

@@ -31,36 +31,48 @@ func (s *server) refuseInternalNames(ctx context.Context, o crawl.Options) error
 	}
 	var details []crawl.FieldError
 	for i, raw := range o.StartURLs {
-		u, err := url.Parse(raw)
-		if err != nil {
-			continue // ParseRequest accepted it; nothing to look up
+		field := "startUrl"
+		if o.Shape == crawl.ShapeLegacy {
+			field = fmt.Sprintf("startUrls[%d]", i)
 		}
-		host := u.Hostname()
-		if _, err := netip.ParseAddr(host); err == nil {
-			continue // an address, checked by ParseRequest
+		if msg := s.internalName(ctx, raw); msg != "" {
+			details = append(details, crawl.FieldError{Field: field, Message: msg + ", which this server does not crawl"})
 		}
-		lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-		addrs, err := s.Resolver.LookupNetIP(lctx, "ip", host)
-		cancel()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if !netguard.Allowed(a) {
-				field := "startUrl"
-				if o.Shape == crawl.ShapeLegacy {
-					field = fmt.Sprintf("startUrls[%d]", i)
-				}
-				details = append(details, crawl.FieldError{Field: field,
-					Message: fmt.Sprintf("%s resolves to %s, a private, loopback or reserved address, which this server does not crawl", host, a)})
-				break
-			}
+	}
+	if o.Webhook != nil {
+		if msg := s.internalName(ctx, o.Webhook.URL); msg != "" {
+			details = append(details, crawl.FieldError{Field: "webhook.url", Message: msg + ", which this server does not call"})
 		}
 	}
 	if len(details) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid request", Details: details}
 	}
 	return nil
+}
+
+// internalName says which forbidden address the host of rawURL resolves
+// to ("" when none, or when it is an address or does not resolve).
+func (s *server) internalName(ctx context.Context, rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "" // the request's parser accepted it; nothing to look up
+	}
+	host := u.Hostname()
+	if _, err := netip.ParseAddr(host); err == nil {
+		return "" // an address, checked by the parser
+	}
+	lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	addrs, err := s.Resolver.LookupNetIP(lctx, "ip", host)
+	if err != nil {
+		return ""
+	}
+	for _, a := range addrs {
+		if !netguard.Allowed(a) {
+			return fmt.Sprintf("%s resolves to %s, a private, loopback or reserved address", host, a)
+		}
+	}
+	return ""
 }
 
 var _ resolver = net.DefaultResolver

@@ -75,6 +75,10 @@ type Options struct {
 	MetricsHandler http.Handler
 	// Ready are the checks of GET /readyz (Postgres and Temporal).
 	Ready map[string]health.Check
+	// WebhookRetryFor is how long workers try a webhook event: a crawl
+	// with a webhook may run this much longer than its timeout
+	// (0: webhook.DefaultRetryFor).
+	WebhookRetryFor time.Duration
 }
 
 // server holds the handlers' dependencies.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/contrib/envconfig"
+
+	"github.com/durablecrawl/crawler/webhook"
 )
 
 // Config holds every setting of the API server and the worker.
@@ -98,6 +100,12 @@ type Config struct {
 	// DebugAddr, when set, is where the worker serves Go's profiles
 	// (/debug/pprof/), for operators and benchmarks; keep it private.
 	DebugAddr string
+	// WebhookSecret signs every webhook event (X-Firecrawl-Signature);
+	// without it events go unsigned. It is a secret: never logged.
+	WebhookSecret string
+	// WebhookRetryFor is how long a webhook event is tried before it is
+	// given up; a crawl's workflow may run this long after the crawl ends.
+	WebhookRetryFor time.Duration
 	// LLM is the model that runs extraction instructions; without one,
 	// crawls with extraction are refused.
 	LLM LLM
@@ -204,6 +212,8 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		MetricsAddr:            r.optional("CRAWLER_METRICS_ADDR", DefaultMetricsAddr),
 		MetricsAddrDefault:     strings.TrimSpace(getenv("CRAWLER_METRICS_ADDR")) == "",
 		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
+		WebhookSecret:          r.str("CRAWLER_WEBHOOK_SECRET", ""),
+		WebhookRetryFor:        r.duration("CRAWLER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor),
 		LLM:                    loadLLM(&r),
 	}
 	if r.err != nil {
@@ -266,6 +276,8 @@ func (c Config) check() error {
 		return fmt.Errorf("CRAWLER_DEFAULT_CONCURRENT_PAGES must be at least 1")
 	case c.MaxPagesPerCrawl < 1:
 		return fmt.Errorf("CRAWLER_MAX_PAGES_PER_CRAWL must be at least 1")
+	case c.WebhookRetryFor < time.Second || c.WebhookRetryFor > 7*24*time.Hour:
+		return fmt.Errorf("CRAWLER_WEBHOOK_RETRY_FOR must be between 1s and 168h")
 	case c.MaxPageBytes < 1024:
 		return fmt.Errorf("CRAWLER_MAX_PAGE_BYTES must be at least 1024")
 	case c.CrawlsPerMinute < 0:

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/webhook"
 	"github.com/durablecrawl/crawler/db"
 )
 
@@ -35,6 +36,9 @@ func everyOption(t *testing.T) crawl.Options {
 			f.Set(reflect.ValueOf(&n))
 		case f.Type() == reflect.TypeFor[[]string]():
 			f.Set(reflect.ValueOf([]string{"first of " + name, "second of " + name}))
+		case f.Type() == reflect.TypeFor[*webhook.Config]():
+			f.Set(reflect.ValueOf(&webhook.Config{URL: "https://hooks.example/" + name, Headers: map[string]string{"Authorization": "t"},
+				Metadata: map[string]any{"n": "v"}, Events: []string{"page"}, Kind: webhook.KindBatchScrape}))
 		default:
 			t.Fatalf("the test cannot set %s of type %s; teach it", name, f.Type())
 		}

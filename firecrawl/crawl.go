@@ -29,25 +29,25 @@ const CrawlTimeout = 24 * 60 * 60
 
 // CrawlRequest is the body of POST /v2/crawl (and /v1/crawl).
 type CrawlRequest struct {
-	URL                   string         `json:"url"`
-	Limit                 *int           `json:"limit"`
-	MaxDiscoveryDepth     *int           `json:"maxDiscoveryDepth"`
-	MaxDepth              *int           `json:"maxDepth"` // v1's name of maxDiscoveryDepth
-	IncludePaths          []string       `json:"includePaths"`
-	ExcludePaths          []string       `json:"excludePaths"`
-	CrawlEntireDomain     *bool          `json:"crawlEntireDomain"`
-	AllowBackwardLinks    *bool          `json:"allowBackwardLinks"` // v1's name of crawlEntireDomain
-	AllowSubdomains       *bool          `json:"allowSubdomains"`
-	AllowExternalLinks    *bool          `json:"allowExternalLinks"`
-	Sitemap               string         `json:"sitemap"`
-	IgnoreSitemap         *bool          `json:"ignoreSitemap"` // v1
-	IgnoreQueryParameters *bool          `json:"ignoreQueryParameters"`
-	Delay                 *float64       `json:"delay"`
-	MaxConcurrency        *int           `json:"maxConcurrency"`
-	RegexOnFullURL        *bool          `json:"regexOnFullURL"`
-	ScrapeOptions         *ScrapeOptions `json:"scrapeOptions"`
-	Webhook               any            `json:"webhook"`
-	Prompt                string         `json:"prompt"`
+	URL                   string          `json:"url"`
+	Limit                 *int            `json:"limit"`
+	MaxDiscoveryDepth     *int            `json:"maxDiscoveryDepth"`
+	MaxDepth              *int            `json:"maxDepth"` // v1's name of maxDiscoveryDepth
+	IncludePaths          []string        `json:"includePaths"`
+	ExcludePaths          []string        `json:"excludePaths"`
+	CrawlEntireDomain     *bool           `json:"crawlEntireDomain"`
+	AllowBackwardLinks    *bool           `json:"allowBackwardLinks"` // v1's name of crawlEntireDomain
+	AllowSubdomains       *bool           `json:"allowSubdomains"`
+	AllowExternalLinks    *bool           `json:"allowExternalLinks"`
+	Sitemap               string          `json:"sitemap"`
+	IgnoreSitemap         *bool           `json:"ignoreSitemap"` // v1
+	IgnoreQueryParameters *bool           `json:"ignoreQueryParameters"`
+	Delay                 *float64        `json:"delay"`
+	MaxConcurrency        *int            `json:"maxConcurrency"`
+	RegexOnFullURL        *bool           `json:"regexOnFullURL"`
+	ScrapeOptions         *ScrapeOptions  `json:"scrapeOptions"`
+	Webhook               json.RawMessage `json:"webhook"`
+	Prompt                string          `json:"prompt"`
 	// Fields the SDKs add, accepted and ignored.
 	Origin                 string `json:"origin"`
 	Integration            string `json:"integration"`
@@ -117,6 +117,9 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
 	if strings.TrimSpace(req.URL) == "" {
 		fail("url", "is required")
+	}
+	if len(req.Webhook) > 0 {
+		native["webhook"] = req.Webhook // read by the service's own rules
 	}
 	limit := DefaultLimit
 	if req.Limit != nil {
@@ -221,9 +224,6 @@ func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
 	}
 	if req.Delay != nil && *req.Delay != 0 {
 		bad.add("delay", "is not supported here yet")
-	}
-	if req.Webhook != nil {
-		bad.add("webhook", "is not supported here yet")
 	}
 	if req.Prompt != "" {
 		bad.add("prompt", "is not supported here: give the crawl's options instead")

@@ -44,6 +44,27 @@ func TestSitemapOnly(t *testing.T) {
 	}
 }
 
+// TestCrawlWebhook: a webhook given as a URL or an object is kept with
+// the crawl; a batch's events are named batch_scrape.
+func TestCrawlWebhook(t *testing.T) {
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/in",
+		"headers":{"Authorization":"Bearer t"},"metadata":{"run":7},"events":["page","completed"]}}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := o.Webhook; w == nil || w.URL != "https://hooks.example/in" || w.Headers["Authorization"] != "Bearer t" ||
+		w.Wants("started") || !w.Wants("page") || w.Type("page") != "crawl.page" {
+		t.Errorf("webhook %+v", o.Webhook)
+	}
+	o, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/"],"webhook":"https://hooks.example/b"}`), crawl.Server{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := o.Webhook; w == nil || w.Type("completed") != "batch_scrape.completed" || !w.Wants("started") {
+		t.Errorf("batch webhook %+v", o.Webhook)
+	}
+}
+
 // TestCrawlOptionsRefusals: bad or unsupported fields are 400s naming the
 // Firecrawl field.
 func TestCrawlOptionsRefusals(t *testing.T) {
@@ -55,7 +76,11 @@ func TestCrawlOptionsRefusals(t *testing.T) {
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":["pdfText"]}}`, "scrapeOptions.formats[0]"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":["screenshot"]}}`, "scrapeOptions.formats[0]"},
 		{`{"url":"https://example.com/","scrapeOptions":{"actions":[{"type":"click"}]}}`, "scrapeOptions.actions"},
-		{`{"url":"https://example.com/","webhook":"https://hooks.example/"}`, "webhook"},
+		{`{"url":"https://example.com/","webhook":"ftp://hooks.example/"}`, "webhook.url"},
+		{`{"url":"https://example.com/","webhook":{"url":"http://127.0.0.1:9/in"}}`, "webhook.url"},
+		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","events":["done"]}}`, "webhook.events[0]"},
+		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","headers":{"X":"a\nb"}}}`, "webhook.headers.X"},
+		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","secret":"s"}}`, "webhook"},
 		{`{"url":"https://example.com/","allowSubdomains":true}`, "allowSubdomains"},
 		{`{"url":"https://example.com/","colour":"blue"}`, "colour"},
 		{`{"url":"https://example.com/","scrapeOptions":{"colour":"blue"}}`, "scrapeOptions.colour"},

@@ -10,6 +10,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/pageformats"
+	"github.com/durablecrawl/crawler/webhook"
 )
 
 // Document is one page as Firecrawl answers it: the formats asked for,
@@ -248,13 +249,13 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 type BatchRequest struct {
 	URLs []string `json:"urls"`
 	ScrapeOptions
-	IgnoreInvalidURLs *bool  `json:"ignoreInvalidURLs"`
-	MaxConcurrency    *int   `json:"maxConcurrency"`
-	Webhook           any    `json:"webhook"`
-	AppendToID        string `json:"appendToId"`
-	Origin            string `json:"origin"`
-	Integration       string `json:"integration"`
-	ZeroDataRetention *bool  `json:"zeroDataRetention"`
+	IgnoreInvalidURLs *bool           `json:"ignoreInvalidURLs"`
+	MaxConcurrency    *int            `json:"maxConcurrency"`
+	Webhook           json.RawMessage `json:"webhook"`
+	AppendToID        string          `json:"appendToId"`
+	Origin            string          `json:"origin"`
+	Integration       string          `json:"integration"`
+	ZeroDataRetention *bool           `json:"zeroDataRetention"`
 }
 
 // batchRequestFields are the fields a batch request may carry.
@@ -302,13 +303,13 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 	case len(valid) > crawl.MaxStartURLs:
 		fail("urls", "may hold at most %d URLs here", crawl.MaxStartURLs)
 	}
-	if req.Webhook != nil {
-		fail("webhook", "is not supported here yet")
-	}
 	if req.AppendToID != "" {
 		fail("appendToId", "is not supported here yet")
 	}
 	native := map[string]any{"deduplicateContent": false, "includeLinks": true}
+	if len(req.Webhook) > 0 {
+		native["webhook"] = req.Webhook
+	}
 	if len(valid) > 0 {
 		native["startUrl"] = valid[0]
 	}
@@ -336,6 +337,9 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 		return crawl.Options{}, nil, renameFields(err, "")
 	}
 	n := len(valid)
+	if o.Webhook != nil {
+		o.Webhook.Kind = webhook.KindBatchScrape
+	}
 	o.Shape = crawl.ShapeFirecrawl
 	o.StartURLs = valid
 	o.MaxResults = &n

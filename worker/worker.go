@@ -25,6 +25,7 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/webhook"
 	"github.com/durablecrawl/crawler/workflows"
 )
 
@@ -99,6 +100,8 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		// A nil *metrics.Worker records nothing.
 		Fetches: m,
 		Links:   linkmemo.New(linkMemoSize),
+		// The webhook's URL obeys the fetcher's private-network rule.
+		Webhooks: webhook.NewSender(cfg.WebhookSecret, cfg.UserAgent, cfg.AllowPrivateNetworks),
 		Settings: activities.Settings{
 			MaxPagesPerCrawl:       cfg.MaxPagesPerCrawl,
 			DefaultConcurrentPages: cfg.DefaultConcurrentPages,
@@ -108,6 +111,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			BrowserAvailable:       cfg.BrowserAvailable,
 			BrowserTaskQueue:       cfg.BrowserTaskQueue,
 			LLMTaskQueue:           cfg.LLM.TaskQueue,
+			WebhookRetryFor:        cfg.WebhookRetryFor,
 		},
 	}
 	acts.Pollers = func(ctx context.Context, queue string) (int, error) {
@@ -239,7 +243,8 @@ func Run(ctx context.Context, c client.Client, cfg config.Config, store *db.Stor
 	defer ws.Stop()
 	logger.Info("worker started", "taskQueue", cfg.TaskQueue, "browser", withBrowser, "browserTaskQueue", cfg.BrowserTaskQueue,
 		"namespace", cfg.TemporalNamespace, "allowPrivateNetworks", cfg.AllowPrivateNetworks,
-		"llmProvider", cfg.LLM.Provider, "llmModel", cfg.LLM.Model, "llmTaskQueue", cfg.LLM.TaskQueue)
+		"llmProvider", cfg.LLM.Provider, "llmModel", cfg.LLM.Model, "llmTaskQueue", cfg.LLM.TaskQueue,
+		"webhooksSigned", cfg.WebhookSecret != "", "webhookRetryFor", cfg.WebhookRetryFor)
 
 	rec := &Reconciler{Store: store, Temporal: c, Logger: logger}
 	rec.Run(ctx, cfg.ReconcileInterval)

@@ -98,14 +98,26 @@ const eventsPerRun = 5000
 // in flight are cancelled and the crawl ends timed_out with the pages
 // stored so far. A cancel from the Temporal UI or CLI ends it aborted.
 // Long crawls continue as new runs, so that no history grows large.
+//
+// A crawl with a webhook delivers its events alongside (see hooks), and
+// its run ends only once they are delivered or given up.
 func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, quickActivityOptions)
+	var h *hooks
+	res, err := crawlRun(ctx, &in, &h)
+	h.end(ctx, &in, err)
+	return res, err
+}
+
+// crawlRun is CrawlWorkflow's run; it starts the webhook delivery (*h)
+// once the crawl has its plan.
+func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, error) {
 	logger := workflow.GetLogger(ctx)
 
 	if in.Plan == nil {
 		var plan activities.CrawlPlan
 		if err := workflow.ExecuteActivity(ctx, a.StartCrawl, activities.StartCrawlInput{CrawlID: in.CrawlID}).Get(ctx, &plan); err != nil {
-			return finishAfter(ctx, in, err)
+			return finishAfter(ctx, *in, err)
 		}
 		if plan.Status.Terminal() {
 			return CrawlResult{Status: plan.Status}, nil
@@ -113,7 +125,8 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 		in.Plan = &plan
 		in.Deadline = workflow.GetInfo(ctx).WorkflowStartTime.Add(time.Duration(plan.TimeoutSeconds) * time.Second)
 	}
-	showProgress(ctx, &in, "Crawling")
+	*h = startHooks(ctx, in)
+	showProgress(ctx, in, "Crawling")
 
 	loopCtx, cancelLoop := workflow.WithCancel(ctx)
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
@@ -145,7 +158,7 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 			}
 			in.Seeded, in.NoLinks = true, seeded.Pages > 0
 		}
-		budgetSpent, loopErr = crawlLoop(c, &in)
+		budgetSpent, loopErr = crawlLoop(c, in, *h)
 		loopDone = true
 	})
 	if err := workflow.Await(ctx, func() bool { return loopDone }); err != nil {
@@ -156,27 +169,27 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 	switch {
 	case ctx.Err() != nil:
 		logger.Info("crawl cancelled", "CrawlID", in.CrawlID)
-		return finishAfter(ctx, in, ctx.Err())
+		return finishAfter(ctx, *in, ctx.Err())
 	case timedOut:
 		reason := fmt.Sprintf("The crawl's timeout of %d seconds elapsed; the pages crawled so far are kept.", in.Plan.TimeoutSeconds)
-		return failInTemporal(ctx)(finish(ctx, in, crawl.StatusTimedOut, reason))
+		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusTimedOut, reason))
 	case loopErr != nil:
 		var can *workflow.ContinueAsNewError
 		if errors.As(loopErr, &can) {
 			return CrawlResult{}, loopErr
 		}
-		return finishAfter(ctx, in, loopErr)
+		return finishAfter(ctx, *in, loopErr)
 	case in.Stored == 0:
-		return failInTemporal(ctx)(finish(ctx, in, crawl.StatusFailed, "No page could be crawled; the page entries above say why."))
+		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusFailed, "No page could be crawled; the page entries above say why."))
 	default:
-		return finishSpent(ctx, in, crawl.StatusSucceeded, "", budgetSpent)
+		return finishSpent(ctx, *in, crawl.StatusSucceeded, "", budgetSpent)
 	}
 }
 
 // crawlLoop runs rounds until the frontier is empty or the budget is spent
 // (and then says so), and returns a ContinueAsNewError when the run's
 // history grows long.
-func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
+func crawlLoop(ctx workflow.Context, in *CrawlInput, h *hooks) (bool, error) {
 	firstBatch := in.Batch
 	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
 	browserOptions := pageActivityOptions
@@ -187,7 +200,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput) (bool, error) {
 	browserOptions.ScheduleToStartTimeout = 5 * time.Minute
 	browserCtx := workflow.WithActivityOptions(ctx, browserOptions)
 	if workflow.GetVersion(ctx, pipelinedBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-		return pipelinedLoop(ctx, in, pageCtx, browserCtx)
+		return pipelinedLoop(ctx, in, pageCtx, browserCtx, h)
 	}
 	for {
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored)
@@ -245,9 +258,9 @@ const pipelinedBatches = "pipelined-batches"
 // bound: a batch claims no more pages than the budget has room for once
 // the batches in the later stages are stored. Only fetching adds to the
 // frontier, so an empty claim means it is done.
-func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context) (bool, error) {
+func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context, h *hooks) (bool, error) {
 	firstBatch := in.Batch
-	p := &pipeline{in: in, pageCtx: pageCtx,
+	p := &pipeline{in: in, pageCtx: pageCtx, hooks: h,
 		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
 	renderDeep := workflow.GetVersion(ctx, renderDeepPages, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	atFetch := workflow.GetVersion(ctx, convertAtFetch, workflow.DefaultVersion, 2)
@@ -363,6 +376,8 @@ type pipeline struct {
 	// pages unconverted (a fetch activity of a worker older than the
 	// change, which saves their HTML).
 	convertAtFetch, convertLeft bool
+	// hooks hears of each stored batch (nil: the crawl has no webhook).
+	hooks *hooks
 	// logsWithResults has DeduplicatePages write the log entries of a
 	// crawl without extraction (runs begun before that change run
 	// WriteLogs after it); with logsChecked, only when DeduplicatePages
@@ -457,6 +472,7 @@ func (p *pipeline) storeStage(ctx workflow.Context) {
 				_ = workflow.UpsertTypedSearchAttributes(ctx, AttrTotalPages.ValueSet(int64(p.in.Stored)))
 			}
 			showProgress(ctx, p.in, "Crawling")
+			p.hooks.notify()
 		}
 		if !logged {
 			if err := workflow.ExecuteActivity(ctx, a.WriteLogs,

@@ -222,6 +222,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		Metrics:         metrics.NewAPI(reg, store.CountCrawls),
 		MetricsHandler:  metrics.Handler(reg),
 		Ready:           worker.ReadyChecks(store, tc),
+		WebhookRetryFor: cfg.WebhookRetryFor,
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.HTTPAddr) }()
