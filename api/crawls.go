@@ -19,8 +19,8 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/workflows"
 	"github.com/durablecrawl/crawler/webhook"
+	"github.com/durablecrawl/crawler/workflows"
 )
 
 // maxRequestBytes bounds a create request.

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/webhook"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/webhook"
 )
 
 // everyOption returns options whose every field is set, each to a value
