@@ -85,6 +85,7 @@ func TestFirecrawlSDK(t *testing.T) {
 		args = append([]string{"--experimental-websocket", "--no-warnings"}, args...)
 	}
 	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Env = append(os.Environ(), "WEBHOOK_SECRET="+webhookSecret)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -353,6 +354,8 @@ func TestFirecrawlSDK(t *testing.T) {
 		}
 	}
 
+	checkWebhooks(t, report, site.URL)
+
 	// The v1 client scrapes and crawls too.
 	var v1 struct {
 		Success  bool `json:"success"`
@@ -370,6 +373,96 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("v1Crawl", &v1c)
 	if v1c.Status != "completed" || len(v1c.URLs) != 5 {
 		t.Errorf("v1 crawl: %s", report["v1Crawl"])
+	}
+}
+
+// webhookEvent is an event the SDK run's receiver accepted.
+type webhookEvent struct {
+	Type     string         `json:"type"`
+	ID       string         `json:"id"`
+	EventID  string         `json:"eventId"`
+	Attempt  int            `json:"attempt"`
+	Signed   bool           `json:"signed"`
+	Success  bool           `json:"success"`
+	Header   *string        `json:"header"`
+	Metadata map[string]any `json:"metadata"`
+	URL      *string        `json:"url"`
+	Markdown int            `json:"markdown"`
+}
+
+// checkWebhooks: a crawl's webhook receives started, one page event per
+// document and completed last, each signed, with the caller's header and
+// metadata, each delivered on its second attempt after a 503; a batch's
+// events are named batch_scrape and only those asked for come. Every
+// attempt is in the crawl's log.
+func checkWebhooks(t *testing.T, report map[string]json.RawMessage, siteURL string) {
+	t.Helper()
+	var hook struct {
+		ID        string         `json:"id"`
+		Documents int            `json:"documents"`
+		Events    []webhookEvent `json:"events"`
+		Thrown    bool           `json:"thrown"`
+	}
+	if err := json.Unmarshal(report["webhookCrawl"], &hook); err != nil || hook.Thrown {
+		t.Fatalf("webhookCrawl: %s (%v)", report["webhookCrawl"], err)
+	}
+	ids, pages := map[string]bool{}, map[string]bool{}
+	for i, e := range hook.Events {
+		if e.ID != hook.ID || e.Attempt != 2 || !e.Signed || e.Header == nil || *e.Header != "yes" || e.Metadata["run"] != "check" || ids[e.EventID] {
+			t.Errorf("event %d: %+v", i, e)
+		}
+		ids[e.EventID] = true
+		if e.Type == "crawl.page" {
+			if e.URL == nil || !strings.HasPrefix(*e.URL, siteURL) || e.Markdown == 0 {
+				t.Errorf("page event %d: %+v", i, e)
+			} else {
+				pages[*e.URL] = true
+			}
+		}
+	}
+	n := len(hook.Events)
+	if n != hook.Documents+2 || hook.Documents != 12 || len(pages) != 12 || hook.Events[0].Type != "crawl.started" ||
+		hook.Events[n-1].Type != "crawl.completed" || !hook.Events[n-1].Success {
+		t.Errorf("webhook events of a 12-page crawl: %s", report["webhookCrawl"])
+	}
+	var batch struct {
+		Events []webhookEvent `json:"events"`
+	}
+	if err := json.Unmarshal(report["webhookBatch"], &batch); err != nil {
+		t.Fatalf("webhookBatch: %s", report["webhookBatch"])
+	}
+	var types []string
+	for _, e := range batch.Events {
+		types = append(types, e.Type)
+	}
+	if strings.Join(types, " ") != "batch_scrape.page batch_scrape.page batch_scrape.completed" {
+		t.Errorf("batch webhook events %v, want two pages and completed", types)
+	}
+	// The crawl's log has each attempt: a failure, then the delivery.
+	logs := allLogs(t, env.api, env.keyA, hook.ID, 100)
+	failed, delivered := 0, 0
+	for _, l := range logs {
+		switch l.Message {
+		case "Webhook attempt failed":
+			failed++
+		case "Webhook delivered":
+			delivered++
+		}
+	}
+	if failed != n || delivered != n {
+		t.Errorf("log: %d failed attempts and %d deliveries, want %d of each", failed, delivered, n)
+	}
+	// A server that does not reach private networks calls no webhook
+	// there either.
+	for _, hookURL := range []string{"http://169.254.169.254/latest", "http://localhost:9/in"} {
+		status, body := call(t, "POST", env.guardedAPI+"/v2/crawl", env.keyA, map[string]any{"url": "https://example.com/", "webhook": hookURL}, nil)
+		if status != 400 || !strings.Contains(string(body), "webhook.url") || !strings.Contains(string(body), `"success":false`) {
+			t.Errorf("a webhook on %s: %d %s", hookURL, status, body)
+		}
+	}
+	status, body := call(t, "POST", env.guardedAPI+"/crawls", env.keyA, map[string]any{"startUrl": "https://example.com/", "webhook": map[string]any{"url": "http://10.0.0.1/in"}}, nil)
+	if status != 400 || !strings.Contains(string(body), "webhook.url") {
+		t.Errorf("a native webhook on a private address: %d %s", status, body)
 	}
 }
 

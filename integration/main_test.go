@@ -96,6 +96,8 @@ const (
 	restartPageCap = 40
 	// staticIP is what the proxied deployment publishes as its address.
 	staticIP = "203.0.113.7"
+	// webhookSecret signs the test workers' webhook events.
+	webhookSecret = "whsec-integration-secret"
 	// maxPageBytes is the test workers' response size cap.
 	maxPageBytes = 4 << 20
 )
@@ -142,6 +144,7 @@ func run(m *testing.M) int {
 	env.temporalAddr = srv.FrontendHostPort()
 
 	cfg, _ := config.LoadFrom(func(string) string { return "" })
+	cfg.WebhookSecret = webhookSecret
 	// The main worker has a client of its own, dialled as the service
 	// dials it, whose SDK metrics go to the worker's registry.
 	env.workerRegistry, env.apiRegistry = metrics.NewRegistry(), metrics.NewRegistry()

@@ -4,8 +4,12 @@
 //
 //   node check.mjs API_URL API_KEY SITE_URL
 import Firecrawl from '@mendable/firecrawl-js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
 
 const [apiUrl, apiKey, site] = process.argv.slice(2);
+// The secret the service signs webhook events with (CRAWLER_WEBHOOK_SECRET).
+const webhookSecret = process.env.WEBHOOK_SECRET ?? '';
 const fc = new Firecrawl({ apiUrl, apiKey });
 const report = {};
 
@@ -84,6 +88,59 @@ await step('v1Scrape', () => fc.v1.scrapeUrl(`${site}/s1/p1`, { formats: ['markd
 await step('v1Crawl', async () => {
   const job = await fc.v1.crawlUrl(`${site}/`, { limit: 5 }, 1);
   return { success: job.success, status: job.status, completed: job.completed, urls: (job.data ?? []).map((d) => d.metadata?.sourceURL) };
+});
+
+// receiver is a webhook endpoint that fails the first attempt at each
+// event (503) and records the ones it accepts, with whether their
+// signature is the HMAC-SHA256 of the exact body.
+async function receiver() {
+  const tries = new Map();
+  const accepted = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const event = JSON.parse(body.toString('utf8'));
+      const n = (tries.get(event.eventId) ?? 0) + 1;
+      tries.set(event.eventId, n);
+      if (n === 1) {
+        res.writeHead(503).end('busy');
+        return;
+      }
+      const want = 'sha256=' + createHmac('sha256', webhookSecret).update(body).digest('hex');
+      const got = req.headers['x-firecrawl-signature'] ?? '';
+      const signed = got.length === want.length && timingSafeEqual(Buffer.from(got), Buffer.from(want));
+      accepted.push({ type: event.type, id: event.id, eventId: event.eventId, attempt: n, signed, success: event.success,
+        header: req.headers['x-test'] ?? null, metadata: event.metadata, url: event.data?.[0]?.metadata?.sourceURL ?? null,
+        markdown: (event.data?.[0]?.markdown ?? '').length });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${server.address().port}/hook`, accepted, server };
+}
+
+// untilEnd waits until the receiver accepted an event of type, or 90 s.
+async function untilEnd(r, type) {
+  for (let i = 0; i < 900 && !r.accepted.some((e) => e.type === type); i++) {
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  r.server.close();
+  return r.accepted;
+}
+
+await step('webhookCrawl', async () => {
+  const r = await receiver();
+  const job = await fc.crawl(`${site}/`, { limit: 12, sitemap: 'skip', pollInterval: 1, timeout: 120,
+    webhook: { url: r.url, headers: { 'X-Test': 'yes' }, metadata: { run: 'check' } } });
+  return { id: job.id, documents: job.data.length, events: await untilEnd(r, 'crawl.completed') };
+});
+await step('webhookBatch', async () => {
+  const r = await receiver();
+  const job = await fc.batchScrape([`${site}/s1/p1`, `${site}/s2/p2`], { webhook: { url: r.url, events: ['page', 'completed'] },
+    pollInterval: 1, timeout: 120 });
+  return { id: job.id, events: await untilEnd(r, 'batch_scrape.completed') };
 });
 
 process.stdout.write(JSON.stringify(report) + '\n');
