@@ -10,7 +10,8 @@ import (
 // TestReplayRecordedHistories replays the histories of real crawls,
 // recorded by the integration tests (static, browser, sitemap,
 // deduplication with extraction, deduplication settled when the crawl
-// ends, timed out, aborted, continued as new),
+// ends, timed out, aborted, continued as new, webhook events delivered
+// after the crawl ended, through a worker restart),
 // against the workflow code as it is now: a change that would break
 // crawls in flight fails here. A change of the workflow's commands goes
 // behind workflow.GetVersion; new histories are added with
