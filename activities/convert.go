@@ -102,6 +102,8 @@ func convertPages(ctx context.Context, store convertStore, in ConvertPagesInput)
 type conversion struct {
 	markdown.Options
 	Formats []string
+	// MapOnly skips the conversion: the crawl wants the pages' links only.
+	MapOnly bool
 }
 
 // markdownOptions are how a crawl's pages become markdown, and which other
@@ -120,7 +122,7 @@ func markdownOptions(o crawl.Options) (conversion, error) {
 		}
 		mo.KeepLink = rules.SameSite
 	}
-	return conversion{Options: mo, Formats: o.Formats}, nil
+	return conversion{Options: mo, Formats: o.Formats, MapOnly: o.MapOnly}, nil
 }
 
 // convertGroups converts the pages ids, convertGroup at a time, in three
@@ -257,6 +259,9 @@ func convertHTML(pageURL string, html []byte, o conversion) (out db.Converted, e
 			out, err = db.Converted{}, fmt.Errorf("the converter failed: %v", r)
 		}
 	}()
+	if o.MapOnly {
+		return db.Converted{}, nil
+	}
 	o.PageURL, _ = url.Parse(pageURL)
 	o.HTML = slices.Contains(o.Formats, pageformats.HTML)
 	began := time.Now()

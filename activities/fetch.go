@@ -298,7 +298,7 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	ctx = context.WithoutCancel(ctx)
 	page := b.claimed[r.URL]
 	out := frontier.Judge(frontier.Page{URL: page.URL, Key: page.NormalizedURL, Depth: page.Depth, Rank: page.Rank, Attempts: page.Attempts},
-		r, b.rules, !b.in.NoLinks, refusal)
+		r, b.rules, !b.in.NoLinks || b.crawl.SitemapAndLinks, refusal)
 	if target, ok := out.RedirectTarget(); ok {
 		owned, err := b.store.ClaimRedirectTarget(ctx, b.crawl.ID, page.ID, newPages([]frontier.Link{target})[0])
 		out = out.Redirected(owned, err)

@@ -148,6 +148,15 @@ func (s *fakeStore) ListPageErrors(_ context.Context, crawlID uuid.UUID, limit i
 	return nil, nil
 }
 
+func (s *fakeStore) MapURLs(_ context.Context, crawlID uuid.UUID, limit int, _ []string, _ bool) ([]string, error) {
+	s.listed = append(s.listed, listCall{What: "map", Crawl: crawlID, Limit: limit})
+	return []string{}, nil
+}
+
+func (s *fakeStore) Robots(context.Context, uuid.UUID, []string) (map[string]db.Robots, error) {
+	return map[string]db.Robots{}, nil
+}
+
 func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
 	var all []db.Crawl
 	for _, c := range s.crawls {

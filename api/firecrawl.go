@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +13,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/firecrawl"
+	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/robots"
 )
 
 // This file serves Firecrawl's HTTP API (see docs/firecrawl.md) on the
@@ -30,6 +34,7 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Delete(v+"/crawl/:id", s.fcCancelCrawl)
 		authed.Get(v+"/crawl/:id/errors", s.fcCrawlErrors)
 		authed.Post(v+"/scrape", s.fcScrape)
+		authed.Post(v+"/map", s.fcMap)
 		// A batch scrape is a crawl of its URLs alone: read, cancelled
 		// and listed as a crawl is.
 		authed.Post(v+"/batch/scrape", s.fcStartBatch)
@@ -125,6 +130,96 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 		out.Next = &next
 	}
 	return c.JSON(out)
+}
+
+// awaitEnd reads crawl rec until it has ended or timeout has passed, and
+// returns it as last read.
+func (s *server) awaitEnd(c *fiber.Ctx, rec *db.Crawl, timeout time.Duration) (*db.Crawl, error) {
+	ctx, cancel := context.WithTimeout(c.UserContext(), timeout)
+	defer cancel()
+	team := principal(c).TeamID
+	for !rec.Status.Terminal() {
+		select {
+		case <-ctx.Done():
+			return rec, nil
+		case <-time.After(scrapePoll):
+		}
+		next, err := s.Store.GetCrawl(ctx, team, rec.ID)
+		if errors.Is(err, context.DeadlineExceeded) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec = next
+	}
+	return rec, nil
+}
+
+// fcMap handles POST /v2/map: a crawl of the whole host that fetches up
+// to firecrawl.MapFetchPages pages for their links (and reads the
+// sitemaps unless asked not to), answered with the URLs it found when it
+// ends or the map's timeout passes. v1 answers the URLs as strings.
+func (s *server) fcMap(c *fiber.Ctx) error {
+	var q firecrawl.MapQuery
+	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
+		o, q, err = firecrawl.MapOptionsOf(body, s.Server)
+		return o, err
+	})
+	if err != nil {
+		return err
+	}
+	// The crawl ends at the map's timeout; a little more lets it say so.
+	if rec, err = s.awaitEnd(c, rec, q.Timeout+5*time.Second); err != nil {
+		return err
+	}
+	read, cancel := s.ctx(c)
+	defer cancel()
+	// Room for the URLs robots.txt disallows, left out below.
+	urls, err := s.Store.MapURLs(read, rec.ID, min(2*q.Limit, q.Limit+1000), q.Search, q.IgnoreQuery)
+	if err != nil {
+		return err
+	}
+	if urls, err = s.robotsAllowed(read, rec.ID, urls); err != nil {
+		return err
+	}
+	urls = urls[:min(len(urls), q.Limit)]
+	if strings.HasPrefix(c.Path(), "/v1/") {
+		return c.JSON(fiber.Map{"success": true, "links": urls})
+	}
+	links := make([]fiber.Map, len(urls))
+	for i, u := range urls {
+		links[i] = fiber.Map{"url": u}
+	}
+	return c.JSON(fiber.Map{"success": true, "id": rec.ID.String(), "links": links})
+}
+
+// robotsAllowed leaves out of urls those the robots.txt files the crawl
+// read disallow (a URL of an origin whose file it did not read stays).
+func (s *server) robotsAllowed(ctx context.Context, crawlID uuid.UUID, urls []string) ([]string, error) {
+	if !s.ObeyRobots || len(urls) == 0 {
+		return urls, nil
+	}
+	files, err := s.Store.Robots(ctx, crawlID, frontier.Origins(urls))
+	if err != nil {
+		return nil, err
+	}
+	policies := make(map[string]robots.Policy, len(files))
+	for origin, f := range files {
+		policies[origin] = robots.Parse(f.StatusCode, []byte(f.Body), s.UserAgent)
+	}
+	out := urls[:0:0]
+	for _, u := range urls {
+		parsed, err := url.Parse(u)
+		if err != nil {
+			continue
+		}
+		if p, ok := policies[frontier.Origin(parsed)]; ok && !p.Allows(parsed.RequestURI()) {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }
 
 // fcCancelCrawl handles DELETE /v2/crawl/{id}: the crawl is aborted as
@@ -235,22 +330,12 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(c.UserContext(), timeout)
-	defer cancel()
-	team := principal(c).TeamID
-	for !rec.Status.Terminal() {
-		select {
-		case <-ctx.Done():
-			return &crawl.Error{Code: codeTimeout, Message: fmt.Sprintf(
-				"the scrape did not end within %s; its crawl %s goes on, and GET /crawls/%s reads it", timeout, rec.ID, rec.ID)}
-		case <-time.After(scrapePoll):
-		}
-		if rec, err = s.Store.GetCrawl(ctx, team, rec.ID); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				continue
-			}
-			return err
-		}
+	if rec, err = s.awaitEnd(c, rec, timeout); err != nil {
+		return err
+	}
+	if !rec.Status.Terminal() {
+		return &crawl.Error{Code: codeTimeout, Message: fmt.Sprintf(
+			"the scrape did not end within %s; its crawl %s goes on, and GET /crawls/%s reads it", timeout, rec.ID, rec.ID)}
 	}
 	read, cancelRead := s.ctx(c)
 	defer cancelRead()

@@ -39,6 +39,8 @@ type store interface {
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error)
 	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]db.Page, int, error)
 	ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]db.Page, error)
+	MapURLs(ctx context.Context, crawlID uuid.UUID, limit int, words []string, ignoreQuery bool) ([]string, error)
+	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 }
 
 var _ store = (*db.Store)(nil)
@@ -75,6 +77,10 @@ type Options struct {
 	MetricsHandler http.Handler
 	// Ready are the checks of GET /readyz (Postgres and Temporal).
 	Ready map[string]health.Check
+	// ObeyRobots and UserAgent are the workers' robots.txt settings: a map
+	// leaves out the URLs robots.txt disallows.
+	ObeyRobots bool
+	UserAgent  string
 	// WebhookRetryFor is how long workers try a webhook event: a crawl
 	// with a webhook may run this much longer than its timeout
 	// (0: webhook.DefaultRetryFor).

@@ -108,6 +108,14 @@ type Options struct {
 	// pageformats): html, rawHtml, links, images, metadata.
 	Formats []string `json:"formats" bun:"formats,array,notnull" option:"each=format"`
 
+	// MapOnly marks the crawl of a Firecrawl map: its pages are fetched
+	// for their links only, and kept without markdown.
+	MapOnly bool `json:"-" bun:"map_only,notnull"`
+	// SitemapAndLinks follows links from every page of a crawl that has
+	// useSitemap, also when the sitemaps gave it pages (Firecrawl's
+	// sitemap "include" for a map).
+	SitemapAndLinks bool `json:"-" bun:"sitemap_and_links,notnull"`
+
 	// Webhook is where the crawl's events go (see package webhook); nil
 	// when the crawl has none.
 	Webhook *webhook.Config `json:"webhook" bun:"webhook,type:jsonb" option:"custom"`

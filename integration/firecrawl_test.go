@@ -344,7 +344,7 @@ func TestFirecrawlSDK(t *testing.T) {
 		"notHttp":           {400, "url"},
 		"badRegex":          {400, "includePaths[0]"},
 		"unknownCrawl":      {404, "not found"},
-		"map":               {404, "not supported here"},
+		"mapSubdomains":     {400, "includeSubdomains"},
 		"batchInvalid":      {400, "urls[1]"},
 	} {
 		var th thrown
@@ -355,6 +355,7 @@ func TestFirecrawlSDK(t *testing.T) {
 	}
 
 	checkWebhooks(t, report, site.URL)
+	checkMap(t, report, site.URL)
 
 	// The v1 client scrapes and crawls too.
 	var v1 struct {
@@ -373,6 +374,67 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("v1Crawl", &v1c)
 	if v1c.Status != "completed" || len(v1c.URLs) != 5 {
 		t.Errorf("v1 crawl: %s", report["v1Crawl"])
+	}
+}
+
+// checkMap: a map finds the site's URLs from its sitemap and its links,
+// each once, none that robots.txt disallows; search narrows them; sitemap
+// "only" is the start page and the sitemap's; v1 answers strings. The map
+// is a crawl of the service, without markdown.
+func checkMap(t *testing.T, report map[string]json.RawMessage, siteURL string) {
+	t.Helper()
+	var m struct {
+		Thrown bool     `json:"thrown"`
+		ID     string   `json:"id"`
+		All    []string `json:"all"`
+		Search []string `json:"search"`
+		Only   []string `json:"only"`
+		Skip   []string `json:"skip"`
+		V1     []string `json:"v1"`
+	}
+	if err := json.Unmarshal(report["map"], &m); err != nil || m.Thrown {
+		t.Fatalf("map: %.1000s (%v)", report["map"], err)
+	}
+	seen := map[string]bool{}
+	for _, u := range m.All {
+		if seen[u] || !strings.HasPrefix(u, siteURL+"/") || strings.HasPrefix(u, siteURL+"/s3/") {
+			t.Errorf("map: %s twice, off the site or disallowed", u)
+		}
+		seen[u] = true
+	}
+	for _, u := range []string{"/", "/s1/p7", "/s2/p10", "/s4/p16", "/s1/p1", "/s2/p2"} {
+		if !seen[siteURL+u] {
+			t.Errorf("map: %s missing from %d URLs", u, len(m.All))
+		}
+	}
+	// 100 pages fetched find far more than 100 URLs.
+	if len(m.All) <= 150 {
+		t.Errorf("map found %d URLs, want more than the 100 pages it fetched", len(m.All))
+	}
+	if len(m.Search) == 0 || len(m.Search) > 20 {
+		t.Errorf("map with search: %v", m.Search)
+	}
+	for _, u := range m.Search {
+		if !strings.Contains(strings.ToLower(u), "p1") {
+			t.Errorf("map with search p1: %s", u)
+		}
+	}
+	sort.Strings(m.Only)
+	if want := []string{siteURL + "/", siteURL + "/s1/p7", siteURL + "/s2/p10", siteURL + "/s4/p16"}; strings.Join(m.Only, " ") != strings.Join(want, " ") {
+		t.Errorf("map with sitemap only: %v", m.Only)
+	}
+	if len(m.Skip) != 10 || len(m.V1) != 5 {
+		t.Errorf("map limits: %d URLs (want 10), v1 %v (want 5)", len(m.Skip), m.V1)
+	}
+	var native crawlObj
+	if status, body := call(t, "GET", env.api+"/crawls/"+m.ID, env.keyA, nil, &native); status != 200 || native.Status != "succeeded" || native.TotalPages != 100 {
+		t.Errorf("the map's crawl: %d %.300s", status, body)
+	}
+	for _, p := range allPages(t, env.api, env.keyA, m.ID) {
+		if p.Markdown != "" {
+			t.Errorf("the map's crawl converted %s", p.URL)
+			break
+		}
 	}
 }
 

@@ -184,7 +184,8 @@ func run(m *testing.M) int {
 		}
 		defer stop()
 		o := api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
-			Server: crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate}}
+			Server:     crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate},
+			ObeyRobots: wc.ObeyRobots, UserAgent: wc.UserAgent}
 		if w.queue == taskQueue {
 			o.Metrics, o.MetricsHandler = metrics.NewAPI(env.apiRegistry, env.store.CountCrawls), metrics.Handler(env.apiRegistry)
 			o.Ready = worker.ReadyChecks(env.store, env.temporal)

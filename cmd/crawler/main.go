@@ -223,6 +223,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		MetricsHandler:  metrics.Handler(reg),
 		Ready:           worker.ReadyChecks(store, tc),
 		WebhookRetryFor: cfg.WebhookRetryFor,
+		ObeyRobots:      cfg.ObeyRobots,
+		UserAgent:       cfg.UserAgent,
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.HTTPAddr) }()

@@ -83,7 +83,16 @@ await step('unsupportedFormat', () => fc.startCrawl(`${site}/`, { scrapeOptions:
 await step('notHttp', () => fc.scrape('ftp://example.com/file', { formats: ['markdown'] }));
 await step('badRegex', () => fc.startCrawl(`${site}/`, { includePaths: ['(?<=x)a'] }));
 await step('unknownCrawl', () => fc.getCrawlStatus('00000000-0000-4000-8000-000000000000'));
-await step('map', () => fc.map(`${site}/`));
+await step('map', async () => {
+  const all = await fc.map(`${site}/`, { limit: 1000 });
+  const search = await fc.map(`${site}/`, { search: 'P1', limit: 20 });
+  const only = await fc.map(`${site}/`, { sitemap: 'only' });
+  const skip = await fc.map(`${site}/`, { sitemap: 'skip', limit: 10 });
+  const v1 = await fc.v1.mapUrl(`${site}/`, { limit: 5 });
+  return { id: all.id, all: all.links.map((l) => l.url), search: search.links.map((l) => l.url), only: only.links.map((l) => l.url),
+    skip: skip.links.map((l) => l.url), v1: v1.links ?? v1 };
+});
+await step('mapSubdomains', () => fc.map(`${site}/`, { includeSubdomains: true }));
 await step('v1Scrape', () => fc.v1.scrapeUrl(`${site}/s1/p1`, { formats: ['markdown'] }));
 await step('v1Crawl', async () => {
   const job = await fc.v1.crawlUrl(`${site}/`, { limit: 5 }, 1);
