@@ -58,7 +58,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"id": "6f1c7d3e-0000-4000-8000-000000000001", "status": "running",
 				"startUrl": "https://a.example/", "startUrls": ["https://a.example/"], "maxResults": null,
 				"maxDepth": 10, "useSitemap": false, "entireWebsite": false, "excludeNonMainTags": true,
-				"includeLinks": true, "deduplicateContent": true, "extraction": "", "engineType": "auto",
+				"includeLinks": true, "deduplicateContent": true, "extraction": "", "extractionSchema": null, "engineType": "auto",
 				"useStaticIps": false, "timeout": 1800, "origin": "api", "brandId": "brand-a", "staticIp": null,
 				"totalPages": 3, "durationInSeconds": 90, "createdAt": "2026-11-21T10:00:00Z",
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
@@ -71,7 +71,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"startUrl": "https://a.example/", "startUrls": ["https://a.example/", "https://b.example/"],
 				"maxResults": 9, "maxDepth": 3, "useSitemap": false, "entireWebsite": false,
 				"excludeNonMainTags": true, "includeLinks": true, "deduplicateContent": true,
-				"extraction": "prices", "engineType": "playwright", "engine": "playwright", "useStaticIps": true,
+				"extraction": "prices", "extractionSchema": null, "engineType": "playwright", "engine": "playwright", "useStaticIps": true,
 				"timeout": 120, "origin": "web", "brandId": "brand-a", "staticIp": "203.0.113.7",
 				"totalPages": 3, "durationInSeconds": 90, "createdAt": "2026-11-21T10:00:00Z",
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
@@ -83,7 +83,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"id": "6f1c7d3e-0000-4000-8000-000000000001", "status": "running",
 				"startUrl": "https://a.example/", "startUrls": ["https://a.example/"], "maxResults": 9,
 				"maxDepth": 3, "useSitemap": false, "entireWebsite": false, "excludeNonMainTags": true,
-				"includeLinks": true, "deduplicateContent": true, "extraction": "", "engineType": "auto",
+				"includeLinks": true, "deduplicateContent": true, "extraction": "", "extractionSchema": null, "engineType": "auto",
 				"useStaticIps": false, "timeout": 1800, "origin": "api", "brandId": "brand-a", "staticIp": null,
 				"totalPages": 3, "durationInSeconds": 90, "createdAt": "2026-11-21T10:00:00Z",
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
@@ -113,6 +113,10 @@ func TestCrawlViewShowsEveryOption(t *testing.T) {
 	v := reflect.ValueOf(&c.Options).Elem()
 	for i := range v.NumField() {
 		if f := v.Field(i); f.IsZero() {
+			if f.Type() == reflect.TypeFor[json.RawMessage]() {
+				f.Set(reflect.ValueOf(json.RawMessage(`{"type":"object"}`)))
+				continue
+			}
 			switch f.Kind() {
 			case reflect.Bool:
 				f.SetBool(true)

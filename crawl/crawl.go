@@ -4,6 +4,7 @@
 package crawl
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/durablecrawl/crawler/webhook"
@@ -92,7 +93,10 @@ type Options struct {
 	UseStaticIPs         bool `json:"useStaticIps" bun:"use_static_ips,notnull" option:"custom"`
 
 	Extraction string `json:"extraction" bun:"extraction,notnull" option:"custom"`
-	EngineType string `json:"engineType" bun:"engine_type,notnull" option:"custom"`
+	// ExtractionSchema is a JSON Schema the extraction's answer must
+	// validate against (see package schema); nil when there is none.
+	ExtractionSchema json.RawMessage `json:"extractionSchema" bun:"extraction_schema,type:jsonb,nullzero" option:"custom"`
+	EngineType       string          `json:"engineType" bun:"engine_type,notnull" option:"custom"`
 	// A week is the longest timeout: it bounds how long a workflow may run.
 	TimeoutSeconds     int    `json:"timeout" bun:"timeout_seconds,notnull" option:"min=60,max=604800,default=1800"`
 	Origin             string `json:"origin" bun:"origin,notnull" option:"oneof=api|web,default=api"`

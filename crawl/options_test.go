@@ -67,6 +67,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 		Shape: ShapeLegacy, StartURLs: []string{"https://a.example/", "https://b.example/x"},
 		MaxResults: ptr(MaxResultsLegacy), MaxDepth: MaxDepthLegacy, UseStaticIPs: true,
 		Extraction: "the prices", EngineType: EnginePlaywright, Stack: "react",
+		ExtractionSchema: json.RawMessage(`{"type":"object","properties":{"price":{"type":"number"}}}`),
 		Webhook: &webhook.Config{URL: "https://hooks.example/in", Headers: map[string]string{"Authorization": "Bearer t"},
 			Metadata: map[string]any{"project": "docs"}, Events: []string{"page", "completed"}},
 	}

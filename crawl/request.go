@@ -15,6 +15,7 @@ import (
 
 	"github.com/durablecrawl/crawler/netguard"
 	"github.com/durablecrawl/crawler/pageformats"
+	"github.com/durablecrawl/crawler/schema"
 	"github.com/durablecrawl/crawler/webhook"
 )
 
@@ -117,14 +118,15 @@ func ParseRequest(body []byte, srv Server) (Options, error) {
 // values on p. They run in the order of the fields of Options, so each may
 // rely on the fields before it.
 var customFields = map[string]func(p *parser, o *Options, srv Server){
-	"startUrls":    readStartURLs,
-	"maxResults":   readMaxResults,
-	"maxDepth":     readMaxDepth,
-	"useStaticIps": readUseStaticIPs,
-	"extraction":   readExtraction,
-	"engineType":   readEngineType,
-	"stack":        readStack,
-	"webhook":      readWebhook,
+	"startUrls":        readStartURLs,
+	"maxResults":       readMaxResults,
+	"maxDepth":         readMaxDepth,
+	"useStaticIps":     readUseStaticIPs,
+	"extraction":       readExtraction,
+	"extractionSchema": readExtractionSchema,
+	"engineType":       readEngineType,
+	"stack":            readStack,
+	"webhook":          readWebhook,
 }
 
 // readWebhook: a URL, or an object with url, headers, metadata and
@@ -246,6 +248,37 @@ func readExtraction(p *parser, o *Options, srv Server) {
 		p.fail("extraction", "no LLM is configured on this server, so extraction instructions cannot be honoured")
 	default:
 		o.Extraction = strings.TrimSpace(s)
+	}
+}
+
+// DefaultSchemaInstructions are a crawl's extraction instructions when it
+// gives a schema and no instructions.
+const DefaultSchemaInstructions = "Extract from the page the data the JSON Schema describes."
+
+// readExtractionSchema: a JSON Schema (an object) the extraction's answer
+// must validate against; it needs an LLM, and gives the crawl default
+// instructions when it has none.
+func readExtractionSchema(p *parser, o *Options, srv Server) {
+	raw, ok := p.raw("extractionSchema")
+	if !ok {
+		return
+	}
+	if _, err := schema.Compile(raw); err != nil {
+		p.fail("extractionSchema", err.Error())
+		return
+	}
+	if !srv.LLM {
+		p.fail("extractionSchema", "no LLM is configured on this server, so an extraction schema cannot be honoured")
+		return
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		p.fail("extractionSchema", "must be JSON")
+		return
+	}
+	o.ExtractionSchema = compact.Bytes()
+	if o.Extraction == "" && !p.bad("extraction") {
+		o.Extraction = DefaultSchemaInstructions
 	}
 }
 

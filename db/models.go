@@ -69,11 +69,12 @@ func NewCrawl(id, teamID uuid.UUID, brandID *string, workflowID string, o crawl.
 }
 
 // emptyNilLists replaces the nil lists of o by empty ones: bun stores a nil
-// slice as NULL, and the list columns are NOT NULL.
+// slice as NULL, and the list columns are NOT NULL. (JSON values, such as
+// the extraction schema, stay nil: NULL.)
 func emptyNilLists(o *crawl.Options) {
 	v := reflect.ValueOf(o).Elem()
 	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.Slice && f.IsNil() {
+		if f := v.Field(i); f.Type() == reflect.TypeFor[[]string]() && f.IsNil() {
 			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
 		}
 	}
