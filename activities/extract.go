@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
+	"github.com/durablecrawl/crawler/schema"
 )
 
 // extractStore is what ExtractPage needs of the database.
@@ -56,7 +58,10 @@ const maxRetryAfter = 5 * time.Minute
 // page whole) with the crawl's extraction instructions to the LLM, in
 // chunks that fit the model's context, and stores the combined answer on
 // the page. It runs on the LLM task queue, whose rate limit and
-// concurrency bound the calls.
+// concurrency bound the calls. With an extraction schema, the model is
+// asked for JSON that validates against it; an answer that does not is
+// asked for again (schemaRepairs times) with the validation errors, then
+// recorded as the page's extraction error, never stored as its value.
 //
 // Rate limits (429), server errors (5xx) and timeouts fail the attempt,
 // so that Temporal retries it with backoff (after the provider's
@@ -93,7 +98,15 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 		// Nothing to read: no call is paid for.
 		return ExtractPageResult{}, store.SaveExtraction(ctx, c.ID, in.PageID, []byte("null"), "", 0)
 	}
-	chunks, err := llm.Split(src.URL, o.Extraction, src.Markdown)
+	instructions := o.Extraction
+	var sch *schema.Schema
+	if len(o.ExtractionSchema) > 0 {
+		if sch, err = schema.Compile(o.ExtractionSchema); err != nil {
+			return fail("the crawl's extraction schema: " + err.Error())
+		}
+		instructions += schemaInstructions + string(o.ExtractionSchema)
+	}
+	chunks, err := llm.Split(src.URL, instructions, src.Markdown)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -102,27 +115,15 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 	var done atomic.Int64 // parts answered, reported by the heartbeat
 	defer keepAlive(ctx, func() any { return done.Load() })()
 	for i, ch := range chunks {
-		digest := questionDigest(o.Extraction, ch)
+		digest := questionDigest(instructions, ch)
 		if saved, ok := src.Answers[i]; ok && saved.Digest == digest {
 			answers[i] = saved.Answer
 			done.Add(1)
 			continue
 		}
-		answer, err := llm.Ask(ctx, o.Extraction, ch)
-		if ctx.Err() != nil {
-			return ExtractPageResult{}, ctx.Err()
-		}
-		var llmErr *extract.Error
-		switch {
-		case err == nil:
-		case errors.As(err, &llmErr) && llmErr.Retryable && !lastAttempt(ctx):
-			return ExtractPageResult{}, temporal.NewApplicationErrorWithOptions(
-				fmt.Sprintf("chunk %d of %d: %v", i+1, len(chunks), err), "LLMUnavailable",
-				temporal.ApplicationErrorOptions{NextRetryDelay: min(llmErr.RetryAfter, maxRetryAfter)})
-		case errors.As(err, &llmErr) && llmErr.Retryable:
-			return fail(fmt.Sprintf("gave up after %d attempts: %v", activity.GetInfo(ctx).Attempt, err))
-		default:
-			return fail(err.Error())
+		answer, err := llm.Ask(ctx, instructions, ch)
+		if err != nil || ctx.Err() != nil {
+			return askFailed(ctx, err, fmt.Sprintf("chunk %d of %d", i+1, len(chunks)), fail)
 		}
 		if err := store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), db.ChunkAnswer{Digest: digest, Answer: answer}); err != nil {
 			return ExtractPageResult{}, err
@@ -130,7 +131,78 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 		answers[i] = answer
 		done.Add(1)
 	}
-	return ExtractPageResult{}, store.SaveExtraction(ctx, c.ID, in.PageID, extract.Combine(answers), "", elapsed())
+	value := extract.Combine(answers)
+	for round := 1; sch != nil; round++ {
+		invalid := sch.Validate(value)
+		if invalid == nil {
+			break
+		}
+		if round > schemaRepairs {
+			return fail(fmt.Sprintf("the model's answer does not validate against the extraction schema (asked %d times): %v", round, invalid))
+		}
+		// Asked again with what was wrong: the first part of the page
+		// and the earlier answer, which holds what the other parts gave.
+		again := instructions + fmt.Sprintf(repairInstructions, cut(string(value), maxRepairEcho), invalid)
+		parts, err := llm.Split(src.URL, again, src.Markdown)
+		if err != nil {
+			return fail(err.Error())
+		}
+		answer, err := llm.Ask(ctx, again, parts[0])
+		if err != nil || ctx.Err() != nil {
+			return askFailed(ctx, err, fmt.Sprintf("schema repair %d", round), fail)
+		}
+		value = extract.Combine([]string{answer})
+	}
+	return ExtractPageResult{}, store.SaveExtraction(ctx, c.ID, in.PageID, value, "", elapsed())
+}
+
+// The words added to a crawl's instructions when it has a schema, and to
+// ask again after an answer that does not validate against it.
+const (
+	schemaInstructions = "\n\nAnswer with JSON only: one value that validates against this JSON Schema:\n"
+	repairInstructions = "\n\nAn earlier answer for this page was:\n%s\nIt does not validate against the schema:\n%v\nAnswer again, with JSON that validates."
+)
+
+// schemaRepairs is how many times an answer that does not validate
+// against the crawl's schema is asked for again before the page's
+// extraction is recorded as failed; maxRepairEcho bounds the earlier
+// answer quoted back to the model.
+const (
+	schemaRepairs = 2
+	maxRepairEcho = 4000
+)
+
+// cut shortens s to at most n bytes, on a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + " …"
+}
+
+// askFailed turns a failed call (what names it) into the activity's
+// outcome: a cancellation ends it, a retryable failure fails the attempt
+// (Temporal retries it, after the provider's Retry-After) until the last
+// one, which records the page's extraction as failed, as any other
+// refusal does (fail).
+func askFailed(ctx context.Context, err error, what string, fail func(string) (ExtractPageResult, error)) (ExtractPageResult, error) {
+	if ctx.Err() != nil {
+		return ExtractPageResult{}, ctx.Err()
+	}
+	var llmErr *extract.Error
+	switch {
+	case errors.As(err, &llmErr) && llmErr.Retryable && !lastAttempt(ctx):
+		return ExtractPageResult{}, temporal.NewApplicationErrorWithOptions(
+			fmt.Sprintf("%s: %v", what, err), "LLMUnavailable",
+			temporal.ApplicationErrorOptions{NextRetryDelay: min(llmErr.RetryAfter, maxRetryAfter)})
+	case errors.As(err, &llmErr) && llmErr.Retryable:
+		return fail(fmt.Sprintf("gave up after %d attempts: %v", activity.GetInfo(ctx).Attempt, err))
+	default:
+		return fail(err.Error())
+	}
 }
 
 // questionDigest identifies what a call asks: the instructions, the

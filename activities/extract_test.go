@@ -177,3 +177,37 @@ func TestExtractPageBusy(t *testing.T) {
 		}
 	}
 }
+
+const productSchema = `{"type":"object","required":["title","price"],"properties":{"title":{"type":"string"},"price":{"type":"number"}}}`
+
+// TestExtractPageSchema: an answer that does not validate against the
+// crawl's schema is asked for again with the validation errors; the
+// repaired answer is stored. One that never validates is the page's
+// extraction error, and nothing is stored as its value.
+func TestExtractPageSchema(t *testing.T) {
+	f, llm := extractFixture("part one")
+	f.crawl.ExtractionSchema = []byte(productSchema)
+	llm.answers[0] = `{"title": "Kettle"}`
+	llm.repairs = []string{`{"title": "Kettle", "price": "12"}`, `{"title": "Kettle", "price": 12}`}
+	res, err := extractPage(context.Background(), f, llm, extractIn(f))
+	if err != nil || res.Failed {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	if len(llm.repairAsks) != 2 || !strings.Contains(llm.repairAsks[0], `"price"`) || !strings.Contains(llm.repairAsks[0], `{"title":"Kettle"}`) ||
+		!strings.Contains(llm.repairAsks[1], "want number") {
+		t.Errorf("asked again %d times: %q", len(llm.repairAsks), llm.repairAsks)
+	}
+	if want := []extraction{{pageID: 7, value: `{"title":"Kettle","price":12}`}}; !reflect.DeepEqual(f.extractions, want) {
+		t.Errorf("extractions %+v, want %+v", f.extractions, want)
+	}
+
+	f, llm = extractFixture("part one")
+	f.crawl.ExtractionSchema = []byte(productSchema)
+	llm.answers[0] = `"a page about kettles"`
+	llm.repairs = []string{`{"title": 1}`, `{"price": 3}`}
+	res, err = extractPage(context.Background(), f, llm, extractIn(f))
+	if err != nil || !res.Failed || len(f.extractions) != 1 || f.extractions[0].value != "" ||
+		!strings.Contains(f.extractions[0].failure, "does not validate against the extraction schema (asked 3 times)") {
+		t.Errorf("an answer that never validates: %+v, %v, %+v", res, err, f.extractions)
+	}
+}

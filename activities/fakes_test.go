@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -422,6 +423,12 @@ type fakeLLM struct {
 	answers map[int]string
 	errs    map[int]error
 
+	// repairs answer, in turn, the calls that ask again after an answer
+	// that did not validate against the schema; repairAsks holds their
+	// instructions.
+	repairs    []string
+	repairAsks []string
+
 	split int
 	asked []int
 }
@@ -437,7 +444,13 @@ func (l *fakeLLM) Split(pageURL, _, _ string) ([]extract.Chunk, error) {
 	return out, nil
 }
 
-func (l *fakeLLM) Ask(_ context.Context, _ string, c extract.Chunk) (string, error) {
+func (l *fakeLLM) Ask(_ context.Context, instructions string, c extract.Chunk) (string, error) {
+	if strings.Contains(instructions, "does not validate") {
+		l.repairAsks = append(l.repairAsks, instructions)
+		answer := l.repairs[0]
+		l.repairs = l.repairs[1:]
+		return answer, nil
+	}
 	l.asked = append(l.asked, c.Index)
 	if err := l.errs[c.Index]; err != nil {
 		return "", err
