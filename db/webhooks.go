@@ -137,7 +137,8 @@ func (s *Store) SaveWebhookAttempt(ctx context.Context, ev *WebhookEvent, entry 
 func (s *Store) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
 	var pages []Page
 	err := s.db.NewSelect().Model(&pages).
-		Column("id", "url", "final_url", "status_code", "content_type", "title", "markdown", "formats", "error").
+		Column("id", "url", "final_url", "status_code", "content_type", "title", "markdown", "formats", "error",
+			"extraction", "extraction_error").
 		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
 		Where("id = ANY(?)", pgdialect.Array(ids)).Order("id").Scan(ctx)
 	if err != nil {

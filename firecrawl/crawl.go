@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/schema"
 )
 
 // DefaultLimit is a crawl's page limit when the request gives none, as
@@ -74,14 +75,24 @@ type ScrapeOptions struct {
 	FastMode            *bool `json:"fastMode"`
 	UseMock             any   `json:"useMock"`
 	Proxy               any   `json:"proxy"`
+	// v1's options of the json and extract formats.
+	JSONOptions    json.RawMessage `json:"jsonOptions"`
+	ExtractOptions json.RawMessage `json:"extract"`
 	// Refused: not supported here yet.
 	Actions        json.RawMessage `json:"actions"`
 	Location       json.RawMessage `json:"location"`
 	MaxAge         json.RawMessage `json:"maxAge"`
 	Parsers        json.RawMessage `json:"parsers"`
-	JSONOptions    json.RawMessage `json:"jsonOptions"`
-	ExtractOptions json.RawMessage `json:"extract"`
 	ChangeTracking json.RawMessage `json:"changeTrackingOptions"`
+}
+
+// jsonFormat is the json format's options: v2's format object, or v1's
+// jsonOptions (and extract).
+type jsonFormat struct {
+	Type         string          `json:"type"`
+	Prompt       string          `json:"prompt"`
+	SystemPrompt string          `json:"systemPrompt"`
+	Schema       json.RawMessage `json:"schema"`
 }
 
 // Formats a page may be asked for here: the service's own page formats
@@ -92,7 +103,7 @@ var supportedFormats = map[string]bool{"markdown": true, "html": true, "rawHtml"
 // knownFormats are Firecrawl's formats this service does not give yet.
 var knownFormats = map[string]bool{
 	"screenshot": true, "screenshot@fullPage": true,
-	"json": true, "extract": true, "summary": true, "changeTracking": true, "branding": true, "attributes": true,
+	"summary": true, "changeTracking": true, "branding": true, "attributes": true,
 	"content": true, "audio": true,
 }
 
@@ -246,9 +257,12 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []cr
 		switch {
 		case err != nil:
 			fail(fmt.Sprintf("formats[%d]", i), "%v", err)
+		case name == "json" || name == "extract":
+			bad = append(bad, jsonFormatOf(so, i, f, name, prefix, native)...)
+		case name == "markdown":
+			asked = true // added once, below
 		case supportedFormats[name]:
 			formats = append(formats, name)
-			asked = asked || name == "markdown"
 		case knownFormats[name]:
 			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown, html, rawHtml, links, images)", name)
 		default:
@@ -283,10 +297,49 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []cr
 		name string
 		v    json.RawMessage
 	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}, {"parsers", so.Parsers},
-		{"jsonOptions", so.JSONOptions}, {"extract", so.ExtractOptions}, {"changeTrackingOptions", so.ChangeTracking}} {
+		{"changeTrackingOptions", so.ChangeTracking}} {
 		if given(r.v) {
 			fail(r.name, "is not supported here yet")
 		}
+	}
+	return bad
+}
+
+// jsonFormatOf reads the json format at formats[i] (raw): the
+// extraction's prompt and schema, from the format object or, for v1's
+// "json" and "extract", from jsonOptions or extract. They become the
+// crawl's extraction instructions and schema in native.
+func jsonFormatOf(so *ScrapeOptions, i int, raw json.RawMessage, name, prefix string, native map[string]any) []crawl.FieldError {
+	var bad fieldErrors
+	field := fmt.Sprintf("%sformats[%d]", prefix, i)
+	var jf jsonFormat
+	opts := raw
+	if raw[0] == '"' {
+		field, opts = prefix+"jsonOptions", so.JSONOptions
+		if name == "extract" {
+			field, opts = prefix+"extract", so.ExtractOptions
+		}
+	}
+	if given(opts) {
+		if err := json.Unmarshal(opts, &jf); err != nil {
+			bad.add(field, "must be an object with prompt and schema")
+			return bad
+		}
+	}
+	prompt := strings.TrimSpace(strings.TrimSpace(jf.SystemPrompt) + "\n" + strings.TrimSpace(jf.Prompt))
+	if prompt == "" && !given(jf.Schema) {
+		bad.add(field, "the json format needs a prompt or a schema")
+		return bad
+	}
+	if given(jf.Schema) {
+		if _, err := schema.Compile(jf.Schema); err != nil {
+			bad.add(field+".schema", "%v", err)
+			return bad
+		}
+		native["extractionSchema"] = jf.Schema
+	}
+	if prompt != "" {
+		native["extraction"] = prompt
 	}
 	return bad
 }
@@ -324,7 +377,8 @@ func renameFields(err error, scrapePrefix string) error {
 		return err
 	}
 	names := map[string]string{"startUrl": "url", "startUrls": "url", "maxConcurrentPages": "maxConcurrency",
-		"includeOnlyTags": scrapePrefix + "includeTags", "excludeTags": scrapePrefix + "excludeTags"}
+		"includeOnlyTags": scrapePrefix + "includeTags", "excludeTags": scrapePrefix + "excludeTags",
+		"extraction": scrapePrefix + "formats.json.prompt", "extractionSchema": scrapePrefix + "formats.json.schema"}
 	out := &crawl.Error{Code: e.Code, Message: e.Message}
 	for _, d := range e.Details {
 		field, rest, _ := strings.Cut(d.Field, "[")

@@ -65,6 +65,28 @@ func TestCrawlWebhook(t *testing.T) {
 	}
 }
 
+// TestJSONFormat: the json format's prompt and schema become the crawl's
+// extraction instructions and schema; v1's jsonOptions too.
+func TestJSONFormat(t *testing.T) {
+	llm := crawl.Server{LLM: true}
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/","scrapeOptions":{"formats":["markdown",
+		{"type":"json","prompt":"The product.","schema":{"type":"object","properties":{"price":{"type":"number"}}}}]}}`), llm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Extraction != "The product." || string(o.ExtractionSchema) != `{"type":"object","properties":{"price":{"type":"number"}}}` ||
+		strings.Join(o.Formats, ",") != "metadata,markdown" {
+		t.Errorf("%+v", o)
+	}
+	o, _, err = ScrapeOptionsOf([]byte(`{"url":"https://example.com/","formats":["json"],"jsonOptions":{"schema":{"type":"object"}}}`), llm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Extraction != crawl.DefaultSchemaInstructions || string(o.ExtractionSchema) != `{"type":"object"}` {
+		t.Errorf("v1 jsonOptions: %+v", o)
+	}
+}
+
 // TestCrawlOptionsRefusals: bad or unsupported fields are 400s naming the
 // Firecrawl field.
 func TestCrawlOptionsRefusals(t *testing.T) {
@@ -82,6 +104,9 @@ func TestCrawlOptionsRefusals(t *testing.T) {
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","headers":{"X":"a\nb"}}}`, "webhook.headers.X"},
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","secret":"s"}}`, "webhook"},
 		{`{"url":"https://example.com/","allowSubdomains":true}`, "allowSubdomains"},
+		{`{"url":"https://example.com/","scrapeOptions":{"formats":[{"type":"json"}]}}`, "scrapeOptions.formats[0]"},
+		{`{"url":"https://example.com/","scrapeOptions":{"formats":["markdown",{"type":"json","schema":{"type":"thing"}}]}}`, "scrapeOptions.formats[1].schema"},
+		{`{"url":"https://example.com/","scrapeOptions":{"formats":[{"type":"json","prompt":"the prices"}]}}`, "scrapeOptions.formats.json.prompt"},
 		{`{"url":"https://example.com/","colour":"blue"}`, "colour"},
 		{`{"url":"https://example.com/","scrapeOptions":{"colour":"blue"}}`, "scrapeOptions.colour"},
 		{`{"url":"https://example.com/","limit":"ten"}`, "limit"},

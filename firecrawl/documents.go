@@ -16,12 +16,16 @@ import (
 // Document is one page as Firecrawl answers it: the formats asked for,
 // and its metadata.
 type Document struct {
-	Markdown *string        `json:"markdown,omitempty"`
-	HTML     *string        `json:"html,omitempty"`
-	RawHTML  *string        `json:"rawHtml,omitempty"`
-	Links    *[]string      `json:"links,omitempty"`
-	Images   *[]string      `json:"images,omitempty"`
-	Metadata map[string]any `json:"metadata"`
+	Markdown *string   `json:"markdown,omitempty"`
+	HTML     *string   `json:"html,omitempty"`
+	RawHTML  *string   `json:"rawHtml,omitempty"`
+	Links    *[]string `json:"links,omitempty"`
+	Images   *[]string `json:"images,omitempty"`
+	// JSON is the extraction's answer (the json format); Warning says why
+	// a page asked for one has none.
+	JSON     json.RawMessage `json:"json,omitempty"`
+	Warning  string          `json:"warning,omitempty"`
+	Metadata map[string]any  `json:"metadata"`
 }
 
 // Page is what the service stored of a page, as far as a document needs:
@@ -32,13 +36,16 @@ type Page struct {
 	StatusCode                                         int
 	Formats                                            []string
 	Extra                                              json.RawMessage
+	// JSON and JSONError are the page's extraction and why it failed.
+	JSON      json.RawMessage
+	JSONError string
 }
 
 // StoredPage is what a document needs of page p of a crawl with formats.
 func StoredPage(p db.Page, formats []string) Page {
-	out := Page{URL: p.URL, Formats: formats, Extra: p.Formats}
+	out := Page{URL: p.URL, Formats: formats, Extra: p.Formats, JSON: p.Extraction}
 	for dst, src := range map[*string]*string{&out.FinalURL: p.FinalURL, &out.Title: p.Title,
-		&out.Markdown: p.Markdown, &out.ContentType: p.ContentType, &out.Error: p.Error} {
+		&out.Markdown: p.Markdown, &out.ContentType: p.ContentType, &out.Error: p.Error, &out.JSONError: p.ExtractionError} {
 		if src != nil {
 			*dst = *src
 		}
@@ -59,7 +66,11 @@ func DocumentOf(p Page) Document {
 	if len(p.Extra) > 0 {
 		_ = json.Unmarshal(p.Extra, &extra) // written by the converter from this type
 	}
-	d := Document{HTML: extra.HTML, RawHTML: extra.RawHTML, Links: extra.Links, Images: extra.Images, Metadata: map[string]any{}}
+	d := Document{HTML: extra.HTML, RawHTML: extra.RawHTML, Links: extra.Links, Images: extra.Images, Metadata: map[string]any{},
+		JSON: p.JSON}
+	if p.JSONError != "" {
+		d.Warning = "json: " + p.JSONError
+	}
 	if len(p.Formats) == 0 || slices.Contains(p.Formats, pageformats.Markdown) {
 		md := p.Markdown
 		d.Markdown = &md
