@@ -69,6 +69,15 @@ func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
 		return fakellm.Reply{Content: fmt.Sprintf(`["part-%d"]`, part)}
 	case "/prose":
 		return fakellm.Reply{Content: "A page written in prose."}
+	case "/schema-ok":
+		return fakellm.Reply{Content: `{"title": "Kettle", "price": 12.5}`}
+	case "/schema-repair":
+		if strings.Contains(c.User, "does not validate") {
+			return fakellm.Reply{Content: `{"title": "Kettle", "price": 12.5}`}
+		}
+		return fakellm.Reply{Content: `{"title": "Kettle", "price": "twelve"}`}
+	case "/schema-never":
+		return fakellm.Reply{Content: `{"name": "Kettle"}`}
 	}
 	return fakellm.Reply{Content: fmt.Sprintf("```json\n{\"path\": %q}\n```", u.Path)}
 }

@@ -34,6 +34,9 @@ func firecrawlSite() http.Handler {
 			w.Header().Set("Content-Type", "application/xml")
 			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
 				`<url><loc>http://%[1]s/s1/p7</loc></url><url><loc>http://%[1]s/s2/p10</loc></url><url><loc>http://%[1]s/s4/p16</loc></url></urlset>`, r.Host)
+		case strings.HasPrefix(r.URL.Path, "/schema-"):
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><head><title>Kettle</title></head><body><main><h1>Kettle</h1><p>A steel kettle for the stove, 1.5 litres.</p><p>Price: 12.50</p></main></body></html>`)
 		case r.URL.Path == "/meta":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, metaPage)
@@ -80,7 +83,7 @@ func TestFirecrawlSDK(t *testing.T) {
 	defer cancel()
 	// Node 20 has a WebSocket client only behind a flag; the SDK's watcher
 	// uses it where there is one.
-	args := []string{filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL}
+	args := []string{filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL, env.llmAPI}
 	if exec.Command("node", "--experimental-websocket", "-e", "0").Run() == nil {
 		args = append([]string{"--experimental-websocket", "--no-warnings"}, args...)
 	}
@@ -340,12 +343,13 @@ func TestFirecrawlSDK(t *testing.T) {
 		status int
 		text   string
 	}{
-		"unsupportedFormat": {400, "scrapeOptions.formats[0]"},
-		"notHttp":           {400, "url"},
-		"badRegex":          {400, "includePaths[0]"},
-		"unknownCrawl":      {404, "not found"},
-		"mapSubdomains":     {400, "includeSubdomains"},
-		"batchInvalid":      {400, "urls[1]"},
+		"unsupportedFormat":   {400, "scrapeOptions.formats[0]"},
+		"notHttp":             {400, "url"},
+		"badRegex":            {400, "includePaths[0]"},
+		"unknownCrawl":        {404, "not found"},
+		"mapSubdomains":       {400, "includeSubdomains"},
+		"scrapeJsonBadSchema": {400, "formats[0].schema"},
+		"batchInvalid":        {400, "urls[1]"},
 	} {
 		var th thrown
 		read(name, &th)
@@ -356,6 +360,24 @@ func TestFirecrawlSDK(t *testing.T) {
 
 	checkWebhooks(t, report, site.URL)
 	checkMap(t, report, site.URL)
+
+	// The json format: valid answers are the document's json; one that
+	// does not validate is asked for again; one that never does is a
+	// warning, with no json.
+	var js map[string]struct {
+		JSON     map[string]any `json:"json"`
+		Warning  *string        `json:"warning"`
+		Markdown int            `json:"markdown"`
+	}
+	read("scrapeJson", &js)
+	for _, page := range []string{"schema-ok", "schema-repair"} {
+		if d := js[page]; d.JSON["title"] != "Kettle" || d.JSON["price"] != 12.5 || d.Warning != nil || d.Markdown == 0 {
+			t.Errorf("json of %s: %s", page, report["scrapeJson"])
+		}
+	}
+	if d := js["schema-never"]; d.JSON != nil || d.Warning == nil || !strings.Contains(*d.Warning, "does not validate") {
+		t.Errorf("json that never validates: %s", report["scrapeJson"])
+	}
 
 	// The v1 client scrapes and crawls too.
 	var v1 struct {
@@ -560,6 +582,18 @@ func TestNativeFormats(t *testing.T) {
 	if status, body := call(t, "POST", env.api+"/crawls", env.keyA, map[string]any{"startUrl": site.URL + "/", "formats": []string{"pdf"}}, nil); status != 400 ||
 		!strings.Contains(string(body), "formats[0]") {
 		t.Errorf("an unknown format: %d %s", status, body)
+	}
+	// An extraction schema: what is not one is a 400 naming it; a page's
+	// extraction validates against it.
+	if status, body := call(t, "POST", env.llmAPI+"/crawls", env.keyA, map[string]any{"startUrl": site.URL + "/", "extractionSchema": map[string]any{"type": 3}}, nil); status != 400 ||
+		!strings.Contains(string(body), "extractionSchema") {
+		t.Errorf("a schema that is not one: %d %s", status, body)
+	}
+	c = create(t, env.llmAPI, env.keyA, map[string]any{"startUrl": site.URL + "/schema-repair", "maxResults": 1,
+		"extractionSchema": map[string]any{"type": "object", "required": []string{"price"}, "properties": map[string]any{"price": map[string]any{"type": "number"}}}})
+	waitStatus(t, env.llmAPI, env.keyA, c.ID, 2*time.Minute, "succeeded")
+	if pages := allPages(t, env.llmAPI, env.keyA, c.ID); len(pages) != 1 || !strings.Contains(string(pages[0].Extraction), `"price":12.5`) {
+		t.Errorf("a native crawl with a schema: %+v", pages)
 	}
 }
 

@@ -7,7 +7,9 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
-const [apiUrl, apiKey, site] = process.argv.slice(2);
+// LLM_API_URL is a deployment of the service with an LLM, for the json
+// format.
+const [apiUrl, apiKey, site, llmApiUrl] = process.argv.slice(2);
 // The secret the service signs webhook events with (CRAWLER_WEBHOOK_SECRET).
 const webhookSecret = process.env.WEBHOOK_SECRET ?? '';
 const fc = new Firecrawl({ apiUrl, apiKey });
@@ -98,6 +100,21 @@ await step('v1Crawl', async () => {
   const job = await fc.v1.crawlUrl(`${site}/`, { limit: 5 }, 1);
   return { success: job.success, status: job.status, completed: job.completed, urls: (job.data ?? []).map((d) => d.metadata?.sourceURL) };
 });
+
+// The json format: an answer that validates against the schema, one
+// repaired after a first that did not, and one that never does.
+await step('scrapeJson', async () => {
+  const llm = new Firecrawl({ apiUrl: llmApiUrl, apiKey });
+  const schema = { type: 'object', required: ['title', 'price'], properties: { title: { type: 'string' }, price: { type: 'number' } } };
+  const out = {};
+  for (const page of ['schema-ok', 'schema-repair', 'schema-never']) {
+    const doc = await llm.scrape(`${site}/${page}`, { formats: ['markdown', { type: 'json', prompt: 'The product.', schema }] });
+    out[page] = { json: doc.json ?? null, warning: doc.warning ?? null, markdown: (doc.markdown ?? '').length };
+  }
+  return out;
+});
+await step('scrapeJsonBadSchema', () => new Firecrawl({ apiUrl: llmApiUrl, apiKey }).scrape(`${site}/schema-ok`,
+  { formats: [{ type: 'json', schema: { type: 'product' } }] }));
 
 // receiver is a webhook endpoint that fails the first attempt at each
 // event (503) and records the ones it accepts, with whether their
