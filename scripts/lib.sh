@@ -170,14 +170,17 @@ ensure_realdocs() {
 # prepare_tests: what the tests and benchmarks need (the Temporal CLI,
 # Chromium and the Playwright driver, Postgres), and the variables that
 # tell them where it is. The caller traps stop_postgres on EXIT.
-# ensure_firecrawl_clients: Firecrawl's JS SDK, pinned in tools/firecrawl
-# (from the npm registry), that the integration tests run against the
-# service's Firecrawl-compatible API. Exports CRAWLER_FIRECRAWL_CLIENTS.
+# ensure_firecrawl_clients: Firecrawl's JS SDK and CLI, pinned in
+# tools/firecrawl (from the npm registry), that the integration tests run
+# against the service's Firecrawl-compatible API. Installed again when the
+# lock file is newer than what is installed. Exports
+# CRAWLER_FIRECRAWL_CLIENTS.
 ensure_firecrawl_clients() {
   local pkg="$ROOT/tools/firecrawl"
-  if [ ! -f "$pkg/node_modules/@mendable/firecrawl-js/package.json" ]; then
-    say "installing Firecrawl's JS SDK from the npm registry (for the compatibility tests)"
-    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install Firecrawl's SDK"
+  if [ ! -f "$pkg/node_modules/.package-lock.json" ] || [ "$pkg/package-lock.json" -nt "$pkg/node_modules/.package-lock.json" ] ||
+    [ ! -f "$pkg/node_modules/firecrawl-cli/package.json" ]; then
+    say "installing Firecrawl's JS SDK and CLI from the npm registry (for the compatibility tests)"
+    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install Firecrawl's clients"
   fi
   export CRAWLER_FIRECRAWL_CLIENTS=$pkg
 }
