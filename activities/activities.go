@@ -25,6 +25,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/linkmemo"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // Store is what the activities need of the database: the union of each
@@ -73,6 +74,9 @@ type Settings struct {
 	// WebhookRetryFor is how long a webhook event is tried before it is
 	// given up (0: webhook.DefaultRetryFor).
 	WebhookRetryFor time.Duration
+	// PublicURL is the API's address as clients reach it: screenshot
+	// URLs in webhook events start with it.
+	PublicURL string
 }
 
 // concurrency is how many pages of a crawl with options o are fetched at
@@ -84,7 +88,7 @@ func (s Settings) concurrency(o crawl.Options) int {
 // batch returns how a crawl's requests are sent: at most its concurrency
 // at a time, through the egress proxy when it asked for a static address.
 func (s Settings) batch(o crawl.Options) fetch.Batch {
-	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs}
+	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs, Screenshot: pageformats.ShotOf(o.Formats)}
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities

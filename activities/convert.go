@@ -245,7 +245,7 @@ func convertPage(p db.Page, o conversion) converted {
 	if p.HTML != nil {
 		html = *p.HTML
 	}
-	c, err := convertHTML(base, []byte(html), o)
+	c, err := convertHTML(base, []byte(html), o, "")
 	c.PageID = p.ID
 	return converted{page: c, err: err}
 }
@@ -253,7 +253,7 @@ func convertPage(p db.Page, o conversion) converted {
 // convertHTML turns a page's HTML, fetched from pageURL, into markdown.
 // It runs on goroutines of its own, where a panic in the HTML libraries
 // would end the worker: it ends this page instead.
-func convertHTML(pageURL string, html []byte, o conversion) (out db.Converted, err error) {
+func convertHTML(pageURL string, html []byte, o conversion, shot string) (out db.Converted, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = db.Converted{}, fmt.Errorf("the converter failed: %v", r)
@@ -269,7 +269,7 @@ func convertHTML(pageURL string, html []byte, o conversion) (out db.Converted, e
 	if err != nil {
 		return db.Converted{}, err
 	}
-	formats, err := pageformats.Make(html, o.PageURL, o.Formats, doc.HTML)
+	formats, err := pageformats.Make(html, o.PageURL, o.Formats, doc.HTML, shot)
 	if err != nil {
 		return db.Converted{}, err
 	}

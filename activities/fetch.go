@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/url"
 	"runtime"
@@ -351,8 +353,13 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	if r.FinalURL != "" {
 		pageURL = r.FinalURL
 	}
+	shot := ""
+	if len(r.Screenshot) > 0 {
+		rec.Screenshot = &db.Screenshot{Token: newScreenshotToken(), ContentType: "image/jpeg", Data: r.Screenshot}
+		shot = screenshotPath + rec.Screenshot.Token
+	}
 	converters <- struct{}{}
-	c, err := convertHTML(pageURL, r.Body, *b.markdown)
+	c, err := convertHTML(pageURL, r.Body, *b.markdown, shot)
 	<-converters
 	if err != nil {
 		rec.State, rec.Error = crawl.PageSkipped, convertFailed(err)
@@ -360,6 +367,17 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	}
 	c.PageID = rec.PageID
 	rec.State, rec.Converted = crawl.PageConverted, &c
+}
+
+// screenshotPath is where the API serves a screenshot, by its token.
+const screenshotPath = "/screenshots/"
+
+// newScreenshotToken names a screenshot: 128 random bits, so that its URL
+// can be given out without a key.
+func newScreenshotToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // converters bounds the pages a worker converts at once, in fetch

@@ -86,7 +86,7 @@ func deliverWebhooks(ctx context.Context, store webhookStore, sender WebhookSend
 			return DeliverWebhooksResult{}, err
 		}
 	}
-	d := delivery{store: store, sender: sender, crawl: c, hook: hook, retryFor: s.webhookRetryFor()}
+	d := delivery{store: store, sender: sender, crawl: c, hook: hook, retryFor: s.webhookRetryFor(), base: s.PublicURL}
 	sent := 0
 	stop := keepAlive(ctx, func() any { return sent })
 	defer stop()
@@ -146,6 +146,7 @@ type delivery struct {
 	crawl    *db.Crawl
 	hook     *webhook.Config
 	retryFor time.Duration
+	base     string // the API's address, for screenshot URLs
 }
 
 // addEnd adds the crawl's end event once no started or page event is
@@ -253,7 +254,7 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 			if !ok {
 				p = db.Page{URL: "", Error: ptrTo("the page is no longer a result of the crawl")}
 			}
-			doc, err := json.Marshal(firecrawl.DocumentOf(firecrawl.StoredPage(p, d.crawl.Formats)))
+			doc, err := json.Marshal(firecrawl.StoredDocument(p, d.crawl.Formats, d.base))
 			if err != nil {
 				return nil, err
 			}

@@ -157,6 +157,10 @@ func (s *fakeStore) Robots(context.Context, uuid.UUID, []string) (map[string]db.
 	return map[string]db.Robots{}, nil
 }
 
+func (s *fakeStore) ScreenshotByToken(context.Context, string) (*db.Screenshot, error) {
+	return nil, crawl.Errorf(crawl.ENOTFOUND, "no such screenshot")
+}
+
 func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
 	var all []db.Crawl
 	for _, c := range s.crawls {

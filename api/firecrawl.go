@@ -111,7 +111,7 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	rec, out, docs, err := s.readStatus(ctx, watchTarget{team: principal(c).TeamID, id: id}, skip)
+	rec, out, docs, err := s.readStatus(ctx, watchTarget{team: principal(c).TeamID, id: id, base: c.BaseURL()}, skip)
 	if err != nil {
 		return err
 	}
@@ -357,5 +357,5 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 		}
 		return &crawl.Error{Code: codeScrapeFailed, Message: fmt.Sprintf("%s (crawl %s)", msg, rec.ID)}
 	}
-	return c.JSON(fiber.Map{"success": true, "data": firecrawl.DocumentOf(firecrawl.StoredPage(pages[0], rec.Formats))})
+	return c.JSON(fiber.Map{"success": true, "data": firecrawl.StoredDocument(pages[0], rec.Formats, c.BaseURL())})
 }

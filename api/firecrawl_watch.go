@@ -25,6 +25,9 @@ const watchPoll = time.Second
 // watchTarget is the crawl a watch follows, set before the upgrade.
 type watchTarget struct {
 	team, id uuid.UUID
+	// base is the API's base URL as the client reached it, which
+	// screenshot URLs start with.
+	base string
 }
 
 const watchKey = "firecrawlWatch"
@@ -55,7 +58,7 @@ func (s *server) firecrawlWatchRoutes(app *fiber.App) {
 			if _, err := s.Store.GetCrawl(ctx, p.TeamID, id); err != nil {
 				return err
 			}
-			c.Locals(watchKey, watchTarget{team: p.TeamID, id: id})
+			c.Locals(watchKey, watchTarget{team: p.TeamID, id: id, base: c.BaseURL()})
 			if proto := strings.TrimSpace(c.Get("Sec-WebSocket-Protocol")); proto != "" {
 				// The client asked for the key as its subprotocol: it
 				// must read it back, or it drops the connection.
@@ -165,7 +168,7 @@ func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*db.C
 	}
 	docs := make([]firecrawl.Document, 0, len(pages))
 	for _, p := range pages {
-		docs = append(docs, firecrawl.DocumentOf(firecrawl.StoredPage(p, rec.Formats)))
+		docs = append(docs, firecrawl.StoredDocument(p, rec.Formats, t.base))
 	}
 	return rec, fcStatus(rec, counts, stored), docs, nil
 }

@@ -191,10 +191,12 @@ func (s *server) listPages(c *fiber.Ctx) error {
 	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]db.Page, int, error) {
 		return s.Store.ListResults(ctx, id, page, limit, raw)
 	}
-	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) pageJSON { return resultView(p, raw) })
+	base := c.BaseURL()
+	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) pageJSON { return resultView(p, raw, base) })
 }
 
-func resultView(p db.Page, raw bool) pageJSON {
+// resultView is a result page as the API at base answers it.
+func resultView(p db.Page, raw bool, base string) pageJSON {
 	v := pageJSON{URL: p.URL, Depth: p.Depth, Title: str(p.Title), Markdown: str(p.Markdown), Engine: str(p.Engine),
 		Extraction: json.RawMessage("null"), ExtractionError: str(p.ExtractionError)}
 	if raw {
@@ -227,6 +229,10 @@ func resultView(p db.Page, raw bool) pageJSON {
 	if len(p.Formats) > 0 {
 		// Written by the converter from pageformats.Page: it reads back.
 		_ = json.Unmarshal(p.Formats, &v.Page)
+		if v.Page.Screenshot != nil {
+			shot := base + *v.Page.Screenshot
+			v.Page.Screenshot = &shot
+		}
 	}
 	return v
 }

@@ -41,6 +41,7 @@ type store interface {
 	ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]db.Page, error)
 	MapURLs(ctx context.Context, crawlID uuid.UUID, limit int, words []string, ignoreQuery bool) ([]string, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
+	ScreenshotByToken(ctx context.Context, token string) (*db.Screenshot, error)
 }
 
 var _ store = (*db.Store)(nil)
@@ -131,6 +132,8 @@ func New(o Options) *fiber.App {
 	// Before the authenticated routes: a watch's key comes as its
 	// WebSocket subprotocol, not an Authorization header.
 	s.firecrawlWatchRoutes(app)
+	// A screenshot's URL is its own key: a token of 128 random bits.
+	app.Get("/screenshots/:token", s.screenshot)
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)
 	authed.Get("/crawls", s.listCrawls)

@@ -184,7 +184,20 @@ type Page struct {
 	Duration  time.Duration
 	// Note says how the page was taken when its render did not finish.
 	Note string
+	// Screenshot is the rendered page as a JPEG, when asked for.
+	Screenshot []byte
 }
+
+// The screenshots a render may take: none, the viewport, or the whole
+// page.
+const (
+	ShotNone     = ""
+	ShotViewport = "viewport"
+	ShotFullPage = "fullPage"
+)
+
+// screenshotQuality is the JPEG quality of screenshots.
+const screenshotQuality = 80
 
 // Session is a browser context with a pool of pages. It is safe for
 // concurrent use; Close it when done.
@@ -370,6 +383,13 @@ var ErrRefused = errors.New("refused: the address is private, loopback, link-loc
 // fetched after the load event), and returns the rendered DOM and its
 // links.
 func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
+	return s.RenderShot(ctx, rawURL, ShotNone)
+}
+
+// RenderShot is Render, and takes a screenshot of the rendered page (shot:
+// ShotViewport or ShotFullPage) after reading it. A screenshot that fails
+// leaves the page without one, and says so in its note.
+func (s *Session) RenderShot(ctx context.Context, rawURL, shot string) (Page, error) {
 	start := time.Now()
 	out := Page{URL: rawURL, FinalURL: rawURL}
 	if u, err := url.Parse(rawURL); err == nil && !s.b.opts.AllowPrivateNetworks && forbidden(u.Hostname()) {
@@ -426,6 +446,16 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 		}
 		out.Links = unrewritten(out.Links, original)
 		out.Canonical, _ = m["canonical"].(string)
+	}
+	if shot != ShotNone {
+		img, err := p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(shot == ShotFullPage),
+			Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(screenshotQuality),
+			Timeout: playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond))})
+		if err != nil {
+			out.Note = strings.TrimPrefix(out.Note+"; ", "; ") + fmt.Sprintf("the screenshot failed: %v", err)
+		} else {
+			out.Screenshot = img
+		}
 	}
 	out.Duration = time.Since(start)
 	return out, nil

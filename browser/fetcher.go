@@ -80,7 +80,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		go func() {
 			defer wg.Done()
 			for u := range queue {
-				p, err := s.Render(ctx, u)
+				p, err := s.RenderShot(ctx, u, b.Screenshot)
 				if err != nil && f.Browser.gone(err) {
 					died.Store(true) // not the page's fault
 					continue
@@ -98,6 +98,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 						body, r.Truncated = body[:f.MaxBytes], true
 					}
 					r.Body = fetch.TextUTF8(body, r.ContentType)
+					r.Screenshot = p.Screenshot
 				}
 				emit(r)
 				if b.Delay > 0 {

@@ -100,6 +100,9 @@ type Config struct {
 	// DebugAddr, when set, is where the worker serves Go's profiles
 	// (/debug/pprof/), for operators and benchmarks; keep it private.
 	DebugAddr string
+	// PublicURL is the API's address as clients reach it, which the
+	// screenshot URLs in webhook events start with.
+	PublicURL string
 	// WebhookSecret signs every webhook event (X-Firecrawl-Signature);
 	// without it events go unsigned. It is a secret: never logged.
 	WebhookSecret string
@@ -213,6 +216,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		MetricsAddrDefault:     strings.TrimSpace(getenv("CRAWLER_METRICS_ADDR")) == "",
 		DebugAddr:              r.str("CRAWLER_DEBUG_ADDR", ""),
 		WebhookSecret:          r.str("CRAWLER_WEBHOOK_SECRET", ""),
+		PublicURL:              strings.TrimSuffix(r.str("CRAWLER_PUBLIC_URL", ""), "/"),
 		WebhookRetryFor:        r.duration("CRAWLER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor),
 		LLM:                    loadLLM(&r),
 	}
@@ -227,6 +231,9 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	}
 	if c.DefaultConcurrentPages > c.MaxConcurrentPages {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.HTTPAddr
 	}
 	return c, nil
 }

@@ -109,8 +109,9 @@ type Options struct {
 	ExcludeTags      []string `json:"excludeTags" bun:"exclude_tags,array,notnull" option:"each=selector"`
 
 	// Formats are the forms of each page kept besides its markdown (see
-	// pageformats): html, rawHtml, links, images, metadata.
-	Formats []string `json:"formats" bun:"formats,array,notnull" option:"each=format"`
+	// pageformats): html, rawHtml, links, images, metadata, and the
+	// screenshots, which need the browser engine.
+	Formats []string `json:"formats" bun:"formats,array,notnull" option:"custom"`
 
 	// MapOnly marks the crawl of a Firecrawl map: its pages are fetched
 	// for their links only, and kept without markdown.

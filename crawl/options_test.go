@@ -68,6 +68,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 		MaxResults: ptr(MaxResultsLegacy), MaxDepth: MaxDepthLegacy, UseStaticIPs: true,
 		Extraction: "the prices", EngineType: EnginePlaywright, Stack: "react",
 		ExtractionSchema: json.RawMessage(`{"type":"object","properties":{"price":{"type":"number"}}}`),
+		Formats:          []string{"links", "screenshot"},
 		Webhook: &webhook.Config{URL: "https://hooks.example/in", Headers: map[string]string{"Authorization": "Bearer t"},
 			Metadata: map[string]any{"project": "docs"}, Events: []string{"page", "completed"}},
 	}

@@ -126,7 +126,25 @@ var customFields = map[string]func(p *parser, o *Options, srv Server){
 	"extractionSchema": readExtractionSchema,
 	"engineType":       readEngineType,
 	"stack":            readStack,
+	"formats":          readFormats,
 	"webhook":          readWebhook,
+}
+
+// readFormats: known formats; a screenshot needs the browser engine, and
+// makes the crawl's engine the browser (unless it asked for another).
+func readFormats(p *parser, o *Options, srv Server) {
+	o.Formats = p.patterns("formats", checkFormat)
+	if pageformats.ShotOf(o.Formats) == "" {
+		return
+	}
+	switch {
+	case !srv.Browser:
+		p.fail("formats", "a screenshot needs the browser engine, which this server does not run")
+	case o.EngineType == EngineCheerio:
+		p.fail("formats", "a screenshot needs the browser engine: engineType cheerio cannot take one")
+	default:
+		o.EngineType = EnginePlaywright
+	}
 }
 
 // readWebhook: a URL, or an object with url, headers, metadata and

@@ -512,6 +512,8 @@ type FetchOutcome struct {
 	// Converted, with State crawl.PageConverted, is the page's markdown,
 	// made as it was fetched: its HTML is never written to the database.
 	Converted *Converted
+	// Screenshot, with Converted, is the page's screenshot.
+	Screenshot *Screenshot
 }
 
 // Size is about how many bytes the outcome writes: its HTML or markdown.
@@ -561,6 +563,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			if err := insertLogs(ctx, tx, logs); err != nil {
 				return err
 			}
+			if err := saveScreenshots(ctx, tx, crawlID, outs, savedIDs); err != nil {
+				return err
+			}
 			_, err = enqueue(ctx, tx, crawlID, links)
 			return err
 		}
@@ -586,6 +591,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 					if err := insertLogs(ctx, tx, []CrawlLog{*o.Log}); err != nil {
 						return err
 					}
+				}
+				if err := saveScreenshots(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
+					return err
 				}
 			}
 		}

@@ -49,6 +49,9 @@ type Result struct {
 	// document order; Canonical is its rel=canonical URL, if any.
 	Links     []string
 	Canonical string
+	// Screenshot is the rendered page as a JPEG, when the batch asked the
+	// browser for one.
+	Screenshot []byte
 	// RetryAfter is the wait a 429 or 503 response asked for (its
 	// Retry-After header); 0 when it named none.
 	RetryAfter time.Duration
@@ -215,6 +218,9 @@ func (s *Static) checkTarget(ctx context.Context, u *url.URL) error {
 type Batch struct {
 	// Parallelism is the most requests in flight.
 	Parallelism int
+	// Screenshot asks the browser for a screenshot of each page
+	// (browser.ShotViewport or ShotFullPage); the static fetch takes none.
+	Screenshot string
 	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
 	UseEgressProxy bool
 	// Delay is a pause after each request (a site's Crawl-delay); with a

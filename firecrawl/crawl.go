@@ -98,11 +98,11 @@ type jsonFormat struct {
 // Formats a page may be asked for here: the service's own page formats
 // under Firecrawl's names. The others Firecrawl knows are refused with a
 // 400 that says so (see knownFormats).
-var supportedFormats = map[string]bool{"markdown": true, "html": true, "rawHtml": true, "links": true, "images": true}
+var supportedFormats = map[string]bool{"markdown": true, "html": true, "rawHtml": true, "links": true, "images": true,
+	"screenshot": true, "screenshot@fullPage": true}
 
 // knownFormats are Firecrawl's formats this service does not give yet.
 var knownFormats = map[string]bool{
-	"screenshot": true, "screenshot@fullPage": true,
 	"summary": true, "changeTracking": true, "branding": true, "attributes": true,
 	"content": true, "audio": true,
 }
@@ -351,10 +351,21 @@ func formatName(f json.RawMessage) (string, error) {
 		return name, nil
 	}
 	var obj struct {
-		Type string `json:"type"`
+		Type     string          `json:"type"`
+		FullPage bool            `json:"fullPage"`
+		Quality  json.RawMessage `json:"quality"`
+		Viewport json.RawMessage `json:"viewport"`
 	}
 	if err := json.Unmarshal(f, &obj); err != nil || obj.Type == "" {
 		return "", fmt.Errorf("must be a format's name or an object with its type")
+	}
+	if obj.Type == "screenshot" {
+		if given(obj.Quality) || given(obj.Viewport) {
+			return "", fmt.Errorf("a screenshot's quality and viewport are not supported here yet (JPEG at quality 80, Chromium's default viewport)")
+		}
+		if obj.FullPage {
+			return "screenshot@fullPage", nil
+		}
 	}
 	return obj.Type, nil
 }
@@ -378,6 +389,7 @@ func renameFields(err error, scrapePrefix string) error {
 	}
 	names := map[string]string{"startUrl": "url", "startUrls": "url", "maxConcurrentPages": "maxConcurrency",
 		"includeOnlyTags": scrapePrefix + "includeTags", "excludeTags": scrapePrefix + "excludeTags",
+		"formats":    scrapePrefix + "formats",
 		"extraction": scrapePrefix + "formats.json.prompt", "extractionSchema": scrapePrefix + "formats.json.schema"}
 	out := &crawl.Error{Code: e.Code, Message: e.Message}
 	for _, d := range e.Details {

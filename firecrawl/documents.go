@@ -21,6 +21,8 @@ type Document struct {
 	RawHTML  *string   `json:"rawHtml,omitempty"`
 	Links    *[]string `json:"links,omitempty"`
 	Images   *[]string `json:"images,omitempty"`
+	// Screenshot is the URL of the page's screenshot.
+	Screenshot string `json:"screenshot,omitempty"`
 	// JSON is the extraction's answer (the json format); Warning says why
 	// a page asked for one has none.
 	JSON     json.RawMessage `json:"json,omitempty"`
@@ -39,6 +41,8 @@ type Page struct {
 	// JSON and JSONError are the page's extraction and why it failed.
 	JSON      json.RawMessage
 	JSONError string
+	// Base is the API's base URL, which a screenshot's URL starts with.
+	Base string
 }
 
 // StoredPage is what a document needs of page p of a crawl with formats.
@@ -56,6 +60,14 @@ func StoredPage(p db.Page, formats []string) Page {
 	return out
 }
 
+// StoredDocument is the document of page p of a crawl with formats, as
+// the API at base answers it.
+func StoredDocument(p db.Page, formats []string, base string) Document {
+	page := StoredPage(p, formats)
+	page.Base = base
+	return DocumentOf(page)
+}
+
 // ogNames are the og: tags Firecrawl's metadata names in camel case.
 var ogNames = map[string]string{"og:title": "ogTitle", "og:description": "ogDescription", "og:url": "ogUrl",
 	"og:image": "ogImage", "og:site_name": "ogSiteName", "og:locale": "ogLocale", "og:type": "ogType"}
@@ -70,6 +82,9 @@ func DocumentOf(p Page) Document {
 		JSON: p.JSON}
 	if p.JSONError != "" {
 		d.Warning = "json: " + p.JSONError
+	}
+	if extra.Screenshot != nil {
+		d.Screenshot = p.Base + *extra.Screenshot
 	}
 	if len(p.Formats) == 0 || slices.Contains(p.Formats, pageformats.Markdown) {
 		md := p.Markdown

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,6 +38,13 @@ func firecrawlSite() http.Handler {
 		case strings.HasPrefix(r.URL.Path, "/schema-"):
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, `<html><head><title>Kettle</title></head><body><main><h1>Kettle</h1><p>A steel kettle for the stove, 1.5 litres.</p><p>Price: 12.50</p></main></body></html>`)
+		case r.URL.Path == "/long":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<html><head><title>A long page</title></head><body><main><h1>A long page</h1>")
+			for i := 1; i <= 120; i++ {
+				fmt.Fprintf(w, "<p>Paragraph %d of a page much taller than a window, for a screenshot of all of it.</p>", i)
+			}
+			fmt.Fprint(w, "</main></body></html>")
 		case r.URL.Path == "/meta":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, metaPage)
@@ -360,6 +368,7 @@ func TestFirecrawlSDK(t *testing.T) {
 
 	checkWebhooks(t, report, site.URL)
 	checkMap(t, report, site.URL)
+	checkScreenshots(t, report)
 
 	// The json format: valid answers are the document's json; one that
 	// does not validate is asked for again; one that never does is a
@@ -457,6 +466,46 @@ func checkMap(t *testing.T, report map[string]json.RawMessage, siteURL string) {
 			t.Errorf("the map's crawl converted %s", p.URL)
 			break
 		}
+	}
+}
+
+// checkScreenshots: a scrape's screenshot is a URL of the API serving a
+// JPEG without a key: the window's height, or, with fullPage, the whole
+// (much taller) page.
+func checkScreenshots(t *testing.T, report map[string]json.RawMessage) {
+	t.Helper()
+	var shots struct {
+		Thrown   bool    `json:"thrown"`
+		Viewport *string `json:"viewport"`
+		Full     *string `json:"full"`
+		Markdown int     `json:"markdown"`
+	}
+	if err := json.Unmarshal(report["screenshots"], &shots); err != nil || shots.Thrown || shots.Viewport == nil || shots.Full == nil || shots.Markdown == 0 {
+		t.Fatalf("screenshots: %s", report["screenshots"])
+	}
+	size := func(u string) (int, int) {
+		t.Helper()
+		if !strings.HasPrefix(u, env.api+"/screenshots/") {
+			t.Fatalf("screenshot URL %s is not the API's", u)
+		}
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		img, err := jpeg.Decode(resp.Body)
+		if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+			t.Fatalf("GET %s: %d %s, %v", u, resp.StatusCode, resp.Header.Get("Content-Type"), err)
+		}
+		return img.Bounds().Dx(), img.Bounds().Dy()
+	}
+	vw, vh := size(*shots.Viewport)
+	fw, fh := size(*shots.Full)
+	if vw < 300 || vh < 200 || fw != vw || fh < 2*vh {
+		t.Errorf("screenshots: viewport %dx%d, full page %dx%d; want the full page at least twice as tall", vw, vh, fw, fh)
+	}
+	if resp, err := http.Get(env.api + "/screenshots/0123456789abcdef0123456789abcdef"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("an unknown screenshot: %v %v", resp, err)
 	}
 }
 

@@ -23,10 +23,29 @@ const (
 	Links    = "links"
 	Images   = "images"
 	Metadata = "metadata"
+	// Screenshot and ScreenshotFullPage are the rendered page, the
+	// viewport or all of it, taken by the browser engine and served by URL.
+	Screenshot         = "screenshot"
+	ScreenshotFullPage = "screenshot@fullPage"
 )
 
 // Known are the formats a crawl may ask for.
-var Known = []string{Markdown, HTML, RawHTML, Links, Images, Metadata}
+var Known = []string{Markdown, HTML, RawHTML, Links, Images, Metadata, Screenshot, ScreenshotFullPage}
+
+// ShotOf is the screenshot formats ask for: "", "viewport" or
+// "fullPage" (the whole page wins when both are asked for).
+func ShotOf(formats []string) string {
+	shot := ""
+	for _, f := range formats {
+		switch f {
+		case ScreenshotFullPage:
+			return "fullPage"
+		case Screenshot:
+			shot = "viewport"
+		}
+	}
+	return shot
+}
 
 // IsKnown reports whether name is a format a crawl may ask for.
 func IsKnown(name string) bool {
@@ -55,6 +74,9 @@ type Page struct {
 	Links    *[]string `json:"links,omitempty"`
 	Images   *[]string `json:"images,omitempty"`
 	Metadata *Meta     `json:"metadata,omitempty"`
+	// Screenshot is the path the API serves the page's screenshot at
+	// (/screenshots/<token>); answers make it absolute.
+	Screenshot *string `json:"screenshot,omitempty"`
 }
 
 // Meta is what a page's head says of it.
@@ -75,9 +97,10 @@ type Meta struct {
 // formats asked for; links and image addresses come out absolute. content
 // is the HTML the markdown was made of (the main content, when the crawl
 // asks for it only): the html format is that, or, when it is empty, the
-// page's body cleaned here. It answers nil when nothing besides markdown
-// is asked for.
-func Make(page []byte, pageURL *url.URL, formats []string, content string) (json.RawMessage, error) {
+// page's body cleaned here. shot is the path of the page's screenshot
+// ("" when it has none). It answers nil when nothing besides markdown is
+// asked for.
+func Make(page []byte, pageURL *url.URL, formats []string, content, shot string) (json.RawMessage, error) {
 	if !Extra(formats) {
 		return nil, nil
 	}
@@ -91,6 +114,9 @@ func Make(page []byte, pageURL *url.URL, formats []string, content string) (json
 	}
 	base := baseURL(doc, pageURL)
 	var out Page
+	if shot != "" {
+		out.Screenshot = &shot
+	}
 	if want[RawHTML] {
 		s := string(page)
 		out.RawHTML = &s

@@ -112,6 +112,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			BrowserTaskQueue:       cfg.BrowserTaskQueue,
 			LLMTaskQueue:           cfg.LLM.TaskQueue,
 			WebhookRetryFor:        cfg.WebhookRetryFor,
+			PublicURL:              cfg.PublicURL,
 		},
 	}
 	acts.Pollers = func(ctx context.Context, queue string) (int, error) {

@@ -81,7 +81,13 @@ await step('watch', async () => {
   await watcher.start();
   return { webSocket: typeof WebSocket !== 'undefined', documents: docs.size, done, error };
 });
-await step('unsupportedFormat', () => fc.startCrawl(`${site}/`, { scrapeOptions: { formats: ['screenshot'] } }));
+await step('unsupportedFormat', () => fc.startCrawl(`${site}/`, { scrapeOptions: { formats: ['summary'] } }));
+// Screenshots, rendered by the browser engine and served by URL.
+await step('screenshots', async () => {
+  const viewport = await fc.scrape(`${site}/long`, { formats: ['markdown', 'screenshot'] });
+  const full = await fc.scrape(`${site}/long`, { formats: [{ type: 'screenshot', fullPage: true }] });
+  return { viewport: viewport.screenshot ?? null, full: full.screenshot ?? null, markdown: (viewport.markdown ?? '').length };
+});
 await step('notHttp', () => fc.scrape('ftp://example.com/file', { formats: ['markdown'] }));
 await step('badRegex', () => fc.startCrawl(`${site}/`, { includePaths: ['(?<=x)a'] }));
 await step('unknownCrawl', () => fc.getCrawlStatus('00000000-0000-4000-8000-000000000000'));
