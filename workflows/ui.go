@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -46,6 +47,20 @@ func StartText(crawlID, teamID string, o crawl.Options) (summary, details string
 	}
 	if o.Extraction != "" {
 		b.WriteString("- with LLM extraction instructions\n")
+	}
+	if o.MapOnly {
+		b.WriteString("- a map: pages fetched for their links only\n")
+	}
+	if len(o.Formats) > 0 {
+		fmt.Fprintf(&b, "- formats: %s\n", strings.Join(o.Formats, ", "))
+	}
+	if o.Webhook != nil {
+		// The receiver's host only: its path or headers may hold secrets.
+		host := "its receiver"
+		if u, err := url.Parse(o.Webhook.URL); err == nil && u.Host != "" {
+			host = u.Host
+		}
+		fmt.Fprintf(&b, "- webhook events to %s, delivered after the crawl ends too\n", host)
 	}
 	return summary, b.String()
 }
