@@ -192,8 +192,12 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.TimeoutSeconds = CrawlTimeout
 	// "only" is the engine's sitemap crawl: the start page and the pages
 	// of the site's sitemaps, links not followed. "include" (the default)
-	// follows links from the start page; the sitemaps are not read (yet).
-	o.UseSitemap = req.Sitemap == "only"
+	// adds the sitemaps' pages to the start page and follows links from
+	// all of them; "skip" (and v1's ignoreSitemap) follows links alone.
+	// Sitemap pages are at depth 0, as Firecrawl counts them.
+	skip := req.Sitemap == "skip" || req.Sitemap == "" && req.IgnoreSitemap != nil && *req.IgnoreSitemap
+	o.UseSitemap = !skip
+	o.SitemapAndLinks = req.Sitemap != "only"
 	o.IncludeOnlyPaths = nonNil(req.IncludePaths)
 	o.ExcludePaths = nonNil(req.ExcludePaths)
 	return o, nil

@@ -15,8 +15,9 @@ func TestCrawlOptionsMapsFirecrawlMeanings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Shape != crawl.ShapeFirecrawl || *o.MaxResults != DefaultLimit || o.DepthLimit() != -1 || o.EntireWebsite || o.UseSitemap ||
-		o.DeduplicateContent || !o.ExcludeNonMainTags || o.Unbounded() || o.TimeoutSeconds != CrawlTimeout {
+	// sitemap "include", the default: the sitemaps' pages and links.
+	if o.Shape != crawl.ShapeFirecrawl || *o.MaxResults != DefaultLimit || o.DepthLimit() != -1 || o.EntireWebsite || !o.UseSitemap ||
+		!o.SitemapAndLinks || o.DeduplicateContent || !o.ExcludeNonMainTags || o.Unbounded() || o.TimeoutSeconds != CrawlTimeout {
 		t.Errorf("defaults: %+v", o)
 	}
 	o, err = CrawlOptions([]byte(`{"url":"https://example.com/","limit":5,"maxDiscoveryDepth":2,"crawlEntireDomain":true,"sitemap":"skip",
@@ -39,8 +40,12 @@ func TestSitemapOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.UseSitemap || o.Unbounded() || o.PageBudget(1000) != 7 {
+	if !o.UseSitemap || o.SitemapAndLinks || o.Unbounded() || o.PageBudget(1000) != 7 {
 		t.Errorf("%+v", o)
+	}
+	o, err = CrawlOptions([]byte(`{"url":"https://example.com/","ignoreSitemap":true}`), crawl.Server{})
+	if err != nil || o.UseSitemap {
+		t.Errorf("v1's ignoreSitemap: %+v, %v", o, err)
 	}
 }
 

@@ -26,6 +26,9 @@ type Rules struct {
 	paths *scope.Paths
 	// depthLimit is the deepest hop followed; -1 means no limit.
 	depthLimit int
+	// sitemapDepth is the depth of the pages sitemaps list: 1, or 0 for
+	// a Firecrawl crawl (whose depth counts them as start pages).
+	sitemapDepth int
 }
 
 // RulesOf returns the rules of a crawl's options. It fails only on path
@@ -45,7 +48,11 @@ func RulesOf(o crawl.Options) (Rules, error) {
 	if err != nil {
 		return Rules{}, fmt.Errorf("path rules: %w", err)
 	}
-	return Rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit()}, nil
+	r := Rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1}
+	if o.Shape == crawl.ShapeFirecrawl {
+		r.sitemapDepth = 0 // Firecrawl counts sitemap pages as start pages
+	}
+	return r, nil
 }
 
 // Follows reports whether a link to u is crawled: in scope, and allowed by
@@ -118,7 +125,7 @@ func (r Rules) Listed(loc string, i int) (Link, bool) {
 	if err != nil || len(u.String()) > crawl.MaxURLLength || !r.Follows(u) {
 		return Link{}, false
 	}
-	return Link{URL: u.String(), Key: urlnorm.Key(u), Depth: 1, Rank: ChildRank(sitemapRank, i)}, true
+	return Link{URL: u.String(), Key: urlnorm.Key(u), Depth: r.sitemapDepth, Rank: ChildRank(sitemapRank, i)}, true
 }
 
 // Links returns the links among hrefs (found on the page at page, ranked

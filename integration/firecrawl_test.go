@@ -253,6 +253,16 @@ func TestFirecrawlSDK(t *testing.T) {
 		t.Errorf("sitemap only: %s", report["crawlSitemapOnly"])
 	}
 
+	// sitemap "include" (the default): the sitemaps' pages count as start
+	// pages, as Firecrawl counts them: depth 0 is they and the start page.
+	var include crawlSummary
+	read("crawlSitemapInclude", &include)
+	sort.Strings(include.URLs)
+	if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; include.Status != "completed" ||
+		strings.Join(include.URLs, " ") != strings.Join(want, " ") {
+		t.Errorf("sitemap include, depth 0: %s", report["crawlSitemapInclude"])
+	}
+
 	// excludePaths are regular expressions searched in the path.
 	var ex crawlSummary
 	read("crawlExclude", &ex)

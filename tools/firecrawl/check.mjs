@@ -40,6 +40,7 @@ await step('crawlFormats', async () => {
 await step('crawlPastOnePage', async () => urls(await fc.crawl(`${site}/`, { limit: 150, pollInterval: 1, timeout: 240 })));
 await step('crawlDepth0', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
 await step('crawlDepth1', async () => urls(await fc.crawl(`${site}/`, { limit: 200, maxDiscoveryDepth: 1, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
+await step('crawlSitemapInclude', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, pollInterval: 1, timeout: 120 })));
 await step('crawlSitemapOnly', async () => urls(await fc.crawl(`${site}/`, { limit: 50, sitemap: 'only', pollInterval: 1, timeout: 120 })));
 await step('crawlExclude', async () => urls(await fc.crawl(`${site}/`, { limit: 60, excludePaths: ['^/s2/', 'p1[0-9]$'], pollInterval: 1, timeout: 120 })));
 await step('crawlMissing', async () => {
