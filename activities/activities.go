@@ -88,7 +88,8 @@ func (s Settings) concurrency(o crawl.Options) int {
 // batch returns how a crawl's requests are sent: at most its concurrency
 // at a time, through the egress proxy when it asked for a static address.
 func (s Settings) batch(o crawl.Options) fetch.Batch {
-	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs, Screenshot: pageformats.ShotOf(o.Formats)}
+	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs, Screenshot: pageformats.ShotOf(o.Formats),
+		WaitFor: time.Duration(o.WaitForMS) * time.Millisecond}
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities

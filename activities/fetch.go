@@ -183,6 +183,7 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	if urls, batch.Delay, err = b.applyRobots(ctx, o, urls); err != nil {
 		return FetchPagesResult{}, err
 	}
+	batch.Delay = max(batch.Delay, time.Duration(o.DelayMS)*time.Millisecond)
 	refusal := b.refusal(ctx)
 	batch.Admit = func(u string) bool { return b.writer.admit(ctx, b.claimed[u].ID) }
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -99,12 +100,21 @@ func planOf(c *db.Crawl, o crawl.Options, s Settings) CrawlPlan {
 	if o.Extraction != "" {
 		plan.LLMTaskQueue = s.LLMTaskQueue
 	}
+	if o.DelayMS > 0 {
+		// Pages go one at a time, a delay apart: a batch takes at most
+		// about half an hour, far within the fetch activity's time limit.
+		plan.BatchSize = max(1, min(plan.BatchSize, int(delayedBatch/(time.Duration(o.DelayMS)*time.Millisecond))))
+	}
 	if s.BrowserAvailable {
 		plan.BrowserTaskQueue = s.BrowserTaskQueue
 		plan.Detect = o.EngineType == crawl.EngineAuto && o.Stack == "" && plan.Engine == crawl.EngineCheerio
 	}
 	return plan
 }
+
+// delayedBatch is about the longest a batch of a crawl with a delay
+// takes.
+const delayedBatch = 30 * time.Minute
 
 // engineOf decides the engine of a crawl: the one it asks for, or with
 // auto the one its stack implies (the browser only where the deployment

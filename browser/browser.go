@@ -383,13 +383,22 @@ var ErrRefused = errors.New("refused: the address is private, loopback, link-loc
 // fetched after the load event), and returns the rendered DOM and its
 // links.
 func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
-	return s.RenderShot(ctx, rawURL, ShotNone)
+	return s.RenderWith(ctx, rawURL, RenderOptions{})
 }
 
-// RenderShot is Render, and takes a screenshot of the rendered page (shot:
-// ShotViewport or ShotFullPage) after reading it. A screenshot that fails
-// leaves the page without one, and says so in its note.
-func (s *Session) RenderShot(ctx context.Context, rawURL, shot string) (Page, error) {
+// RenderOptions are what a render does besides reading the page.
+type RenderOptions struct {
+	// Shot asks for a screenshot of the rendered page, taken after it is
+	// read: ShotViewport or ShotFullPage. A screenshot that fails leaves
+	// the page without one, and says so in its note.
+	Shot string
+	// WaitFor is a wait after the page has settled, before it is read.
+	WaitFor time.Duration
+}
+
+// RenderWith is Render with opts.
+func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOptions) (Page, error) {
+	shot := opts.Shot
 	start := time.Now()
 	out := Page{URL: rawURL, FinalURL: rawURL}
 	if u, err := url.Parse(rawURL); err == nil && !s.b.opts.AllowPrivateNetworks && forbidden(u.Hostname()) {
@@ -428,6 +437,13 @@ func (s *Session) RenderShot(ctx context.Context, rawURL, shot string) (Page, er
 	// Quiet network is a bound, not a condition: a page that polls forever
 	// is taken as it is when the bound runs out.
 	t.settle(s.b.opts.SettleTimeout)
+	if opts.WaitFor > 0 {
+		select {
+		case <-time.After(opts.WaitFor):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+	}
 	out.FinalURL = p.URL()
 	if out.HTML, err = p.Content(); err != nil {
 		return out, fmt.Errorf("read the rendered page: %w", err)

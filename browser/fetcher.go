@@ -80,7 +80,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		go func() {
 			defer wg.Done()
 			for u := range queue {
-				p, err := s.RenderShot(ctx, u, b.Screenshot)
+				p, err := s.RenderWith(ctx, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
 				if err != nil && f.Browser.gone(err) {
 					died.Store(true) // not the page's fault
 					continue

@@ -120,6 +120,12 @@ type Options struct {
 	// useSitemap, also when the sitemaps gave it pages (Firecrawl's
 	// sitemap "include" for a map).
 	SitemapAndLinks bool `json:"-" bun:"sitemap_and_links,notnull"`
+	// DelayMS is a pause after each request, pages then fetched one at a
+	// time (Firecrawl's delay); a site's longer Crawl-delay still wins.
+	DelayMS int `json:"-" bun:"delay_ms,notnull"`
+	// WaitForMS is how long the browser waits on each page after it has
+	// loaded and settled, before reading it (Firecrawl's waitFor).
+	WaitForMS int `json:"-" bun:"wait_for_ms,notnull"`
 
 	// Webhook is where the crawl's events go (see package webhook); nil
 	// when the crawl has none.

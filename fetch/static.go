@@ -221,6 +221,9 @@ type Batch struct {
 	// Screenshot asks the browser for a screenshot of each page
 	// (browser.ShotViewport or ShotFullPage); the static fetch takes none.
 	Screenshot string
+	// WaitFor is how long the browser waits on each page after it has
+	// settled, before reading it; the static fetch does not wait.
+	WaitFor time.Duration
 	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
 	UseEgressProxy bool
 	// Delay is a pause after each request (a site's Crawl-delay); with a

@@ -86,6 +86,20 @@ type ScrapeOptions struct {
 	ChangeTracking json.RawMessage `json:"changeTrackingOptions"`
 }
 
+// MaxWaitFor bounds scrapeOptions.waitFor, in milliseconds.
+const MaxWaitFor = 60000
+
+// waitForMS is the wait so asks the browser for, once checked.
+func waitForMS(so *ScrapeOptions) int {
+	if so == nil || so.WaitFor == nil {
+		return 0
+	}
+	return *so.WaitFor
+}
+
+// MaxDelay bounds a crawl's delay, in seconds.
+const MaxDelay = 60
+
 // jsonFormat is the json format's options: v2's format object, or v1's
 // jsonOptions (and extract).
 type jsonFormat struct {
@@ -190,6 +204,10 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.MaxResults = &limit
 	o.MaxDepth = depth
 	o.TimeoutSeconds = CrawlTimeout
+	o.WaitForMS = waitForMS(so)
+	if req.Delay != nil {
+		o.DelayMS = int(*req.Delay * 1000)
+	}
 	// "only" is the engine's sitemap crawl: the start page and the pages
 	// of the site's sitemaps, links not followed. "include" (the default)
 	// adds the sitemaps' pages to the start page and follows links from
@@ -237,8 +255,8 @@ func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
 	if on(req.RegexOnFullURL) {
 		bad.add("regexOnFullURL", "is not supported here yet: includePaths and excludePaths are searched in the URL's path")
 	}
-	if req.Delay != nil && *req.Delay != 0 {
-		bad.add("delay", "is not supported here yet")
+	if req.Delay != nil && (*req.Delay < 0 || *req.Delay > MaxDelay) {
+		bad.add("delay", "must be between 0 and %d seconds", MaxDelay)
 	}
 	if req.Prompt != "" {
 		bad.add("prompt", "is not supported here: give the crawl's options instead")
@@ -288,8 +306,12 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []cr
 	if len(so.ExcludeTags) > 0 {
 		native["excludeTags"] = so.ExcludeTags
 	}
-	if so.WaitFor != nil && *so.WaitFor > 0 {
-		fail("waitFor", "is not supported here yet")
+	if so.WaitFor != nil && *so.WaitFor != 0 {
+		if *so.WaitFor < 0 || *so.WaitFor > MaxWaitFor {
+			fail("waitFor", "must be between 0 and %d milliseconds", MaxWaitFor)
+		} else {
+			native["engineType"] = "playwright" // only the browser can wait for a page
+		}
 	}
 	if len(so.Headers) > 0 {
 		fail("headers", "is not supported here yet")
@@ -394,6 +416,7 @@ func renameFields(err error, scrapePrefix string) error {
 	names := map[string]string{"startUrl": "url", "startUrls": "url", "maxConcurrentPages": "maxConcurrency",
 		"includeOnlyTags": scrapePrefix + "includeTags", "excludeTags": scrapePrefix + "excludeTags",
 		"formats":    scrapePrefix + "formats",
+		"engineType": scrapePrefix + "waitFor", // set for waitFor alone
 		"extraction": scrapePrefix + "formats.json.prompt", "extractionSchema": scrapePrefix + "formats.json.schema"}
 	out := &crawl.Error{Code: e.Code, Message: e.Message}
 	for _, d := range e.Details {

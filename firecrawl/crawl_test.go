@@ -33,6 +33,28 @@ func TestCrawlOptionsMapsFirecrawlMeanings(t *testing.T) {
 	}
 }
 
+// TestDelayAndWaitFor: delay (seconds) pauses after each request;
+// waitFor (milliseconds) has the browser wait on each page, which only
+// a deployment with one can do.
+func TestDelayAndWaitFor(t *testing.T) {
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/","delay":1.5,"scrapeOptions":{"waitFor":500}}`), crawl.Server{Browser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DelayMS != 1500 || o.WaitForMS != 500 || o.EngineType != crawl.EnginePlaywright {
+		t.Errorf("%+v", o)
+	}
+	o, _, err = ScrapeOptionsOf([]byte(`{"url":"https://example.com/","waitFor":250}`), crawl.Server{Browser: true})
+	if err != nil || o.WaitForMS != 250 || o.EngineType != crawl.EnginePlaywright {
+		t.Errorf("a scrape's waitFor: %+v, %v", o, err)
+	}
+	_, err = CrawlOptions([]byte(`{"url":"https://example.com/","scrapeOptions":{"waitFor":500}}`), crawl.Server{})
+	var e *crawl.Error
+	if !errors.As(err, &e) || len(e.Details) != 1 || e.Details[0].Field != "scrapeOptions.waitFor" {
+		t.Errorf("waitFor without a browser: %v", err)
+	}
+}
+
 // TestSitemapOnly: "only" is the engine's sitemap crawl, still bounded by
 // the limit.
 func TestSitemapOnly(t *testing.T) {
@@ -117,6 +139,8 @@ func TestCrawlOptionsRefusals(t *testing.T) {
 		{`{"url":"https://example.com/","scrapeOptions":{"colour":"blue"}}`, "scrapeOptions.colour"},
 		{`{"url":"https://example.com/","limit":"ten"}`, "limit"},
 		{`{"url":"https://example.com/","maxConcurrency":0}`, "maxConcurrency"},
+		{`{"url":"https://example.com/","delay":600}`, "delay"},
+		{`{"url":"https://example.com/","scrapeOptions":{"waitFor":-1}}`, "scrapeOptions.waitFor"},
 	}
 	for _, c := range cases {
 		_, err := CrawlOptions([]byte(c.body), crawl.Server{})

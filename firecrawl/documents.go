@@ -262,6 +262,7 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 		return crawl.Options{}, 0, renameFields(err, "")
 	}
 	one := 1
+	o.WaitForMS = waitForMS(&opts)
 	o.Shape = crawl.ShapeFirecrawl
 	o.MaxResults = &one
 	o.MaxDepth = 0
@@ -363,6 +364,7 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 		return crawl.Options{}, nil, renameFields(err, "")
 	}
 	n := len(valid)
+	o.WaitForMS = waitForMS(&opts)
 	if o.Webhook != nil {
 		o.Webhook.Kind = webhook.KindBatchScrape
 	}

@@ -11,9 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +40,21 @@ func firecrawlSite() http.Handler {
 		case strings.HasPrefix(r.URL.Path, "/schema-"):
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, `<html><head><title>Kettle</title></head><body><main><h1>Kettle</h1><p>A steel kettle for the stove, 1.5 litres.</p><p>Price: 12.50</p></main></body></html>`)
+		case strings.HasPrefix(r.URL.Path, "/paced/"):
+			paced.mu.Lock()
+			paced.times = append(paced.times, time.Now())
+			paced.mu.Unlock()
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/paced/"))
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<html><head><title>Paced %d</title></head><body><main><h1>Paced page %d</h1><p>A page of a crawl that asked for a delay between its requests.</p>", n, n)
+			for k := 1; k <= 3; k++ {
+				fmt.Fprintf(w, `<a href="/paced/%d">next %d</a> `, n*3+k, k)
+			}
+			fmt.Fprint(w, "</main></body></html>")
+		case r.URL.Path == "/late":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Late</title></head><body><main><h1>Late content</h1><p>The page's words come late.</p><div id="late"></div></main>
+<script>setTimeout(function () { document.getElementById('late').innerHTML = '<p>The price of the kettle arrived from a script after a long while.</p>'; }, 1500);</script></body></html>`)
 		case r.URL.Path == "/long":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, "<html><head><title>A long page</title></head><body><main><h1>A long page</h1>")
@@ -61,6 +78,13 @@ func firecrawlSite() http.Handler {
 			site.ServeHTTP(w, r)
 		}
 	})
+}
+
+// paced records when the site served each page under /paced/ (one crawl
+// of them runs at a time: TestFirecrawlSDK's, with a delay).
+var paced struct {
+	mu    sync.Mutex
+	times []time.Time
 }
 
 // metaPage is a page with a full head, links and pictures, for the
@@ -379,6 +403,30 @@ func TestFirecrawlSDK(t *testing.T) {
 	checkWebhooks(t, report, site.URL)
 	checkMap(t, report, site.URL)
 	checkScreenshots(t, report)
+
+	// delay: the site saw the requests one at a time, each at least the
+	// delay after the one before; waitFor: the browser waited for what a
+	// script wrote late.
+	var delayed crawlSummary
+	read("crawlDelay", &delayed)
+	paced.mu.Lock()
+	times := slices.Clone(paced.times)
+	paced.mu.Unlock()
+	if delayed.Status != "completed" || len(delayed.URLs) != 4 || len(times) != 4 {
+		t.Errorf("a crawl with a delay: %s; the site served %d pages", report["crawlDelay"], len(times))
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 550*time.Millisecond {
+			t.Errorf("a crawl with a delay of 0.6 s: requests %d and %d came %v apart", i, i+1, gap)
+		}
+	}
+	var late struct {
+		Markdown string `json:"markdown"`
+	}
+	read("scrapeWaitFor", &late)
+	if !strings.Contains(late.Markdown, "The price of the kettle arrived from a script after a long while.") {
+		t.Errorf("waitFor: %s", report["scrapeWaitFor"])
+	}
 
 	// The json format: valid answers are the document's json; one that
 	// does not validate is asked for again; one that never does is a

@@ -1,0 +1,5 @@
+ALTER TABLE crawls DROP COLUMN wait_for_ms;
+
+--bun:split
+
+ALTER TABLE crawls DROP COLUMN delay_ms;

@@ -1,0 +1,7 @@
+-- Firecrawl's delay (a pause after each request) and waitFor (a wait in
+-- the browser before a page is read), in milliseconds.
+ALTER TABLE crawls ADD COLUMN delay_ms integer NOT NULL DEFAULT 0;
+
+--bun:split
+
+ALTER TABLE crawls ADD COLUMN wait_for_ms integer NOT NULL DEFAULT 0;
