@@ -30,10 +30,17 @@ func (s *server) refuseInternalNames(ctx context.Context, o crawl.Options) error
 		return nil
 	}
 	var details []crawl.FieldError
+	looked := map[string]bool{} // hosts looked up: a batch names a few hosts many times
 	for i, raw := range o.StartURLs {
 		field := "startUrl"
 		if o.Shape == crawl.ShapeLegacy {
 			field = fmt.Sprintf("startUrls[%d]", i)
+		}
+		if u, err := url.Parse(raw); err == nil {
+			if looked[u.Hostname()] {
+				continue
+			}
+			looked[u.Hostname()] = true
 		}
 		if msg := s.internalName(ctx, raw); msg != "" {
 			details = append(details, crawl.FieldError{Field: field, Message: msg + ", which this server does not crawl"})

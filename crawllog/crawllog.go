@@ -57,8 +57,17 @@ func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
 	}
 	return entry(c, "start", Info, "Crawl started",
 		fmt.Sprintf("Crawling %s (%sengine %s, %d pages at a time, timeout %ds).",
-			strings.Join(c.StartURLs, ", "), bounds, c.EngineType, concurrency, c.TimeoutSeconds),
+			startURLs(c.StartURLs), bounds, c.EngineType, concurrency, c.TimeoutSeconds),
 		crawlData(c, "startUrls", c.StartURLs))
+}
+
+// startURLs lists a crawl's start URLs, the first ten of a longer list
+// (a batch scrape may have a thousand) and how many more.
+func startURLs(urls []string) string {
+	if len(urls) <= 10 {
+		return strings.Join(urls, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(urls[:10], ", "), len(urls)-10)
 }
 
 // EngineChosen says which engine fetches the crawl's pages, and why.

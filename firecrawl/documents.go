@@ -271,6 +271,9 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 	return o, timeout, nil
 }
 
+// MaxBatchURLs bounds the URLs of one batch scrape.
+const MaxBatchURLs = 1000
+
 // BatchRequest is the body of POST /v2/batch/scrape: URLs and the scrape
 // options each is read with.
 type BatchRequest struct {
@@ -327,8 +330,8 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 		fail("urls", "is required: at least one URL")
 	case len(valid) == 0 && len(bad) == 0:
 		fail("urls", "holds no valid URL")
-	case len(valid) > crawl.MaxStartURLs:
-		fail("urls", "may hold at most %d URLs here", crawl.MaxStartURLs)
+	case len(valid) > MaxBatchURLs:
+		fail("urls", "may hold at most %d URLs here", MaxBatchURLs)
 	}
 	if req.AppendToID != "" {
 		fail("appendToId", "is not supported here yet")

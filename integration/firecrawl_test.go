@@ -21,6 +21,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 
+	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
 
@@ -755,5 +756,57 @@ func TestFirecrawlWatchEndsWithTheCrawl(t *testing.T) {
 	}
 	if msg.Data.Status != "cancelled" {
 		t.Errorf("final status %q, want cancelled", msg.Data.Status)
+	}
+}
+
+// TestFirecrawlLargeBatch: a batch scrape of 150 URLs (more than a crawl
+// may start from) stores each once, read back through next.
+func TestFirecrawlLargeBatch(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(firecrawlSite())
+	defer site.Close()
+	var urls []string
+	for i := 1; i <= 150; i++ {
+		urls = append(urls, fmt.Sprintf("%s/schema-batch-%d", site.URL, i))
+	}
+	var started struct {
+		ID string `json:"id"`
+	}
+	if status, body := call(t, "POST", env.api+"/v2/batch/scrape", env.keyA, map[string]any{"urls": urls}, &started); status != 200 {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	waitStatus(t, env.api, env.keyA, started.ID, 2*time.Minute, "succeeded")
+	seen := map[string]bool{}
+	for next := env.api + "/v2/batch/scrape/" + started.ID; next != ""; {
+		var page struct {
+			Status string `json:"status"`
+			Data   []struct {
+				Metadata struct {
+					SourceURL string `json:"sourceURL"`
+				} `json:"metadata"`
+			} `json:"data"`
+			Next string `json:"next"`
+		}
+		if status, body := call(t, "GET", next, env.keyA, nil, &page); status != 200 || page.Status != "completed" {
+			t.Fatalf("GET %s: %d %.300s", next, status, body)
+		}
+		for _, d := range page.Data {
+			if seen[d.Metadata.SourceURL] {
+				t.Errorf("%s twice", d.Metadata.SourceURL)
+			}
+			seen[d.Metadata.SourceURL] = true
+		}
+		next = page.Next
+	}
+	if len(seen) != 150 {
+		t.Errorf("%d documents, want 150", len(seen))
+	}
+	var many []string
+	for i := 0; i <= firecrawl.MaxBatchURLs; i++ {
+		many = append(many, fmt.Sprintf("%s/schema-%d", site.URL, i))
+	}
+	if status, body := call(t, "POST", env.api+"/v2/batch/scrape", env.keyA, map[string]any{"urls": many}, nil); status != 400 ||
+		!strings.Contains(string(body), `"urls"`) {
+		t.Errorf("a batch of %d URLs: %d %.300s", len(many), status, body)
 	}
 }

@@ -34,7 +34,11 @@ func StartText(crawlID, teamID string, o crawl.Options) (summary, details string
 	summary = clip(fmt.Sprintf("Crawl of %s, %s, %s", o.StartURLs[0], limit, depth), summaryBytes)
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Crawl** `%s` of team `%s`\n\n", crawlID, teamID)
-	for _, u := range o.StartURLs {
+	for i, u := range o.StartURLs {
+		if i == maxDetailURLs {
+			fmt.Fprintf(&b, "- and %d more start URLs\n", len(o.StartURLs)-i)
+			break
+		}
 		fmt.Fprintf(&b, "- start URL: %s\n", clip(u, 300))
 	}
 	fmt.Fprintf(&b, "- %s, %s, engine %s, timeout %d s\n", limit, depth, o.EngineType, o.TimeoutSeconds)
@@ -64,6 +68,10 @@ func StartText(crawlID, teamID string, o crawl.Options) (summary, details string
 	}
 	return summary, b.String()
 }
+
+// maxDetailURLs bounds the start URLs a crawl's details list (a batch
+// scrape may have a thousand).
+const maxDetailURLs = 10
 
 // MaxStartURLAttr bounds the start URL kept in the CrawlStartUrl search
 // attribute: Temporal refuses to start a workflow with an attribute value
