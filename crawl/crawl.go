@@ -123,6 +123,10 @@ type Options struct {
 	// DelayMS is a pause after each request, pages then fetched one at a
 	// time (Firecrawl's delay); a site's longer Crawl-delay still wins.
 	DelayMS int `json:"-" bun:"delay_ms,notnull"`
+	// IgnoreQuery makes URLs that differ only in their query one page of
+	// the crawl, the first found fetched (Firecrawl's
+	// ignoreQueryParameters).
+	IgnoreQuery bool `json:"-" bun:"ignore_query,notnull"`
 	// WaitForMS is how long the browser waits on each page after it has
 	// loaded and settled, before reading it (Firecrawl's waitFor).
 	WaitForMS int `json:"-" bun:"wait_for_ms,notnull"`

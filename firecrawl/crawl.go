@@ -205,6 +205,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.MaxDepth = depth
 	o.TimeoutSeconds = CrawlTimeout
 	o.WaitForMS = waitForMS(so)
+	o.IgnoreQuery = req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters
 	if req.Delay != nil {
 		o.DelayMS = int(*req.Delay * 1000)
 	}
@@ -260,9 +261,6 @@ func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
 	}
 	if req.Prompt != "" {
 		bad.add("prompt", "is not supported here: give the crawl's options instead")
-	}
-	if on(req.IgnoreQueryParameters) {
-		bad.add("ignoreQueryParameters", "is not supported here yet")
 	}
 }
 

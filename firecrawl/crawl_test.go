@@ -41,7 +41,7 @@ func TestDelayAndWaitFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.DelayMS != 1500 || o.WaitForMS != 500 || o.EngineType != crawl.EnginePlaywright {
+	if o.DelayMS != 1500 || o.WaitForMS != 500 || o.EngineType != crawl.EnginePlaywright || o.IgnoreQuery {
 		t.Errorf("%+v", o)
 	}
 	o, _, err = ScrapeOptionsOf([]byte(`{"url":"https://example.com/","waitFor":250}`), crawl.Server{Browser: true})

@@ -86,7 +86,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 	if err != nil {
 		return out.fail(fmt.Sprintf("redirected to an unusable URL: %v", err))
 	}
-	if key := urlnorm.Key(final); key != p.Key {
+	if key := rules.Key(final); key != p.Key {
 		if !rules.SameSite(final) {
 			return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("redirected to another site: %s", final)}
 		}
@@ -101,7 +101,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 		return out
 	}
 	if canon, ok := rules.Canonical(final, r.Canonical); ok {
-		out.canonical = &Link{URL: canon.String(), Key: urlnorm.Key(canon), Depth: p.Depth, Rank: p.Rank}
+		out.canonical = &Link{URL: canon.String(), Key: rules.Key(canon), Depth: p.Depth, Rank: p.Rank}
 	}
 	out.State, out.Body = crawl.PageFetched, r.Body
 	var notes []string
@@ -242,7 +242,7 @@ func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Pol
 	case !r.SameSite(target):
 		return fmt.Sprintf("redirects to another site: %s", target)
 	}
-	if source, err := urlnorm.Clean(nil, from.String()); err == nil && urlnorm.Key(source) == urlnorm.Key(target) {
+	if source, err := urlnorm.Clean(nil, from.String()); err == nil && r.Key(source) == r.Key(target) {
 		return "" // /docs -> /docs/, http -> https and the like
 	}
 	if !r.Follows(target) {
@@ -251,7 +251,7 @@ func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Pol
 	if policy, ok := policies[Origin(target)]; ok && !policy.Allows(target.RequestURI()) {
 		return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", target)
 	}
-	if known != nil && known(urlnorm.Key(target)) {
+	if known != nil && known(r.Key(target)) {
 		return fmt.Sprintf("redirects to %s, which this crawl already has", target)
 	}
 	return ""

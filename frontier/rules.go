@@ -12,6 +12,7 @@ package frontier
 import (
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/scope"
@@ -29,6 +30,18 @@ type Rules struct {
 	// sitemapDepth is the depth of the pages sitemaps list: 1, or 0 for
 	// a Firecrawl crawl (whose depth counts them as start pages).
 	sitemapDepth int
+	// ignoreQuery makes URLs that differ only in their query one page.
+	ignoreQuery bool
+}
+
+// Key is the frontier key of u: its normalized form (see urlnorm.Key),
+// without the query when the crawl ignores query parameters.
+func (r Rules) Key(u *url.URL) string {
+	k := urlnorm.Key(u)
+	if r.ignoreQuery {
+		k, _, _ = strings.Cut(k, "?")
+	}
+	return k
 }
 
 // RulesOf returns the rules of a crawl's options. It fails only on path
@@ -48,7 +61,8 @@ func RulesOf(o crawl.Options) (Rules, error) {
 	if err != nil {
 		return Rules{}, fmt.Errorf("path rules: %w", err)
 	}
-	r := Rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1}
+	r := Rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1,
+		ignoreQuery: o.IgnoreQuery}
 	if o.Shape == crawl.ShapeFirecrawl {
 		r.sitemapDepth = 0 // Firecrawl counts sitemap pages as start pages
 	}
@@ -125,7 +139,7 @@ func (r Rules) Listed(loc string, i int) (Link, bool) {
 	if err != nil || len(u.String()) > crawl.MaxURLLength || !r.Follows(u) {
 		return Link{}, false
 	}
-	return Link{URL: u.String(), Key: urlnorm.Key(u), Depth: r.sitemapDepth, Rank: ChildRank(sitemapRank, i)}, true
+	return Link{URL: u.String(), Key: r.Key(u), Depth: r.sitemapDepth, Rank: ChildRank(sitemapRank, i)}, true
 }
 
 // Links returns the links among hrefs (found on the page at page, ranked
@@ -142,7 +156,7 @@ func (r Rules) Links(page *url.URL, hrefs []string, depth int, parentRank string
 		if err != nil || !r.Follows(u) || len(u.String()) > crawl.MaxURLLength {
 			continue
 		}
-		key := urlnorm.Key(u)
+		key := r.Key(u)
 		if seen[key] {
 			continue
 		}
@@ -160,7 +174,7 @@ func (r Rules) Canonical(page *url.URL, href string) (*url.URL, bool) {
 		return nil, false
 	}
 	u, err := urlnorm.Clean(page, href)
-	if err != nil || urlnorm.Key(u) == urlnorm.Key(page) || !r.Follows(u) || len(u.String()) > crawl.MaxURLLength {
+	if err != nil || r.Key(u) == r.Key(page) || !r.Follows(u) || len(u.String()) > crawl.MaxURLLength {
 		return nil, false
 	}
 	return u, true

@@ -181,3 +181,28 @@ func TestOriginsAndApplyRobots(t *testing.T) {
 		t.Errorf("ApplyRobots = %v / %v / %v", allowed, disallowed, delay)
 	}
 }
+
+// TestKeyIgnoringQueries: a crawl that ignores query parameters keys a URL
+// without its query; others keep it.
+func TestKeyIgnoringQueries(t *testing.T) {
+	o := crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 3}
+	plain, err := RulesOf(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.IgnoreQuery = true
+	ignoring, err := RulesOf(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := url.Parse("https://example.com/p?a=1")
+	b, _ := url.Parse("https://example.com/p")
+	if plain.Key(a) == plain.Key(b) || ignoring.Key(a) != ignoring.Key(b) {
+		t.Errorf("keys %q %q, ignoring %q %q", plain.Key(a), plain.Key(b), ignoring.Key(a), ignoring.Key(b))
+	}
+	page, _ := url.Parse("https://example.com/")
+	links := ignoring.Links(page, []string{"/p?a=1", "/p?a=2", "/p"}, 1, "000")
+	if len(links) != 1 || links[0].URL != "https://example.com/p?a=1" {
+		t.Errorf("links %+v, want the first of the three", links)
+	}
+}

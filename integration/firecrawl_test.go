@@ -56,6 +56,10 @@ func firecrawlSite() http.Handler {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, `<html><head><title>Late</title></head><body><main><h1>Late content</h1><p>The page's words come late.</p><div id="late"></div></main>
 <script>setTimeout(function () { document.getElementById('late').innerHTML = '<p>The price of the kettle arrived from a script after a long while.</p>'; }, 1500);</script></body></html>`)
+		case r.URL.Path == "/qstart" || r.URL.Path == "/qpage":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<html><head><title>Query %s</title></head><body><main><h1>Query pages</h1><p>One page under several queries: %s.</p>
+<a href="/qpage?a=1">one</a> <a href="/qpage?a=2">two</a> <a href="/qpage">none</a></main></body></html>`, r.URL.RawQuery, r.URL.Path)
 		case r.URL.Path == "/long":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, "<html><head><title>A long page</title></head><body><main><h1>A long page</h1>")
@@ -420,6 +424,12 @@ func TestFirecrawlSDK(t *testing.T) {
 		if gap := times[i].Sub(times[i-1]); gap < 550*time.Millisecond {
 			t.Errorf("a crawl with a delay of 0.6 s: requests %d and %d came %v apart", i, i+1, gap)
 		}
+	}
+	var withQuery, withoutQuery crawlSummary
+	read("crawlQueries", &withQuery)
+	read("crawlIgnoreQueries", &withoutQuery)
+	if len(withQuery.URLs) != 4 || len(withoutQuery.URLs) != 2 {
+		t.Errorf("ignoreQueryParameters: %v without, %v with", withQuery.URLs, withoutQuery.URLs)
 	}
 	var late struct {
 		Markdown string `json:"markdown"`

@@ -1,3 +1,7 @@
+ALTER TABLE crawls DROP COLUMN ignore_query;
+
+--bun:split
+
 ALTER TABLE crawls DROP COLUMN wait_for_ms;
 
 --bun:split

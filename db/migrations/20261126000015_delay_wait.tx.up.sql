@@ -5,3 +5,9 @@ ALTER TABLE crawls ADD COLUMN delay_ms integer NOT NULL DEFAULT 0;
 --bun:split
 
 ALTER TABLE crawls ADD COLUMN wait_for_ms integer NOT NULL DEFAULT 0;
+
+--bun:split
+
+-- Firecrawl's ignoreQueryParameters: URLs that differ only in their query
+-- are one page.
+ALTER TABLE crawls ADD COLUMN ignore_query boolean NOT NULL DEFAULT false;
