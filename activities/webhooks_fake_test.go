@@ -90,14 +90,6 @@ func (f *fakeStore) SaveWebhookAttempt(_ context.Context, ev *db.WebhookEvent, e
 	return nil
 }
 
-func (f *fakeStore) ResultPages(_ context.Context, _ uuid.UUID, ids []int64) ([]db.Page, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []db.Page
-	for _, p := range f.results {
-		if slices.Contains(ids, p.ID) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+func (f *fakeStore) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error) {
+	return f.StoredPages(ctx, crawlID, ids) // the same pages, as the webhook reads them
 }
