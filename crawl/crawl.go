@@ -123,6 +123,11 @@ type Options struct {
 	// DelayMS is a pause after each request, pages then fetched one at a
 	// time (Firecrawl's delay); a site's longer Crawl-delay still wins.
 	DelayMS int `json:"-" bun:"delay_ms,notnull"`
+	// AllowSubdomains also follows links to the start hosts' subdomains;
+	// AllowExternal to any host (Firecrawl's allowSubdomains and
+	// allowExternalLinks). limit and depth still bound the crawl.
+	AllowSubdomains bool `json:"-" bun:"allow_subdomains,notnull"`
+	AllowExternal   bool `json:"-" bun:"allow_external,notnull"`
 	// IgnoreQuery makes URLs that differ only in their query one page of
 	// the crawl, the first found fetched (Firecrawl's
 	// ignoreQueryParameters).

@@ -206,6 +206,8 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.TimeoutSeconds = CrawlTimeout
 	o.WaitForMS = waitForMS(so)
 	o.IgnoreQuery = req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters
+	o.AllowSubdomains = req.AllowSubdomains != nil && *req.AllowSubdomains
+	o.AllowExternal = req.AllowExternalLinks != nil && *req.AllowExternalLinks
 	if req.Delay != nil {
 		o.DelayMS = int(*req.Delay * 1000)
 	}
@@ -247,12 +249,6 @@ func (f *fieldErrors) regexes(field string, list []string) {
 // yet; Firecrawl's hints are not among them.
 func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
 	on := func(b *bool) bool { return b != nil && *b }
-	if on(req.AllowSubdomains) {
-		bad.add("allowSubdomains", "is not supported here yet: a crawl stays on its start URL's host")
-	}
-	if on(req.AllowExternalLinks) {
-		bad.add("allowExternalLinks", "is not supported here yet: a crawl stays on its start URL's host")
-	}
 	if on(req.RegexOnFullURL) {
 		bad.add("regexOnFullURL", "is not supported here yet: includePaths and excludePaths are searched in the URL's path")
 	}

@@ -41,7 +41,7 @@ func TestDelayAndWaitFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.DelayMS != 1500 || o.WaitForMS != 500 || o.EngineType != crawl.EnginePlaywright || o.IgnoreQuery {
+	if o.DelayMS != 1500 || o.WaitForMS != 500 || o.EngineType != crawl.EnginePlaywright || o.IgnoreQuery || o.AllowSubdomains || o.AllowExternal {
 		t.Errorf("%+v", o)
 	}
 	o, _, err = ScrapeOptionsOf([]byte(`{"url":"https://example.com/","waitFor":250}`), crawl.Server{Browser: true})
@@ -52,6 +52,19 @@ func TestDelayAndWaitFor(t *testing.T) {
 	var e *crawl.Error
 	if !errors.As(err, &e) || len(e.Details) != 1 || e.Details[0].Field != "scrapeOptions.waitFor" {
 		t.Errorf("waitFor without a browser: %v", err)
+	}
+}
+
+// TestWiderScope: allowSubdomains and allowExternalLinks widen the
+// crawl's scope; a map's includeSubdomains too.
+func TestWiderScope(t *testing.T) {
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/","allowSubdomains":true,"allowExternalLinks":true,"ignoreQueryParameters":true}`), crawl.Server{})
+	if err != nil || !o.AllowSubdomains || !o.AllowExternal || !o.IgnoreQuery {
+		t.Errorf("%+v, %v", o, err)
+	}
+	o, _, err = MapOptionsOf([]byte(`{"url":"https://example.com/","includeSubdomains":true}`), crawl.Server{})
+	if err != nil || !o.AllowSubdomains {
+		t.Errorf("map: %+v, %v", o, err)
 	}
 }
 
@@ -131,7 +144,7 @@ func TestCrawlOptionsRefusals(t *testing.T) {
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","events":["done"]}}`, "webhook.events[0]"},
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","headers":{"X":"a\nb"}}}`, "webhook.headers.X"},
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","secret":"s"}}`, "webhook"},
-		{`{"url":"https://example.com/","allowSubdomains":true}`, "allowSubdomains"},
+		{`{"url":"https://example.com/","regexOnFullURL":true}`, "regexOnFullURL"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":[{"type":"json"}]}}`, "scrapeOptions.formats[0]"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":["markdown",{"type":"json","schema":{"type":"thing"}}]}}`, "scrapeOptions.formats[1].schema"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":[{"type":"json","prompt":"the prices"}]}}`, "scrapeOptions.formats.json.prompt"},

@@ -86,9 +86,6 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 	case req.IgnoreSitemap != nil && *req.IgnoreSitemap:
 		sitemap = "skip"
 	}
-	if req.IncludeSubdomains != nil && *req.IncludeSubdomains {
-		bad.add("includeSubdomains", "is not supported here yet: a map stays on its URL's host")
-	}
 	if len(req.Location) > 0 && string(req.Location) != "null" {
 		bad.add("location", "is not supported here: there are no geo-located proxies")
 	}
@@ -108,6 +105,7 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 	fetch := min(q.Limit, MapFetchPages)
 	o.Shape, o.MapOnly = crawl.ShapeFirecrawl, true
 	o.SitemapAndLinks = sitemap == "" || sitemap == "include"
+	o.AllowSubdomains = req.IncludeSubdomains != nil && *req.IncludeSubdomains
 	// The crawl ends at the map's timeout, with what it found by then.
 	o.TimeoutSeconds = int((q.Timeout + time.Second - 1) / time.Second)
 	o.MaxResults, o.MaxDepth = &fetch, crawl.NoDepthLimit

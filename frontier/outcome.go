@@ -87,7 +87,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 		return out.fail(fmt.Sprintf("redirected to an unusable URL: %v", err))
 	}
 	if key := rules.Key(final); key != p.Key {
-		if !rules.SameSite(final) {
+		if !rules.Reaches(final) {
 			return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("redirected to another site: %s", final)}
 		}
 		out.redirect = &Link{URL: final.String(), Key: key, Depth: p.Depth}
@@ -239,7 +239,7 @@ func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Pol
 	switch {
 	case err != nil:
 		return fmt.Sprintf("redirects to an unusable URL (%v)", err)
-	case !r.SameSite(target):
+	case !r.Reaches(target):
 		return fmt.Sprintf("redirects to another site: %s", target)
 	}
 	if source, err := urlnorm.Clean(nil, from.String()); err == nil && r.Key(source) == r.Key(target) {

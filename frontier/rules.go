@@ -61,7 +61,7 @@ func RulesOf(o crawl.Options) (Rules, error) {
 	if err != nil {
 		return Rules{}, fmt.Errorf("path rules: %w", err)
 	}
-	r := Rules{scope: scope.New(starts, o.EntireWebsite), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1,
+	r := Rules{scope: scope.New(starts, o.EntireWebsite).Widen(o.AllowSubdomains, o.AllowExternal), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1,
 		ignoreQuery: o.IgnoreQuery}
 	if o.Shape == crawl.ShapeFirecrawl {
 		r.sitemapDepth = 0 // Firecrawl counts sitemap pages as start pages
@@ -81,6 +81,10 @@ func (r Rules) Keeps(u *url.URL) bool { return r.paths.Allows(u.Path) }
 
 // SameSite reports whether u is on a site the crawl started from.
 func (r Rules) SameSite(u *url.URL) bool { return r.scope.SameSite(u) }
+
+// Reaches reports whether the crawl may go to u's host: its own sites, or
+// any with allowExternalLinks.
+func (r Rules) Reaches(u *url.URL) bool { return r.scope.Reaches(u) }
 
 // FollowsLinksOf reports whether the links of a page at depth are
 // followed: whether depth+1 is within the crawl's depth limit.

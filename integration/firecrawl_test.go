@@ -820,3 +820,50 @@ func TestFirecrawlLargeBatch(t *testing.T) {
 		t.Errorf("a batch of %d URLs: %d %.300s", len(many), status, body)
 	}
 }
+
+// TestFirecrawlExternalLinks: allowExternalLinks follows a link to
+// another site (another port is another site), which a crawl without it
+// leaves alone.
+func TestFirecrawlExternalLinks(t *testing.T) {
+	t.Parallel()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Elsewhere</title></head><body><main><h1>Another site</h1><p>A page on another site, reached by an external link.</p></main></body></html>`)
+	}))
+	defer other.Close()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><head><title>Home</title></head><body><main><h1>Home</h1><p>A page linking to <a href="%s/page">another site</a> and <a href="/local">one of its own</a>.</p></main></body></html>`, other.URL)
+	}))
+	defer site.Close()
+	crawlURLs := func(external bool) []string {
+		var started struct {
+			ID string `json:"id"`
+		}
+		if status, body := call(t, "POST", env.api+"/v2/crawl", env.keyA, map[string]any{"url": site.URL + "/", "limit": 10, "sitemap": "skip",
+			"allowExternalLinks": external}, &started); status != 200 {
+			t.Fatalf("start: %d %s", status, body)
+		}
+		waitStatus(t, env.api, env.keyA, started.ID, time.Minute, "succeeded")
+		var job struct {
+			Data []struct {
+				Metadata struct {
+					SourceURL string `json:"sourceURL"`
+				} `json:"metadata"`
+			} `json:"data"`
+		}
+		call(t, "GET", env.api+"/v2/crawl/"+started.ID, env.keyA, nil, &job)
+		var out []string
+		for _, d := range job.Data {
+			out = append(out, d.Metadata.SourceURL)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if got := crawlURLs(true); !slices.Contains(got, other.URL+"/page") || !slices.Contains(got, site.URL+"/local") {
+		t.Errorf("with allowExternalLinks: %v", got)
+	}
+	if got := crawlURLs(false); slices.Contains(got, other.URL+"/page") || !slices.Contains(got, site.URL+"/local") {
+		t.Errorf("without allowExternalLinks: %v", got)
+	}
+}

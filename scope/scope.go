@@ -15,6 +15,18 @@ import (
 // Scope is the set of URLs a crawl may fetch. It is safe for concurrent use.
 type Scope struct {
 	roots []root
+	// subdomains also allows the subdomains of the start hosts (any
+	// path); external allows every host (Firecrawl's allowSubdomains and
+	// allowExternalLinks).
+	subdomains, external bool
+}
+
+// Widen returns s allowing, besides its hosts, their subdomains and/or
+// every other host; the path rules of the start hosts stay.
+func (s *Scope) Widen(subdomains, external bool) *Scope {
+	w := *s
+	w.subdomains, w.external = subdomains, external
+	return &w
 }
 
 type root struct {
@@ -55,19 +67,53 @@ func (s *Scope) Allows(u *url.URL) bool {
 			return true
 		}
 	}
-	return false
+	return s.external && !s.startHost(h) || s.subdomains && s.subdomain(h)
 }
 
-// SameSite reports whether u is on one of the scope's hosts, whatever its
-// path. Links to other sites are external.
-func (s *Scope) SameSite(u *url.URL) bool {
-	h := siteHost(u)
+// Reaches reports whether the crawl may go to u's host at all: one of
+// its sites (see SameSite), or any host when it follows external links.
+func (s *Scope) Reaches(u *url.URL) bool {
+	return s.external || s.SameSite(u)
+}
+
+// startHost reports whether h is one of the start hosts, whose path
+// rules hold.
+func (s *Scope) startHost(h string) bool {
 	for _, r := range s.roots {
 		if r.host == h {
 			return true
 		}
 	}
 	return false
+}
+
+// subdomain reports whether h (host[:port]) is a subdomain of a start
+// host, on the same port.
+func (s *Scope) subdomain(h string) bool {
+	name, port := splitPort(h)
+	for _, r := range s.roots {
+		rootName, rootPort := splitPort(r.host)
+		if port == rootPort && strings.HasSuffix(name, "."+rootName) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitPort splits host[:port] (IPv6 literals in brackets).
+func splitPort(h string) (name, port string) {
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.HasSuffix(h, "]") {
+		return h[:i], h[i+1:]
+	}
+	return h, ""
+}
+
+// SameSite reports whether u is on one of the scope's hosts (or, with
+// subdomains, on one of their subdomains), whatever its path. Links to
+// other sites are external.
+func (s *Scope) SameSite(u *url.URL) bool {
+	h := siteHost(u)
+	return s.startHost(h) || s.subdomains && s.subdomain(h)
 }
 
 // Dir returns the directory of a URL path: everything up to and including

@@ -69,3 +69,38 @@ func TestDir(t *testing.T) {
 		}
 	}
 }
+
+// TestWiden: subdomains of a start host are in scope on any path, other
+// hosts only when external links are followed; the start host keeps its
+// directory either way.
+func TestWiden(t *testing.T) {
+	start, _ := url.Parse("https://example.com:8443/docs/intro")
+	base := New([]*url.URL{start}, false)
+	cases := []struct {
+		url                         string
+		plain, subdomains, external bool
+	}{
+		{"https://example.com:8443/docs/a", true, true, true},
+		{"https://example.com:8443/blog/a", false, false, false},
+		{"https://api.example.com:8443/any/path", false, true, true},
+		{"https://api.example.com/any/path", false, false, true},
+		{"https://notexample.com:8443/docs/a", false, false, true},
+		{"https://other.org/x", false, false, true},
+	}
+	for _, c := range cases {
+		u, _ := url.Parse(c.url)
+		if got := base.Allows(u); got != c.plain {
+			t.Errorf("plain %s: %v", c.url, got)
+		}
+		if got := base.Widen(true, false).Allows(u); got != c.subdomains {
+			t.Errorf("subdomains %s: %v", c.url, got)
+		}
+		if got := base.Widen(false, true).Allows(u); got != c.external {
+			t.Errorf("external %s: %v", c.url, got)
+		}
+	}
+	sub, _ := url.Parse("https://api.example.com:8443/")
+	if base.SameSite(sub) || !base.Widen(true, false).SameSite(sub) || base.Widen(false, true).SameSite(sub) || !base.Widen(false, true).Reaches(sub) {
+		t.Error("SameSite and Reaches of a subdomain")
+	}
+}

@@ -1,3 +1,11 @@
+ALTER TABLE crawls DROP COLUMN allow_external;
+
+--bun:split
+
+ALTER TABLE crawls DROP COLUMN allow_subdomains;
+
+--bun:split
+
 ALTER TABLE crawls DROP COLUMN ignore_query;
 
 --bun:split

@@ -11,3 +11,12 @@ ALTER TABLE crawls ADD COLUMN wait_for_ms integer NOT NULL DEFAULT 0;
 -- Firecrawl's ignoreQueryParameters: URLs that differ only in their query
 -- are one page.
 ALTER TABLE crawls ADD COLUMN ignore_query boolean NOT NULL DEFAULT false;
+
+--bun:split
+
+-- Firecrawl's allowSubdomains and allowExternalLinks.
+ALTER TABLE crawls ADD COLUMN allow_subdomains boolean NOT NULL DEFAULT false;
+
+--bun:split
+
+ALTER TABLE crawls ADD COLUMN allow_external boolean NOT NULL DEFAULT false;
