@@ -394,7 +394,7 @@ func TestFirecrawlSDK(t *testing.T) {
 		"notHttp":             {400, "url"},
 		"badRegex":            {400, "includePaths[0]"},
 		"unknownCrawl":        {404, "not found"},
-		"mapSubdomains":       {400, "includeSubdomains"},
+		"mapLocation":         {400, "location"},
 		"scrapeJsonBadSchema": {400, "formats[0].schema"},
 		"batchInvalid":        {400, "urls[1]"},
 	} {

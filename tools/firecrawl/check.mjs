@@ -105,7 +105,7 @@ await step('map', async () => {
   return { id: all.id, all: all.links.map((l) => l.url), search: search.links.map((l) => l.url), only: only.links.map((l) => l.url),
     skip: skip.links.map((l) => l.url), v1: v1.links ?? v1 };
 });
-await step('mapSubdomains', () => fc.map(`${site}/`, { includeSubdomains: true }));
+await step('mapLocation', () => fc.map(`${site}/`, { location: { country: 'US' } }));
 await step('v1Scrape', () => fc.v1.scrapeUrl(`${site}/s1/p1`, { formats: ['markdown'] }));
 await step('v1Crawl', async () => {
   const job = await fc.v1.crawlUrl(`${site}/`, { limit: 5 }, 1);
