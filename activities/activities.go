@@ -89,7 +89,7 @@ func (s Settings) concurrency(o crawl.Options) int {
 // at a time, through the egress proxy when it asked for a static address.
 func (s Settings) batch(o crawl.Options) fetch.Batch {
 	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs, Screenshot: pageformats.ShotOf(o.Formats),
-		WaitFor: time.Duration(o.WaitForMS) * time.Millisecond}
+		WaitFor: time.Duration(o.WaitForMS) * time.Millisecond, Headers: o.Headers, Mobile: o.Mobile}
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities

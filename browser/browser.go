@@ -268,22 +268,54 @@ func (t *tab) settle(limit time.Duration) {
 // With a proxy (http://host:port) every request of the session goes
 // through it.
 func (b *Browser) NewSession(scope string, proxy ...string) (*Session, error) {
+	return b.NewSessionWith(scope, SessionOptions{Proxy: strings.Join(proxy, "")})
+}
+
+// SessionOptions are how a session's pages are fetched.
+type SessionOptions struct {
+	// Proxy (http://host:port) carries every request of the session.
+	Proxy string
+	// Headers are added to every request of the session's pages.
+	Headers map[string]string
+	// Mobile renders pages as a phone: a small touch screen, and
+	// "Mobile" added to the user agent.
+	Mobile bool
+}
+
+// NewSessionWith is NewSession with opts.
+func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, error) {
 	opts := playwright.BrowserNewContextOptions{}
-	if len(proxy) > 0 && proxy[0] != "" {
-		opts.Proxy = &playwright.Proxy{Server: proxy[0], Bypass: playwright.String("<-loopback>")}
+	proxy := so.Proxy
+	if proxy != "" {
+		opts.Proxy = &playwright.Proxy{Server: proxy, Bypass: playwright.String("<-loopback>")}
 	}
 	if b.opts.UserAgent != "" {
 		opts.UserAgent = playwright.String(b.opts.UserAgent)
+	}
+	if len(so.Headers) > 0 {
+		opts.ExtraHttpHeaders = so.Headers
 	}
 	c, err := b.chromium()
 	if err != nil {
 		return nil, err
 	}
+	if so.Mobile {
+		opts.Viewport = &playwright.Size{Width: 390, Height: 844}
+		opts.DeviceScaleFactor = playwright.Float(3)
+		opts.IsMobile = playwright.Bool(true)
+		opts.HasTouch = playwright.Bool(true)
+		ua := b.opts.UserAgent + " Mobile"
+		if b.opts.UserAgent == "" {
+			// A phone's Chromium, of this browser's version.
+			ua = fmt.Sprintf("Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%s Mobile Safari/537.36", c.Version())
+		}
+		opts.UserAgent = playwright.String(ua)
+	}
 	bctx, err := c.NewContext(opts)
 	if err != nil {
 		return nil, fmt.Errorf("new browser context: %w", err)
 	}
-	if proxy := strings.Join(proxy, ""); proxy != "" {
+	if proxy != "" {
 		scope += "\x00" + proxy // what came through a proxy stays with it
 	}
 	s := &Session{b: b, scope: scope, ctx: bctx, pages: make(chan *tab, b.opts.Pages)}

@@ -132,6 +132,12 @@ type Options struct {
 	// the crawl, the first found fetched (Firecrawl's
 	// ignoreQueryParameters).
 	IgnoreQuery bool `json:"-" bun:"ignore_query,notnull"`
+	// Headers are sent with every page request (Firecrawl's headers); they
+	// may hold credentials, so they stay in the database, never in
+	// workflow history or answers. Mobile renders pages as a phone would
+	// (Firecrawl's mobile).
+	Headers map[string]string `json:"-" bun:"headers,type:jsonb"`
+	Mobile  bool              `json:"-" bun:"mobile,notnull"`
 	// WaitForMS is how long the browser waits on each page after it has
 	// loaded and settled, before reading it (Firecrawl's waitFor).
 	WaitForMS int `json:"-" bun:"wait_for_ms,notnull"`

@@ -224,6 +224,10 @@ type Batch struct {
 	// WaitFor is how long the browser waits on each page after it has
 	// settled, before reading it; the static fetch does not wait.
 	WaitFor time.Duration
+	// Headers are added to every page request; Mobile has the browser
+	// render pages as a phone would.
+	Headers map[string]string
+	Mobile  bool
 	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
 	UseEgressProxy bool
 	// Delay is a pause after each request (a site's Crawl-delay); with a
@@ -258,6 +262,13 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 		return err
 	}
 	pending := &pendingResults{m: make(map[*colly.Context]*Result, len(urls)), emit: emit}
+	if len(b.Headers) > 0 {
+		c.OnRequest(func(req *colly.Request) {
+			for k, v := range b.Headers {
+				req.Headers.Set(k, v)
+			}
+		})
+	}
 	if b.Admit != nil {
 		c.OnRequest(func(req *colly.Request) {
 			r := pending.get(req.Ctx)

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/schema"
 )
@@ -84,6 +86,45 @@ type ScrapeOptions struct {
 	MaxAge         json.RawMessage `json:"maxAge"`
 	Parsers        json.RawMessage `json:"parsers"`
 	ChangeTracking json.RawMessage `json:"changeTrackingOptions"`
+}
+
+// MaxHeaders bounds scrapeOptions.headers.
+const MaxHeaders = 50
+
+// reservedHeaders are headers a request's transport sets itself.
+var reservedHeaders = map[string]bool{"host": true, "content-length": true, "transfer-encoding": true, "connection": true,
+	"keep-alive": true, "upgrade": true, "te": true, "trailer": true, "proxy-authorization": true, "proxy-connection": true}
+
+// checkHeaders says what is wrong with the headers a request asks to send.
+func checkHeaders(h map[string]string) []string {
+	var bad []string
+	if len(h) > MaxHeaders {
+		bad = append(bad, fmt.Sprintf("at most %d headers", MaxHeaders))
+	}
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		switch {
+		case !httpguts.ValidHeaderFieldName(name):
+			bad = append(bad, fmt.Sprintf("%q is not a header name", name))
+		case reservedHeaders[strings.ToLower(name)]:
+			bad = append(bad, fmt.Sprintf("%s is set by the crawler itself", name))
+		case !httpguts.ValidHeaderFieldValue(h[name]):
+			bad = append(bad, fmt.Sprintf("the value of %s is not a valid header value", name))
+		}
+	}
+	return bad
+}
+
+// sessionOf copies what scrape options say of how pages are requested
+// (headers, mobile, waitFor) onto o, once checked.
+func sessionOf(so *ScrapeOptions, o *crawl.Options) {
+	if so == nil {
+		return
+	}
+	o.WaitForMS = waitForMS(so)
+	if len(so.Headers) > 0 {
+		o.Headers = so.Headers
+	}
+	o.Mobile = so.Mobile != nil && *so.Mobile
 }
 
 // MaxWaitFor bounds scrapeOptions.waitFor, in milliseconds.
@@ -188,7 +229,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	if so == nil {
 		so = &ScrapeOptions{}
 	}
-	bad = append(bad, scrapeOptions(so, "scrapeOptions.", native)...)
+	bad = append(bad, scrapeOptions(so, "scrapeOptions.", native, srv)...)
 	if len(bad) > 0 {
 		return crawl.Options{}, &crawl.Error{Code: crawl.EINVALID, Message: "invalid crawl request", Details: bad}
 	}
@@ -204,7 +245,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.MaxResults = &limit
 	o.MaxDepth = depth
 	o.TimeoutSeconds = CrawlTimeout
-	o.WaitForMS = waitForMS(so)
+	sessionOf(so, &o)
 	o.IgnoreQuery = req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters
 	o.AllowSubdomains = req.AllowSubdomains != nil && *req.AllowSubdomains
 	o.AllowExternal = req.AllowExternalLinks != nil && *req.AllowExternalLinks
@@ -262,7 +303,7 @@ func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
 
 // scrapeOptions checks so and puts what it maps to into native, the
 // service's own request; prefix names the fields in errors.
-func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []crawl.FieldError {
+func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv crawl.Server) []crawl.FieldError {
 	var bad fieldErrors
 	fail := func(field, format string, args ...any) { bad.add(prefix+field, format, args...) }
 	// Every document carries the page's metadata, as Firecrawl's do.
@@ -303,15 +344,21 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any) []cr
 	if so.WaitFor != nil && *so.WaitFor != 0 {
 		if *so.WaitFor < 0 || *so.WaitFor > MaxWaitFor {
 			fail("waitFor", "must be between 0 and %d milliseconds", MaxWaitFor)
+		} else if !srv.Browser {
+			fail("waitFor", "needs the browser engine, which this server does not run")
 		} else {
 			native["engineType"] = "playwright" // only the browser can wait for a page
 		}
 	}
-	if len(so.Headers) > 0 {
-		fail("headers", "is not supported here yet")
+	for _, msg := range checkHeaders(so.Headers) {
+		fail("headers", "%s", msg)
 	}
 	if so.Mobile != nil && *so.Mobile {
-		fail("mobile", "is not supported here yet")
+		if !srv.Browser {
+			fail("mobile", "needs the browser engine, which this server does not run")
+		} else {
+			native["engineType"] = "playwright" // only the browser can be a phone
+		}
 	}
 	for _, r := range []struct {
 		name string
@@ -410,7 +457,6 @@ func renameFields(err error, scrapePrefix string) error {
 	names := map[string]string{"startUrl": "url", "startUrls": "url", "maxConcurrentPages": "maxConcurrency",
 		"includeOnlyTags": scrapePrefix + "includeTags", "excludeTags": scrapePrefix + "excludeTags",
 		"formats":    scrapePrefix + "formats",
-		"engineType": scrapePrefix + "waitFor", // set for waitFor alone
 		"extraction": scrapePrefix + "formats.json.prompt", "extractionSchema": scrapePrefix + "formats.json.schema"}
 	out := &crawl.Error{Code: e.Code, Message: e.Message}
 	for _, d := range e.Details {

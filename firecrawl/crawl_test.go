@@ -55,6 +55,24 @@ func TestDelayAndWaitFor(t *testing.T) {
 	}
 }
 
+// TestHeadersAndMobile: headers go with every page request, checked;
+// mobile renders in the browser.
+func TestHeadersAndMobile(t *testing.T) {
+	o, err := CrawlOptions([]byte(`{"url":"https://example.com/","scrapeOptions":{"headers":{"Cookie":"a=1","X-Team":"docs"},"mobile":true}}`),
+		crawl.Server{Browser: true})
+	if err != nil || o.Headers["Cookie"] != "a=1" || o.Headers["X-Team"] != "docs" || !o.Mobile || o.EngineType != crawl.EnginePlaywright {
+		t.Errorf("%+v, %v", o, err)
+	}
+	for body, field := range map[string]string{`{"url":"https://example.com/","headers":{"Host":"evil.example"}}`: "headers",
+		`{"url":"https://example.com/","headers":{"a b":"c"}}`: "headers", `{"url":"https://example.com/","mobile":true}`: "mobile"} {
+		_, _, err := ScrapeOptionsOf([]byte(body), crawl.Server{})
+		var e *crawl.Error
+		if !errors.As(err, &e) || len(e.Details) != 1 || e.Details[0].Field != field {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
 // TestWiderScope: allowSubdomains and allowExternalLinks widen the
 // crawl's scope; a map's includeSubdomains too.
 func TestWiderScope(t *testing.T) {

@@ -249,7 +249,7 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 	}
 	opts := req.ScrapeOptions
 	opts.Timeout = nil
-	bad = append(bad, scrapeOptions(&opts, "", native)...)
+	bad = append(bad, scrapeOptions(&opts, "", native, srv)...)
 	if len(bad) > 0 {
 		return crawl.Options{}, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid scrape request", Details: bad}
 	}
@@ -262,7 +262,7 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 		return crawl.Options{}, 0, renameFields(err, "")
 	}
 	one := 1
-	o.WaitForMS = waitForMS(&opts)
+	sessionOf(&opts, &o)
 	o.Shape = crawl.ShapeFirecrawl
 	o.MaxResults = &one
 	o.MaxDepth = 0
@@ -354,7 +354,7 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 	if opts.Timeout != nil {
 		opts.Timeout = nil // a page's own bound: the engine's fetch timeouts apply
 	}
-	bad = append(bad, scrapeOptions(&opts, "", native)...)
+	bad = append(bad, scrapeOptions(&opts, "", native, srv)...)
 	if len(bad) > 0 {
 		return crawl.Options{}, nil, &crawl.Error{Code: crawl.EINVALID, Message: "invalid batch scrape request", Details: bad}
 	}
@@ -367,7 +367,7 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 		return crawl.Options{}, nil, renameFields(err, "")
 	}
 	n := len(valid)
-	o.WaitForMS = waitForMS(&opts)
+	sessionOf(&opts, &o)
 	if o.Webhook != nil {
 		o.Webhook.Kind = webhook.KindBatchScrape
 	}

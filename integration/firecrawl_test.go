@@ -60,6 +60,11 @@ func firecrawlSite() http.Handler {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprintf(w, `<html><head><title>Query %s</title></head><body><main><h1>Query pages</h1><p>One page under several queries: %s.</p>
 <a href="/qpage?a=1">one</a> <a href="/qpage?a=2">two</a> <a href="/qpage">none</a></main></body></html>`, r.URL.RawQuery, r.URL.Path)
+		case r.URL.Path == "/echo":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<html><head><title>Echo</title><meta name="viewport" content="width=device-width"></head><body><main><h1>What the request said</h1><p>The team header read %q and the agent was %q.</p><p id="w"></p></main>
+<script>document.getElementById('w').textContent = 'The window was ' + window.innerWidth + ' pixels wide.';</script></body></html>`,
+				r.Header.Get("X-Team"), r.Header.Get("User-Agent"))
 		case r.URL.Path == "/long":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, "<html><head><title>A long page</title></head><body><main><h1>A long page</h1>")
@@ -430,6 +435,17 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("crawlIgnoreQueries", &withoutQuery)
 	if len(withQuery.URLs) != 4 || len(withoutQuery.URLs) != 2 {
 		t.Errorf("ignoreQueryParameters: %v without, %v with", withQuery.URLs, withoutQuery.URLs)
+	}
+	// headers go with the request; mobile renders as a phone would.
+	var echo map[string]struct {
+		Markdown string `json:"markdown"`
+	}
+	read("scrapeRequestShape", &echo)
+	if md := echo["headers"].Markdown; !strings.Contains(md, `read "docs"`) || strings.Contains(md, "Mobile") {
+		t.Errorf("headers: %s", report["scrapeRequestShape"])
+	}
+	if md := echo["mobile"].Markdown; !strings.Contains(md, "Mobile") || !strings.Contains(md, "The window was 390 pixels wide.") {
+		t.Errorf("mobile: %s", report["scrapeRequestShape"])
 	}
 	var late struct {
 		Markdown string `json:"markdown"`

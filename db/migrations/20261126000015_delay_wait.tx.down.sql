@@ -1,3 +1,11 @@
+ALTER TABLE crawls DROP COLUMN mobile;
+
+--bun:split
+
+ALTER TABLE crawls DROP COLUMN headers;
+
+--bun:split
+
 ALTER TABLE crawls DROP COLUMN allow_external;
 
 --bun:split

@@ -20,3 +20,12 @@ ALTER TABLE crawls ADD COLUMN allow_subdomains boolean NOT NULL DEFAULT false;
 --bun:split
 
 ALTER TABLE crawls ADD COLUMN allow_external boolean NOT NULL DEFAULT false;
+
+--bun:split
+
+-- Firecrawl's headers (sent with every page request) and mobile.
+ALTER TABLE crawls ADD COLUMN headers jsonb;
+
+--bun:split
+
+ALTER TABLE crawls ADD COLUMN mobile boolean NOT NULL DEFAULT false;

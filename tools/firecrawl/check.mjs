@@ -44,6 +44,10 @@ await step('crawlDelay', async () => urls(await fc.crawl(`${site}/paced/0`, { li
 await step('scrapeWaitFor', () => fc.scrape(`${site}/late`, { formats: ['markdown'], waitFor: 2500 }));
 await step('crawlQueries', async () => urls(await fc.crawl(`${site}/qstart`, { limit: 10, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
 await step('crawlIgnoreQueries', async () => urls(await fc.crawl(`${site}/qstart`, { limit: 10, sitemap: 'skip', ignoreQueryParameters: true, pollInterval: 1, timeout: 120 })));
+await step('scrapeRequestShape', async () => ({
+  headers: await fc.scrape(`${site}/echo`, { formats: ['markdown'], headers: { 'X-Team': 'docs' } }),
+  mobile: await fc.scrape(`${site}/echo`, { formats: ['markdown'], mobile: true }),
+}));
 await step('crawlSitemapInclude', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, pollInterval: 1, timeout: 120 })));
 await step('crawlSitemapOnly', async () => urls(await fc.crawl(`${site}/`, { limit: 50, sitemap: 'only', pollInterval: 1, timeout: 120 })));
 await step('crawlExclude', async () => urls(await fc.crawl(`${site}/`, { limit: 60, excludePaths: ['^/s2/', 'p1[0-9]$'], pollInterval: 1, timeout: 120 })));
