@@ -128,6 +128,10 @@ type Options struct {
 	// allowExternalLinks). limit and depth still bound the crawl.
 	AllowSubdomains bool `json:"-" bun:"allow_subdomains,notnull"`
 	AllowExternal   bool `json:"-" bun:"allow_external,notnull"`
+	// RegexOnFullURL matches includeOnlyPaths and excludePaths (regular
+	// expressions) against the whole URL, not its path (Firecrawl's
+	// regexOnFullURL).
+	RegexOnFullURL bool `json:"-" bun:"regex_on_full_url,notnull"`
 	// IgnoreQuery makes URLs that differ only in their query one page of
 	// the crawl, the first found fetched (Firecrawl's
 	// ignoreQueryParameters).

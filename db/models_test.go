@@ -39,6 +39,8 @@ func everyOption(t *testing.T) crawl.Options {
 		case f.Type() == reflect.TypeFor[json.RawMessage]():
 			// As Postgres writes jsonb back: a space after the colon.
 			f.Set(reflect.ValueOf(json.RawMessage(`{"title": "` + name + `"}`)))
+		case f.Type() == reflect.TypeFor[map[string]string]():
+			f.Set(reflect.ValueOf(map[string]string{"X-Name": name}))
 		case f.Type() == reflect.TypeFor[*webhook.Config]():
 			f.Set(reflect.ValueOf(&webhook.Config{URL: "https://hooks.example/" + name, Headers: map[string]string{"Authorization": "t"},
 				Metadata: map[string]any{"n": "v"}, Events: []string{"page"}, Kind: webhook.KindBatchScrape}))

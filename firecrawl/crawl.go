@@ -248,6 +248,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	sessionOf(so, &o)
 	o.IgnoreQuery = req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters
 	o.AllowSubdomains = req.AllowSubdomains != nil && *req.AllowSubdomains
+	o.RegexOnFullURL = req.RegexOnFullURL != nil && *req.RegexOnFullURL
 	o.AllowExternal = req.AllowExternalLinks != nil && *req.AllowExternalLinks
 	if req.Delay != nil {
 		o.DelayMS = int(*req.Delay * 1000)
@@ -287,12 +288,9 @@ func (f *fieldErrors) regexes(field string, list []string) {
 }
 
 // refuseUnsupported records the crawl options the engine cannot honour
-// yet; Firecrawl's hints are not among them.
+// (prompt) or that are out of range (delay); Firecrawl's hints are not
+// among them.
 func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
-	on := func(b *bool) bool { return b != nil && *b }
-	if on(req.RegexOnFullURL) {
-		bad.add("regexOnFullURL", "is not supported here yet: includePaths and excludePaths are searched in the URL's path")
-	}
 	if req.Delay != nil && (*req.Delay < 0 || *req.Delay > MaxDelay) {
 		bad.add("delay", "must be between 0 and %d seconds", MaxDelay)
 	}

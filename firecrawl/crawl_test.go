@@ -162,7 +162,7 @@ func TestCrawlOptionsRefusals(t *testing.T) {
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","events":["done"]}}`, "webhook.events[0]"},
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","headers":{"X":"a\nb"}}}`, "webhook.headers.X"},
 		{`{"url":"https://example.com/","webhook":{"url":"https://hooks.example/","secret":"s"}}`, "webhook"},
-		{`{"url":"https://example.com/","regexOnFullURL":true}`, "regexOnFullURL"},
+		{`{"url":"https://example.com/","prompt":"the docs"}`, "prompt"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":[{"type":"json"}]}}`, "scrapeOptions.formats[0]"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":["markdown",{"type":"json","schema":{"type":"thing"}}]}}`, "scrapeOptions.formats[1].schema"},
 		{`{"url":"https://example.com/","scrapeOptions":{"formats":[{"type":"json","prompt":"the prices"}]}}`, "scrapeOptions.formats.json.prompt"},

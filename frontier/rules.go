@@ -32,6 +32,8 @@ type Rules struct {
 	sitemapDepth int
 	// ignoreQuery makes URLs that differ only in their query one page.
 	ignoreQuery bool
+	// fullURL matches the path rules against the whole URL.
+	fullURL bool
 }
 
 // Key is the frontier key of u: its normalized form (see urlnorm.Key),
@@ -62,7 +64,7 @@ func RulesOf(o crawl.Options) (Rules, error) {
 		return Rules{}, fmt.Errorf("path rules: %w", err)
 	}
 	r := Rules{scope: scope.New(starts, o.EntireWebsite).Widen(o.AllowSubdomains, o.AllowExternal), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1,
-		ignoreQuery: o.IgnoreQuery}
+		ignoreQuery: o.IgnoreQuery, fullURL: o.RegexOnFullURL}
 	if o.Shape == crawl.ShapeFirecrawl {
 		r.sitemapDepth = 0 // Firecrawl counts sitemap pages as start pages
 	}
@@ -72,12 +74,21 @@ func RulesOf(o crawl.Options) (Rules, error) {
 // Follows reports whether a link to u is crawled: in scope, and allowed by
 // the path rules.
 func (r Rules) Follows(u *url.URL) bool {
-	return r.scope.Allows(u) && r.paths.Allows(u.Path)
+	return r.scope.Allows(u) && r.paths.Allows(r.pathOf(u))
 }
 
 // Keeps reports whether a fetched page at u may become a result. Start
 // pages are fetched whatever the path rules say, to discover links.
-func (r Rules) Keeps(u *url.URL) bool { return r.paths.Allows(u.Path) }
+func (r Rules) Keeps(u *url.URL) bool { return r.paths.Allows(r.pathOf(u)) }
+
+// pathOf is what the path rules are matched against: u's path, or, for a
+// crawl that asked for it (Firecrawl's regexOnFullURL), all of u.
+func (r Rules) pathOf(u *url.URL) string {
+	if r.fullURL {
+		return u.String()
+	}
+	return u.Path
+}
 
 // SameSite reports whether u is on a site the crawl started from.
 func (r Rules) SameSite(u *url.URL) bool { return r.scope.SameSite(u) }

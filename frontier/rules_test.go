@@ -206,3 +206,23 @@ func TestKeyIgnoringQueries(t *testing.T) {
 		t.Errorf("links %+v, want the first of the three", links)
 	}
 }
+
+// TestRegexOnFullURL: a Firecrawl crawl's path rules match the whole URL
+// when it asks for it, the path otherwise.
+func TestRegexOnFullURL(t *testing.T) {
+	o := crawl.Options{Shape: crawl.ShapeFirecrawl, StartURLs: []string{"https://example.com/"}, MaxDepth: 3,
+		IncludeOnlyPaths: []string{`\?lang=en$`}}
+	pathOnly, err := RulesOf(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.RegexOnFullURL = true
+	full, err := RulesOf(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("https://example.com/guide?lang=en")
+	if pathOnly.Follows(u) || !full.Follows(u) {
+		t.Errorf("path only %v, full URL %v", pathOnly.Follows(u), full.Follows(u))
+	}
+}

@@ -1,3 +1,7 @@
+ALTER TABLE crawls DROP COLUMN regex_on_full_url;
+
+--bun:split
+
 ALTER TABLE crawls DROP COLUMN mobile;
 
 --bun:split

@@ -29,3 +29,8 @@ ALTER TABLE crawls ADD COLUMN headers jsonb;
 --bun:split
 
 ALTER TABLE crawls ADD COLUMN mobile boolean NOT NULL DEFAULT false;
+
+--bun:split
+
+-- Firecrawl's regexOnFullURL: path rules matched against the whole URL.
+ALTER TABLE crawls ADD COLUMN regex_on_full_url boolean NOT NULL DEFAULT false;
