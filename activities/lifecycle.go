@@ -74,7 +74,7 @@ func startCrawl(ctx context.Context, store lifecycleStore, s Settings, in StartC
 	if c.Status.Terminal() {
 		return plan, nil
 	}
-	if _, err := store.Enqueue(ctx, c.ID, newPages(frontier.Seeds(o.StartURLs))); err != nil {
+	if _, err := store.Enqueue(ctx, c.ID, newPages(frontier.SeedsOf(o))); err != nil {
 		return CrawlPlan{}, err
 	}
 	logs := []db.CrawlLog{crawllog.Started(c, plan.Budget, s.concurrency(o)), crawllog.EngineChosen(c, plan.Engine)}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,7 +21,7 @@ import (
 type webhookStore interface {
 	crawlLoader
 	AddWebhookEvent(ctx context.Context, crawlID uuid.UUID, event string, ord int) error
-	AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID) (int, error)
+	AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly bool) (int, error)
 	DueWebhookEvents(ctx context.Context, crawlID uuid.UUID, now time.Time, limit int) ([]db.WebhookEvent, error)
 	WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (db.WebhookBacklog, error)
 	SaveWebhookAttempt(ctx context.Context, ev *db.WebhookEvent, entry db.CrawlLog) error
@@ -82,13 +83,16 @@ func deliverWebhooks(ctx context.Context, store webhookStore, sender WebhookSend
 		}
 	}
 	if hook.Wants(webhook.Page) {
-		if _, err := store.AddPageWebhookEvents(ctx, c.ID); err != nil {
+		// While the crawl runs, a page with extraction waits for it; once
+		// the crawl has ended, every result page gets its event.
+		extractedOnly := o.Extraction != "" && !in.Final
+		if _, err := store.AddPageWebhookEvents(ctx, c.ID, extractedOnly); err != nil {
 			return DeliverWebhooksResult{}, err
 		}
 	}
 	d := delivery{store: store, sender: sender, crawl: c, hook: hook, retryFor: s.webhookRetryFor(), base: s.PublicURL}
-	sent := 0
-	stop := keepAlive(ctx, func() any { return sent })
+	var sent atomic.Int64 // events attempted, reported by the heartbeat
+	stop := keepAlive(ctx, func() any { return sent.Load() })
 	defer stop()
 	began := time.Now()
 	for time.Since(began) < webhookSlice && ctx.Err() == nil {
@@ -107,7 +111,7 @@ func deliverWebhooks(ctx context.Context, store webhookStore, sender WebhookSend
 		if err := d.sendAll(ctx, due); err != nil {
 			return DeliverWebhooksResult{}, err
 		}
-		sent += len(due)
+		sent.Add(int64(len(due)))
 	}
 	backlog, err := store.WebhookBacklog(ctx, c.ID)
 	if err != nil {

@@ -27,11 +27,14 @@ func (f *fakeStore) AddWebhookEvent(_ context.Context, crawlID uuid.UUID, event 
 	return nil
 }
 
-func (f *fakeStore) AddPageWebhookEvents(_ context.Context, crawlID uuid.UUID) (int, error) {
+func (f *fakeStore) AddPageWebhookEvents(_ context.Context, crawlID uuid.UUID, extractedOnly bool) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
 	for _, p := range f.results {
+		if extractedOnly && p.ExtractedAt == nil {
+			continue
+		}
 		if !slices.ContainsFunc(f.hooks, func(ev db.WebhookEvent) bool { return ev.PageID != nil && *ev.PageID == p.ID }) {
 			now := time.Now()
 			f.hooks = append(f.hooks, db.WebhookEvent{ID: uuid.New(), CrawlID: crawlID, Event: "page", Ord: db.WebhookPage,
@@ -47,10 +50,10 @@ func pendingEvent(ev db.WebhookEvent) bool { return ev.DeliveredAt == nil && ev.
 func (f *fakeStore) DueWebhookEvents(_ context.Context, _ uuid.UUID, now time.Time, limit int) ([]db.WebhookEvent, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	early := slices.ContainsFunc(f.hooks, func(ev db.WebhookEvent) bool { return ev.Ord < db.WebhookLast && pendingEvent(ev) })
 	var due []db.WebhookEvent
 	for _, ev := range f.hooks {
-		if pendingEvent(ev) && !ev.NextAttemptAt.After(now) && (ev.Ord < db.WebhookLast || !early) {
+		earlier := slices.ContainsFunc(f.hooks, func(o db.WebhookEvent) bool { return o.Ord < ev.Ord && pendingEvent(o) })
+		if pendingEvent(ev) && !ev.NextAttemptAt.After(now) && !earlier {
 			due = append(due, ev)
 		}
 	}
@@ -62,16 +65,19 @@ func (f *fakeStore) WebhookBacklog(context.Context, uuid.UUID) (db.WebhookBacklo
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var b db.WebhookBacklog
+	first := db.WebhookLast + 1 // the earliest place still pending
 	for _, ev := range f.hooks {
 		b.Ended = b.Ended || ev.Ord == db.WebhookLast
-		if !pendingEvent(ev) {
-			continue
+		if pendingEvent(ev) {
+			b.Pending++
+			if ev.Ord < db.WebhookLast {
+				b.PendingPages++
+			}
+			first = min(first, ev.Ord)
 		}
-		b.Pending++
-		if ev.Ord < db.WebhookLast {
-			b.PendingPages++
-		}
-		if b.Next.IsZero() || ev.NextAttemptAt.Before(b.Next) {
+	}
+	for _, ev := range f.hooks {
+		if pendingEvent(ev) && ev.Ord == first && (b.Next.IsZero() || ev.NextAttemptAt.Before(b.Next)) {
 			b.Next = ev.NextAttemptAt
 		}
 	}

@@ -69,7 +69,7 @@ func TestWebhooksRetriedThenCompleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Pending != 3 || res.RetryIn <= 0 || res.RetryIn > webhook.FirstRetry {
-		t.Fatalf("after failed attempts: %+v, want 3 pending, retry within %s", res, webhook.FirstRetry)
+		t.Fatalf("after started failed: %+v, want 3 pending (the pages held back), retry within %s", res, webhook.FirstRetry)
 	}
 	// The crawl ends while its page events wait for a retry: the end
 	// event waits for them.
@@ -77,6 +77,10 @@ func TestWebhooksRetriedThenCompleted(t *testing.T) {
 	in.Final = true
 	if res, err = deliverWebhooks(ctx, f, s, settings, in); err != nil || res.Pending != 3 {
 		t.Fatalf("final call before the retries are due: %+v, %v; want the 3 retries pending, the end not added yet", res, err)
+	}
+	f.due()
+	if res, err = deliverWebhooks(ctx, f, s, settings, in); err != nil || res.Pending != 2 {
+		t.Fatalf("after started's retry: %+v, %v; want the two pages pending after their first attempt", res, err)
 	}
 	f.due()
 	if res, err = deliverWebhooks(ctx, f, s, settings, in); err != nil {
@@ -96,7 +100,8 @@ func TestWebhooksRetriedThenCompleted(t *testing.T) {
 			t.Errorf("body %+v: want the crawl's ID and the caller's metadata", b)
 		}
 	}
-	want := "started page page started page page completed completed"
+	// started fails first; the pages wait for it, then fail once each.
+	want := "started started page page page page completed completed"
 	if strings.Join(types, " ") != want {
 		t.Errorf("attempts %v, want %s", types, want)
 	}
@@ -105,7 +110,7 @@ func TestWebhooksRetriedThenCompleted(t *testing.T) {
 			t.Errorf("event %s tried %d times, want 2 (one failure, one delivery, same ID)", id, n)
 		}
 	}
-	if page := s.bodies[2]; len(page.Data) != 1 || !strings.Contains(string(page.Data[0]), `"markdown":"# Page"`) {
+	if page := s.bodies[3]; len(page.Data) != 1 || !strings.Contains(string(page.Data[0]), `"markdown":"# Page"`) {
 		t.Errorf("page event data %s, want the page's document", page.Data)
 	}
 	levels := map[string]int{}
@@ -140,5 +145,25 @@ func TestWebhookGivenUp(t *testing.T) {
 		if l.Message != "Webhook given up" || l.Level != "error" {
 			t.Errorf("entry %q (%s), want each event given up as an error", l.Message, l.Level)
 		}
+	}
+}
+
+// TestWebhookPageWaitsForExtraction: while a crawl with extraction runs,
+// a page's event waits for its extraction (its document then holds it);
+// once the crawl has ended, every result page gets its event.
+func TestWebhookPageWaitsForExtraction(t *testing.T) {
+	f := hookCrawl()
+	f.crawl.Extraction = "the prices"
+	f.crawl.Webhook.Events = []string{webhook.Page}
+	now := time.Now()
+	f.results[0].ExtractedAt = &now
+	s := &fakeSender{}
+	in := DeliverWebhooksInput{CrawlID: f.crawl.ID.String()}
+	if _, err := deliverWebhooks(context.Background(), f, s, settings, in); err != nil || len(s.bodies) != 1 {
+		t.Fatalf("while crawling: %d events sent (%v), want the extracted page's only", len(s.bodies), err)
+	}
+	f.crawl.Status, in.Final = crawl.StatusAborted, true
+	if _, err := deliverWebhooks(context.Background(), f, s, settings, in); err != nil || len(s.bodies) != 2 {
+		t.Fatalf("after the end: %d events sent (%v), want the other page's too", len(s.bodies), err)
 	}
 }

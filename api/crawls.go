@@ -56,6 +56,12 @@ func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Opti
 	if err != nil {
 		return nil, err
 	}
+	// Fields the parser does not keep (a map's search, the SDKs' origin)
+	// may hold NUL characters, which the stored request cannot.
+	if bytes.IndexByte(body, 0) >= 0 || bytes.Contains(body, []byte(`\u0000`)) {
+		return nil, &crawl.Error{Code: crawl.EINVALID, Message: "the request has invalid fields",
+			Details: []crawl.FieldError{{Field: "body", Message: "must not contain NUL characters"}}}
+	}
 	given, err := crawl.Given(body)
 	if err != nil {
 		return nil, crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
@@ -121,7 +127,8 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 
 // executionTimeout is the execution timeout of the workflow of a crawl
 // with opts: its timeout and a margin, and for a crawl with a webhook the
-// time its last events may be tried after it ends.
+// time its last events may be tried after it ends (two retry windows: the
+// page events', then the end event's).
 func (s *server) executionTimeout(opts crawl.Options) time.Duration {
 	d := time.Duration(opts.TimeoutSeconds)*time.Second + executionTimeoutMargin
 	if opts.Webhook != nil {
@@ -129,7 +136,9 @@ func (s *server) executionTimeout(opts crawl.Options) time.Duration {
 		if retryFor <= 0 {
 			retryFor = webhook.DefaultRetryFor
 		}
-		d += retryFor + time.Hour
+		// The page events' window, then the end event's own, which
+		// begins once they are done with.
+		d += 2*retryFor + time.Hour
 	}
 	return d
 }

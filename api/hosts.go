@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
@@ -29,26 +30,42 @@ func (s *server) refuseInternalNames(ctx context.Context, o crawl.Options) error
 	if s.Server.AllowPrivateNetworks {
 		return nil
 	}
-	var details []crawl.FieldError
-	looked := map[string]bool{} // hosts looked up: a batch names a few hosts many times
+	type check struct{ field, url, refusal string }
+	var checks []check
+	if o.Webhook != nil {
+		checks = append(checks, check{"webhook.url", o.Webhook.URL, ", which this server does not call"})
+	}
+	looked := map[string]bool{} // a batch names a few hosts many times
 	for i, raw := range o.StartURLs {
+		u, err := url.Parse(raw)
+		if err != nil || looked[u.Hostname()] {
+			continue
+		}
+		if len(looked) == maxLookups {
+			break // the fetcher checks the rest when it dials them
+		}
+		looked[u.Hostname()] = true
 		field := "startUrl"
 		if o.Shape == crawl.ShapeLegacy {
 			field = fmt.Sprintf("startUrls[%d]", i)
 		}
-		if u, err := url.Parse(raw); err == nil {
-			if looked[u.Hostname()] {
-				continue
-			}
-			looked[u.Hostname()] = true
-		}
-		if msg := s.internalName(ctx, raw); msg != "" {
-			details = append(details, crawl.FieldError{Field: field, Message: msg + ", which this server does not crawl"})
-		}
+		checks = append(checks, check{field, raw, ", which this server does not crawl"})
 	}
-	if o.Webhook != nil {
-		if msg := s.internalName(ctx, o.Webhook.URL); msg != "" {
-			details = append(details, crawl.FieldError{Field: "webhook.url", Message: msg + ", which this server does not call"})
+	// At once, within one lookupTimeout.
+	msgs := make([]string, len(checks))
+	var wg sync.WaitGroup
+	for i, c := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msgs[i] = s.internalName(ctx, c.url)
+		}()
+	}
+	wg.Wait()
+	var details []crawl.FieldError
+	for i, c := range checks {
+		if msgs[i] != "" {
+			details = append(details, crawl.FieldError{Field: c.field, Message: msgs[i] + c.refusal})
 		}
 	}
 	if len(details) > 0 {
@@ -56,6 +73,9 @@ func (s *server) refuseInternalNames(ctx context.Context, o crawl.Options) error
 	}
 	return nil
 }
+
+// maxLookups bounds the start URL hosts looked up for one request.
+const maxLookups = 32
 
 // internalName says which forbidden address the host of rawURL resolves
 // to ("" when none, or when it is an address or does not resolve).

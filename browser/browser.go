@@ -196,6 +196,10 @@ const (
 	ShotFullPage = "fullPage"
 )
 
+// MaxScreenshotBytes bounds a screenshot kept (a very long page's full
+// screenshot can be larger).
+const MaxScreenshotBytes = 8 << 20
+
 // screenshotQuality is the JPEG quality of screenshots.
 const screenshotQuality = 80
 
@@ -209,6 +213,9 @@ type Session struct {
 	pages chan *tab
 	mu    sync.Mutex
 	open  []*tab
+	// headers go with the requests to headerHosts (see SessionOptions).
+	headers     map[string]string
+	headerHosts map[string]bool
 }
 
 // tab is a pooled page and what it has in flight on the network.
@@ -275,8 +282,11 @@ func (b *Browser) NewSession(scope string, proxy ...string) (*Session, error) {
 type SessionOptions struct {
 	// Proxy (http://host:port) carries every request of the session.
 	Proxy string
-	// Headers are added to every request of the session's pages.
-	Headers map[string]string
+	// Headers are added to the requests of the session to HeaderHosts
+	// (host[:port], the pages' own): the page's other requests (scripts,
+	// analytics, other sites) never carry them.
+	Headers     map[string]string
+	HeaderHosts map[string]bool
 	// Mobile renders pages as a phone: a small touch screen, and
 	// "Mobile" added to the user agent.
 	Mobile bool
@@ -291,9 +301,6 @@ func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, err
 	}
 	if b.opts.UserAgent != "" {
 		opts.UserAgent = playwright.String(b.opts.UserAgent)
-	}
-	if len(so.Headers) > 0 {
-		opts.ExtraHttpHeaders = so.Headers
 	}
 	c, err := b.chromium()
 	if err != nil {
@@ -318,7 +325,7 @@ func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, err
 	if proxy != "" {
 		scope += "\x00" + proxy // what came through a proxy stays with it
 	}
-	s := &Session{b: b, scope: scope, ctx: bctx, pages: make(chan *tab, b.opts.Pages)}
+	s := &Session{b: b, scope: scope, ctx: bctx, pages: make(chan *tab, b.opts.Pages), headers: so.Headers, headerHosts: so.HeaderHosts}
 	if err := bctx.Route("**/*", s.route); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("route requests: %w", err)
@@ -346,6 +353,16 @@ func (s *Session) route(r playwright.Route) {
 	if (kind == "script" || kind == "stylesheet") && req.Method() == "GET" && s.b.assets != nil {
 		s.cached(r)
 		return
+	}
+	if len(s.headers) > 0 {
+		if u, err := url.Parse(req.URL()); err == nil && s.headerHosts[u.Host] {
+			h := req.Headers()
+			for k, v := range s.headers {
+				h[strings.ToLower(k)] = v
+			}
+			_ = r.Continue(playwright.RouteContinueOptions{Headers: h})
+			return
+		}
 	}
 	_ = r.Continue()
 }
@@ -499,9 +516,13 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 		img, err := p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(shot == ShotFullPage),
 			Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(screenshotQuality),
 			Timeout: playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond))})
-		if err != nil {
+		switch {
+		case err != nil:
 			out.Note = strings.TrimPrefix(out.Note+"; ", "; ") + fmt.Sprintf("the screenshot failed: %v", err)
-		} else {
+		case len(img) > MaxScreenshotBytes:
+			out.Note = strings.TrimPrefix(out.Note+"; ", "; ") +
+				fmt.Sprintf("the screenshot was %d bytes, more than the %d kept: the page has none", len(img), MaxScreenshotBytes)
+		default:
 			out.Screenshot = img
 		}
 	}

@@ -63,7 +63,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		}
 		proxy = f.EgressProxy
 	}
-	s, err := f.Browser.NewSessionWith(b.Scope, SessionOptions{Proxy: proxy, Headers: b.Headers, Mobile: b.Mobile})
+	s, err := f.Browser.NewSessionWith(b.Scope, SessionOptions{Proxy: proxy, Headers: b.Headers, HeaderHosts: fetch.HostsOf(urls), Mobile: b.Mobile})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -233,9 +234,23 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages
 	}
 	if c.PublicURL == "" {
-		c.PublicURL = "http://" + c.HTTPAddr
+		c.PublicURL = "http://" + localAddr(c.HTTPAddr)
 	}
 	return c, nil
+}
+
+// localAddr is addr ("host:port") as a client on this machine reaches it:
+// a listener on every address (":8080", "0.0.0.0:8080", "[::]:8080") is
+// reached at 127.0.0.1.
+func localAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // loadLLM reads the LLM settings; an OpenAI-compatible server (a base URL

@@ -516,12 +516,17 @@ type FetchOutcome struct {
 	Screenshot *Screenshot
 }
 
-// Size is about how many bytes the outcome writes: its HTML or markdown.
+// Size is about how many bytes the outcome writes: its HTML or markdown,
+// and its screenshot.
 func (o FetchOutcome) Size() int {
-	if o.Converted != nil {
-		return len(o.Converted.Markdown)
+	n := 0
+	if o.Screenshot != nil {
+		n = len(o.Screenshot.Data)
 	}
-	return len(o.HTML)
+	if o.Converted != nil {
+		return n + len(o.Converted.Markdown)
+	}
+	return n + len(o.HTML)
 }
 
 // SaveFetches records the fetches of claimed pages and enqueues their

@@ -54,15 +54,17 @@ func (s *Store) AddWebhookEvent(ctx context.Context, crawlID uuid.UUID, event st
 }
 
 // AddPageWebhookEvents records a page event, due now, for each of the
-// crawl's result pages that has none, and returns how many it added.
-func (s *Store) AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID) (int, error) {
+// crawl's result pages that has none (with extractedOnly, only those whose
+// extraction is done with: their document then holds it), and returns how
+// many it added.
+func (s *Store) AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly bool) (int, error) {
 	res, err := s.db.NewRaw(`INSERT INTO webhook_events (id, crawl_id, event, ord, page_id, next_attempt_at, created_at)
 		SELECT gen_random_uuid(), p.crawl_id, 'page', 1, p.id, now(), coalesce(p.stored_at, now())
 		FROM pages p
-		WHERE p.crawl_id = ? AND p.state = ?
+		WHERE p.crawl_id = ? AND p.state = ? AND (NOT ? OR p.extracted_at IS NOT NULL)
 		  AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.crawl_id = p.crawl_id AND e.page_id = p.id)
 		ORDER BY p.id
-		ON CONFLICT DO NOTHING`, crawlID, crawl.PageStored).Exec(ctx)
+		ON CONFLICT DO NOTHING`, crawlID, crawl.PageStored, extractedOnly).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("add page events: %w", err)
 	}
@@ -71,15 +73,16 @@ func (s *Store) AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID) (in
 }
 
 // DueWebhookEvents returns up to limit of the crawl's events that wait
-// for an attempt due by now, in the crawl's order. The end event waits
-// until the started and page events are delivered or given up.
+// for an attempt due by now, in the crawl's order. The page events wait
+// until the started event is delivered or given up, and the end event
+// until the started and page events are.
 func (s *Store) DueWebhookEvents(ctx context.Context, crawlID uuid.UUID, now time.Time, limit int) ([]WebhookEvent, error) {
 	events := []WebhookEvent{}
 	err := s.db.NewSelect().Model(&events).
 		Where("crawl_id = ?", crawlID).Where("delivered_at IS NULL AND given_up_at IS NULL").
 		Where("next_attempt_at <= ?", now).
-		Where(`NOT (ord = 2 AND EXISTS (SELECT 1 FROM webhook_events o WHERE o.crawl_id = webhook_event.crawl_id
-			AND o.ord < 2 AND o.delivered_at IS NULL AND o.given_up_at IS NULL))`).
+		Where(`NOT EXISTS (SELECT 1 FROM webhook_events o WHERE o.crawl_id = webhook_event.crawl_id
+			AND o.ord < webhook_event.ord AND o.delivered_at IS NULL AND o.given_up_at IS NULL)`).
 		Order("ord", "created_at", "id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("due events: %w", err)
@@ -94,20 +97,22 @@ type WebhookBacklog struct {
 	Pending, PendingPages int
 	// Ended reports whether the crawl's end event exists.
 	Ended bool
-	// Next is when the earliest pending event is due (zero: none).
+	// Next is when the first event that may be tried is due (zero: none).
 	Next time.Time
 }
 
-// WebhookBacklog returns where the crawl's events stand.
+// WebhookBacklog returns where the crawl's events stand. Next counts only
+// the events of the earliest place still pending: the later ones wait for
+// those.
 func (s *Store) WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (WebhookBacklog, error) {
 	var b WebhookBacklog
 	var next *time.Time
-	err := s.db.NewRaw(`SELECT
-			count(*) FILTER (WHERE delivered_at IS NULL AND given_up_at IS NULL),
-			count(*) FILTER (WHERE delivered_at IS NULL AND given_up_at IS NULL AND ord < 2),
-			count(*) FILTER (WHERE ord = 2) > 0,
-			min(next_attempt_at) FILTER (WHERE delivered_at IS NULL AND given_up_at IS NULL)
-		FROM webhook_events WHERE crawl_id = ?`, crawlID).Scan(ctx, &b.Pending, &b.PendingPages, &b.Ended, &next)
+	err := s.db.NewRaw(`WITH p AS (SELECT ord, next_attempt_at FROM webhook_events
+			WHERE crawl_id = ? AND delivered_at IS NULL AND given_up_at IS NULL)
+		SELECT (SELECT count(*) FROM p), (SELECT count(*) FROM p WHERE ord < 2),
+			EXISTS (SELECT 1 FROM webhook_events WHERE crawl_id = ? AND ord = 2),
+			(SELECT min(next_attempt_at) FROM p WHERE ord = (SELECT min(ord) FROM p))`,
+		crawlID, crawlID).Scan(ctx, &b.Pending, &b.PendingPages, &b.Ended, &next)
 	if err != nil {
 		return b, fmt.Errorf("webhook backlog: %w", err)
 	}

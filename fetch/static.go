@@ -224,8 +224,9 @@ type Batch struct {
 	// WaitFor is how long the browser waits on each page after it has
 	// settled, before reading it; the static fetch does not wait.
 	WaitFor time.Duration
-	// Headers are added to every page request; Mobile has the browser
-	// render pages as a phone would.
+	// Headers are added to the requests for the batch's pages (not to
+	// other hosts a redirect or the page's resources lead to); Mobile has
+	// the browser render pages as a phone would.
 	Headers map[string]string
 	Mobile  bool
 	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
@@ -247,6 +248,17 @@ type Batch struct {
 	Scope string
 }
 
+// HostsOf is the set of the hosts (host[:port]) of urls.
+func HostsOf(urls []string) map[string]bool {
+	hosts := make(map[string]bool)
+	for _, s := range urls {
+		if u, err := url.Parse(s); err == nil {
+			hosts[u.Host] = true
+		}
+	}
+	return hosts
+}
+
 // maxRedirects bounds a redirect chain.
 const maxRedirects = 10
 
@@ -263,9 +275,14 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 	}
 	pending := &pendingResults{m: make(map[*colly.Context]*Result, len(urls)), emit: emit}
 	if len(b.Headers) > 0 {
+		// To the pages' own hosts only; a redirect elsewhere drops them
+		// (see collector).
+		hosts := HostsOf(urls)
 		c.OnRequest(func(req *colly.Request) {
-			for k, v := range b.Headers {
-				req.Headers.Set(k, v)
+			if hosts[req.URL.Host] {
+				for k, v := range b.Headers {
+					req.Headers.Set(k, v)
+				}
 			}
 		})
 	}
@@ -357,6 +374,11 @@ func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, erro
 		}
 		if b.FollowRedirect != nil && !b.FollowRedirect(via[0].URL, req.URL) {
 			return http.ErrUseLastResponse
+		}
+		if req.URL.Host != via[0].URL.Host {
+			for k := range b.Headers {
+				req.Header.Del(k) // the crawl's headers are for the page's own host
+			}
 		}
 		if b.UseEgressProxy {
 			return s.checkTarget(req.Context(), req.URL)

@@ -143,6 +143,18 @@ func Seeds(startURLs []string) []Link {
 	return seeds
 }
 
+// SeedsOf is Seeds for a crawl with options o: keyed as its rules key
+// links (without the query when it ignores query parameters).
+func SeedsOf(o crawl.Options) []Link {
+	seeds := Seeds(o.StartURLs)
+	if o.IgnoreQuery {
+		for i := range seeds {
+			seeds[i].Key, _, _ = strings.Cut(seeds[i].Key, "?")
+		}
+	}
+	return seeds
+}
+
 // sitemapRank is the rank under which pages listed by sitemaps follow the
 // start pages.
 const sitemapRank = "000"

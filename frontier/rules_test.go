@@ -201,6 +201,14 @@ func TestKeyIgnoringQueries(t *testing.T) {
 		t.Errorf("keys %q %q, ignoring %q %q", plain.Key(a), plain.Key(b), ignoring.Key(a), ignoring.Key(b))
 	}
 	page, _ := url.Parse("https://example.com/")
+	if seeds := SeedsOf(o); len(seeds) != 1 || seeds[0].Key != ignoring.Key(page) {
+		t.Errorf("seeds %+v: want the start page keyed as links to it are", seeds)
+	}
+	o.StartURLs = []string{"https://example.com/search?q=a"}
+	start, _ := url.Parse(o.StartURLs[0])
+	if seeds := SeedsOf(o); seeds[0].Key != ignoring.Key(start) {
+		t.Errorf("a start URL with a query: seed key %q, rules key %q", seeds[0].Key, ignoring.Key(start))
+	}
 	links := ignoring.Links(page, []string{"/p?a=1", "/p?a=2", "/p"}, 1, "000")
 	if len(links) != 1 || links[0].URL != "https://example.com/p?a=1" {
 		t.Errorf("links %+v, want the first of the three", links)

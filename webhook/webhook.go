@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -289,6 +290,12 @@ func (s *Sender) Send(ctx context.Context, c *Config, eventID string, body []byt
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
+		// Without the URL, whose path or query may hold a token: the
+		// error goes to the crawl's log.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
