@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -147,5 +148,58 @@ func TestWebhookThroughRestart(t *testing.T) {
 	}
 	if n := countMessages(logs, "Webhook attempt failed"); n != refused {
 		t.Errorf("%d failed attempts in the log, the receiver refused %d", n, refused)
+	}
+}
+
+// TestWebhookGivenUp: events to a receiver that never answers 2xx are
+// given up after the worker's retry window, each logged as an error; the
+// end event, which waits for the page events, then goes (and is given up
+// too), and the workflow ends.
+func TestWebhookGivenUp(t *testing.T) {
+	t.Parallel()
+	cfg := env.restartConfig
+	cfg.TaskQueue, cfg.MaxPagesPerCrawl, cfg.WebhookRetryFor = webhookTaskQueue+"-giveup", 1000, 3*time.Second
+	stop, err := startWorker(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: cfg.TaskQueue, Server: testServer,
+		WebhookRetryFor: cfg.WebhookRetryFor}))
+	site := httptest.NewServer(testsite.New(testsite.Options{Pages: 20}))
+	defer site.Close()
+	recv := &hookReceiver{} // never opened
+	hooks := httptest.NewServer(recv)
+	defer hooks.Close()
+
+	c := create(t, base, env.keyA, map[string]any{"startUrl": site.URL + "/", "maxResults": 3, "webhook": hooks.URL + "/in"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, nil); err != nil {
+		t.Fatalf("the crawl's workflow: %v", err)
+	}
+	logs := allLogs(t, base, env.keyA, c.ID, 200)
+	var givenUp []string
+	startedAttempts := 0.0
+	for _, l := range logs {
+		if l.Message == "Webhook given up" {
+			if l.Level != "error" {
+				t.Errorf("%q is %s, want error", l.Description, l.Level)
+			}
+			w, _ := l.Data["webhook"].(map[string]any)
+			givenUp = append(givenUp, fmt.Sprint(w["event"]))
+			if w["event"] == "crawl.started" {
+				startedAttempts, _ = w["attempt"].(float64)
+			}
+		}
+	}
+	// started, three pages, completed: each tried for the window, then given up.
+	if len(givenUp) != 5 || givenUp[0] != "crawl.started" || givenUp[4] != "crawl.completed" {
+		t.Errorf("events given up: %v", givenUp)
+	}
+	// started was retried within its window (2 s, then 4 s); the pages,
+	// held back by it past theirs, were tried once each.
+	if startedAttempts < 2 || countMessages(logs, "Webhook attempt failed") < 1 {
+		t.Errorf("started given up after %v attempts; %d failed attempts logged", startedAttempts, countMessages(logs, "Webhook attempt failed"))
 	}
 }
