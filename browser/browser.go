@@ -513,21 +513,29 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 		out.Canonical, _ = m["canonical"].(string)
 	}
 	if shot != ShotNone {
-		img, err := p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(shot == ShotFullPage),
-			Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(screenshotQuality),
-			Timeout: playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond))})
-		switch {
-		case err != nil:
-			out.Note = strings.TrimPrefix(out.Note+"; ", "; ") + fmt.Sprintf("the screenshot failed: %v", err)
-		case len(img) > MaxScreenshotBytes:
-			out.Note = strings.TrimPrefix(out.Note+"; ", "; ") +
-				fmt.Sprintf("the screenshot was %d bytes, more than the %d kept: the page has none", len(img), MaxScreenshotBytes)
-		default:
-			out.Screenshot = img
-		}
+		s.screenshot(p, shot, &out)
 	}
 	out.Duration = time.Since(start)
 	return out, nil
+}
+
+// screenshot takes page p's screenshot (shot: ShotViewport or
+// ShotFullPage) into out, or says in its note why it has none.
+func (s *Session) screenshot(p playwright.Page, shot string, out *Page) {
+	img, err := p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(shot == ShotFullPage),
+		Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(screenshotQuality),
+		Timeout: playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond))})
+	note := ""
+	switch {
+	case err != nil:
+		note = fmt.Sprintf("the screenshot failed: %v", err)
+	case len(img) > MaxScreenshotBytes:
+		note = fmt.Sprintf("the screenshot was %d bytes, more than the %d kept: the page has none", len(img), MaxScreenshotBytes)
+	default:
+		out.Screenshot = img
+		return
+	}
+	out.Note = strings.TrimPrefix(out.Note+"; "+note, "; ")
 }
 
 // Close closes the session's pages and context.

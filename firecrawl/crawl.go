@@ -246,21 +246,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.MaxDepth = depth
 	o.TimeoutSeconds = CrawlTimeout
 	sessionOf(so, &o)
-	o.IgnoreQuery = req.IgnoreQueryParameters != nil && *req.IgnoreQueryParameters
-	o.AllowSubdomains = req.AllowSubdomains != nil && *req.AllowSubdomains
-	o.RegexOnFullURL = req.RegexOnFullURL != nil && *req.RegexOnFullURL
-	o.AllowExternal = req.AllowExternalLinks != nil && *req.AllowExternalLinks
-	if req.Delay != nil {
-		o.DelayMS = int(*req.Delay * 1000)
-	}
-	// "only" is the engine's sitemap crawl: the start page and the pages
-	// of the site's sitemaps, links not followed. "include" (the default)
-	// adds the sitemaps' pages to the start page and follows links from
-	// all of them; "skip" (and v1's ignoreSitemap) follows links alone.
-	// Sitemap pages are at depth 0, as Firecrawl counts them.
-	skip := req.Sitemap == "skip" || req.Sitemap == "" && req.IgnoreSitemap != nil && *req.IgnoreSitemap
-	o.UseSitemap = !skip
-	o.SitemapAndLinks = req.Sitemap != "only"
+	crawlScope(req, &o)
 	o.IncludeOnlyPaths = nonNil(req.IncludePaths)
 	o.ExcludePaths = nonNil(req.ExcludePaths)
 	return o, nil
@@ -285,6 +271,27 @@ func (f *fieldErrors) regexes(field string, list []string) {
 			f.add(fmt.Sprintf("%s[%d]", field, i), "is not a regular expression this service reads: %v", err)
 		}
 	}
+}
+
+// crawlScope copies onto o what req says of the crawl's reach: sitemaps,
+// query parameters, subdomains, other sites, full-URL path rules, delay.
+func crawlScope(req CrawlRequest, o *crawl.Options) {
+	on := func(b *bool) bool { return b != nil && *b }
+	o.IgnoreQuery = on(req.IgnoreQueryParameters)
+	o.AllowSubdomains = on(req.AllowSubdomains)
+	o.RegexOnFullURL = on(req.RegexOnFullURL)
+	o.AllowExternal = on(req.AllowExternalLinks)
+	if req.Delay != nil {
+		o.DelayMS = int(*req.Delay * 1000)
+	}
+	// "only" is the engine's sitemap crawl: the start page and the pages
+	// of the site's sitemaps, links not followed. "include" (the default)
+	// adds the sitemaps' pages to the start page and follows links from
+	// all of them; "skip" (and v1's ignoreSitemap) follows links alone.
+	// Sitemap pages are at depth 0, as Firecrawl counts them.
+	skip := req.Sitemap == "skip" || req.Sitemap == "" && on(req.IgnoreSitemap)
+	o.UseSitemap = !skip
+	o.SitemapAndLinks = req.Sitemap != "only"
 }
 
 // refuseUnsupported records the crawl options the engine cannot honour

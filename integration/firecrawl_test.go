@@ -278,23 +278,17 @@ func TestFirecrawlSDK(t *testing.T) {
 		t.Errorf("maxDiscoveryDepth 1: %s, %d documents", d1.Status, len(d1.URLs))
 	}
 
-	// sitemap "only": the start page and the sitemap's pages, no links.
-	var only crawlSummary
-	read("crawlSitemapOnly", &only)
-	sort.Strings(only.URLs)
-	if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; only.Status != "completed" ||
-		strings.Join(only.URLs, " ") != strings.Join(want, " ") {
-		t.Errorf("sitemap only: %s", report["crawlSitemapOnly"])
-	}
-
-	// sitemap "include" (the default): the sitemaps' pages count as start
-	// pages, as Firecrawl counts them: depth 0 is they and the start page.
-	var include crawlSummary
-	read("crawlSitemapInclude", &include)
-	sort.Strings(include.URLs)
-	if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; include.Status != "completed" ||
-		strings.Join(include.URLs, " ") != strings.Join(want, " ") {
-		t.Errorf("sitemap include, depth 0: %s", report["crawlSitemapInclude"])
+	// sitemap "only": the start page and the sitemap's pages, no links;
+	// "include" (the default) at depth 0: the same, as Firecrawl counts
+	// the sitemaps' pages as start pages.
+	for _, name := range []string{"crawlSitemapOnly", "crawlSitemapInclude"} {
+		var c crawlSummary
+		read(name, &c)
+		sort.Strings(c.URLs)
+		if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; c.Status != "completed" ||
+			strings.Join(c.URLs, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: %s", name, report[name])
+		}
 	}
 
 	// excludePaths are regular expressions searched in the path.
@@ -447,12 +441,14 @@ func TestFirecrawlSDK(t *testing.T) {
 	if md := echo["mobile"].Markdown; !strings.Contains(md, "Mobile") || !strings.Contains(md, "The window was 390 pixels wide.") {
 		t.Errorf("mobile: %s", report["scrapeRequestShape"])
 	}
-	var late struct {
+	var late, early struct {
 		Markdown string `json:"markdown"`
 	}
 	read("scrapeWaitFor", &late)
-	if !strings.Contains(late.Markdown, "The price of the kettle arrived from a script after a long while.") {
-		t.Errorf("waitFor: %s", report["scrapeWaitFor"])
+	read("scrapeNoWait", &early)
+	const lateText = "The price of the kettle arrived from a script after a long while."
+	if !strings.Contains(late.Markdown, lateText) || strings.Contains(early.Markdown, lateText) || !strings.Contains(early.Markdown, "Late content") {
+		t.Errorf("waitFor: %s; rendered without it: %s", report["scrapeWaitFor"], report["scrapeNoWait"])
 	}
 
 	// The json format: valid answers are the document's json; one that

@@ -42,6 +42,8 @@ await step('crawlDepth0', async () => urls(await fc.crawl(`${site}/`, { limit: 5
 await step('crawlDepth1', async () => urls(await fc.crawl(`${site}/`, { limit: 200, maxDiscoveryDepth: 1, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
 await step('crawlDelay', async () => urls(await fc.crawl(`${site}/paced/0`, { limit: 4, delay: 0.6, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
 await step('scrapeWaitFor', () => fc.scrape(`${site}/late`, { formats: ['markdown'], waitFor: 2500 }));
+// The same page rendered without the wait (mobile puts it in the browser).
+await step('scrapeNoWait', () => fc.scrape(`${site}/late`, { formats: ['markdown'], mobile: true }));
 await step('crawlQueries', async () => urls(await fc.crawl(`${site}/qstart`, { limit: 10, sitemap: 'skip', pollInterval: 1, timeout: 120 })));
 await step('crawlIgnoreQueries', async () => urls(await fc.crawl(`${site}/qstart`, { limit: 10, sitemap: 'skip', ignoreQueryParameters: true, pollInterval: 1, timeout: 120 })));
 await step('scrapeRequestShape', async () => ({
