@@ -40,6 +40,7 @@ type Store interface {
 	sitemapStore
 	settleStore
 	webhookStore
+	changesStore
 }
 
 var _ Store = (*db.Store)(nil)

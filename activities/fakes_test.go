@@ -49,6 +49,10 @@ type fakeStore struct {
 	batchPages []db.Page                  // BatchPages
 	results    []db.Page                  // StoredAfter, by ID; ResultPages
 	hooks      []db.WebhookEvent          // webhook events (see webhooks_fake_test.go)
+	// Change tracking (see changes_fake_test.go).
+	baseline     *uuid.UUID
+	previous     map[string]db.PreviousPage
+	changeCounts db.ChangeCounts
 
 	// Calls.
 	enqueued     []db.NewPage

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"net/http"
 	"net/url"
 	"runtime"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/browser"
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -34,6 +36,7 @@ type fetchStore interface {
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) ([]int64, error)
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
+	PreviousPages(ctx context.Context, prev uuid.UUID, keys []string) (map[string]db.PreviousPage, error)
 	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 }
@@ -143,6 +146,11 @@ type fetchBatch struct {
 	rules    frontier.Rules
 	markdown *conversion        // with in.Convert: how pages are converted
 	claimed  map[string]db.Page // the pages to fetch, by URL
+	// tracking is set on a change-tracking crawl that converts as it
+	// fetches; previous then holds the claimed pages' pages in the crawl
+	// it compares with, by key.
+	tracking bool
+	previous map[string]db.PreviousPage
 	policies map[string]robots.Policy
 	writer   *outcomeWriter
 	judged   atomic.Int64 // reported by the heartbeat
@@ -178,6 +186,11 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	}
 	batch := b.settings.batch(o)
 	batch.Scope = c.ID.String()
+	if b.tracking = c.ChangeTracking && b.markdown != nil && !o.MapOnly; b.tracking {
+		if batch.Validators, err = b.loadPrevious(ctx); err != nil {
+			return FetchPagesResult{}, err
+		}
+	}
 	b.writer = newOutcomeWriter(inFlightPages(batch.Parallelism), b.save)
 	defer b.writer.close()
 	if urls, batch.Delay, err = b.applyRobots(ctx, o, urls); err != nil {
@@ -300,6 +313,12 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	// page in hand is not recorded as failed for that.
 	ctx = context.WithoutCancel(ctx)
 	page := b.claimed[r.URL]
+	prev, hasPrev := b.previous[page.NormalizedURL]
+	status := r.StatusCode
+	notModified := status == http.StatusNotModified && hasPrev && prev.Conditional()
+	if notModified {
+		r = unchanged(r, prev)
+	}
 	out := frontier.Judge(frontier.Page{URL: page.URL, Key: page.NormalizedURL, Depth: page.Depth, Rank: page.Rank, Attempts: page.Attempts},
 		r, b.rules, !b.in.NoLinks || b.crawl.SitemapAndLinks, refusal)
 	if target, ok := out.RedirectTarget(); ok {
@@ -311,7 +330,7 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	}
 	var toBrowser string // why the page goes to the browser alone
 	// Only a static fetch is judged: a rendered page has had its scripts.
-	if static && b.in.Detect && out.State == crawl.PageFetched && (page.Depth == 0 || b.in.RenderDeep) {
+	if static && b.in.Detect && !notModified && out.State == crawl.PageFetched && (page.Depth == 0 || b.in.RenderDeep) {
 		if js, why := browser.NeedsJavaScript(r.Body); js {
 			out = out.ToBrowser(why)
 			b.mu.Lock()
@@ -324,11 +343,13 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 			b.mu.Unlock()
 		}
 	}
-	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: r.ContentType,
+	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
 		State: out.State, Error: out.Reason, Links: newPages(out.Links), Render: toBrowser != ""}
 	switch {
 	case rec.State != crawl.PageFetched:
+	case b.tracking:
+		b.track(&rec, page.URL, r, prev, hasPrev, notModified)
 	case b.markdown != nil:
 		b.convert(&rec, page.URL, r)
 	default:
@@ -368,6 +389,81 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	}
 	c.PageID = rec.PageID
 	rec.State, rec.Converted = crawl.PageConverted, &c
+}
+
+// loadPrevious reads, for a change-tracking crawl with a crawl to compare
+// with, the claimed pages' pages in that crawl, and returns the
+// validators that make their requests conditional.
+func (b *fetchBatch) loadPrevious(ctx context.Context) (map[string]fetch.Validators, error) {
+	if b.crawl.PreviousCrawlID == nil {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(b.claimed))
+	for _, p := range b.claimed {
+		keys = append(keys, p.NormalizedURL)
+	}
+	var err error
+	if b.previous, err = b.store.PreviousPages(ctx, *b.crawl.PreviousCrawlID, keys); err != nil {
+		return nil, err
+	}
+	validators := map[string]fetch.Validators{}
+	for u, p := range b.claimed {
+		if prev, ok := b.previous[p.NormalizedURL]; ok && prev.Conditional() {
+			validators[u] = fetch.Validators{ETag: derefString(prev.ETag), LastModified: derefString(prev.LastModified)}
+		}
+	}
+	return validators, nil
+}
+
+// unchanged is the result a 304 stands for: the previous fetch of the
+// page, with its links, as far as judging it needs.
+func unchanged(r fetch.Result, prev db.PreviousPage) fetch.Result {
+	r.StatusCode, r.ContentType, r.Body, r.Links, r.Canonical = http.StatusOK, "text/html", nil, prev.Links, ""
+	if r.ETag == "" {
+		r.ETag = derefString(prev.ETag)
+	}
+	if r.LastModified == "" {
+		r.LastModified = derefString(prev.LastModified)
+	}
+	return r
+}
+
+// track converts a fetched page of a change-tracking crawl, unless it is
+// the same as its previous page, and records how it compares: the same
+// when the server answered 304 (notModified) or sent the same body (its
+// previous markdown is reused), or when its markdown comes out the same;
+// changed otherwise; new without a previous page.
+func (b *fetchBatch) track(rec *db.FetchOutcome, pageURL string, r fetch.Result,
+	prev db.PreviousPage, hasPrev, notModified bool) {
+	ch := &db.PageChange{Status: changes.New, ETag: r.ETag, LastModified: r.LastModified, Links: r.Links}
+	if ch.Links == nil {
+		ch.Links = []string{}
+	}
+	if !notModified {
+		ch.BodyHash = changes.Hash(r.Body)
+	}
+	if hasPrev {
+		ch.PreviousID = prev.ID
+	}
+	if hasPrev && prev.MarkdownHash != nil && (notModified || derefString(prev.BodyHash) == ch.BodyHash) {
+		ch.Status, ch.Reuse, ch.MarkdownHash = changes.Same, true, *prev.MarkdownHash
+		ch.BodyHash = derefString(prev.BodyHash)
+		rec.State, rec.Change = crawl.PageConverted, ch
+		return
+	}
+	b.convert(rec, pageURL, r)
+	if rec.State != crawl.PageConverted {
+		return
+	}
+	ch.MarkdownHash = changes.Hash([]byte(rec.Converted.Markdown))
+	switch {
+	case !hasPrev:
+	case derefString(prev.MarkdownHash) == ch.MarkdownHash:
+		ch.Status = changes.Same
+	default:
+		ch.Status = changes.Changed
+	}
+	rec.Change = ch
 }
 
 // screenshotPath is where the API serves a screenshot, by its token.

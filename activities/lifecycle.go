@@ -20,6 +20,7 @@ type lifecycleStore interface {
 	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
 	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
+	ChooseBaseline(ctx context.Context, c *db.Crawl) (*uuid.UUID, error)
 }
 
 // StartCrawlInput names the crawl to start.
@@ -57,6 +58,10 @@ type CrawlPlan struct {
 	// Webhooks is set for a crawl with a webhook: the workflow delivers
 	// its events (DeliverWebhooks) as it goes and after it ends.
 	Webhooks bool `json:",omitempty"`
+	// ChangeTracking is set for a crawl that compares its pages with an
+	// earlier crawl's: the workflow settles the comparison when it ends
+	// (SettleChanges).
+	ChangeTracking bool `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -78,10 +83,33 @@ func startCrawl(ctx context.Context, store lifecycleStore, s Settings, in StartC
 		return CrawlPlan{}, err
 	}
 	logs := []db.CrawlLog{crawllog.Started(c, plan.Budget, s.concurrency(o)), crawllog.EngineChosen(c, plan.Engine)}
+	if o.ChangeTracking {
+		entry, err := chooseBaseline(ctx, store, c, o)
+		if err != nil {
+			return CrawlPlan{}, err
+		}
+		logs = append(logs, entry)
+	}
 	if err := store.InsertLogs(ctx, logs); err != nil {
 		return CrawlPlan{}, err
 	}
 	return plan, nil
+}
+
+// chooseBaseline settles which crawl a change-tracking crawl compares
+// with, and returns the log entry that says so.
+func chooseBaseline(ctx context.Context, store lifecycleStore, c *db.Crawl, o crawl.Options) (db.CrawlLog, error) {
+	c.BaselineKey = o.BaselineKey()
+	prevID, err := store.ChooseBaseline(ctx, c)
+	if err != nil || prevID == nil {
+		return crawllog.Baseline(c, nil), err
+	}
+	c.PreviousCrawlID = prevID
+	prev, err := store.CrawlByID(ctx, *prevID)
+	if err != nil {
+		return db.CrawlLog{}, err
+	}
+	return crawllog.Baseline(c, prev), nil
 }
 
 // planOf returns the plan of crawl c with options o on a server with
@@ -96,6 +124,7 @@ func planOf(c *db.Crawl, o crawl.Options, s Settings) CrawlPlan {
 		Engine:         engineOf(o, s.BrowserAvailable),
 		StartURL:       o.StartURLs[0],
 		Webhooks:       o.Webhook != nil,
+		ChangeTracking: o.ChangeTracking,
 	}
 	if o.Extraction != "" {
 		plan.LLMTaskQueue = s.LLMTaskQueue

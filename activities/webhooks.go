@@ -26,6 +26,7 @@ type webhookStore interface {
 	WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (db.WebhookBacklog, error)
 	SaveWebhookAttempt(ctx context.Context, ev *db.WebhookEvent, entry db.CrawlLog) error
 	ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
+	PreviousOf(ctx context.Context, pages []db.Page) (map[int64]db.Previous, error)
 }
 
 // WebhookSender makes one attempt to deliver an event (webhook.Sender).
@@ -235,6 +236,7 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 		}
 	}
 	pages := map[int64]db.Page{}
+	var prev map[int64]db.Previous
 	if len(ids) > 0 {
 		rows, err := d.store.ResultPages(ctx, d.crawl.ID, ids)
 		if err != nil {
@@ -242,6 +244,11 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 		}
 		for _, p := range rows {
 			pages[p.ID] = p
+		}
+		if d.crawl.ChangeTracking {
+			if prev, err = d.store.PreviousOf(ctx, rows); err != nil {
+				return nil, err
+			}
 		}
 	}
 	out := make(map[uuid.UUID]sentBody, len(events))
@@ -258,7 +265,7 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 			if !ok {
 				p = db.Page{URL: "", Error: ptrTo("the page is no longer a result of the crawl")}
 			}
-			doc, err := json.Marshal(firecrawl.StoredDocument(p, d.crawl.Formats, d.base))
+			doc, err := json.Marshal(firecrawl.StoredDocument(p, d.crawl, prev, d.base))
 			if err != nil {
 				return nil, err
 			}

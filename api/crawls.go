@@ -287,6 +287,13 @@ type crawlJSON struct {
 	// Stack is null, not "", when the crawl named none; it hides
 	// Options.Stack from the encoding.
 	Stack *string `json:"stack"`
+	// ScheduleID names the schedule whose run the crawl is;
+	// PreviousCrawlID the crawl a changeTracking crawl compares with
+	// (null: none, every page is new), and Changes what it found, once it
+	// has ended.
+	ScheduleID      *uuid.UUID        `json:"scheduleId"`
+	PreviousCrawlID *uuid.UUID        `json:"previousCrawlId"`
+	Changes         *changeCountsJSON `json:"changes,omitempty"`
 	// Progress counts the crawl's pages by state; it is shown on the
 	// answers about one crawl, not in lists.
 	Progress *progressJSON `json:"progress,omitempty"`
@@ -307,7 +314,7 @@ func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 	v := crawlJSON{
 		ID: c.ID.String(), Status: string(c.Status), StartURL: c.StartURLs[0],
 		Options: c.Options, BrandID: c.BrandID, StaticIP: c.StaticIP,
-		TotalPages:        c.TotalPages,
+		TotalPages: c.TotalPages, ScheduleID: c.ScheduleID, PreviousCrawlID: c.PreviousCrawlID, Changes: changeCountsOf(c),
 		DurationInSeconds: crawl.Duration(c.CreatedAt, c.CompletedAt, now),
 		CreatedAt:         c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
 	}

@@ -63,7 +63,8 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"totalPages": 3, "durationInSeconds": 90, "createdAt": "2026-11-21T10:00:00Z",
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
 				"includeExternalLinks": false, "includeOnlyPaths": [], "excludePaths": [], "includeOnlyTags": [],
-				"excludeTags": [], "formats": [], "webhook": null, "maxConcurrentPages": null, "stack": null
+				"excludeTags": [], "formats": [], "webhook": null, "maxConcurrentPages": null, "stack": null,
+				"changeTracking": false, "scheduleId": null, "previousCrawlId": null
 			}`},
 		{"older shape with every kind of option", `{"startUrls":["https://a.example/","https://b.example/"],"maxDepth":3,"maxResults":9,"engine":"playwright","stack":"react","includeOnlyPaths":["/docs/**"],"excludeTags":["nav"],"maxConcurrentPages":4,"useStaticIps":true,"extraction":"prices","timeout":120,"origin":"web"}`,
 			`{
@@ -76,7 +77,8 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"totalPages": 3, "durationInSeconds": 90, "createdAt": "2026-11-21T10:00:00Z",
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
 				"includeExternalLinks": false, "includeOnlyPaths": ["/docs/**"], "excludePaths": [],
-				"includeOnlyTags": [], "excludeTags": ["nav"], "formats": [], "webhook": null, "maxConcurrentPages": 4, "stack": "react"
+				"includeOnlyTags": [], "excludeTags": ["nav"], "formats": [], "webhook": null, "maxConcurrentPages": 4, "stack": "react",
+				"changeTracking": false, "scheduleId": null, "previousCrawlId": null
 			}`},
 		{"older shape without engine", `{"startUrls":["https://a.example/"],"maxDepth":3,"maxResults":9}`,
 			`{
@@ -88,7 +90,8 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"totalPages": 3, "durationInSeconds": 90, "createdAt": "2026-11-21T10:00:00Z",
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
 				"includeExternalLinks": false, "includeOnlyPaths": [], "excludePaths": [], "includeOnlyTags": [],
-				"excludeTags": [], "formats": [], "webhook": null, "maxConcurrentPages": null, "stack": null
+				"excludeTags": [], "formats": [], "webhook": null, "maxConcurrentPages": null, "stack": null,
+				"changeTracking": false, "scheduleId": null, "previousCrawlId": null
 			}`},
 	}
 	for _, tc := range cases {

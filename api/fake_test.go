@@ -161,6 +161,15 @@ func (s *fakeStore) ScreenshotByToken(context.Context, string) (*db.Screenshot, 
 	return nil, crawl.Errorf(crawl.ENOTFOUND, "no such screenshot")
 }
 
+// The fake has no change-tracking crawls: no previous pages, no changes.
+func (s *fakeStore) PreviousOf(context.Context, []db.Page) (map[int64]db.Previous, error) {
+	return map[int64]db.Previous{}, nil
+}
+
+func (s *fakeStore) ListChanges(context.Context, uuid.UUID, int, int) ([]db.Page, int, error) {
+	return []db.Page{}, 0, nil
+}
+
 func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
 	var all []db.Crawl
 	for _, c := range s.crawls {

@@ -357,5 +357,9 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 		}
 		return &crawl.Error{Code: codeScrapeFailed, Message: fmt.Sprintf("%s (crawl %s)", msg, rec.ID)}
 	}
-	return c.JSON(fiber.Map{"success": true, "data": firecrawl.StoredDocument(pages[0], rec.Formats, c.BaseURL())})
+	prev, err := s.previousOf(read, rec, pages)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"success": true, "data": firecrawl.StoredDocument(pages[0], rec, prev, c.BaseURL())})
 }

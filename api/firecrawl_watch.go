@@ -166,9 +166,13 @@ func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*db.C
 	if err != nil {
 		return nil, firecrawl.CrawlStatus{}, nil, err
 	}
+	prev, err := s.previousOf(ctx, rec, pages)
+	if err != nil {
+		return nil, firecrawl.CrawlStatus{}, nil, err
+	}
 	docs := make([]firecrawl.Document, 0, len(pages))
 	for _, p := range pages {
-		docs = append(docs, firecrawl.StoredDocument(p, rec.Formats, t.base))
+		docs = append(docs, firecrawl.StoredDocument(p, rec, prev, t.base))
 	}
 	return rec, fcStatus(rec, counts, stored), docs, nil
 }

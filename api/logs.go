@@ -173,6 +173,9 @@ type pageJSON struct {
 	// The page's other formats the crawl asked for (formats), each only
 	// when asked.
 	pageformats.Page
+	// How the page compares with the previous crawl, on a crawl with
+	// changeTracking.
+	changeFields
 }
 
 // listPages handles GET /crawls/{id}/pages: the crawl's result pages in
@@ -188,11 +191,21 @@ func (s *server) listPages(c *fiber.Ctx) error {
 		}
 		raw = b
 	}
+	var prev map[int64]db.Previous
 	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]db.Page, int, error) {
-		return s.Store.ListResults(ctx, id, page, limit, raw)
+		pages, total, err := s.Store.ListResults(ctx, id, page, limit, raw)
+		if err != nil {
+			return nil, 0, err
+		}
+		prev, err = s.Store.PreviousOf(ctx, pages)
+		return pages, total, err
 	}
 	base := c.BaseURL()
-	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) pageJSON { return resultView(p, raw, base) })
+	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) pageJSON {
+		v := resultView(p, raw, base)
+		v.changeFields = changeFieldsOf(p, prev)
+		return v
+	})
 }
 
 // resultView is a result page as the API at base answers it.

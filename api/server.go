@@ -42,6 +42,8 @@ type store interface {
 	MapURLs(ctx context.Context, crawlID uuid.UUID, limit int, words []string, ignoreQuery bool) ([]string, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 	ScreenshotByToken(ctx context.Context, token string) (*db.Screenshot, error)
+	PreviousOf(ctx context.Context, pages []db.Page) (map[int64]db.Previous, error)
+	ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)
 }
 
 var _ store = (*db.Store)(nil)
@@ -139,6 +141,7 @@ func New(o Options) *fiber.App {
 	authed.Get("/crawls", s.listCrawls)
 	authed.Get("/crawls/:id", s.getCrawl)
 	authed.Get("/crawls/:id/pages", s.listPages)
+	authed.Get("/crawls/:id/changes", s.listChanges)
 	authed.Post("/crawls/:id/abort", s.abortCrawl)
 	// DELETE is the same abort, for clients that cancel a crawl that way.
 	authed.Delete("/crawls/:id", s.abortCrawl)

@@ -4,6 +4,8 @@
 package crawl
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 
@@ -149,6 +151,41 @@ type Options struct {
 	// Webhook is where the crawl's events go (see package webhook); nil
 	// when the crawl has none.
 	Webhook *webhook.Config `json:"webhook" bun:"webhook,type:jsonb" option:"custom"`
+
+	// ChangeTracking compares each page with the same page of the previous
+	// crawl like this one (see BaselineKey): pages are asked for with the
+	// validators that crawl stored, unchanged ones keep its markdown and
+	// extraction, and every result says whether it is new, changed or the
+	// same (package changes).
+	ChangeTracking bool `json:"changeTracking" bun:"change_tracking,notnull" option:"default=false"`
+}
+
+// BaselineKey names what a crawl's pages can be compared with: crawls of
+// the same start URLs, scope, engine and conversion options give the same
+// key. Limits, timeouts, pacing, headers and webhooks do not change what a
+// page is, and are left out.
+func (o Options) BaselineKey() string {
+	key := struct {
+		Shape                                      string
+		StartURLs                                  []string
+		MaxDepth                                   int
+		UseSitemap, EntireWebsite, MainOnly, Links bool
+		ExternalLinks                              bool
+		Extraction                                 string
+		ExtractionSchema                           json.RawMessage
+		EngineType, Stack                          string
+		IncludeOnlyPaths, ExcludePaths             []string
+		IncludeOnlyTags, ExcludeTags, Formats      []string
+		MapOnly, SitemapAndLinks, AllowSubdomains  bool
+		AllowExternal, RegexOnFullURL, IgnoreQuery bool
+		Mobile                                     bool
+	}{o.Shape, o.StartURLs, o.MaxDepth, o.UseSitemap, o.EntireWebsite, o.ExcludeNonMainTags, o.IncludeLinks,
+		o.IncludeExternalLinks, o.Extraction, o.ExtractionSchema, o.EngineType, o.Stack,
+		o.IncludeOnlyPaths, o.ExcludePaths, o.IncludeOnlyTags, o.ExcludeTags, o.Formats,
+		o.MapOnly, o.SitemapAndLinks, o.AllowSubdomains, o.AllowExternal, o.RegexOnFullURL, o.IgnoreQuery, o.Mobile}
+	b, _ := json.Marshal(key) // plain values: it cannot fail
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // Unbounded reports whether maxResults and maxDepth are ignored: with

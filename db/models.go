@@ -55,6 +55,18 @@ type Crawl struct {
 	CreatedAt    time.Time  `bun:"created_at,notnull"`
 	UpdatedAt    time.Time  `bun:"updated_at,notnull"`
 	CompletedAt  *time.Time `bun:"completed_at"`
+
+	// With ChangeTracking: BaselineKey is Options.BaselineKey, the crawl
+	// compared with is PreviousCrawlID (nil: none, every page is new), and
+	// the Pages counters say what the comparison found once it has ended.
+	// ScheduleID names the schedule whose run this crawl is.
+	BaselineKey     string     `bun:"baseline_key,notnull"`
+	ScheduleID      *uuid.UUID `bun:"schedule_id,type:uuid"`
+	PreviousCrawlID *uuid.UUID `bun:"previous_crawl_id,type:uuid"`
+	PagesNew        *int       `bun:"pages_new"`
+	PagesChanged    *int       `bun:"pages_changed"`
+	PagesSame       *int       `bun:"pages_same"`
+	PagesRemoved    *int       `bun:"pages_removed"`
 }
 
 // NewCrawl builds the record of a new, running crawl.
@@ -128,6 +140,18 @@ type Page struct {
 	DiscoveredAt time.Time       `bun:"discovered_at,nullzero,notnull,default:now()"`
 	FetchedAt    *time.Time      `bun:"fetched_at"`
 	StoredAt     *time.Time      `bun:"stored_at"`
+
+	// Kept by change-tracking crawls (see package changes): the response's
+	// validators, hashes of the body and of the raw markdown, the page's
+	// links, and how it compares with PreviousPageID, its page in the
+	// previous crawl.
+	ETag           *string         `bun:"etag"`
+	LastModified   *string         `bun:"last_modified"`
+	BodyHash       *string         `bun:"body_hash"`
+	MarkdownHash   *string         `bun:"markdown_hash"`
+	Links          json.RawMessage `bun:"links,type:jsonb,nullzero"`
+	ChangeStatus   *string         `bun:"change_status"`
+	PreviousPageID *int64          `bun:"previous_page_id"`
 }
 
 // CrawlLog is one entry of a crawl's log, as GET /crawl-logs lists it.

@@ -260,7 +260,7 @@ func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit 
 	if raw {
 		skip = "markdown"
 	}
-	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", skip).
+	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "links", skip).
 		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
 		Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {
@@ -274,7 +274,7 @@ func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit 
 // or raw markdown, and how many there are in all.
 func (s *Store) ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]Page, int, error) {
 	pages := []Page{}
-	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "raw_markdown").
+	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "links", "raw_markdown").
 		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
 		Order("stored_at", "id").Offset(int64(offset)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {

@@ -431,7 +431,7 @@ func (s *Store) RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, tim
 // and markdown.
 func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]Page, error) {
 	var pages []Page
-	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown").
+	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).
 		Order("depth", "rank", "id").Scan(ctx)
 	if err != nil {
@@ -514,6 +514,10 @@ type FetchOutcome struct {
 	Converted *Converted
 	// Screenshot, with Converted, is the page's screenshot.
 	Screenshot *Screenshot
+	// Change, on a page of a change-tracking crawl that is converted (or
+	// reuses its previous markdown), is how it compares with the previous
+	// crawl.
+	Change *PageChange
 }
 
 // Size is about how many bytes the outcome writes: its HTML or markdown,
@@ -571,6 +575,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			if err := saveScreenshots(ctx, tx, crawlID, outs, savedIDs); err != nil {
 				return err
 			}
+			if err := saveChanges(ctx, tx, crawlID, outs, savedIDs); err != nil {
+				return err
+			}
 			_, err = enqueue(ctx, tx, crawlID, links)
 			return err
 		}
@@ -598,6 +605,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 					}
 				}
 				if err := saveScreenshots(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
+					return err
+				}
+				if err := saveChanges(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
 					return err
 				}
 			}
@@ -913,7 +923,7 @@ func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
 // on) but have no log entry, in crawl order.
 func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, error) {
 	var pages []Page
-	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown").
+	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
 		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
 		Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageStored, crawl.PageFailed, crawl.PageSkipped})).
 		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").

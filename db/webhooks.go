@@ -143,7 +143,7 @@ func (s *Store) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64)
 	var pages []Page
 	err := s.db.NewSelect().Model(&pages).
 		Column("id", "url", "final_url", "status_code", "content_type", "title", "markdown", "formats", "error",
-			"extraction", "extraction_error").
+			"extraction", "extraction_error", "change_status", "previous_page_id").
 		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
 		Where("id = ANY(?)", pgdialect.Array(ids)).Order("id").Scan(ctx)
 	if err != nil {

@@ -52,6 +52,9 @@ type Result struct {
 	// Screenshot is the rendered page as a JPEG, when the batch asked the
 	// browser for one.
 	Screenshot []byte
+	// ETag and LastModified are the response's validators, which a later
+	// crawl sends back to ask whether the page changed.
+	ETag, LastModified string
 	// RetryAfter is the wait a 429 or 503 response asked for (its
 	// Retry-After header); 0 when it named none.
 	RetryAfter time.Duration
@@ -242,10 +245,21 @@ type Batch struct {
 	// followed; nil follows all. A redirect not followed ends with the
 	// redirect response itself (Result.Location names its target).
 	FollowRedirect func(from, to *url.URL) bool
+	// Validators, by page URL, make the requests for those pages
+	// conditional (If-None-Match, If-Modified-Since): a page unchanged
+	// since answers 304 without a body. They are not sent on to where a
+	// redirect leads.
+	Validators map[string]Validators
 	// Scope names the crawl the batch belongs to: what an engine keeps
 	// between batches (the browser's scripts and styles) is shared only
 	// within one scope.
 	Scope string
+}
+
+// Validators are what a response said to identify its version: its ETag
+// and Last-Modified headers.
+type Validators struct {
+	ETag, LastModified string
 }
 
 // HostsOf is the set of the hosts (host[:port]) of urls.
@@ -282,6 +296,22 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 			if hosts[req.URL.Host] {
 				for k, v := range b.Headers {
 					req.Headers.Set(k, v)
+				}
+			}
+		})
+	}
+	if len(b.Validators) > 0 {
+		c.OnRequest(func(req *colly.Request) {
+			r := pending.get(req.Ctx)
+			if r == nil {
+				return
+			}
+			if v, ok := b.Validators[r.URL]; ok {
+				if v.ETag != "" {
+					req.Headers.Set("If-None-Match", v.ETag)
+				}
+				if v.LastModified != "" {
+					req.Headers.Set("If-Modified-Since", v.LastModified)
 				}
 			}
 		})
@@ -375,6 +405,9 @@ func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, erro
 		if b.FollowRedirect != nil && !b.FollowRedirect(via[0].URL, req.URL) {
 			return http.ErrUseLastResponse
 		}
+		// The validators were the page's, not its redirect target's.
+		req.Header.Del("If-None-Match")
+		req.Header.Del("If-Modified-Since")
 		if req.URL.Host != via[0].URL.Host {
 			for k := range b.Headers {
 				req.Header.Del(k) // the crawl's headers are for the page's own host
@@ -400,6 +433,7 @@ func (s *Static) read(r *Result, resp *colly.Response) {
 			r.Location = resp.Headers.Get("Location")
 		}
 		r.RetryAfter = parseRetryAfter(resp.Headers.Get("Retry-After"), time.Now())
+		r.ETag, r.LastModified = resp.Headers.Get("ETag"), resp.Headers.Get("Last-Modified")
 	}
 	body := resp.Body
 	if len(body) > s.opts.MaxBytes {

@@ -158,7 +158,7 @@ var supportedFormats = map[string]bool{"markdown": true, "html": true, "rawHtml"
 
 // knownFormats are Firecrawl's formats this service does not give yet.
 var knownFormats = map[string]bool{
-	"summary": true, "changeTracking": true, "branding": true, "attributes": true,
+	"summary": true, "branding": true, "attributes": true,
 	"content": true, "audio": true,
 }
 
@@ -321,6 +321,8 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 			fail(fmt.Sprintf("formats[%d]", i), "%v", err)
 		case name == "json" || name == "extract":
 			bad = append(bad, jsonFormatOf(so, i, f, name, prefix, native)...)
+		case name == "changeTracking":
+			bad = append(bad, changeTrackingOf(f, fmt.Sprintf("%sformats[%d]", prefix, i), native)...)
 		case name == "markdown":
 			asked = true // added once, below
 		case supportedFormats[name]:
@@ -368,11 +370,75 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 	for _, r := range []struct {
 		name string
 		v    json.RawMessage
-	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}, {"parsers", so.Parsers},
-		{"changeTrackingOptions", so.ChangeTracking}} {
+	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}, {"parsers", so.Parsers}} {
 		if given(r.v) {
 			fail(r.name, "is not supported here yet")
 		}
+	}
+	if given(so.ChangeTracking) {
+		if _, tracked := native["changeTracking"]; !tracked {
+			fail("changeTrackingOptions", "needs the changeTracking format in formats")
+		} else {
+			bad = append(bad, changeTrackingOf(so.ChangeTracking, prefix+"changeTrackingOptions", native)...)
+		}
+	}
+	return bad
+}
+
+// changeTrackingOf reads the changeTracking format (or v1's
+// changeTrackingOptions) at field: the crawl tracks changes; the git-diff
+// mode is always on (changed pages carry their diff), and the json mode's
+// schema and prompt, unless a json format gave the crawl its own, become
+// its extraction (changed pages then name the fields that changed).
+func changeTrackingOf(raw json.RawMessage, field string, native map[string]any) []crawl.FieldError {
+	var bad fieldErrors
+	native["changeTracking"] = true
+	var opts struct {
+		Modes  []string        `json:"modes"`
+		Schema json.RawMessage `json:"schema"`
+		Prompt string          `json:"prompt"`
+		Tag    *string         `json:"tag"`
+	}
+	if raw[0] != '{' {
+		return bad // the format by its name: every default
+	}
+	if err := json.Unmarshal(raw, &opts); err != nil {
+		bad.add(field, "must be an object with modes, schema and prompt")
+		return bad
+	}
+	jsonMode := false
+	for i, m := range opts.Modes {
+		switch m {
+		case "git-diff":
+		case "json":
+			jsonMode = true
+		default:
+			bad.add(fmt.Sprintf("%s.modes[%d]", field, i), "must be git-diff or json")
+		}
+	}
+	if opts.Tag != nil {
+		bad.add(field+".tag", "is not supported here: a crawl compares with the previous crawl of the same URL, scope and options")
+	}
+	if !jsonMode || len(bad) > 0 {
+		return bad
+	}
+	if !given(opts.Schema) && strings.TrimSpace(opts.Prompt) == "" {
+		bad.add(field, "the json mode needs a schema or a prompt")
+		return bad
+	}
+	if _, ok := native["extractionSchema"]; !ok && given(opts.Schema) {
+		if _, err := schema.Compile(opts.Schema); err != nil {
+			bad.add(field+".schema", "%v", err)
+			return bad
+		}
+		native["extractionSchema"] = opts.Schema
+	}
+	if _, ok := native["extraction"]; !ok {
+		prompt := strings.TrimSpace(opts.Prompt)
+		if prompt == "" {
+			prompt = "Extract the fields of the schema from the page."
+		}
+		native["extraction"] = prompt
 	}
 	return bad
 }

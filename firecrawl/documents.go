@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/pageformats"
@@ -28,6 +29,34 @@ type Document struct {
 	JSON     json.RawMessage `json:"json,omitempty"`
 	Warning  string          `json:"warning,omitempty"`
 	Metadata map[string]any  `json:"metadata"`
+	// ChangeTracking, on the pages of a crawl with the changeTracking
+	// format, says how the page compares with the previous crawl.
+	ChangeTracking *ChangeTracking `json:"changeTracking,omitempty"`
+}
+
+// ChangeTracking is Firecrawl's changeTracking of a document: the
+// page's status, when the previous crawl fetched it, and on a changed page
+// the git-style diff of its markdown and the fields of its json that
+// changed.
+type ChangeTracking struct {
+	PreviousScrapeAt *string                        `json:"previousScrapeAt"`
+	ChangeStatus     changes.Status                 `json:"changeStatus"`
+	Visibility       string                         `json:"visibility"`
+	Diff             string                         `json:"diff,omitempty"`
+	JSON             map[string]changes.FieldChange `json:"json,omitempty"`
+}
+
+// trackingOf is the changeTracking of a page that compares as v.
+func trackingOf(v *changes.View) *ChangeTracking {
+	if v == nil {
+		return nil
+	}
+	ct := &ChangeTracking{ChangeStatus: v.Status, Visibility: "visible", Diff: v.Diff, JSON: v.Fields}
+	if v.PreviousAt != nil {
+		at := v.PreviousAt.UTC().Format(time.RFC3339)
+		ct.PreviousScrapeAt = &at
+	}
+	return ct
 }
 
 // Page is what the service stored of a page, as far as a document needs:
@@ -43,6 +72,9 @@ type Page struct {
 	JSONError string
 	// Base is the API's base URL, which a screenshot's URL starts with.
 	Base string
+	// Change is how the page compares with the previous crawl (nil:
+	// the crawl does not track changes).
+	Change *changes.View
 }
 
 // StoredPage is what a document needs of page p of a crawl with formats.
@@ -60,11 +92,15 @@ func StoredPage(p db.Page, formats []string) Page {
 	return out
 }
 
-// StoredDocument is the document of page p of a crawl with formats, as
-// the API at base answers it.
-func StoredDocument(p db.Page, formats []string, base string) Document {
-	page := StoredPage(p, formats)
+// StoredDocument is the document of page p of crawl c, as the API at
+// base answers it; prev holds what PreviousOf read of the previous
+// crawl's pages (nil: none).
+func StoredDocument(p db.Page, c *db.Crawl, prev map[int64]db.Previous, base string) Document {
+	page := StoredPage(p, c.Formats)
 	page.Base = base
+	if c.ChangeTracking {
+		page.Change = db.ChangeView(p, prev)
+	}
 	return DocumentOf(page)
 }
 
@@ -79,7 +115,7 @@ func DocumentOf(p Page) Document {
 		_ = json.Unmarshal(p.Extra, &extra) // written by the converter from this type
 	}
 	d := Document{HTML: extra.HTML, RawHTML: extra.RawHTML, Links: extra.Links, Images: extra.Images, Metadata: map[string]any{},
-		JSON: p.JSON}
+		JSON: p.JSON, ChangeTracking: trackingOf(p.Change)}
 	if p.JSONError != "" {
 		d.Warning = "json: " + p.JSONError
 	}

@@ -23,6 +23,7 @@ import (
 var (
 	pageURLInPrompt = regexp.MustCompile(`<page url="([^"]*)"`)
 	partInPrompt    = regexp.MustCompile(`part="(\d+) of (\d+)"`)
+	trackedPrice    = regexp.MustCompile(`costs (\d+) euros`)
 	// llmCalls counts the fake LLM's calls by page URL and part.
 	llmCalls   = map[string]int{}
 	llmCallsMu sync.Mutex
@@ -78,6 +79,14 @@ func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
 		return fakellm.Reply{Content: `{"title": "Kettle", "price": "twelve"}`}
 	case "/schema-never":
 		return fakellm.Reply{Content: `{"name": "Kettle"}`}
+	}
+	if strings.HasPrefix(u.Path, "/tracked/") {
+		// The change-tracking site's pages: the answer follows the text.
+		price := trackedPrice.FindStringSubmatch(c.User)
+		if price == nil {
+			return fakellm.Reply{Content: fmt.Sprintf(`{"path": %q, "price": null}`, u.Path)}
+		}
+		return fakellm.Reply{Content: fmt.Sprintf(`{"path": %q, "price": %s}`, u.Path, price[1])}
 	}
 	return fakellm.Reply{Content: fmt.Sprintf("```json\n{\"path\": %q}\n```", u.Path)}
 }

@@ -660,6 +660,7 @@ func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reaso
 		_ = workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, settleActivityOptions), a.SettleDeduplication,
 			activities.SettleDeduplicationInput{CrawlID: in.CrawlID}).Get(dctx, nil)
 	}
+	changed := settleChanges(dctx, in, status == crawl.StatusSucceeded && !budgetSpent)
 	dctx = workflow.WithActivityOptions(dctx, finishActivityOptions)
 	var res activities.FinishCrawlResult
 	err := workflow.ExecuteActivity(dctx, a.FinishCrawl, activities.FinishCrawlInput{
@@ -672,8 +673,31 @@ func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reaso
 		AttrStatus.ValueSet(string(res.Status)),
 		AttrTotalPages.ValueSet(int64(res.TotalPages)))
 	in.Stored = res.TotalPages
-	showProgress(ctx, &in, "Ended: "+string(res.Status))
+	showProgress(ctx, &in, "Ended: "+string(res.Status)+changed)
 	return CrawlResult{Status: res.Status, TotalPages: res.TotalPages}, nil
+}
+
+// changeTracking marks the workflow change that settles, when a
+// change-tracking crawl ends, how its pages compare with the previous
+// crawl's (SettleChanges).
+const changeTracking = "change-tracking"
+
+// settleChanges runs SettleChanges for a change-tracking crawl (complete:
+// its frontier ran out) and returns the counts as the Temporal UI shows
+// them; "" for other crawls, or when it could not run (the crawl still
+// ends, without counts).
+func settleChanges(dctx workflow.Context, in CrawlInput, complete bool) string {
+	if in.Plan == nil || !in.Plan.ChangeTracking ||
+		workflow.GetVersion(dctx, changeTracking, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return ""
+	}
+	var ch activities.SettleChangesResult
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, settleActivityOptions), a.SettleChanges,
+		activities.SettleChangesInput{CrawlID: in.CrawlID, Complete: complete}).Get(dctx, &ch)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" · %d new, %d changed, %d same, %d removed", ch.New, ch.Changed, ch.Same, ch.Removed)
 }
 
 // settleDeduplication marks the workflow change that deduplicates the

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Options shape a site.
@@ -36,6 +37,14 @@ type Options struct {
 	// ResetOneIn makes about one request in ResetOneIn end with a reset
 	// connection and no response (0: never).
 	ResetOneIn int
+	// Validators has each page carry an ETag and a Last-Modified that
+	// change when it is edited, and answer a request that names the
+	// current ones 304 Not Modified without a body.
+	Validators bool
+	// Stamp has each response carry a comment unique to the response (as
+	// pages that print when they were served do): two fetches of a page
+	// never have the same body, though its text is the same.
+	Stamp bool
 }
 
 // Site is a generated site. It implements http.Handler.
@@ -46,11 +55,23 @@ type Site struct {
 	depth    []int
 	section  []int
 
+	// crossOf is the page count cross links are spread over: the size
+	// the site was made with, so that pages added later (Add) do not move
+	// the cross links of the others.
+	crossOf int
+
 	mu       sync.Mutex
 	served   map[int]int // successful page responses by page
 	attempts map[string]int
 	failures int
 	resets   int
+	// What changes between crawls (see Edit, Remove, Add): each page's
+	// edits, the pages removed, and what was served.
+	edits       map[int]int
+	removed     map[int]bool
+	bytes       int
+	notModified int
+	stamps      int
 }
 
 // New builds the site's link structure.
@@ -64,11 +85,20 @@ func New(o Options) *Site {
 	if o.Fanout <= 0 {
 		o.Fanout = 3
 	}
-	s := &Site{opts: o, parent: make([]int, o.Pages), children: make([][]int, o.Pages),
-		depth: make([]int, o.Pages), section: make([]int, o.Pages),
-		served: map[int]int{}, attempts: map[string]int{}}
+	s := &Site{opts: o, crossOf: o.Pages, served: map[int]int{}, attempts: map[string]int{},
+		edits: map[int]int{}, removed: map[int]bool{}}
+	s.shape()
+	return s
+}
+
+// shape lays out the site's tree for its page count. Page numbers are
+// given breadth-first, so they grow with depth, and a larger count keeps
+// the place of every page of a smaller one.
+func (s *Site) shape() {
+	o := s.opts
+	s.parent, s.children = make([]int, o.Pages), make([][]int, o.Pages)
+	s.depth, s.section = make([]int, o.Pages), make([]int, o.Pages)
 	s.parent[0] = -1
-	// Breadth-first: page numbers grow with depth.
 	next := 1
 	for p := 0; p < o.Pages && next < o.Pages; p++ {
 		n := o.Fanout
@@ -85,8 +115,42 @@ func New(o Options) *Site {
 			next++
 		}
 	}
-	return s
 }
+
+// Edit changes the text of page n (and so its ETag and Last-Modified).
+func (s *Site) Edit(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.edits[n]++
+}
+
+// Remove makes page n answer 404; the pages that link to it still do.
+func (s *Site) Remove(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removed[n] = true
+}
+
+// Add adds k pages at the end of the tree, and returns their numbers.
+// Their parents (and the sibling before each) gain a link to them.
+func (s *Site) Add(k int) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := s.opts.Pages
+	s.opts.Pages += k
+	s.shape()
+	added := make([]int, k)
+	for i := range added {
+		added[i] = first + i
+	}
+	return added
+}
+
+// Parent returns the page whose tree page n hangs from (-1 for home).
+func (s *Site) Parent(n int) int { return s.parent[n] }
+
+// Children returns the pages that hang from page n.
+func (s *Site) Children(n int) []int { return s.children[n] }
 
 // Pages is the number of pages of the site.
 func (s *Site) Pages() int { return s.opts.Pages }
@@ -129,13 +193,16 @@ type Stats struct {
 	// MostServed is a page served the most, and how often.
 	MostServed      string
 	MostServedTimes int
+	// Bytes counts the page bodies served; NotModified the 304 answers
+	// (with Validators), which are not in Requests.
+	Bytes, NotModified int
 }
 
 // Stats returns what the site has served so far.
 func (s *Site) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Distinct: len(s.served), Failures: s.failures, Resets: s.resets}
+	st := Stats{Distinct: len(s.served), Failures: s.failures, Resets: s.resets, Bytes: s.bytes, NotModified: s.notModified}
 	for n, times := range s.served {
 		st.Requests += times
 		st.Repeats += times - 1
@@ -158,6 +225,7 @@ func (s *Site) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.served, s.attempts, s.failures, s.resets = map[int]int{}, map[string]int{}, 0, 0
+	s.bytes, s.notModified = 0, 0
 }
 
 // ServeHTTP answers a page, robots.txt, or 404.
@@ -168,8 +236,14 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := s.page(r.URL.Path)
-	if n < 0 {
+	s.mu.Lock()
+	gone := n < 0 || s.removed[n]
+	s.mu.Unlock()
+	if gone {
 		http.NotFound(w, r)
+		return
+	}
+	if s.opts.Validators && s.notModifiedSince(w, r, n) {
 		return
 	}
 	s.mu.Lock()
@@ -203,7 +277,45 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(s.HTML(n))
+	body := s.HTML(n)
+	s.mu.Lock()
+	if s.opts.Stamp {
+		s.stamps++
+		body = append(body, fmt.Sprintf("<!-- response %d -->\n", s.stamps)...)
+	}
+	s.bytes += len(body)
+	s.mu.Unlock()
+	w.Write(body)
+}
+
+// modifiedAt is when page n was last edited, as the site says.
+func (s *Site) modifiedAt(n int) time.Time {
+	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.edits[n]) * time.Hour)
+}
+
+// notModifiedSince sets page n's validators on w and, when the request
+// names the current ones, answers 304 and reports true.
+func (s *Site) notModifiedSince(w http.ResponseWriter, r *http.Request, n int) bool {
+	s.mu.Lock()
+	etag := fmt.Sprintf(`"p%d-v%d"`, n, s.edits[n])
+	modified := s.modifiedAt(n)
+	s.mu.Unlock()
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Last-Modified", modified.Format(http.TimeFormat))
+	match := false
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		match = inm == etag
+	} else if ims, err := http.ParseTime(r.Header.Get("If-Modified-Since")); err == nil {
+		match = !modified.After(ims)
+	}
+	if !match {
+		return false
+	}
+	s.mu.Lock()
+	s.notModified++
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusNotModified)
+	return true
 }
 
 // roll is a deterministic number for the attempt-th request of path.
@@ -255,6 +367,12 @@ func (s *Site) HTML(n int) []byte {
 		fmt.Fprintf(&b, `<nav class="breadcrumbs"><a href="/">Home</a> › <a href="%s">Up</a></nav>`, s.Path(s.parent[n]))
 	}
 	fmt.Fprintf(&b, "<main><article><h1>%s</h1>\n", title)
+	s.mu.Lock()
+	edits := s.edits[n]
+	s.mu.Unlock()
+	if edits > 0 {
+		fmt.Fprintf(&b, "<p>This page was revised %d times since it was first written.</p>\n", edits)
+	}
 	rng := uint32(n)*2654435761 + 1
 	next := func() uint32 { rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5; return rng }
 	paragraphs := 11 + int(uint32(n)*37%16)
@@ -284,8 +402,8 @@ func (s *Site) HTML(n int) []byte {
 			}
 		}
 	}
-	if s.opts.Pages > 1 {
-		cross := int((uint64(n)*7919 + 13) % uint64(s.opts.Pages))
+	if s.crossOf > 1 {
+		cross := int((uint64(n)*7919 + 13) % uint64(s.crossOf))
 		fmt.Fprintf(&b, `<li><a href="%s">Related: page %d</a></li>`, s.Path(cross), cross)
 	}
 	b.WriteString("</ul></article>\n")

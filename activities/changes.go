@@ -1,0 +1,64 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/durablecrawl/crawler/crawllog"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// changesStore is what SettleChanges needs of the database.
+type changesStore interface {
+	crawlLoader
+	SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool) (db.ChangeCounts, error)
+	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+}
+
+// SettleChangesInput names a change-tracking crawl that has crawled.
+type SettleChangesInput struct {
+	CrawlID string
+	// Complete is set when the crawl's frontier ran out (it succeeded,
+	// and neither its page limit nor its timeout stopped it): a page of
+	// the previous crawl it never reached is then no longer linked.
+	Complete bool `json:",omitempty"`
+}
+
+// SettleChangesResult counts the crawl's result pages by how they compare
+// with the previous crawl, and the previous crawl's pages it removed.
+type SettleChangesResult struct {
+	New, Changed, Same, Removed int
+}
+
+// SettleChanges ends the comparison of a change-tracking crawl with the
+// previous one (the pages' own statuses were set as they were fetched):
+// it marks the previous crawl's pages this one no longer has as removed,
+// saves the counts on the crawl and logs them, with an entry for each
+// removed page. It does nothing for a crawl without change tracking; run
+// again, it writes the same.
+func (a *Activities) SettleChanges(ctx context.Context, in SettleChangesInput) (SettleChangesResult, error) {
+	return settleChanges(ctx, a.Store, in)
+}
+
+func settleChanges(ctx context.Context, store changesStore, in SettleChangesInput) (SettleChangesResult, error) {
+	c, o, err := loadCrawl(ctx, store, in.CrawlID)
+	if err != nil || !o.ChangeTracking {
+		return SettleChangesResult{}, err
+	}
+	counts, err := store.SettleChanges(ctx, c.ID, c.PreviousCrawlID, in.Complete)
+	if err != nil {
+		return SettleChangesResult{}, err
+	}
+	logs := make([]db.CrawlLog, 0, len(counts.RemovedPages)+1)
+	for _, p := range counts.RemovedPages {
+		logs = append(logs, crawllog.Removed(c, p))
+	}
+	logs = append(logs, crawllog.ChangesSettled(c, counts))
+	for start := 0; start < len(logs); start += settleChunk {
+		if err := store.InsertLogs(ctx, logs[start:min(start+settleChunk, len(logs))]); err != nil {
+			return SettleChangesResult{}, err
+		}
+	}
+	return SettleChangesResult{New: counts.New, Changed: counts.Changed, Same: counts.Same, Removed: counts.Removed}, nil
+}

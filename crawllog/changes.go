@@ -1,0 +1,56 @@
+package crawllog
+
+import (
+	"fmt"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// Baseline is the entry that says what a change-tracking crawl compares
+// its pages with: crawl prev, or nothing (every page is new).
+func Baseline(c *db.Crawl, prev *db.Crawl) db.CrawlLog {
+	if prev == nil {
+		return entry(c, "baseline", Info, "Change tracking",
+			"No earlier succeeded crawl of these start URLs with this scope and these options"+scheduleNote(c)+
+				" to compare with: every page of this crawl is new, and the next one will compare with it.",
+			crawlData(c))
+	}
+	return entry(c, "baseline", Info, "Change tracking",
+		fmt.Sprintf("Comparing every page with crawl %s of %s"+scheduleNote(c)+": pages it fetched are asked for with its ETag and "+
+			"Last-Modified, and an unchanged page keeps its markdown and extraction.", prev.ID, prev.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")),
+		crawlData(c, "previousCrawlId", prev.ID.String()))
+}
+
+func scheduleNote(c *db.Crawl) string {
+	if c.ScheduleID == nil {
+		return ""
+	}
+	return " (among the runs of schedule " + c.ScheduleID.String() + ")"
+}
+
+// Removed is the entry of a page of the previous crawl that this one no
+// longer has.
+func Removed(c *db.Crawl, p db.Page) db.CrawlLog {
+	why := deref(p.Error)
+	switch {
+	case p.State == crawl.PageFailed:
+		why = fmt.Sprintf("it now answers %d", derefInt(p.StatusCode))
+	case why == db.NoLongerLinked:
+		why = "no page of the site links to it any more"
+	case why == "":
+		why = "it was not kept"
+	}
+	return entry(c, fmt.Sprintf("removed:%d", p.ID), Info, "Page removed",
+		fmt.Sprintf("%s was a result of the previous crawl and is removed: %s.", p.URL, why),
+		map[string]any{"url": p.URL, "statusCode": derefInt(p.StatusCode), "changeStatus": "removed"})
+}
+
+// ChangesSettled is the entry that sums up how the crawl's pages compare
+// with the previous crawl's.
+func ChangesSettled(c *db.Crawl, n db.ChangeCounts) db.CrawlLog {
+	return entry(c, "changes", Info, "Changes found",
+		fmt.Sprintf("Compared with the previous crawl: %d new pages, %d changed, %d the same, %d removed.",
+			n.New, n.Changed, n.Same, n.Removed),
+		crawlData(c, "new", n.New, "changed", n.Changed, "same", n.Same, "removed", n.Removed))
+}
