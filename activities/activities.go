@@ -41,6 +41,7 @@ type Store interface {
 	settleStore
 	webhookStore
 	changesStore
+	scheduleStore
 }
 
 var _ Store = (*db.Store)(nil)
@@ -78,6 +79,9 @@ type Settings struct {
 	// PublicURL is the API's address as clients reach it: screenshot
 	// URLs in webhook events start with it.
 	PublicURL string
+	// Server is what this deployment offers crawl requests (the browser,
+	// the LLM, …): a schedule's request is read against it for each run.
+	Server crawl.Server
 }
 
 // concurrency is how many pages of a crawl with options o are fetched at

@@ -53,6 +53,9 @@ type fakeStore struct {
 	baseline     *uuid.UUID
 	previous     map[string]db.PreviousPage
 	changeCounts db.ChangeCounts
+	// Schedules (see schedules_test.go).
+	schedule *db.Schedule
+	noKey    bool
 
 	// Calls.
 	enqueued     []db.NewPage

@@ -19,17 +19,15 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/webhook"
 	"github.com/durablecrawl/crawler/workflows"
 )
 
 // maxRequestBytes bounds a create request.
 const maxRequestBytes = 1 << 20
 
-// executionTimeoutMargin is added to a crawl's timeout to give its
-// workflow an execution timeout: a backstop for a crawl whose own timer
-// could not end it. The reconciler marks such crawls timed_out.
-const executionTimeoutMargin = 15 * time.Minute
+// executionTimeoutMargin is crawl.ExecutionMargin, under the name the
+// handler tests know.
+const executionTimeoutMargin = crawl.ExecutionMargin
 
 // createCrawl handles POST /crawls: it validates the body (either request
 // shape), records the crawl as running and starts its workflow. When the
@@ -126,21 +124,9 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 }
 
 // executionTimeout is the execution timeout of the workflow of a crawl
-// with opts: its timeout and a margin, and for a crawl with a webhook the
-// time its last events may be tried after it ends (two retry windows: the
-// page events', then the end event's).
+// with opts (crawl.ExecutionTimeout).
 func (s *server) executionTimeout(opts crawl.Options) time.Duration {
-	d := time.Duration(opts.TimeoutSeconds)*time.Second + executionTimeoutMargin
-	if opts.Webhook != nil {
-		retryFor := s.WebhookRetryFor
-		if retryFor <= 0 {
-			retryFor = webhook.DefaultRetryFor
-		}
-		// The page events' window, then the end event's own, which
-		// begins once they are done with.
-		d += 2*retryFor + time.Hour
-	}
-	return d
+	return crawl.ExecutionTimeout(opts, s.WebhookRetryFor)
 }
 
 // getCrawl handles GET /crawls/{id}.

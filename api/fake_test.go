@@ -170,6 +170,20 @@ func (s *fakeStore) ListChanges(context.Context, uuid.UUID, int, int) ([]db.Page
 	return []db.Page{}, 0, nil
 }
 
+// The fake has no schedules (its API has no Temporal schedules either).
+func (s *fakeStore) InsertSchedule(context.Context, *db.Schedule) error { return nil }
+func (s *fakeStore) GetSchedule(_ context.Context, _, id uuid.UUID) (*db.Schedule, error) {
+	return nil, crawl.Errorf(crawl.ENOTFOUND, "schedule %s not found", id)
+}
+func (s *fakeStore) ListSchedules(context.Context, uuid.UUID, int, int) ([]db.Schedule, int, error) {
+	return []db.Schedule{}, 0, nil
+}
+func (s *fakeStore) UpdateSchedule(context.Context, *db.Schedule) error         { return nil }
+func (s *fakeStore) DeleteSchedule(context.Context, uuid.UUID, uuid.UUID) error { return nil }
+func (s *fakeStore) ScheduleCrawls(context.Context, uuid.UUID, int) ([]db.Crawl, error) {
+	return nil, nil
+}
+
 func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
 	var all []db.Crawl
 	for _, c := range s.crawls {

@@ -44,6 +44,12 @@ type store interface {
 	ScreenshotByToken(ctx context.Context, token string) (*db.Screenshot, error)
 	PreviousOf(ctx context.Context, pages []db.Page) (map[int64]db.Previous, error)
 	ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)
+	InsertSchedule(ctx context.Context, sc *db.Schedule) error
+	GetSchedule(ctx context.Context, teamID, id uuid.UUID) (*db.Schedule, error)
+	ListSchedules(ctx context.Context, teamID uuid.UUID, page, limit int) ([]db.Schedule, int, error)
+	UpdateSchedule(ctx context.Context, sc *db.Schedule) error
+	DeleteSchedule(ctx context.Context, teamID, id uuid.UUID) error
+	ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]db.Crawl, error)
 }
 
 var _ store = (*db.Store)(nil)
@@ -84,6 +90,9 @@ type Options struct {
 	// leaves out the URLs robots.txt disallows.
 	ObeyRobots bool
 	UserAgent  string
+	// Schedules creates and reads the Temporal Schedules of crawl
+	// schedules; nil: the deployment has none (the routes answer 503).
+	Schedules scheduleClient
 	// WebhookRetryFor is how long workers try a webhook event: a crawl
 	// with a webhook may run this much longer than its timeout
 	// (0: webhook.DefaultRetryFor).
@@ -146,6 +155,12 @@ func New(o Options) *fiber.App {
 	// DELETE is the same abort, for clients that cancel a crawl that way.
 	authed.Delete("/crawls/:id", s.abortCrawl)
 	authed.Get("/crawl-logs/:crawlId", s.listLogs)
+	authed.Post("/schedules", s.createSchedule)
+	authed.Get("/schedules", s.listSchedules)
+	authed.Get("/schedules/:id", s.getSchedule)
+	authed.Patch("/schedules/:id", s.patchSchedule)
+	authed.Delete("/schedules/:id", s.deleteSchedule)
+	authed.Post("/schedules/:id/trigger", s.triggerSchedule)
 	s.firecrawlRoutes(authed)
 	app.Use(func(c *fiber.Ctx) error {
 		if firecrawlPath(c.Path()) {

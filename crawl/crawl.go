@@ -239,3 +239,24 @@ func Duration(createdAt time.Time, completedAt *time.Time, now time.Time) int64 
 	}
 	return d
 }
+
+// ExecutionMargin is added to a crawl's timeout to give its workflow an
+// execution timeout: a backstop for a crawl whose own timer could not end
+// it. The reconciler marks such crawls timed_out.
+const ExecutionMargin = 15 * time.Minute
+
+// ExecutionTimeout is the execution timeout of the workflow of a crawl
+// with options o: its timeout and a margin, and for a crawl with a webhook
+// the time its last events may be tried after it ends (two retry windows,
+// webhookRetryFor each or webhook.DefaultRetryFor: the page events', then
+// the end event's, which begins once they are done with).
+func ExecutionTimeout(o Options, webhookRetryFor time.Duration) time.Duration {
+	d := time.Duration(o.TimeoutSeconds)*time.Second + ExecutionMargin
+	if o.Webhook != nil {
+		if webhookRetryFor <= 0 {
+			webhookRetryFor = webhook.DefaultRetryFor
+		}
+		d += 2*webhookRetryFor + time.Hour
+	}
+	return d
+}

@@ -43,6 +43,13 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// WithField adds to e what is wrong with one field of the request, and
+// returns e.
+func (e *Error) WithField(field, message string) *Error {
+	e.Details = append(e.Details, FieldError{Field: field, Message: message})
+	return e
+}
+
 // ErrorCode returns the code of err, or EINTERNAL when err is not an *Error.
 func ErrorCode(err error) string {
 	var e *Error

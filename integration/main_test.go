@@ -185,7 +185,7 @@ func run(m *testing.M) int {
 		defer stop()
 		o := api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
 			Server:     crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate},
-			ObeyRobots: wc.ObeyRobots, UserAgent: wc.UserAgent}
+			ObeyRobots: wc.ObeyRobots, UserAgent: wc.UserAgent, Schedules: env.temporal.ScheduleClient()}
 		if w.queue == taskQueue {
 			o.Metrics, o.MetricsHandler = metrics.NewAPI(env.apiRegistry, env.store.CountCrawls), metrics.Handler(env.apiRegistry)
 			o.Ready = worker.ReadyChecks(env.store, env.temporal)
@@ -222,7 +222,8 @@ func run(m *testing.M) int {
 	}
 	defer stopLLM()
 	env.llmAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: llmTaskQueue, Logger: logger,
-		Server: crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext), AllowPrivateNetworks: true}}))
+		Server:    crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext), AllowPrivateNetworks: true},
+		Schedules: env.temporal.ScheduleClient()}))
 
 	env.restartConfig = cfg
 	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true

@@ -7,7 +7,7 @@ DATA="$ROOT/.data"
 TEMPORAL_BIN="$ROOT/bin/temporal"
 TEMPORAL_CLI_VERSION=1.5.1
 # Search attributes of crawl workflows (see workflows/crawl.go).
-SEARCH_ATTRIBUTES=(CrawlId=Keyword CrawlTeamId=Keyword CrawlStatus=Keyword CrawlStartUrl=Keyword CrawlTotalPages=Int)
+SEARCH_ATTRIBUTES=(CrawlId=Keyword CrawlTeamId=Keyword CrawlStatus=Keyword CrawlStartUrl=Keyword CrawlTotalPages=Int CrawlScheduleId=Keyword)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

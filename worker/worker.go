@@ -20,6 +20,7 @@ import (
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/fetch"
@@ -113,6 +114,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			LLMTaskQueue:           cfg.LLM.TaskQueue,
 			WebhookRetryFor:        cfg.WebhookRetryFor,
 			PublicURL:              cfg.PublicURL,
+			Server:                 CrawlServer(cfg),
 		},
 	}
 	acts.Pollers = func(ctx context.Context, queue string) (int, error) {
@@ -129,6 +131,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	crawlOpts.Interceptors = interceptors(m)
 	w := worker.New(c, cfg.TaskQueue, crawlOpts)
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
+	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
 	w.RegisterActivity(acts)
 	ws := &Workers{workers: []worker.Worker{w}, static: static}
 	if br != nil {
@@ -283,4 +286,16 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		return fmt.Errorf("register search attributes: %w", err)
 	}
 	return nil
+}
+
+// CrawlServer is what a deployment with cfg offers crawl requests: the
+// API reads requests against it, and the workers a schedule's request for
+// each run.
+func CrawlServer(cfg config.Config) crawl.Server {
+	srv := crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable,
+		AllowPrivateNetworks: cfg.AllowPrivateNetworks, LLM: cfg.LLM.Enabled()}
+	if cfg.LLM.Enabled() {
+		srv.ExtractionLimit = extract.InstructionLimit(cfg.LLM.ContextTokens)
+	}
+	return srv
 }

@@ -38,7 +38,7 @@ var (
 	AttrTotalPages  = temporal.NewSearchAttributeKeyInt64("CrawlTotalPages")
 	SearchAttrTypes = map[string]string{
 		"CrawlId": "Keyword", "CrawlTeamId": "Keyword", "CrawlStatus": "Keyword",
-		"CrawlStartUrl": "Keyword", "CrawlTotalPages": "Int",
+		"CrawlStartUrl": "Keyword", "CrawlTotalPages": "Int", "CrawlScheduleId": "Keyword",
 	}
 )
 

@@ -22,7 +22,6 @@ import (
 
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/config"
-	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/metrics"
@@ -209,12 +208,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		}
 	}
 	app := api.New(api.Options{
-		Store:     store,
-		Temporal:  tc,
-		TaskQueue: cfg.TaskQueue,
-		Server: crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable,
-			AllowPrivateNetworks: cfg.AllowPrivateNetworks,
-			LLM:                  cfg.LLM.Enabled(), ExtractionLimit: extractionLimit(cfg.LLM)},
+		Store:           store,
+		Temporal:        tc,
+		Schedules:       tc.ScheduleClient(),
+		TaskQueue:       cfg.TaskQueue,
+		Server:          worker.CrawlServer(cfg),
 		StaticIP:        cfg.StaticEgressIP,
 		Logger:          logger,
 		CrawlsPerMinute: cfg.CrawlsPerMinute,
@@ -361,13 +359,4 @@ func printKeys(w io.Writer, keys []db.KeyInfo) {
 		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Team, brand, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	tw.Flush()
-}
-
-// extractionLimit is the longest extraction the configured model takes; 0
-// without a model (extraction is then refused whatever its length).
-func extractionLimit(l config.LLM) int {
-	if !l.Enabled() {
-		return 0
-	}
-	return extract.InstructionLimit(l.ContextTokens)
 }

@@ -1,0 +1,5 @@
+DROP INDEX crawls_schedule;
+
+--bun:split
+
+DROP TABLE schedules;
