@@ -1,6 +1,7 @@
 // Package apiclient is a Go client of the crawl service's HTTP API (see
-// docs/api.md): create, read, list and abort crawls, and read their logs
-// and result pages a page at a time, following each answer's next link.
+// docs/api.md): create, read, list and abort crawls, read their logs,
+// result pages and changes a page at a time, following each answer's next
+// link, and manage crawl schedules.
 package apiclient
 
 import (
@@ -242,6 +243,9 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte, out any)
 			e.RetryAfter = time.Duration(secs) * time.Second
 		}
 		return e
+	}
+	if out == nil {
+		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%s %s: the answer is not the JSON expected: %w", method, u, err)

@@ -932,6 +932,38 @@ func TestCommandLineClient(t *testing.T) {
 	if _, stderr, err := crawler("crawl", "ftp://x/"); err == nil || !strings.Contains(stderr, "startUrl") {
 		t.Errorf("a bad start URL: %v, %q", err, stderr)
 	}
+
+	// Schedules: created paused, run now, listed with their last crawl,
+	// paused with a note, deleted.
+	out, stderr, err := crawler("schedules", "create", s.URL+"/", "--interval", "2h", "--name", "fixture", "--paused")
+	var sid string
+	if _, serr := fmt.Sscanf(out, "schedule %s created", &sid); err != nil || serr != nil || !strings.Contains(out, "every 2h0m0s") {
+		t.Fatalf("schedules create: %v %q %q", err, out, stderr)
+	}
+	if out, _, err := crawler("schedules", "trigger", sid); err != nil || !strings.Contains(out, "a run was asked for") {
+		t.Fatalf("schedules trigger: %v %q", err, out)
+	}
+	var listed string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		if listed, _, err = crawler("schedules"); err == nil && strings.Contains(listed, " succeeded") {
+			break
+		}
+	}
+	if !strings.Contains(listed, sid+"  fixture  every 2h0m0s  true") || !strings.Contains(listed, " succeeded") {
+		t.Errorf("schedules list after a run:\n%s", listed)
+	}
+	if out, _, err := crawler("schedules", "pause", sid, "--note", "for the test"); err != nil || !strings.Contains(out, "paused: true") {
+		t.Errorf("schedules pause: %v %q", err, out)
+	}
+	if out, _, err := crawler("schedules", "get", sid); err != nil || !strings.Contains(out, `"note":"for the test"`) {
+		t.Errorf("schedules get: %v %q", err, out)
+	}
+	if _, stderr, err := crawler("schedules", "create", s.URL+"/", "--interval", "10s"); err == nil || !strings.Contains(stderr, "interval") {
+		t.Errorf("a 10 s interval: %v %q", err, stderr)
+	}
+	if out, _, err := crawler("schedules", "delete", sid); err != nil || !strings.Contains(out, "deleted") {
+		t.Errorf("schedules delete: %v %q", err, out)
+	}
 }
 
 // TestMetricsAndReadiness: after a crawl the API's /metrics counts crawls

@@ -21,11 +21,13 @@ import (
 // The client commands talk to a running API over HTTP; they need neither
 // the service's configuration nor its database.
 var clientCommands = map[string]func(clientEnv, []string) error{
-	"crawl":  crawlCommand,
-	"crawls": crawlsCommand,
-	"logs":   logsCommand,
-	"pages":  pagesCommand,
-	"abort":  abortCommand,
+	"crawl":     crawlCommand,
+	"crawls":    crawlsCommand,
+	"logs":      logsCommand,
+	"pages":     pagesCommand,
+	"abort":     abortCommand,
+	"changes":   changesCommand,
+	"schedules": schedulesCommand,
 }
 
 // clientEnv is what a client command works with.

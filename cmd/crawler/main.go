@@ -54,6 +54,15 @@ Client of a running API (address from --api or CRAWLER_API_URL, key from
   crawler logs ID [--follow]             print a crawl's log
   crawler pages ID [--markdown] [--raw]  print its result pages (JSON lines, or markdown)
   crawler abort ID                       abort a crawl
+  crawler changes ID                     print what a changeTracking crawl found new, changed
+                                         or removed since the previous crawl (JSON lines)
+  crawler schedules [list]               list the team's crawl schedules
+  crawler schedules create URL (--cron EXPR | --interval DURATION) [--timezone ZONE]
+                                         [--name NAME] [--paused]
+                                         schedule crawls of URL (each compares with the last)
+  crawler schedules create --json FILE|- create a schedule from a whole request body
+  crawler schedules get|pause|resume|trigger|delete ID [--note TEXT]
+                                         read, pause, resume, run now or delete a schedule
 
 Configuration is read from the environment (see README.md): DATABASE_URL,
 TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, CRAWLER_HTTP_ADDR,
