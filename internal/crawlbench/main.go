@@ -7,7 +7,8 @@
 // prints pages per second, wall time and peak resident memory of each run,
 // the medians and their ratio, the worker's CPU profile during one crawl,
 // and how the worker's peak memory grows from a 1,000-page to a
-// 10,000-page crawl.
+// 10,000-page crawl. It then measures what a recrawl with change tracking
+// costs (recrawl.go), and runs the restart and many-crawls drills.
 //
 // Run it through `make bench`, which builds and installs what it needs.
 package main
@@ -53,6 +54,7 @@ type flags struct {
 	compare     bool
 	restarts    bool
 	many        bool
+	recrawl     bool
 	// docs, when set, is a folder of real HTML pages crawled instead of
 	// the generated site (see docs.go).
 	docs string
@@ -77,6 +79,7 @@ func main() {
 	flag.BoolVar(&f.compare, "compare", true, "crawl the site with the service and Crawlee, side by side")
 	flag.BoolVar(&f.restarts, "restarts", true, "crawl 10,000 pages through worker kills and Temporal and Postgres restarts")
 	flag.BoolVar(&f.many, "many", true, "crawl twenty 500-page sites at once beside a 10,000-page crawl")
+	flag.BoolVar(&f.recrawl, "recrawl", true, "crawl a 2,000-page site with change tracking and an extraction, change 5 % of it, and crawl it again")
 	flag.StringVar(&f.docs, "docs", "", "a folder of real HTML pages (a manual) to crawl side by side with Crawlee instead of the generated site; the other drills are skipped")
 	skip := flag.String("skip", "", `service variants not measured, comma-separated: "default", "whole"`)
 	flag.Parse()
@@ -187,6 +190,11 @@ func run(f flags) error {
 	if f.compare {
 		if err := compare(f, filepath.Join(tmp, "compare")); err != nil {
 			return err
+		}
+	}
+	if f.recrawl {
+		if err := recrawlDrill(os.Stdout, f, filepath.Join(tmp, "recrawl")); err != nil {
+			return fmt.Errorf("recrawl: %w", err)
 		}
 	}
 	if f.restarts {
@@ -371,7 +379,7 @@ type service struct {
 
 // startService starts a Temporal dev server keeping its state in tmp, a
 // fresh database at database, and the worker and API processes.
-func startService(ctx context.Context, f flags, tmp, database string) (*service, error) {
+func startService(ctx context.Context, f flags, tmp, database string, extraEnv ...string) (*service, error) {
 	s := &service{f: f, tmp: tmp}
 	ports, err := freePorts(4)
 	if err != nil {
@@ -403,6 +411,7 @@ func startService(ctx context.Context, f flags, tmp, database string) (*service,
 		// per-key limit on creating crawls is not what they measure.
 		"CRAWLER_KEY_CRAWLS_PER_MINUTE=0",
 	)
+	s.env = append(s.env, extraEnv...)
 	migrate := exec.Command(f.crawler, "migrate")
 	migrate.Env = s.env
 	if out, err := migrate.CombinedOutput(); err != nil {

@@ -124,6 +124,13 @@ func (s *Site) Edit(n int) {
 	s.edits[n]++
 }
 
+// Edits returns how often page n was edited.
+func (s *Site) Edits(n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.edits[n]
+}
+
 // Remove makes page n answer 404; the pages that link to it still do.
 func (s *Site) Remove(n int) {
 	s.mu.Lock()
@@ -296,8 +303,13 @@ func (s *Site) modifiedAt(n int) time.Time {
 // notModifiedSince sets page n's validators on w and, when the request
 // names the current ones, answers 304 and reports true.
 func (s *Site) notModifiedSince(w http.ResponseWriter, r *http.Request, n int) bool {
+	// The ETag names the content (a page also changes when pages are
+	// added below it); the Last-Modified only its edits, as many servers
+	// keep it: If-None-Match, when sent, decides.
+	sum := fnv.New64a()
+	sum.Write(s.HTML(n))
+	etag := fmt.Sprintf(`"%x"`, sum.Sum64())
 	s.mu.Lock()
-	etag := fmt.Sprintf(`"p%d-v%d"`, n, s.edits[n])
 	modified := s.modifiedAt(n)
 	s.mu.Unlock()
 	w.Header().Set("ETag", etag)
