@@ -21,7 +21,7 @@ import (
 type webhookStore interface {
 	crawlLoader
 	AddWebhookEvent(ctx context.Context, crawlID uuid.UUID, event string, ord int) error
-	AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly bool) (int, error)
+	AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly, changedOnly bool) (int, error)
 	DueWebhookEvents(ctx context.Context, crawlID uuid.UUID, now time.Time, limit int) ([]db.WebhookEvent, error)
 	WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (db.WebhookBacklog, error)
 	SaveWebhookAttempt(ctx context.Context, ev *db.WebhookEvent, entry db.CrawlLog) error
@@ -87,7 +87,8 @@ func deliverWebhooks(ctx context.Context, store webhookStore, sender WebhookSend
 		// While the crawl runs, a page with extraction waits for it; once
 		// the crawl has ended, every result page gets its event.
 		extractedOnly := o.Extraction != "" && !in.Final
-		if _, err := store.AddPageWebhookEvents(ctx, c.ID, extractedOnly); err != nil {
+		changedOnly := hook.ChangedOnly && o.ChangeTracking
+		if _, err := store.AddPageWebhookEvents(ctx, c.ID, extractedOnly, changedOnly); err != nil {
 			return DeliverWebhooksResult{}, err
 		}
 	}

@@ -27,12 +27,15 @@ func (f *fakeStore) AddWebhookEvent(_ context.Context, crawlID uuid.UUID, event 
 	return nil
 }
 
-func (f *fakeStore) AddPageWebhookEvents(_ context.Context, crawlID uuid.UUID, extractedOnly bool) (int, error) {
+func (f *fakeStore) AddPageWebhookEvents(_ context.Context, crawlID uuid.UUID, extractedOnly, changedOnly bool) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
 	for _, p := range f.results {
 		if extractedOnly && p.ExtractedAt == nil {
+			continue
+		}
+		if changedOnly && (p.ChangeStatus == nil || *p.ChangeStatus == "same") {
 			continue
 		}
 		if !slices.ContainsFunc(f.hooks, func(ev db.WebhookEvent) bool { return ev.PageID != nil && *ev.PageID == p.ID }) {

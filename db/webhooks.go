@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 )
 
@@ -55,16 +56,20 @@ func (s *Store) AddWebhookEvent(ctx context.Context, crawlID uuid.UUID, event st
 
 // AddPageWebhookEvents records a page event, due now, for each of the
 // crawl's result pages that has none (with extractedOnly, only those whose
-// extraction is done with: their document then holds it), and returns how
-// many it added.
-func (s *Store) AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly bool) (int, error) {
+// extraction is done with: their document then holds it; with
+// changedOnly, only those new or changed since the previous crawl, and the
+// pages it removed), and returns how many it added.
+func (s *Store) AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly, changedOnly bool) (int, error) {
 	res, err := s.db.NewRaw(`INSERT INTO webhook_events (id, crawl_id, event, ord, page_id, next_attempt_at, created_at)
 		SELECT gen_random_uuid(), p.crawl_id, 'page', 1, p.id, now(), coalesce(p.stored_at, now())
 		FROM pages p
-		WHERE p.crawl_id = ? AND p.state = ? AND (NOT ? OR p.extracted_at IS NOT NULL)
+		WHERE p.crawl_id = ?
+		  AND ((p.state = ? AND (NOT ? OR p.extracted_at IS NOT NULL) AND (NOT ? OR p.change_status IN (?, ?)))
+		       OR (? AND p.change_status = ?))
 		  AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.crawl_id = p.crawl_id AND e.page_id = p.id)
 		ORDER BY p.id
-		ON CONFLICT DO NOTHING`, crawlID, crawl.PageStored, extractedOnly).Exec(ctx)
+		ON CONFLICT DO NOTHING`, crawlID, crawl.PageStored, extractedOnly, changedOnly, changes.New, changes.Changed,
+		changedOnly, changes.Removed).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("add page events: %w", err)
 	}
@@ -137,14 +142,14 @@ func (s *Store) SaveWebhookAttempt(ctx context.Context, ev *WebhookEvent, entry 
 	})
 }
 
-// ResultPages returns the crawl's pages ids that are results, with what
-// a document of each shows.
+// ResultPages returns the crawl's pages ids that are results (or pages
+// of the previous crawl it removed), with what a document of each shows.
 func (s *Store) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
 	var pages []Page
 	err := s.db.NewSelect().Model(&pages).
 		Column("id", "url", "final_url", "status_code", "content_type", "title", "markdown", "formats", "error",
 			"extraction", "extraction_error", "change_status", "previous_page_id").
-		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
+		Where("crawl_id = ?", crawlID).Where("(state = ? OR change_status = ?)", crawl.PageStored, changes.Removed).
 		Where("id = ANY(?)", pgdialect.Array(ids)).Order("id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%d result pages: %w", len(ids), err)

@@ -388,3 +388,55 @@ func TestScrapeChangeTracking(t *testing.T) {
 	raw, _ := json.Marshal(ct)
 	t.Logf("changeTracking after the edit: %s", raw)
 }
+
+// TestChangedOnlyWebhook: a change-tracking crawl whose webhook asks for
+// changed pages only sends page events for the pages new and changed since
+// the previous crawl, and for those it removed, then completed.
+func TestChangedOnlyWebhook(t *testing.T) {
+	t.Parallel()
+	site := newTrackedSite(t)
+	recv := &hookReceiver{open: true}
+	hook := httptest.NewServer(recv)
+	t.Cleanup(hook.Close)
+	body := map[string]any{"startUrl": site.URL + "/", "changeTracking": true, "maxDepth": 2,
+		"webhook": map[string]any{"url": hook.URL, "changedOnly": true}}
+	first := create(t, env.api, env.keyA, body)
+	waitStatus(t, env.api, env.keyA, first.ID, time.Minute, "succeeded")
+	site.next()
+	second := create(t, env.api, env.keyA, body)
+	waitStatus(t, env.api, env.keyA, second.ID, time.Minute, "succeeded")
+	deadline := time.Now().Add(30 * time.Second)
+	var pages map[string]string
+	for {
+		recv.mu.Lock()
+		pages = map[string]string{}
+		ended := false
+		for _, b := range recv.accepted {
+			if b.ID != second.ID {
+				continue
+			}
+			ended = ended || b.Type == "crawl.completed"
+			for _, raw := range b.Data {
+				var doc struct {
+					Metadata       map[string]any `json:"metadata"`
+					ChangeTracking struct {
+						ChangeStatus string `json:"changeStatus"`
+					} `json:"changeTracking"`
+				}
+				_ = json.Unmarshal(raw, &doc)
+				url, _ := doc.Metadata["sourceURL"].(string)
+				pages[strings.TrimPrefix(url, site.URL)] = doc.ChangeTracking.ChangeStatus
+			}
+		}
+		recv.mu.Unlock()
+		if ended || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	want := map[string]string{"/": "changed", "/tracked/etag-edit": "changed", "/tracked/plain-edit": "changed",
+		"/tracked/new": "new", "/tracked/gone": "removed", "/tracked/orphan": "removed"}
+	if fmt.Sprint(pages) != fmt.Sprint(want) {
+		t.Errorf("page events of the second crawl:\n got %v\nwant %v", pages, want)
+	}
+}

@@ -69,6 +69,10 @@ type Config struct {
 	// Kind is KindCrawl or KindBatchScrape, set by the API the crawl came
 	// through; empty means KindCrawl.
 	Kind string `json:"kind,omitempty"`
+	// ChangedOnly, on a crawl with change tracking, sends page events
+	// only for what changed since the previous crawl: pages new or
+	// changed, and (once the crawl has ended) those removed.
+	ChangedOnly bool `json:"changedOnly,omitempty"`
 }
 
 // Wants reports whether the caller asked for event.
@@ -131,6 +135,8 @@ func Parse(raw json.RawMessage, internal func(host string) bool) (*Config, []Pro
 			Headers  json.RawMessage `json:"headers"`
 			Metadata json.RawMessage `json:"metadata"`
 			Events   json.RawMessage `json:"events"`
+			// changedOnly is this service's own field.
+			ChangedOnly json.RawMessage `json:"changedOnly"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
@@ -154,6 +160,9 @@ func Parse(raw json.RawMessage, internal func(host string) bool) (*Config, []Pro
 		}
 		if !null(obj.Events) && json.Unmarshal(obj.Events, &c.Events) != nil {
 			bad = append(bad, Problem{"events", "must be an array of strings"})
+		}
+		if !null(obj.ChangedOnly) && json.Unmarshal(obj.ChangedOnly, &c.ChangedOnly) != nil {
+			bad = append(bad, Problem{"changedOnly", "must be true or false"})
 		}
 		if len(bad) > 0 {
 			return nil, bad
