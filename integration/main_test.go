@@ -543,6 +543,7 @@ func replayHistory(t testing.TB, workflowID string, history *historypb.History) 
 	t.Helper()
 	r := sdkworker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
+	r.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
 	if err := r.ReplayWorkflowHistory(nil, history); err != nil {
 		t.Errorf("replay of %s (%d events): %v", workflowID, len(history.Events), err)
 	}

@@ -57,3 +57,21 @@ func recordHistories(t testing.TB, crawlID, status string) {
 		}
 	}
 }
+
+// recordWorkflowHistory writes one workflow run's history h (a workflow
+// other than a crawl's, such as a schedule's run) as the test's, named by
+// what.
+func recordWorkflowHistory(t testing.TB, h *historypb.History, what string) {
+	t.Helper()
+	if recordDir == "" {
+		return
+	}
+	raw, err := protojson.MarshalOptions{Indent: " "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Trim(unsafeName.ReplaceAllString(t.Name(), "-"), "-") + "-" + what + ".json"
+	if err := os.WriteFile(filepath.Join(recordDir, name), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

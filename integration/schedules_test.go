@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -209,4 +210,84 @@ func TestSchedules(t *testing.T) {
 	for _, h := range crawlHistories(t, "crawl-"+second.ID) {
 		replayHistory(t, "crawl-"+second.ID, h)
 	}
+}
+
+// scheduleTaskQueue is the deployment of TestScheduledRunThroughWorkerRestart,
+// whose worker the test stops and starts.
+const scheduleTaskQueue = "crawls-test-schedule"
+
+// TestScheduledRunThroughWorkerRestart: a scheduled run whose worker stops
+// mid-crawl finishes on the next worker; a run due meanwhile is skipped
+// (the schedule's overlap policy), and the schedule is as it was.
+func TestScheduledRunThroughWorkerRestart(t *testing.T) {
+	t.Parallel()
+	cfg := env.restartConfig
+	cfg.TaskQueue, cfg.MaxPagesPerCrawl = scheduleTaskQueue, 1000
+	stop, err := startWorker(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: scheduleTaskQueue, Server: testServer,
+		Schedules: env.temporal.ScheduleClient()}))
+	slow := slowSite(t, 40*time.Millisecond)
+	var sc scheduleObj
+	if status, raw := call(t, "POST", base+"/schedules", env.keyA, map[string]any{"cron": "@daily", "paused": true,
+		"crawl": map[string]any{"startUrl": slow.URL + "/", "maxResults": 120, "maxConcurrentPages": 2}}, &sc); status != http.StatusCreated {
+		t.Fatalf("POST /schedules = %d %s", status, raw)
+	}
+	call(t, "POST", base+"/schedules/"+sc.ID+"/trigger", env.keyA, nil, nil)
+	var crawlID string
+	deadline := time.Now().Add(time.Minute)
+	for crawlID == "" {
+		if s := getSchedule(t, base, env.keyA, sc.ID); len(s.Crawls) > 0 {
+			crawlID = s.Crawls[0].ID
+		} else if time.Now().After(deadline) {
+			t.Fatal("the run made no crawl")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	waitFor(t, base, env.keyA, crawlID, time.Minute, "ten pages", func(c crawlObj) bool { return c.TotalPages >= 10 })
+	stop()
+
+	// A run asked for while the last one is still going is skipped.
+	call(t, "POST", base+"/schedules/"+sc.ID+"/trigger", env.keyA, nil, nil)
+	var s scheduleObj
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var raw struct {
+			Runs struct {
+				SkippedOverlap int `json:"skippedOverlap"`
+			} `json:"runs"`
+		}
+		call(t, "GET", base+"/schedules/"+sc.ID, env.keyA, nil, &raw)
+		if raw.Runs.SkippedOverlap == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second run was not skipped: %+v", raw)
+		}
+	}
+	if stop, err = startWorker(cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	done := waitStatus(t, base, env.keyA, crawlID, 2*time.Minute, "succeeded")
+	if done.TotalPages != 120 {
+		t.Errorf("the run stored %d pages, want 120", done.TotalPages)
+	}
+	s = getSchedule(t, base, env.keyA, sc.ID)
+	if len(s.Crawls) != 1 || !s.Paused || len(s.RecentRuns) != 1 {
+		t.Errorf("after the restart: %d crawls, paused %t, runs %+v", len(s.Crawls), s.Paused, s.RecentRuns)
+	}
+	// The run's own workflow ends with its crawl, and replays.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runID := s.RecentRuns[0].WorkflowID
+	var res workflows.ScheduledCrawlResult
+	if err := env.temporal.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil || res.CrawlID != crawlID || res.Status != "succeeded" {
+		t.Errorf("the scheduled run ended %+v, %v", res, err)
+	}
+	h := runHistory(t, runID, "")
+	recordWorkflowHistory(t, h, "scheduled-run")
+	replayHistory(t, runID, h)
+	call(t, "DELETE", base+"/schedules/"+sc.ID, env.keyA, nil, nil)
 }

@@ -11,7 +11,8 @@ import (
 // recorded by the integration tests (static, browser, sitemap,
 // deduplication with extraction, deduplication settled when the crawl
 // ends, timed out, aborted, continued as new, webhook events delivered
-// after the crawl ended, through a worker restart),
+// after the crawl ended, through a worker restart, a change-tracking
+// crawl compared with the one before, a schedule's run),
 // against the workflow code as it is now: a change that would break
 // crawls in flight fails here. A change of the workflow's commands goes
 // behind workflow.GetVersion; new histories are added with
@@ -28,6 +29,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(CrawlWorkflow, RegisterOptions())
+			r.RegisterWorkflowWithOptions(ScheduledCrawlWorkflow, RegisterScheduledOptions())
 			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
 				t.Errorf("replay: %v", err)
 			}
