@@ -79,6 +79,9 @@ type Settings struct {
 	// PublicURL is the API's address as clients reach it: screenshot
 	// URLs in webhook events start with it.
 	PublicURL string
+	// StaticIP is the egress address a useStaticIps crawl reports
+	// (CRAWLER_STATIC_EGRESS_IP), for the crawls of schedules' runs.
+	StaticIP string
 	// Server is what this deployment offers crawl requests (the browser,
 	// the LLM, …): a schedule's request is read against it for each run.
 	Server crawl.Server

@@ -85,6 +85,9 @@ func startScheduledCrawl(ctx context.Context, store scheduleStore, s Settings, i
 	}
 	c := db.NewCrawl(crawlID, sc.TeamID, sc.BrandID, "crawl-"+crawlID.String(), o, sc.Request, now().UTC().Truncate(time.Microsecond))
 	c.ScheduleID = &sc.ID
+	if o.UseStaticIPs {
+		c.StaticIP = &s.StaticIP
+	}
 	if err := store.InsertScheduledCrawl(ctx, c); err != nil {
 		return ScheduledCrawl{}, err
 	}

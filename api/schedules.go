@@ -105,6 +105,7 @@ func (s *server) scheduleRequest(ctx context.Context, team uuid.UUID, b schedule
 			WithField("crawl", "give one of crawl, firecrawl and crawlId")
 	}
 	field := "crawl"
+	var source *db.Crawl // with crawlId
 	switch {
 	case given2(b.Crawl):
 		shape, request = schedule.ShapeNative, b.Crawl
@@ -123,23 +124,40 @@ func (s *server) scheduleRequest(ctx context.Context, team uuid.UUID, b schedule
 		if gerr != nil {
 			return "", nil, crawl.Options{}, false, gerr
 		}
-		shape, request = schedule.ShapeNative, rec.Request
+		shape, request, source = schedule.ShapeNative, rec.Request, rec
 		if rec.Shape == crawl.ShapeFirecrawl {
 			shape = schedule.ShapeFirecrawl
 		}
 	}
 	o, err = schedule.Options(shape, request, s.Server, field)
-	if err != nil {
-		if field == "crawlId" {
-			return "", nil, crawl.Options{}, false, crawl.Errorf(crawl.EINVALID, "that crawl cannot be scheduled").
-				WithField("crawlId", "only a crawl's request can be scheduled (not a scrape, a batch or a map): "+err.Error())
+	if field == "crawlId" && (err != nil || !sameCrawl(o, source)) {
+		why := "only a crawl's request can be scheduled, not a scrape's, a batch's or a map's"
+		if err != nil {
+			why += ": " + err.Error()
 		}
+		return "", nil, crawl.Options{}, false, crawl.Errorf(crawl.EINVALID, "that crawl cannot be scheduled").WithField("crawlId", why)
+	}
+	if err != nil {
 		return "", nil, crawl.Options{}, false, err
 	}
 	if err := s.refuseInternalNames(ctx, o); err != nil {
 		return "", nil, crawl.Options{}, false, err
 	}
 	return shape, request, o, true, nil
+}
+
+// sameCrawl reports whether o, read again from the request of crawl rec,
+// is the crawl rec was: a scrape's, a batch's or a map's request reads as
+// a crawl of another reach (its own limit and depth came from its
+// endpoint, not from its request).
+func sameCrawl(o crawl.Options, rec *db.Crawl) bool {
+	if rec == nil || rec.MapOnly || len(rec.StartURLs) != 1 || o.MaxDepth != rec.MaxDepth {
+		return false
+	}
+	if (o.MaxResults == nil) != (rec.MaxResults == nil) || o.MaxResults != nil && *o.MaxResults != *rec.MaxResults {
+		return false
+	}
+	return o.BaselineKey() == rec.Options.BaselineKey()
 }
 
 func given2(v json.RawMessage) bool {
@@ -182,6 +200,10 @@ func (s *server) createSchedule(c *fiber.Ctx) error {
 	if len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid schedule request", Details: bad}
 	}
+	// A schedule starts crawls: it spends the key's allowance as one does.
+	if err := s.limitCreate(c); err != nil {
+		return err
+	}
 	timing, _ := json.Marshal(b.Timing)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	sc := &db.Schedule{ID: uuid.New(), TeamID: p.TeamID, BrandID: p.BrandID, Shape: shape, Request: request,
@@ -223,11 +245,11 @@ func (s *server) createSchedule(c *fiber.Ctx) error {
 		_ = s.Store.DeleteSchedule(cleanup, p.TeamID, sc.ID)
 		var invalid *serviceerror.InvalidArgument
 		if errors.As(err, &invalid) {
-			return crawl.Errorf(crawl.EINVALID, "Temporal refused the schedule").WithField("cron", invalid.Message)
+			return crawl.Errorf(crawl.EINVALID, "Temporal refused the schedule").WithField("schedule", invalid.Message)
 		}
 		return crawl.Errorf(crawl.EUNAVAILABLE, "the schedule could not be created now; try again")
 	}
-	view, err := s.scheduleView(ctx, sc)
+	view, err := s.scheduleViewOf(ctx, sc, false) // created: a read that fails now must not say otherwise
 	if err != nil {
 		return err
 	}
@@ -299,6 +321,16 @@ const latestCrawls = 10
 // answer. A schedule whose Temporal Schedule is gone (deleted there)
 // answers paused with no next runs.
 func (s *server) scheduleView(ctx context.Context, sc *db.Schedule) (scheduleJSON, error) {
+	return s.scheduleViewOf(ctx, sc, true)
+}
+
+// unreadNote is a schedule's note when Temporal could not be asked.
+const unreadNote = "Temporal could not be asked about this schedule just now: its paused state and runs are not shown"
+
+// scheduleViewOf is scheduleView; without strict, a schedule Temporal
+// cannot be asked about now is answered without what Temporal says (its
+// note says so) rather than failing the answer.
+func (s *server) scheduleViewOf(ctx context.Context, sc *db.Schedule, strict bool) (scheduleJSON, error) {
 	v := scheduleJSON{ID: sc.ID.String(), Name: sc.Name, TemporalScheduleID: workflows.ScheduleID(sc.ID.String()),
 		NextRuns: []time.Time{}, RecentRuns: []runJSON{}, Crawls: []scheduledCrawlJSON{},
 		CreatedAt: sc.CreatedAt.UTC(), UpdatedAt: sc.UpdatedAt.UTC()}
@@ -313,8 +345,10 @@ func (s *server) scheduleView(ctx context.Context, sc *db.Schedule) (scheduleJSO
 	switch {
 	case errors.As(err, &notFound):
 		v.Paused, v.Note = true, "the Temporal Schedule is gone: no run will start"
+	case err != nil && strict:
+		return scheduleJSON{}, crawl.Errorf(crawl.EUNAVAILABLE, "Temporal could not be asked about schedule %s now; try again", sc.ID)
 	case err != nil:
-		return scheduleJSON{}, fmt.Errorf("describe schedule %s: %w", sc.ID, err)
+		v.Note = unreadNote
 	default:
 		if st := desc.Schedule.State; st != nil {
 			v.Paused, v.Note = st.Paused, st.Note
@@ -411,7 +445,7 @@ func (s *server) listSchedules(c *fiber.Ctx) error {
 	}
 	out := make([]scheduleJSON, 0, len(rows))
 	for i := range rows {
-		v, err := s.scheduleView(ctx, &rows[i])
+		v, err := s.scheduleViewOf(ctx, &rows[i], false)
 		if err != nil {
 			return err
 		}
@@ -545,7 +579,7 @@ func (s *server) temporalScheduleError(c *fiber.Ctx, id uuid.UUID, err error) er
 	}
 	var invalid *serviceerror.InvalidArgument
 	if errors.As(err, &invalid) {
-		return crawl.Errorf(crawl.EINVALID, "Temporal refused the change").WithField("cron", invalid.Message)
+		return crawl.Errorf(crawl.EINVALID, "Temporal refused the change").WithField("schedule", invalid.Message)
 	}
 	s.logOf(c).Error("change temporal schedule", "scheduleId", id, "error", err)
 	return crawl.Errorf(crawl.EUNAVAILABLE, "the schedule could not be changed now; try again")
@@ -580,6 +614,9 @@ func (s *server) triggerSchedule(c *fiber.Ctx) error {
 	defer cancel()
 	sc, err := s.scheduleOf(ctx, c)
 	if err != nil {
+		return err
+	}
+	if err := s.limitCreate(c); err != nil {
 		return err
 	}
 	var timing schedule.Timing

@@ -4,6 +4,7 @@
 package crawl
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -161,9 +162,10 @@ type Options struct {
 }
 
 // BaselineKey names what a crawl's pages can be compared with: crawls of
-// the same start URLs, scope, engine and conversion options give the same
-// key. Limits, timeouts, pacing, headers and webhooks do not change what a
-// page is, and are left out.
+// the same request shape, start URLs, scope, engine, request headers,
+// egress and conversion options give the same key (a digest: header
+// values are not kept in it). Limits, timeouts, pacing and webhooks do not
+// change what a page is, and are left out.
 func (o Options) BaselineKey() string {
 	key := struct {
 		Shape                                      string
@@ -178,11 +180,22 @@ func (o Options) BaselineKey() string {
 		IncludeOnlyTags, ExcludeTags, Formats      []string
 		MapOnly, SitemapAndLinks, AllowSubdomains  bool
 		AllowExternal, RegexOnFullURL, IgnoreQuery bool
-		Mobile                                     bool
-	}{o.Shape, o.StartURLs, o.MaxDepth, o.UseSitemap, o.EntireWebsite, o.ExcludeNonMainTags, o.IncludeLinks,
+		Mobile, StaticIPs                          bool
+		WaitForMS                                  int
+		Headers                                    map[string]string
+	}{o.Shape, list(o.StartURLs), o.MaxDepth, o.UseSitemap, o.EntireWebsite, o.ExcludeNonMainTags, o.IncludeLinks,
 		o.IncludeExternalLinks, o.Extraction, o.ExtractionSchema, o.EngineType, o.Stack,
-		o.IncludeOnlyPaths, o.ExcludePaths, o.IncludeOnlyTags, o.ExcludeTags, o.Formats,
-		o.MapOnly, o.SitemapAndLinks, o.AllowSubdomains, o.AllowExternal, o.RegexOnFullURL, o.IgnoreQuery, o.Mobile}
+		list(o.IncludeOnlyPaths), list(o.ExcludePaths), list(o.IncludeOnlyTags), list(o.ExcludeTags), list(o.Formats),
+		o.MapOnly, o.SitemapAndLinks, o.AllowSubdomains, o.AllowExternal, o.RegexOnFullURL, o.IgnoreQuery,
+		o.Mobile, o.UseStaticIPs, o.WaitForMS, o.Headers}
+	if len(key.Headers) == 0 {
+		key.Headers = nil
+	}
+	if len(bytes.TrimSpace(key.ExtractionSchema)) == 0 || string(bytes.TrimSpace(key.ExtractionSchema)) == "null" {
+		key.ExtractionSchema = nil
+	} else if compact := new(bytes.Buffer); json.Compact(compact, key.ExtractionSchema) == nil {
+		key.ExtractionSchema = compact.Bytes()
+	}
 	b, _ := json.Marshal(key) // plain values: it cannot fail
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
@@ -238,6 +251,15 @@ func Duration(createdAt time.Time, completedAt *time.Time, now time.Time) int64 
 		return 0
 	}
 	return d
+}
+
+// list is l with nil as empty: a list left out and an empty one are the
+// same option.
+func list(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 // ExecutionMargin is added to a crawl's timeout to give its workflow an

@@ -134,3 +134,31 @@ func TestParseRule(t *testing.T) {
 		}
 	}
 }
+
+func TestBaselineKeyIgnoresHowListsWereLeftOut(t *testing.T) {
+	a := Options{StartURLs: []string{"https://a.example/"}, MaxDepth: 2, ExtractionSchema: json.RawMessage(`{"type": "object"}`)}
+	b := a
+	b.Formats, b.ExcludePaths, b.Headers = []string{}, []string{}, map[string]string{}
+	b.ExtractionSchema = json.RawMessage(`{"type":"object"}`)
+	if a.BaselineKey() != b.BaselineKey() {
+		t.Error("nil and empty lists, or a schema spaced differently, give different keys")
+	}
+	for name, change := range map[string]func(o *Options){
+		"depth":      func(o *Options) { o.MaxDepth = 3 },
+		"main":       func(o *Options) { o.ExcludeNonMainTags = true },
+		"headers":    func(o *Options) { o.Headers = map[string]string{"Cookie": "a=1"} },
+		"schedule":   func(o *Options) { o.Formats = []string{"links"} },
+		"extraction": func(o *Options) { o.Extraction = "prices" },
+	} {
+		c := a
+		change(&c)
+		if c.BaselineKey() == a.BaselineKey() {
+			t.Errorf("a different %s gives the same key", name)
+		}
+	}
+	c := a
+	c.TimeoutSeconds, c.MaxResults, c.ChangeTracking = 60, new(int), true
+	if c.BaselineKey() != a.BaselineKey() {
+		t.Error("the timeout, the limit or change tracking itself changed the key")
+	}
+}

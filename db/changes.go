@@ -86,16 +86,6 @@ func (s *Store) PreviousPages(ctx context.Context, prev uuid.UUID, keys []string
 	return out, nil
 }
 
-// PreviousMarkdown returns the raw markdown of a page of a previous crawl.
-func (s *Store) PreviousMarkdown(ctx context.Context, pageID int64) (string, error) {
-	var md sql.NullString
-	err := s.db.NewSelect().Table("pages").Column("raw_markdown").Where("id = ?", pageID).Scan(ctx, &md)
-	if err != nil {
-		return "", fmt.Errorf("markdown of page %d: %w", pageID, err)
-	}
-	return md.String, nil
-}
-
 // PageChange is what a change-tracking crawl records of a fetched page:
 // what the next crawl needs of it, and how it compares with the previous
 // one.
@@ -173,10 +163,11 @@ type ChangeCounts struct {
 
 // SettleChanges finds, once a change-tracking crawl has crawled, the
 // pages of the previous crawl it no longer has: those this crawl found
-// gone (404, 410) or did not keep (skipped), and, when complete (its
-// frontier ran out: neither its limit nor its timeout stopped it), those
-// no page links to any more, which are added to the crawl as skipped
-// pages. Every one is marked removed; the counts are saved on the crawl
+// gone (404, 410), and, when complete (its frontier ran out: neither its
+// limit nor its timeout stopped it), those it did not keep (skipped) and
+// those no page links to any more, which are added to the crawl as skipped
+// pages — unless a page of the crawl failed for a reason that may pass,
+// which may have hidden the pages below it. Every one is marked removed; the counts are saved on the crawl
 // and returned. Running it again changes nothing.
 func (s *Store) SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool) (ChangeCounts, error) {
 	var counts ChangeCounts
@@ -205,14 +196,19 @@ WHERE p.crawl_id = ? AND q.crawl_id = ? AND q.state = ? AND q.normalized_url = p
 		return fmt.Errorf("mark the removed pages of crawl %s: %w", crawlID, err)
 	}
 	if complete {
+		// Unless a page failed for a reason that may pass (a 5xx, a
+		// timeout): the pages below it were not reached, not unlinked.
 		_, err = tx.NewRaw(`
 INSERT INTO pages (crawl_id, url, normalized_url, depth, rank, state, error, change_status, previous_page_id)
 SELECT ?, q.url, q.normalized_url, q.depth, q.rank, ?, ?, ?, q.id
 FROM pages AS q
 WHERE q.crawl_id = ? AND q.state = ?
   AND NOT EXISTS (SELECT 1 FROM pages AS p WHERE p.crawl_id = ? AND p.normalized_url = q.normalized_url)
+  AND NOT EXISTS (SELECT 1 FROM pages AS f WHERE f.crawl_id = ? AND f.state = ?
+                  AND coalesce(f.status_code, 0) NOT IN (404, 410))
 ON CONFLICT DO NOTHING`,
-			crawlID, crawl.PageSkipped, NoLongerLinked, changes.Removed, prev, crawl.PageStored, crawlID).Exec(ctx)
+			crawlID, crawl.PageSkipped, NoLongerLinked, changes.Removed, prev, crawl.PageStored, crawlID,
+			crawlID, crawl.PageFailed).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("add the pages no longer linked to crawl %s: %w", crawlID, err)
 		}

@@ -810,8 +810,11 @@ func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.Pa
 		State crawl.PageState `bun:"state"`
 		N     int             `bun:"n"`
 	}
+	// The previous crawl's pages a change-tracking crawl found unlinked
+	// are rows of it (for /changes), not pages it discovered.
 	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").ColumnExpr("count(*) AS n").
-		Where("crawl_id = ?", crawlID).Group("state").Scan(ctx, &rows)
+		Where("crawl_id = ?", crawlID).Where("NOT (change_status IS NOT NULL AND change_status = 'removed' AND batch IS NULL)").
+		Group("state").Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("count pages: %w", err)
 	}

@@ -314,6 +314,8 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 	// Every document carries the page's metadata, as Firecrawl's do.
 	formats := []string{"metadata"}
 	asked := len(so.Formats) == 0
+	var tracking json.RawMessage
+	var trackingField string
 	for i, f := range so.Formats {
 		name, err := formatName(f)
 		switch {
@@ -322,7 +324,9 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 		case name == "json" || name == "extract":
 			bad = append(bad, jsonFormatOf(so, i, f, name, prefix, native)...)
 		case name == "changeTracking":
-			bad = append(bad, changeTrackingOf(f, fmt.Sprintf("%sformats[%d]", prefix, i), native)...)
+			// Read after the loop: a json format's prompt and schema,
+			// wherever it stands, win over this one's.
+			tracking, trackingField = f, fmt.Sprintf("%sformats[%d]", prefix, i)
 		case name == "markdown":
 			asked = true // added once, below
 		case supportedFormats[name]:
@@ -332,6 +336,9 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 		default:
 			fail(fmt.Sprintf("formats[%d]", i), "unknown format %q", name)
 		}
+	}
+	if tracking != nil {
+		bad = append(bad, changeTrackingOf(tracking, trackingField, native)...)
 	}
 	if asked {
 		formats = append(formats, "markdown")
@@ -388,8 +395,9 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 // changeTrackingOf reads the changeTracking format (or v1's
 // changeTrackingOptions) at field: the crawl tracks changes; the git-diff
 // mode is always on (changed pages carry their diff), and the json mode's
-// schema and prompt, unless a json format gave the crawl its own, become
-// its extraction (changed pages then name the fields that changed).
+// schema and prompt, unless a json format gave the crawl an extraction
+// (that one is kept whole), become its extraction (changed pages then name
+// the fields that changed). It is read after every json format.
 func changeTrackingOf(raw json.RawMessage, field string, native map[string]any) []crawl.FieldError {
 	var bad fieldErrors
 	native["changeTracking"] = true
@@ -426,20 +434,23 @@ func changeTrackingOf(raw json.RawMessage, field string, native map[string]any) 
 		bad.add(field, "the json mode needs a schema or a prompt")
 		return bad
 	}
-	if _, ok := native["extractionSchema"]; !ok && given(opts.Schema) {
+	_, ownSchema := native["extractionSchema"]
+	_, ownPrompt := native["extraction"]
+	if ownSchema || ownPrompt {
+		return bad // a json format gave the crawl its extraction
+	}
+	if given(opts.Schema) {
 		if _, err := schema.Compile(opts.Schema); err != nil {
 			bad.add(field+".schema", "%v", err)
 			return bad
 		}
 		native["extractionSchema"] = opts.Schema
 	}
-	if _, ok := native["extraction"]; !ok {
-		prompt := strings.TrimSpace(opts.Prompt)
-		if prompt == "" {
-			prompt = "Extract the fields of the schema from the page."
-		}
-		native["extraction"] = prompt
+	prompt := strings.TrimSpace(opts.Prompt)
+	if prompt == "" {
+		prompt = "Extract the fields of the schema from the page."
 	}
+	native["extraction"] = prompt
 	return bad
 }
 

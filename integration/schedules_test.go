@@ -31,6 +31,7 @@ type scheduleObj struct {
 	} `json:"recentRuns"`
 	Runs struct {
 		Started int `json:"started"`
+		Running int `json:"running"`
 	} `json:"runs"`
 	Crawls []struct {
 		ID              string  `json:"id"`
@@ -51,13 +52,14 @@ func getSchedule(t *testing.T, api, key, id string) scheduleObj {
 	return s
 }
 
-// waitRuns waits until the schedule has n crawls, the newest ended.
+// waitRuns waits until the schedule has n crawls, the newest ended, and
+// no run going (a run ends just after its crawl).
 func waitRuns(t *testing.T, api, key, id string, n int) scheduleObj {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		s := getSchedule(t, api, key, id)
-		if len(s.Crawls) >= n && s.Crawls[0].Status != "running" {
+		if len(s.Crawls) >= n && s.Crawls[0].Status != "running" && s.Runs.Running == 0 {
 			return s
 		}
 		if time.Now().After(deadline) {
@@ -172,6 +174,18 @@ func TestSchedules(t *testing.T) {
 	status, raw := call(t, "POST", env.api+"/schedules", env.keyA, map[string]any{"cron": "0 3 * * *", "crawlId": other.ID}, &e)
 	if status != http.StatusNotFound || len(e.Error.Details) == 0 || e.Error.Details[0].Field != "crawlId" {
 		t.Errorf("a schedule on another team's crawl = %d %s, want 404 naming crawlId", status, raw)
+	}
+	// A map's crawl is not a crawl request to repeat.
+	var mapped struct {
+		ID string `json:"id"`
+	}
+	if status, raw := call(t, "POST", env.api+"/v2/map", env.keyA, map[string]any{"url": site.URL + "/", "limit": 5}, &mapped); status != http.StatusOK || mapped.ID == "" {
+		t.Fatalf("map = %d %s", status, raw)
+	}
+	e = errorObj{}
+	status, raw = call(t, "POST", env.api+"/schedules", env.keyA, map[string]any{"cron": "0 3 * * *", "crawlId": mapped.ID}, &e)
+	if status != http.StatusBadRequest || len(e.Error.Details) == 0 || e.Error.Details[0].Field != "crawlId" {
+		t.Errorf("a schedule of a map = %d %s, want 400 naming crawlId", status, raw)
 	}
 	if status, _ := call(t, "GET", env.api+"/schedules/"+sc.ID, env.keyB, nil, nil); status != http.StatusNotFound {
 		t.Errorf("another team reads the schedule: %d", status)

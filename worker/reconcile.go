@@ -45,6 +45,15 @@ type Reconciler struct {
 	Grace time.Duration
 }
 
+// workflowMissing is why a crawl whose workflow does not exist ends error.
+const workflowMissing = "The crawl's workflow does not exist."
+
+// scheduledGrace spares the crawl of a schedule's run whose workflow does
+// not exist yet for this long: the run (ScheduledCrawlWorkflow) records the
+// crawl before it starts the crawl's workflow, and starts it once a worker
+// takes the run's next task, however long workers were away.
+const scheduledGrace = 6 * time.Hour
+
 // Run reconciles every interval until ctx is done.
 func (r *Reconciler) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
@@ -78,7 +87,10 @@ func (r *Reconciler) Once(ctx context.Context) (int, error) {
 		}
 		for _, c := range running {
 			status, reason, ok := r.verdict(ctx, c.WorkflowID)
-			if !ok {
+			if !ok || reason == workflowMissing && c.ScheduleID != nil && c.CreatedAt.After(time.Now().Add(-scheduledGrace)) {
+				// A schedule's run records its crawl, then starts its
+				// workflow: a worker lost in between leaves the run to
+				// start it when workers are back.
 				continue
 			}
 			done, err := crawllog.End(ctx, r.Store, c.ID, status, reason)
@@ -104,7 +116,7 @@ func (r *Reconciler) verdict(ctx context.Context, workflowID string) (crawl.Stat
 	resp, err := r.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
-		return crawl.StatusError, "The crawl's workflow does not exist.", true
+		return crawl.StatusError, workflowMissing, true
 	}
 	if err != nil {
 		return "", "", false

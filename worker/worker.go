@@ -115,6 +115,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			WebhookRetryFor:        cfg.WebhookRetryFor,
 			PublicURL:              cfg.PublicURL,
 			Server:                 CrawlServer(cfg),
+			StaticIP:               cfg.StaticEgressIP,
 		},
 	}
 	acts.Pollers = func(ctx context.Context, queue string) (int, error) {

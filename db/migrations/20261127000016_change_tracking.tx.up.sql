@@ -32,7 +32,7 @@ ALTER TABLE pages
     ADD COLUMN body_hash text,
     ADD COLUMN markdown_hash text,
     ADD COLUMN links jsonb,
-    ADD COLUMN change_status text CHECK (change_status IN ('new', 'changed', 'same', 'removed')),
+    ADD COLUMN change_status text,
     ADD COLUMN previous_page_id bigint;
 
 --bun:split
