@@ -379,3 +379,13 @@ var testResolver = fakeResolver{
 	"intranet.example": {netip.MustParseAddr("10.1.2.3")},
 	"mixed.example":    {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("fd00::1")},
 }
+
+func (s *fakeStore) ScheduleCrawlsFrom(context.Context, uuid.UUID, int, int) ([]db.Crawl, error) {
+	return nil, nil
+}
+
+func (s *fakeStore) CheckPages(context.Context, uuid.UUID, string, int, int) ([]db.Page, int, error) {
+	return nil, 0, nil
+}
+
+func (s *fakeStore) FailedPages(context.Context, uuid.UUID) (int, error) { return 0, nil }

@@ -42,6 +42,7 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Delete(v+"/batch/scrape/:id", s.fcCancelCrawl)
 		authed.Get(v+"/batch/scrape/:id/errors", s.fcCrawlErrors)
 	}
+	s.firecrawlMonitorRoutes(authed)
 }
 
 // firecrawlPath reports whether a request came through Firecrawl's API,

@@ -183,11 +183,10 @@ func (s *server) createSchedule(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	bad := b.Timing.Check("")
-	shape, request, _, ok, err := s.scheduleRequest(ctx, p.TeamID, b)
+	shape, request, _, ok, err := s.scheduleRequest(ctx, principal(c).TeamID, b)
 	var ce *crawl.Error
 	switch {
 	case errors.As(err, &ce) && ce.Code == crawl.EINVALID:
@@ -200,31 +199,49 @@ func (s *server) createSchedule(c *fiber.Ctx) error {
 	if len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid schedule request", Details: bad}
 	}
-	// A schedule starts crawls: it spends the key's allowance as one does.
-	if err := s.limitCreate(c); err != nil {
-		return err
-	}
-	timing, _ := json.Marshal(b.Timing)
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	sc := &db.Schedule{ID: uuid.New(), TeamID: p.TeamID, BrandID: p.BrandID, Shape: shape, Request: request,
-		Timing: timing, CreatedAt: now, UpdatedAt: now}
+	name, note := "", ""
 	if b.Name != nil {
-		sc.Name = strings.TrimSpace(*b.Name)
+		name = strings.TrimSpace(*b.Name)
 	}
-	if err := s.Store.InsertSchedule(ctx, sc); err != nil {
-		return err
-	}
-	overlap, catchup := b.Timing.Policies()
-	note := ""
 	if b.Note != nil {
 		note = *b.Note
 	}
-	_, err = s.Schedules.Create(ctx, client.ScheduleOptions{
+	sc, err := s.newSchedule(ctx, c, name, b.Timing, shape, request, b.Paused != nil && *b.Paused, note)
+	if err != nil {
+		return err
+	}
+	view, err := s.scheduleViewOf(ctx, sc, false) // created: a read that fails now must not say otherwise
+	if err != nil {
+		return err
+	}
+	c.Location("/schedules/" + sc.ID.String())
+	return c.Status(fiber.StatusCreated).JSON(view)
+}
+
+// newSchedule records a schedule of the caller's team (its timing and
+// request checked) and creates its Temporal Schedule; a schedule Temporal
+// refuses is not kept.
+func (s *server) newSchedule(ctx context.Context, c *fiber.Ctx, name string, timing schedule.Timing, shape string,
+	request json.RawMessage, paused bool, note string) (*db.Schedule, error) {
+	// A schedule starts crawls: it spends the key's allowance as one does.
+	if err := s.limitCreate(c); err != nil {
+		return nil, err
+	}
+	p := principal(c)
+	raw, _ := json.Marshal(timing)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	sc := &db.Schedule{ID: uuid.New(), TeamID: p.TeamID, BrandID: p.BrandID, Name: name, Shape: shape, Request: request,
+		Timing: raw, CreatedAt: now, UpdatedAt: now}
+	if err := s.Store.InsertSchedule(ctx, sc); err != nil {
+		return nil, err
+	}
+	overlap, catchup := timing.Policies()
+	_, err := s.Schedules.Create(ctx, client.ScheduleOptions{
 		ID:            workflows.ScheduleID(sc.ID.String()),
-		Spec:          b.Timing.Spec(),
+		Spec:          timing.Spec(),
 		Overlap:       overlap,
 		CatchupWindow: catchup,
-		Paused:        b.Paused != nil && *b.Paused,
+		Paused:        paused,
 		Note:          note,
 		Action: &client.ScheduleWorkflowAction{
 			ID:            workflows.RunWorkflowID(sc.ID.String()),
@@ -245,16 +262,11 @@ func (s *server) createSchedule(c *fiber.Ctx) error {
 		_ = s.Store.DeleteSchedule(cleanup, p.TeamID, sc.ID)
 		var invalid *serviceerror.InvalidArgument
 		if errors.As(err, &invalid) {
-			return crawl.Errorf(crawl.EINVALID, "Temporal refused the schedule").WithField("schedule", invalid.Message)
+			return nil, crawl.Errorf(crawl.EINVALID, "Temporal refused the schedule").WithField("schedule", invalid.Message)
 		}
-		return crawl.Errorf(crawl.EUNAVAILABLE, "the schedule could not be created now; try again")
+		return nil, crawl.Errorf(crawl.EUNAVAILABLE, "the schedule could not be created now; try again")
 	}
-	view, err := s.scheduleViewOf(ctx, sc, false) // created: a read that fails now must not say otherwise
-	if err != nil {
-		return err
-	}
-	c.Location("/schedules/" + sc.ID.String())
-	return c.Status(fiber.StatusCreated).JSON(view)
+	return sc, nil
 }
 
 func clipText(s string, n int) string {
@@ -464,6 +476,21 @@ func (s *server) patchSchedule(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := s.patchScheduleOf(ctx, c, sc); err != nil {
+		return err
+	}
+	if sc, err = s.Store.GetSchedule(ctx, sc.TeamID, sc.ID); err != nil {
+		return err
+	}
+	v, err := s.scheduleView(ctx, sc)
+	if err != nil {
+		return err
+	}
+	return c.JSON(v)
+}
+
+// patchScheduleOf applies the change the request's body asks of sc.
+func (s *server) patchScheduleOf(ctx context.Context, c *fiber.Ctx, sc *db.Schedule) error {
 	b, fields, err := readScheduleBody(bytes.Clone(c.Body()))
 	if err != nil {
 		return err
@@ -558,17 +585,7 @@ func (s *server) patchSchedule(c *fiber.Ctx) error {
 	if b.Name != nil {
 		sc.Name = strings.TrimSpace(*b.Name)
 	}
-	if err := s.Store.UpdateSchedule(ctx, sc); err != nil {
-		return err
-	}
-	if sc, err = s.Store.GetSchedule(ctx, sc.TeamID, sc.ID); err != nil {
-		return err
-	}
-	v, err := s.scheduleView(ctx, sc)
-	if err != nil {
-		return err
-	}
-	return c.JSON(v)
+	return s.Store.UpdateSchedule(ctx, sc)
 }
 
 // temporalScheduleError answers a Temporal refusal of a schedule change.
@@ -595,15 +612,20 @@ func (s *server) deleteSchedule(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	err = s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Delete(ctx)
+	if err := s.removeSchedule(ctx, c, sc); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"id": sc.ID.String(), "deleted": true})
+}
+
+// removeSchedule deletes sc's Temporal Schedule and marks it deleted.
+func (s *server) removeSchedule(ctx context.Context, c *fiber.Ctx, sc *db.Schedule) error {
+	err := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Delete(ctx)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
 		return s.temporalScheduleError(c, sc.ID, err)
 	}
-	if err := s.Store.DeleteSchedule(ctx, sc.TeamID, sc.ID); err != nil {
-		return err
-	}
-	return c.JSON(fiber.Map{"id": sc.ID.String(), "deleted": true})
+	return s.Store.DeleteSchedule(ctx, sc.TeamID, sc.ID)
 }
 
 // triggerSchedule handles POST /schedules/{id}/trigger: a run now, under

@@ -50,6 +50,9 @@ type store interface {
 	UpdateSchedule(ctx context.Context, sc *db.Schedule) error
 	DeleteSchedule(ctx context.Context, teamID, id uuid.UUID) error
 	ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]db.Crawl, error)
+	ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]db.Crawl, error)
+	CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]db.Page, int, error)
+	FailedPages(ctx context.Context, crawlID uuid.UUID) (int, error)
 }
 
 var _ store = (*db.Store)(nil)

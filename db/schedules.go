@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 )
 
@@ -102,9 +103,15 @@ func (s *Store) DeleteSchedule(ctx context.Context, teamID, id uuid.UUID) error 
 // ScheduleCrawls returns the latest limit crawls of a schedule, newest
 // first.
 func (s *Store) ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]Crawl, error) {
+	return s.ScheduleCrawlsFrom(ctx, scheduleID, 0, limit)
+}
+
+// ScheduleCrawlsFrom returns up to limit crawls of a schedule from the
+// offset-th newest on, newest first.
+func (s *Store) ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]Crawl, error) {
 	out := []Crawl{}
 	err := s.db.NewSelect().Model(&out).Where("schedule_id = ?", scheduleID).
-		Order("created_at DESC", "id DESC").Limit(int64(limit)).Scan(ctx)
+		Order("created_at DESC", "id DESC").Offset(int64(offset)).Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("crawls of schedule %s: %w", scheduleID, err)
 	}
@@ -128,4 +135,43 @@ func (s *Store) TeamHasKey(ctx context.Context, teamID uuid.UUID) (bool, error) 
 		return false, fmt.Errorf("keys of team %s: %w", teamID, err)
 	}
 	return ok, nil
+}
+
+// CheckPages returns up to limit of a crawl's pages as a check of its
+// changes lists them, from the skip-th on, in ID order, and how many
+// there are: its result pages (with their change status), the previous
+// crawl's pages it removed, and the pages that failed. status narrows them
+// to one change status ("error": the failed ones; "" all).
+func (s *Store) CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]Page, int, error) {
+	pages := []Page{}
+	q := s.db.NewSelect().Model(&pages).
+		Column("id", "url", "state", "status_code", "error", "change_status", "previous_page_id", "raw_markdown",
+			"extraction", "fetched_at", "discovered_at").
+		Where("crawl_id = ?", crawlID)
+	switch status {
+	case "":
+		q = q.Where("(state = ? OR change_status = ? OR state = ?)", crawl.PageStored, changes.Removed, crawl.PageFailed)
+	case "error":
+		q = q.Where("state = ?", crawl.PageFailed).Where("change_status IS NULL")
+	case string(changes.Removed):
+		q = q.Where("change_status = ?", changes.Removed)
+	default:
+		q = q.Where("state = ?", crawl.PageStored).Where("change_status = ?", status)
+	}
+	total, err := q.Order("id").Offset(int64(skip)).Limit(int64(limit)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pages of check %s: %w", crawlID, err)
+	}
+	return pages, int(total), nil
+}
+
+// FailedPages counts a crawl's failed pages that no change status
+// explains (a 404 of a page the previous crawl had is removed instead).
+func (s *Store) FailedPages(ctx context.Context, crawlID uuid.UUID) (int, error) {
+	n, err := s.db.NewSelect().Model((*Page)(nil)).Where("crawl_id = ?", crawlID).
+		Where("state = ?", crawl.PageFailed).Where("change_status IS NULL").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("failed pages of %s: %w", crawlID, err)
+	}
+	return int(n), nil
 }

@@ -63,6 +63,9 @@ func (s *trackedSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var body string
 	switch r.URL.Path {
+	case "/__next":
+		s.next()
+		return
 	case "/":
 		links := []string{"etag-same", "etag-edit", "lm-same", "plain-same", "plain-script", "plain-edit", "gone", "orphan"}
 		if v == 2 {
