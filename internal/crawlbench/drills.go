@@ -18,11 +18,12 @@ import (
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
 
-// restartDrill crawls a 10,000-page site while the worker is killed
-// twice, the Temporal server is killed and started again on its database
-// file, and Postgres (a private cluster, so that nothing else is hurt) is
-// restarted at once; then it counts, from the site's side and the
-// database's, what the crawl stored, logged and fetched.
+// restartDrill crawls a 10,000-page site, as the run of a schedule, while
+// the worker is killed twice, the Temporal server is killed and started
+// again on its database file, and Postgres (a private cluster, so that
+// nothing else is hurt) is restarted at once; then it counts, from the
+// site's side and the database's, what the crawl stored, logged and
+// fetched, and checks that the schedule kept its state.
 func restartDrill(w io.Writer, f flags, tmp string) error {
 	const pages, concurrency = 10000, 16
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
@@ -46,16 +47,50 @@ func restartDrill(w io.Writer, f flags, tmp string) error {
 	}
 	defer svc.stop()
 
-	var c crawlState
-	if err := svc.call("POST", "/crawls", map[string]any{"startUrl": siteURL + "/", "entireWebsite": true,
-		"maxConcurrentPages": concurrency}, &c); err != nil {
+	// The crawl is a schedule's run, so that the schedule goes through the
+	// restarts too (without change tracking: the same crawl as ever).
+	var sched struct {
+		ID     string `json:"id"`
+		Paused bool   `json:"paused"`
+		Crawls []struct {
+			ID string `json:"id"`
+		} `json:"crawls"`
+		NextRuns []string `json:"nextRuns"`
+		Runs     struct {
+			Started int `json:"started"`
+		} `json:"runs"`
+	}
+	if err := svc.call("POST", "/schedules", map[string]any{"cron": "0 3 * * *", "paused": true,
+		"crawl": map[string]any{"startUrl": siteURL + "/", "entireWebsite": true, "maxConcurrentPages": concurrency,
+			"changeTracking": false}}, &sched); err != nil {
 		return err
 	}
 	began := time.Now()
+	if err := svc.call("POST", "/schedules/"+sched.ID+"/trigger", nil, &struct{}{}); err != nil {
+		return err
+	}
+	for len(sched.Crawls) == 0 {
+		if time.Since(began) > time.Minute {
+			return fmt.Errorf("the schedule's run made no crawl")
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := svc.call("GET", "/schedules/"+sched.ID, nil, &sched); err != nil {
+			return err
+		}
+	}
+	c := crawlState{ID: sched.Crawls[0].ID, Status: "running"}
 	events, err := runDrillSteps(svc, pg, site, &c, began, f)
 	if err != nil {
 		return err
 	}
+	// The schedule is as it was: paused, one run, and it resumes.
+	if err := svc.call("PATCH", "/schedules/"+sched.ID, map[string]any{"paused": false}, &sched); err != nil {
+		return err
+	}
+	if sched.Paused || sched.Runs.Started != 1 || len(sched.Crawls) != 1 || len(sched.NextRuns) == 0 {
+		return fmt.Errorf("after the restarts the schedule reads %+v", sched)
+	}
+	events = append(events, fmt.Sprintf("after the crawl: the schedule (a Temporal Schedule) still paused with its one run, resumed: next run %s", sched.NextRuns[0]))
 	wall := time.Since(began).Seconds()
 	counts, err := drillCounts(pg.url("crawler_drill"), c.ID)
 	if err != nil {
