@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 
+	"time"
+
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/db"
@@ -41,4 +43,8 @@ func (f *fakeStore) SettleChanges(_ context.Context, _ uuid.UUID, _ *uuid.UUID, 
 
 func (f *fakeStore) PreviousOf(context.Context, []db.Page) (map[int64]db.Previous, error) {
 	return map[int64]db.Previous{}, f.call("PreviousOf")
+}
+
+func (f *fakeStore) SetSitemapLastMod(context.Context, uuid.UUID, map[string]time.Time) error {
+	return f.call("SetSitemapLastMod")
 }

@@ -198,6 +198,7 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	}
 	batch.Delay = max(batch.Delay, time.Duration(o.DelayMS)*time.Millisecond)
 	refusal := b.refusal(ctx)
+	urls = b.skipUnmodified(ctx, urls, refusal)
 	batch.Admit = func(u string) bool { return b.writer.admit(ctx, b.claimed[u].ID) }
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
 	fetchErr := b.engine.FetchAll(ctx, urls, batch, func(r fetch.Result) { b.judge(ctx, r, refusal) })
@@ -301,21 +302,27 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 	if r.Err != nil && ctx.Err() != nil {
 		return // cut short by the cancellation: leave the page claimed
 	}
-	static := b.engineName != crawl.EnginePlaywright
 	if b.observer != nil {
 		engine := "browser"
-		if static {
+		if b.engineName != crawl.EnginePlaywright {
 			engine = "static"
 		}
 		b.observer.PageFetched(engine, r.StatusCode, len(r.Body), r.Duration)
 	}
+	b.decide(ctx, r, refusal)
+}
+
+// decide is judge past the fetch's own accounting: what r makes of its
+// page, saved through the writer.
+func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(from, to *url.URL) string) {
+	static := b.engineName != crawl.EnginePlaywright
 	// The lookups run even if the activity is being cancelled, so that a
 	// page in hand is not recorded as failed for that.
 	ctx = context.WithoutCancel(ctx)
 	page := b.claimed[r.URL]
 	prev, hasPrev := b.previous[page.NormalizedURL]
 	status := r.StatusCode
-	notModified := status == http.StatusNotModified && hasPrev && prev.Conditional()
+	notModified := status == http.StatusNotModified && hasPrev && prev.Reusable()
 	if notModified {
 		r = unchanged(r, prev)
 	}
@@ -413,6 +420,28 @@ func (b *fetchBatch) loadPrevious(ctx context.Context) (map[string]fetch.Validat
 		}
 	}
 	return validators, nil
+}
+
+// skipUnmodified takes out of urls, and judges as unchanged without a
+// request, the pages of a change-tracking crawl whose sitemap lastmod is
+// not newer than the previous crawl's fetch of them (and whose previous
+// fetch can stand for one: see db.PreviousPage.Reusable). They read as
+// 304s.
+func (b *fetchBatch) skipUnmodified(ctx context.Context, urls []string, refusal func(from, to *url.URL) string) []string {
+	if len(b.previous) == 0 {
+		return urls
+	}
+	kept := urls[:0:0]
+	for _, u := range urls {
+		p := b.claimed[u]
+		prev, ok := b.previous[p.NormalizedURL]
+		if !ok || p.SitemapLastMod == nil || prev.FetchedAt == nil || !prev.Reusable() || p.SitemapLastMod.After(*prev.FetchedAt) {
+			kept = append(kept, u)
+			continue
+		}
+		b.decide(ctx, fetch.Result{URL: u, FinalURL: u, StatusCode: http.StatusNotModified}, refusal)
+	}
+	return kept
 }
 
 // unchanged is the result a 304 stands for: the previous fetch of the

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -19,6 +20,7 @@ type sitemapStore interface {
 	robotsStore
 	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
 	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	SetSitemapLastMod(ctx context.Context, crawlID uuid.UUID, lastMod map[string]time.Time) error
 }
 
 // maxSitemapFiles bounds the sitemap files one crawl reads (indexes
@@ -66,7 +68,8 @@ func seedFromSitemap(ctx context.Context, store sitemapStore, static PageFetcher
 	// Sitemap files are read a few at a time, in the order they are named
 	// (robots.txt first), so that memory holds a few files and the crawl
 	// order is stable; reading stops at the page cap.
-	r := sitemapReader{rules: rules, fetcher: static, batch: s.batch(o), limit: s.MaxPagesPerCrawl, seen: map[string]bool{}, read: map[string]bool{}}
+	r := sitemapReader{rules: rules, fetcher: static, batch: s.batch(o), limit: s.MaxPagesPerCrawl, seen: map[string]bool{}, read: map[string]bool{},
+		lastMod: map[string]time.Time{}}
 	for _, org := range origins {
 		r.queue = append(r.queue, policies[org].Sitemaps()...)
 		r.queue = append(r.queue, org+"/sitemap.xml")
@@ -78,6 +81,13 @@ func seedFromSitemap(ctx context.Context, store sitemapStore, static PageFetcher
 	}
 	for start := 0; start < len(r.pages); start += 1000 {
 		if _, err := store.Enqueue(ctx, c.ID, newPages(r.pages[start:min(start+1000, len(r.pages))])); err != nil {
+			return SeedSitemapResult{}, err
+		}
+	}
+	if o.ChangeTracking {
+		// A page not changed since the previous crawl fetched it is not
+		// asked for again (see fetchBatch.skipUnmodified).
+		if err := store.SetSitemapLastMod(ctx, c.ID, r.lastMod); err != nil {
 			return SeedSitemapResult{}, err
 		}
 	}
@@ -98,6 +108,8 @@ type sitemapReader struct {
 	found []string        // sitemap files read
 	pages []frontier.Link
 	seen  map[string]bool // keys of pages
+	// lastMod is when the sitemaps say each page (by key) last changed.
+	lastMod map[string]time.Time
 }
 
 // more reports whether files remain to read and room for their pages.
@@ -157,5 +169,8 @@ func (r *sitemapReader) take(u string, f sitemap.File) {
 		}
 		r.seen[p.Key] = true
 		r.pages = append(r.pages, p)
+		if at, ok := f.LastMod[loc]; ok {
+			r.lastMod[p.Key] = at
+		}
 	}
 }

@@ -54,6 +54,8 @@ type PreviousPage struct {
 	LastModified  *string `bun:"last_modified"`
 	BodyHash      *string `bun:"body_hash"`
 	MarkdownHash  *string `bun:"markdown_hash"`
+	// FetchedAt is when the previous crawl fetched it.
+	FetchedAt *time.Time `bun:"fetched_at"`
 	// Links are the page's links as its fetch found them (absolute URLs);
 	// nil when they were not kept.
 	Links []string `bun:"links,type:jsonb"`
@@ -64,8 +66,15 @@ type PreviousPage struct {
 // page is unchanged), with validators, and its links and markdown hash
 // were kept (a 304 carries neither links nor text).
 func (p PreviousPage) Conditional() bool {
-	return (p.ETag != nil || p.LastModified != nil) && p.Links != nil && p.MarkdownHash != nil &&
-		(p.FinalURL == nil || *p.FinalURL == p.URL)
+	return (p.ETag != nil || p.LastModified != nil) && p.Reusable()
+}
+
+// Reusable reports whether the page's previous fetch can stand for one
+// not made (a 304, or a sitemap lastmod not newer than that fetch): it
+// was answered where it was asked for, and its links and markdown hash
+// were kept.
+func (p PreviousPage) Reusable() bool {
+	return p.Links != nil && p.MarkdownHash != nil && (p.FinalURL == nil || *p.FinalURL == p.URL)
 }
 
 // PreviousPages returns the result pages of crawl prev under the given
@@ -73,7 +82,7 @@ func (p PreviousPage) Conditional() bool {
 func (s *Store) PreviousPages(ctx context.Context, prev uuid.UUID, keys []string) (map[string]PreviousPage, error) {
 	var rows []PreviousPage
 	err := s.db.NewSelect().Table("pages").
-		Column("id", "url", "normalized_url", "final_url", "etag", "last_modified", "body_hash", "markdown_hash", "links").
+		Column("id", "url", "normalized_url", "final_url", "etag", "last_modified", "body_hash", "markdown_hash", "links", "fetched_at").
 		Where("crawl_id = ?", prev).Where("state = ?", crawl.PageStored).
 		Where("normalized_url = ANY(?)", pgdialect.Array(keys)).Scan(ctx, &rows)
 	if err != nil {
@@ -84,6 +93,26 @@ func (s *Store) PreviousPages(ctx context.Context, prev uuid.UUID, keys []string
 		out[r.NormalizedURL] = r
 	}
 	return out, nil
+}
+
+// SetSitemapLastMod records, for the crawl's pages by key, when its
+// sitemaps say each last changed.
+func (s *Store) SetSitemapLastMod(ctx context.Context, crawlID uuid.UUID, lastMod map[string]time.Time) error {
+	if len(lastMod) == 0 {
+		return nil
+	}
+	keys, times := make([]string, 0, len(lastMod)), make([]time.Time, 0, len(lastMod))
+	for k, t := range lastMod {
+		keys, times = append(keys, k), append(times, t)
+	}
+	_, err := s.db.NewRaw(`
+UPDATE pages AS p SET sitemap_lastmod = d.at
+FROM unnest(?::text[], ?::timestamptz[]) AS d(key, at)
+WHERE p.crawl_id = ? AND p.normalized_url = d.key`, pgdialect.Array(keys), pgdialect.Array(times), crawlID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("record the sitemaps' lastmod of %d pages: %w", len(keys), err)
+	}
+	return nil
 }
 
 // PageChange is what a change-tracking crawl records of a fetched page:

@@ -152,6 +152,9 @@ type Page struct {
 	Links          json.RawMessage `bun:"links,type:jsonb,nullzero"`
 	ChangeStatus   *string         `bun:"change_status"`
 	PreviousPageID *int64          `bun:"previous_page_id"`
+	// SitemapLastMod is when the crawl's sitemap says the page last
+	// changed.
+	SitemapLastMod *time.Time `bun:"sitemap_lastmod"`
 }
 
 // CrawlLog is one entry of a crawl's log, as GET /crawl-logs lists it.

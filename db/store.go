@@ -374,7 +374,7 @@ func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit 
 			ORDER BY depth, rank, id
 			LIMIT ?
 			FOR UPDATE SKIP LOCKED)
-		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, attempts, discovered_at`,
+		RETURNING id, crawl_id, url, normalized_url, depth, rank, state, batch, attempts, discovered_at, sitemap_lastmod`,
 		crawl.PageClaimed, batch, crawlID, crawl.PageQueued, mode == ClaimAll, mode == ClaimRender, limit).Scan(ctx, &pages)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("claim batch %d: %w", batch, err)

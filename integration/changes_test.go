@@ -443,3 +443,56 @@ func TestChangedOnlyWebhook(t *testing.T) {
 		t.Errorf("page events of the second crawl:\n got %v\nwant %v", pages, want)
 	}
 }
+
+// TestSitemapLastMod: a change-tracking crawl from a sitemap does not ask
+// again for a page whose lastmod is not newer than the previous crawl's
+// fetch of it; a page the sitemap says changed since, or gives no date
+// for, is asked for.
+func TestSitemapLastMod(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	requests := map[string]int{}
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests[r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/sitemap.xml":
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprintf(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>http://%[1]s/old</loc><lastmod>2026-01-01</lastmod></url>
+<url><loc>http://%[1]s/fresh</loc><lastmod>%[2]s</lastmod></url>
+<url><loc>http://%[1]s/undated</loc></url></urlset>`, r.Host, future)
+		case "/", "/old", "/fresh", "/undated":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<html><head><title>%s</title></head><body><main><h1>Page %s</h1><p>The text of %s, long enough to be read as the page's own.</p></main></body></html>",
+				r.URL.Path, r.URL.Path, r.URL.Path)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(site.Close)
+	body := map[string]any{"startUrl": site.URL + "/", "useSitemap": true, "changeTracking": true}
+	first := create(t, env.api, env.keyA, body)
+	waitStatus(t, env.api, env.keyA, first.ID, time.Minute, "succeeded")
+	mu.Lock()
+	requests = map[string]int{}
+	mu.Unlock()
+	second := create(t, env.api, env.keyA, body)
+	waitStatus(t, env.api, env.keyA, second.ID, time.Minute, "succeeded")
+	_, pages, _ := readTracked(t, env.api, env.keyA, second.ID, site.URL)
+	mu.Lock()
+	defer mu.Unlock()
+	if requests["/old"] != 0 || requests["/fresh"] != 1 || requests["/undated"] != 1 {
+		t.Errorf("second crawl's requests: %v; want /old not asked for, /fresh and /undated once", requests)
+	}
+	for _, path := range []string{"/old", "/fresh", "/undated"} {
+		if pages[path].ChangeStatus != "same" {
+			t.Errorf("%s is %q, want same", path, pages[path].ChangeStatus)
+		}
+	}
+	if pages["/old"].Markdown == "" || !strings.Contains(pages["/old"].Markdown, "The text of /old") {
+		t.Errorf("/old kept no markdown: %q", pages["/old"].Markdown)
+	}
+}

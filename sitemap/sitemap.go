@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 )
 
 // File is what one sitemap file lists: pages (a <urlset>) or further
@@ -16,6 +17,23 @@ import (
 type File struct {
 	Pages    []string
 	Sitemaps []string
+	// LastMod is when each page (of Pages, by its URL) was last changed,
+	// for those whose entry says so in a form it can read.
+	LastMod map[string]time.Time
+}
+
+// lastModLayouts are the W3C datetime forms a sitemap's lastmod takes.
+var lastModLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05", "2006-01-02"}
+
+// parseLastMod reads a lastmod value; ok is false for one it cannot read.
+func parseLastMod(v string) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	for _, layout := range lastModLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // maxUnzipped bounds a gzipped sitemap once inflated (the protocol allows
@@ -47,6 +65,10 @@ func Parse(data []byte, maxEntries int) (File, error) {
 		stack   []string
 		loc     strings.Builder
 		readErr error
+		// The <url> entry being read: its page and its lastmod.
+		inMod          bool
+		mod            strings.Builder
+		entry, entryAt string
 	)
 	for {
 		tok, err := dec.Token()
@@ -66,22 +88,45 @@ func Parse(data []byte, maxEntries int) (File, error) {
 				inLoc, parent = true, stack[len(stack)-1]
 				loc.Reset()
 			}
+			if name == "lastmod" && len(stack) > 0 && stack[len(stack)-1] == "url" {
+				inMod = true
+				mod.Reset()
+			}
+			if name == "url" {
+				entry, entryAt = "", ""
+			}
 			stack = append(stack, name)
 		case xml.CharData:
 			if inLoc {
 				loc.Write(t)
 			}
+			if inMod {
+				mod.Write(t)
+			}
 		case xml.EndElement:
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
-			if inLoc && strings.ToLower(t.Name.Local) == "loc" {
+			end := strings.ToLower(t.Name.Local)
+			if inMod && end == "lastmod" {
+				inMod, entryAt = false, mod.String()
+			}
+			if end == "url" && entry != "" && entryAt != "" {
+				if at, ok := parseLastMod(entryAt); ok {
+					if f.LastMod == nil {
+						f.LastMod = map[string]time.Time{}
+					}
+					f.LastMod[entry] = at
+				}
+			}
+			if inLoc && end == "loc" {
 				inLoc = false
 				u := strings.TrimSpace(loc.String())
 				switch {
 				case u == "":
 				case parent == "url" && len(f.Pages) < maxEntries:
 					f.Pages = append(f.Pages, u)
+					entry = u
 				case parent == "sitemap" && len(f.Sitemaps) < maxEntries:
 					f.Sitemaps = append(f.Sitemaps, u)
 				}

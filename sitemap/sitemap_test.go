@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"reflect"
 	"testing"
+	"time"
 )
 
 const urlset = `<?xml version="1.0" encoding="UTF-8"?>
@@ -71,5 +72,29 @@ func TestEntryCap(t *testing.T) {
 	f, err := Parse([]byte(urlset), 1)
 	if err != nil || len(f.Pages) != 1 || f.Pages[0] != "https://example.com/a" {
 		t.Errorf("capped at 1: %+v, %v", f, err)
+	}
+}
+
+func TestParseReadsLastMod(t *testing.T) {
+	f, err := Parse([]byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>https://example.com/a</loc><lastmod>2026-01-01</lastmod></url>
+  <url><lastmod>2026-02-03T10:20:30+01:00</lastmod><loc>https://example.com/b</loc></url>
+  <url><loc>https://example.com/c</loc><lastmod>last week</lastmod></url>
+  <url><loc>https://example.com/d</loc></url>
+</urlset>`), 10)
+	if err != nil || len(f.Pages) != 4 {
+		t.Fatalf("parse: %v, %v", f, err)
+	}
+	want := map[string]time.Time{
+		"https://example.com/a": time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		"https://example.com/b": time.Date(2026, 2, 3, 9, 20, 30, 0, time.UTC),
+	}
+	if len(f.LastMod) != len(want) {
+		t.Fatalf("lastmod = %v, want %v", f.LastMod, want)
+	}
+	for u, at := range want {
+		if !f.LastMod[u].Equal(at) {
+			t.Errorf("%s: lastmod %v, want %v", u, f.LastMod[u], at)
+		}
 	}
 }
