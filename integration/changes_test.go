@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	sdkpb "go.temporal.io/api/sdk/v1"
 )
 
 // trackedSite is a small shop whose pages change between two versions in
@@ -347,6 +350,17 @@ func TestChangeTracking(t *testing.T) {
 	}
 	for _, h := range crawlHistories(t, "crawl-"+second.ID) {
 		replayHistory(t, "crawl-"+second.ID, h)
+	}
+	// The Temporal UI's current details of the ended crawl say it too.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	v, err := env.temporal.QueryWorkflow(ctx, "crawl-"+second.ID, "", "__temporal_workflow_metadata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta sdkpb.WorkflowMetadata
+	if err := v.Get(&meta); err != nil || !strings.Contains(meta.GetCurrentDetails(), "1 new, 3 changed, 4 same, 2 removed") {
+		t.Errorf("current details %q (%v)", meta.GetCurrentDetails(), err)
 	}
 
 	// Another team's crawl of the same site shares nothing with these.
