@@ -151,6 +151,10 @@ type fetchBatch struct {
 	// it compares with, by key.
 	tracking bool
 	previous map[string]db.PreviousPage
+	// unfetched are the pages (by URL) not asked for, their sitemap
+	// lastmod being older than the previous crawl's fetch (written
+	// before the batch's fetches begin, read only after).
+	unfetched map[string]bool
 	policies map[string]robots.Policy
 	writer   *outcomeWriter
 	judged   atomic.Int64 // reported by the heartbeat
@@ -322,7 +326,9 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 	page := b.claimed[r.URL]
 	prev, hasPrev := b.previous[page.NormalizedURL]
 	status := r.StatusCode
-	notModified := status == http.StatusNotModified && hasPrev && prev.Reusable()
+	// A 304 stands for the previous fetch when the request asked for one
+	// (or was not made at all).
+	notModified := status == http.StatusNotModified && hasPrev && (prev.Conditional() || b.unfetched[r.URL] && prev.Reusable())
 	if notModified {
 		r = unchanged(r, prev)
 	}
@@ -439,6 +445,10 @@ func (b *fetchBatch) skipUnmodified(ctx context.Context, urls []string, refusal 
 			kept = append(kept, u)
 			continue
 		}
+		if b.unfetched == nil {
+			b.unfetched = map[string]bool{}
+		}
+		b.unfetched[u] = true
 		b.decide(ctx, fetch.Result{URL: u, FinalURL: u, StatusCode: http.StatusNotModified}, refusal)
 	}
 	return kept
@@ -476,6 +486,8 @@ func (b *fetchBatch) track(rec *db.FetchOutcome, pageURL string, r fetch.Result,
 	}
 	if hasPrev && prev.MarkdownHash != nil && (notModified || derefString(prev.BodyHash) == ch.BodyHash) {
 		ch.Status, ch.Reuse, ch.MarkdownHash = changes.Same, true, *prev.MarkdownHash
+		// A page not asked for keeps the time it was last fetched.
+		ch.Unfetched = b.unfetched[pageURL]
 		ch.BodyHash = derefString(prev.BodyHash)
 		rec.State, rec.Change = crawl.PageConverted, ch
 		return

@@ -389,3 +389,7 @@ func (s *fakeStore) CheckPages(context.Context, uuid.UUID, string, int, int) ([]
 }
 
 func (s *fakeStore) FailedPages(context.Context, uuid.UUID) (int, error) { return 0, nil }
+
+func (s *fakeStore) SchedulesOf(context.Context, uuid.UUID, string, int, int) ([]db.Schedule, error) {
+	return []db.Schedule{}, nil
+}

@@ -11,13 +11,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/client"
 
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/schedule"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 // Firecrawl's monitors (/v2/monitor, in its SDK) are the service's
@@ -35,6 +33,16 @@ func (s *server) firecrawlMonitorRoutes(authed fiber.Router) {
 	authed.Post("/v2/monitor/:id/run", s.fcRunMonitor)
 	authed.Get("/v2/monitor/:id/checks", s.fcListChecks)
 	authed.Get("/v2/monitor/:id/checks/:check", s.fcGetCheck)
+}
+
+// monitorOf reads the caller's monitor named by the path's id: one of its
+// schedules of Firecrawl crawls (its others are not monitors).
+func (s *server) monitorOf(ctx context.Context, c *fiber.Ctx) (*db.Schedule, error) {
+	sc, err := s.scheduleOf(ctx, c)
+	if err == nil && sc.Shape != schedule.ShapeFirecrawl {
+		return nil, crawl.Errorf(crawl.ENOTFOUND, "monitor %s not found (it is a schedule of the service's own crawls: see /schedules)", sc.ID)
+	}
+	return sc, err
 }
 
 // monitorBody is a monitor's create (or update) request.
@@ -283,11 +291,20 @@ func (s *server) monitorView(ctx context.Context, sc *db.Schedule, strict bool) 
 			m.CurrentCheckID = &latest.ID
 		}
 		for _, c := range v.Crawls {
-			if c.Status != string(crawl.StatusRunning) {
-				sum := summaryOf(c.Changes, c.TotalPages, 0)
-				m.LastCheckSummary = &sum
-				break
+			if c.Status == string(crawl.StatusRunning) {
+				continue
 			}
+			id, err := uuid.Parse(c.ID)
+			if err != nil {
+				return monitorJSON{}, err
+			}
+			failed, err := s.Store.FailedPages(ctx, id)
+			if err != nil {
+				return monitorJSON{}, err
+			}
+			sum := summaryOf(c.Changes, c.TotalPages, failed)
+			m.LastCheckSummary = &sum
+			break
 		}
 	}
 	return m, nil
@@ -306,7 +323,7 @@ func summaryOf(n *changeCountsJSON, total, failed int) checkSummary {
 func (s *server) fcGetMonitor(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	sc, err := s.scheduleOf(ctx, c)
+	sc, err := s.monitorOf(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -329,15 +346,11 @@ func (s *server) fcListMonitors(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	out := []monitorJSON{}
-	// Schedules are listed a page at a time; offset need not fall on one.
-	rows, _, err := s.Store.ListSchedules(ctx, principal(c).TeamID, 1, offset+limit)
+	rows, err := s.Store.SchedulesOf(ctx, principal(c).TeamID, schedule.ShapeFirecrawl, offset, limit)
 	if err != nil {
 		return err
 	}
-	for i := offset; i < len(rows); i++ {
-		if rows[i].Shape != schedule.ShapeFirecrawl {
-			continue
-		}
+	for i := range rows {
 		m, err := s.monitorView(ctx, &rows[i], false)
 		if err != nil {
 			return err
@@ -346,6 +359,9 @@ func (s *server) fcListMonitors(c *fiber.Ctx) error {
 	}
 	return c.JSON(fiber.Map{"success": true, "data": out})
 }
+
+// maxSkip bounds the offsets of the monitors' lists.
+const maxSkip = 1_000_000
 
 // limitOffset reads limit (1 to 100, default def) and the offset named
 // skipName (0 or more) from the query.
@@ -361,8 +377,8 @@ func limitOffset(c *fiber.Ctx, skipName string, def int) (int, int, error) {
 	}
 	if q := c.Query(skipName); q != "" {
 		n, err := strconv.Atoi(q)
-		if err != nil || n < 0 {
-			bad = append(bad, crawl.FieldError{Field: skipName, Message: "must be a whole number, 0 or more"})
+		if err != nil || n < 0 || n > maxSkip {
+			bad = append(bad, crawl.FieldError{Field: skipName, Message: fmt.Sprintf("must be a whole number from 0 to %d", maxSkip)})
 		}
 		skip = n
 	}
@@ -377,7 +393,7 @@ func limitOffset(c *fiber.Ctx, skipName string, def int) (int, int, error) {
 func (s *server) fcUpdateMonitor(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	sc, err := s.scheduleOf(ctx, c)
+	sc, err := s.monitorOf(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -400,7 +416,12 @@ func (s *server) fcUpdateMonitor(c *fiber.Ctx) error {
 			change["timezone"] = b.Schedule.Timezone
 		}
 	}
-	if len(b.Targets) > 0 || given(b.Webhook) {
+	var sent map[string]json.RawMessage
+	_ = json.Unmarshal(c.Body(), &sent) // decoded above
+	_, webhookSent := sent["webhook"]
+	if len(b.Targets) > 0 || webhookSent {
+		var stored map[string]json.RawMessage
+		_ = json.Unmarshal(sc.Request, &stored) // validated when it was stored
 		if len(b.Targets) == 0 {
 			// A new webhook alone: the target stays.
 			m, err := s.monitorView(ctx, sc, false)
@@ -409,6 +430,9 @@ func (s *server) fcUpdateMonitor(c *fiber.Ctx) error {
 			}
 			raw, _ := json.Marshal(m.Targets[0])
 			b.Targets = []json.RawMessage{raw}
+		}
+		if !webhookSent {
+			b.Webhook = stored["webhook"] // a new target keeps the webhook
 		}
 		request, reqBad := monitorRequest(b)
 		bad = append(bad, reqBad...)
@@ -440,7 +464,7 @@ func (s *server) fcUpdateMonitor(c *fiber.Ctx) error {
 func (s *server) fcDeleteMonitor(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	sc, err := s.scheduleOf(ctx, c)
+	sc, err := s.monitorOf(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -456,7 +480,7 @@ func (s *server) fcDeleteMonitor(c *fiber.Ctx) error {
 func (s *server) fcRunMonitor(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	sc, err := s.scheduleOf(ctx, c)
+	sc, err := s.monitorOf(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -464,22 +488,20 @@ func (s *server) fcRunMonitor(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.limitCreate(c); err != nil {
+	if _, err := s.runNow(ctx, c, sc); err != nil {
 		return err
 	}
+	// Under the skip policy a check still going takes the place of the
+	// one asked for; otherwise the answer waits for the new check.
 	var timing schedule.Timing
-	_ = json.Unmarshal(sc.Timing, &timing)
-	overlap, _ := timing.Policies()
-	if err := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Trigger(ctx,
-		client.ScheduleTriggerOptions{Overlap: overlap}); err != nil {
-		return s.temporalScheduleError(c, sc.ID, err)
-	}
+	_ = json.Unmarshal(sc.Timing, &timing) // written from this type
+	inProgress := len(before) > 0 && before[0].Status == crawl.StatusRunning && (timing.Overlap == "" || timing.Overlap == "skip")
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		latest, err := s.Store.ScheduleCrawls(ctx, sc.ID, 1)
 		if err != nil {
 			return err
 		}
-		if len(latest) > 0 && (len(before) == 0 || latest[0].ID != before[0].ID || latest[0].Status == crawl.StatusRunning) {
+		if len(latest) > 0 && (len(before) == 0 || latest[0].ID != before[0].ID || inProgress) {
 			check, err := s.checkOf(ctx, sc, &latest[0])
 			if err != nil {
 				return err
@@ -512,8 +534,8 @@ type checkJSON struct {
 	CreatedAt     time.Time      `json:"createdAt"`
 	UpdatedAt     time.Time      `json:"updatedAt"`
 	// With a check's detail: its pages, and the URL of the next ones.
-	Pages []checkPageJSON `json:"pages,omitempty"`
-	Next  *string         `json:"next,omitempty"`
+	Pages *[]checkPageJSON `json:"pages,omitempty"`
+	Next  *string          `json:"next,omitempty"`
 }
 
 type targetResult struct {
@@ -556,7 +578,7 @@ func (s *server) fcListChecks(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	sc, err := s.scheduleOf(ctx, c)
+	sc, err := s.monitorOf(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -616,7 +638,7 @@ func (s *server) fcGetCheck(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	sc, err := s.scheduleOf(ctx, c)
+	sc, err := s.monitorOf(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -643,10 +665,11 @@ func (s *server) fcGetCheck(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ch.Pages = make([]checkPageJSON, 0, len(pages))
+	list := make([]checkPageJSON, 0, len(pages))
 	for _, p := range pages {
-		ch.Pages = append(ch.Pages, checkPageOf(p, prev))
+		list = append(list, checkPageOf(p, prev))
 	}
+	ch.Pages = &list
 	if end := skip + len(pages); end < total {
 		q := fmt.Sprintf("%s/v2/monitor/%s/checks/%s?skip=%d&limit=%d", c.BaseURL(), sc.ID, rec.ID, end, limit)
 		if status != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -151,7 +152,7 @@ func (s *server) scheduleRequest(ctx context.Context, team uuid.UUID, b schedule
 // a crawl of another reach (its own limit and depth came from its
 // endpoint, not from its request).
 func sameCrawl(o crawl.Options, rec *db.Crawl) bool {
-	if rec == nil || rec.MapOnly || len(rec.StartURLs) != 1 || o.MaxDepth != rec.MaxDepth {
+	if rec == nil || rec.MapOnly || o.MaxDepth != rec.MaxDepth {
 		return false
 	}
 	if (o.MaxResults == nil) != (rec.MaxResults == nil) || o.MaxResults != nil && *o.MaxResults != *rec.MaxResults {
@@ -638,16 +639,26 @@ func (s *server) triggerSchedule(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.limitCreate(c); err != nil {
+	overlap, err := s.runNow(ctx, c, sc)
+	if err != nil {
 		return err
-	}
-	var timing schedule.Timing
-	_ = json.Unmarshal(sc.Timing, &timing)
-	overlap, _ := timing.Policies()
-	if err := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Trigger(ctx,
-		client.ScheduleTriggerOptions{Overlap: overlap}); err != nil {
-		return s.temporalScheduleError(c, sc.ID, err)
 	}
 	return c.Status(fiber.StatusAccepted).JSON(fiber.Map{"id": sc.ID.String(), "triggered": true,
 		"overlap": schedule.OverlapName(overlap)})
+}
+
+// runNow asks Temporal for a run of sc now, under its overlap policy
+// (which it returns): a run spends the key's allowance as a crawl does.
+func (s *server) runNow(ctx context.Context, c *fiber.Ctx, sc *db.Schedule) (enumspb.ScheduleOverlapPolicy, error) {
+	if err := s.limitCreate(c); err != nil {
+		return 0, err
+	}
+	var timing schedule.Timing
+	_ = json.Unmarshal(sc.Timing, &timing) // written from this type
+	overlap, _ := timing.Policies()
+	if err := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Trigger(ctx,
+		client.ScheduleTriggerOptions{Overlap: overlap}); err != nil {
+		return 0, s.temporalScheduleError(c, sc.ID, err)
+	}
+	return overlap, nil
 }

@@ -53,6 +53,7 @@ type store interface {
 	ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]db.Crawl, error)
 	CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]db.Page, int, error)
 	FailedPages(ctx context.Context, crawlID uuid.UUID) (int, error)
+	SchedulesOf(ctx context.Context, teamID uuid.UUID, shape string, offset, limit int) ([]db.Schedule, error)
 }
 
 var _ store = (*db.Store)(nil)

@@ -4,7 +4,6 @@
 package crawl
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -191,10 +190,13 @@ func (o Options) BaselineKey() string {
 	if len(key.Headers) == 0 {
 		key.Headers = nil
 	}
-	if len(bytes.TrimSpace(key.ExtractionSchema)) == 0 || string(bytes.TrimSpace(key.ExtractionSchema)) == "null" {
+	// A schema read back from the database has its keys in jsonb's order:
+	// decoded and encoded again, every spelling of it is one.
+	var schema any
+	if json.Unmarshal(key.ExtractionSchema, &schema) != nil || schema == nil {
 		key.ExtractionSchema = nil
-	} else if compact := new(bytes.Buffer); json.Compact(compact, key.ExtractionSchema) == nil {
-		key.ExtractionSchema = compact.Bytes()
+	} else {
+		key.ExtractionSchema, _ = json.Marshal(schema)
 	}
 	b, _ := json.Marshal(key) // plain values: it cannot fail
 	sum := sha256.Sum256(b)

@@ -139,9 +139,10 @@ func TestBaselineKeyIgnoresHowListsWereLeftOut(t *testing.T) {
 	a := Options{StartURLs: []string{"https://a.example/"}, MaxDepth: 2, ExtractionSchema: json.RawMessage(`{"type": "object"}`)}
 	b := a
 	b.Formats, b.ExcludePaths, b.Headers = []string{}, []string{}, map[string]string{}
-	b.ExtractionSchema = json.RawMessage(`{"type":"object"}`)
+	a.ExtractionSchema = json.RawMessage(`{"type": "object", "properties": {"b": {}, "a": {}}, "required": ["a"]}`)
+	b.ExtractionSchema = json.RawMessage(`{"type":"object","required":["a"],"properties":{"a":{},"b":{}}}`)
 	if a.BaselineKey() != b.BaselineKey() {
-		t.Error("nil and empty lists, or a schema spaced differently, give different keys")
+		t.Error("nil and empty lists, or a schema spelled differently, give different keys")
 	}
 	for name, change := range map[string]func(o *Options){
 		"depth":      func(o *Options) { o.MaxDepth = 3 },

@@ -126,7 +126,10 @@ type PageChange struct {
 	// markdown, title and formats (the page was not converted: the server
 	// answered 304, or the same body); its extraction is taken in any case
 	// of Same.
-	Reuse                        bool
+	Reuse bool
+	// Unfetched marks a page not asked for (its sitemap lastmod): it keeps
+	// its previous page's fetch time.
+	Unfetched                    bool
 	ETag, LastModified, BodyHash string
 	MarkdownHash                 string
 	Links                        []string
@@ -137,7 +140,7 @@ type PageChange struct {
 func saveChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, saved map[int64]bool) error {
 	var ids, prevs []int64
 	var statuses, etags, modified, bodies, hashes, links []string
-	var reuse []bool
+	var reuse, unfetched []bool
 	for _, o := range outs {
 		ch := o.Change
 		if ch == nil || !saved[o.PageID] || o.State != crawl.PageConverted {
@@ -153,6 +156,7 @@ func saveChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fetch
 		ids, prevs, statuses = append(ids, o.PageID), append(prevs, ch.PreviousID), append(statuses, string(ch.Status))
 		etags, modified, bodies = append(etags, ch.ETag), append(modified, ch.LastModified), append(bodies, ch.BodyHash)
 		hashes, links, reuse = append(hashes, ch.MarkdownHash), append(links, string(l)), append(reuse, ch.Reuse)
+		unfetched = append(unfetched, ch.Unfetched)
 	}
 	if len(ids) == 0 {
 		return nil
@@ -168,14 +172,16 @@ UPDATE pages AS p SET
     noindex = CASE WHEN d.reuse THEN q.noindex ELSE p.noindex END,
     extraction = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN q.extraction ELSE p.extraction END,
     extraction_ms = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN 0 ELSE p.extraction_ms END,
-    extracted_at = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN q.extracted_at ELSE p.extracted_at END
-FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[])
-    AS d(id, prev, status, etag, modified, body, hash, links, reuse)
+    extracted_at = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN q.extracted_at ELSE p.extracted_at END,
+    fetched_at = CASE WHEN d.unfetched THEN q.fetched_at ELSE p.fetched_at END
+FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::boolean[])
+    AS d(id, prev, status, etag, modified, body, hash, links, reuse, unfetched)
 LEFT JOIN pages AS q ON q.id = d.prev
 WHERE p.id = d.id AND p.crawl_id = ?`,
 		changes.Same, changes.Same, changes.Same,
 		pgdialect.Array(ids), pgdialect.Array(prevs), pgdialect.Array(statuses), pgdialect.Array(etags), pgdialect.Array(modified),
-		pgdialect.Array(bodies), pgdialect.Array(hashes), pgdialect.Array(links), pgdialect.Array(reuse), crawlID).Exec(ctx)
+		pgdialect.Array(bodies), pgdialect.Array(hashes), pgdialect.Array(links), pgdialect.Array(reuse), pgdialect.Array(unfetched),
+		crawlID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("save the changes of %d pages: %w", len(ids), err)
 	}

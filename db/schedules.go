@@ -80,6 +80,18 @@ func (s *Store) ListSchedules(ctx context.Context, teamID uuid.UUID, page, limit
 	return out, int(total), nil
 }
 
+// SchedulesOf returns up to limit of a team's schedules whose request is
+// in shape, from the offset-th newest on, newest first.
+func (s *Store) SchedulesOf(ctx context.Context, teamID uuid.UUID, shape string, offset, limit int) ([]Schedule, error) {
+	out := []Schedule{}
+	err := s.db.NewSelect().Model(&out).Where("team_id = ?", teamID).Where("shape = ?", shape).Where("deleted_at IS NULL").
+		Order("created_at DESC", "id DESC").Offset(int64(offset)).Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list schedules: %w", err)
+	}
+	return out, nil
+}
+
 // UpdateSchedule saves a schedule's name, request and timing.
 func (s *Store) UpdateSchedule(ctx context.Context, sc *Schedule) error {
 	_, err := s.db.NewUpdate().Model(sc).Column("name", "shape", "request", "timing").

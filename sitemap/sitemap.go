@@ -17,20 +17,37 @@ import (
 type File struct {
 	Pages    []string
 	Sitemaps []string
-	// LastMod is when each page (of Pages, by its URL) was last changed,
-	// for those whose entry says so in a form it can read.
+	// LastMod is, for each page (of Pages, by its URL) whose entry says
+	// when it last changed in a form it can read, the latest time that
+	// may mean (a date alone may mean its last hour, in the last time zone
+	// to end it).
 	LastMod map[string]time.Time
 }
 
-// lastModLayouts are the W3C datetime forms a sitemap's lastmod takes.
-var lastModLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05", "2006-01-02"}
+// lastModLayouts are the W3C datetime forms a sitemap's lastmod takes,
+// each with how much later than the time it reads the change may have
+// been, rounded up: to the end of a day given alone in the last time zone
+// to end it (UTC−12, 36 hours after its start in UTC), and half a day for
+// a time without a zone.
+var lastModLayouts = []struct {
+	layout string
+	slack  time.Duration
+}{
+	{time.RFC3339Nano, time.Second},
+	{"2006-01-02T15:04Z07:00", time.Minute},
+	{"2006-01-02T15:04:05", 14*time.Hour + time.Second},
+	{"2006-01-02T15:04", 14*time.Hour + time.Minute},
+	{"2006-01-02", 38 * time.Hour},
+}
 
-// parseLastMod reads a lastmod value; ok is false for one it cannot read.
+// parseLastMod reads a lastmod value as the latest time the change it
+// names may have happened (see lastModLayouts); ok is false for a value it
+// cannot read.
 func parseLastMod(v string) (time.Time, bool) {
 	v = strings.TrimSpace(v)
-	for _, layout := range lastModLayouts {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, true
+	for _, l := range lastModLayouts {
+		if t, err := time.Parse(l.layout, v); err == nil {
+			return t.Add(l.slack), true
 		}
 	}
 	return time.Time{}, false
