@@ -155,9 +155,9 @@ type fetchBatch struct {
 	// lastmod being older than the previous crawl's fetch (written
 	// before the batch's fetches begin, read only after).
 	unfetched map[string]bool
-	policies map[string]robots.Policy
-	writer   *outcomeWriter
-	judged   atomic.Int64 // reported by the heartbeat
+	policies  map[string]robots.Policy
+	writer    *outcomeWriter
+	judged    atomic.Int64 // reported by the heartbeat
 
 	mu        sync.Mutex
 	res       FetchPagesResult
