@@ -76,6 +76,9 @@ func readScheduleBody(raw []byte) (scheduleBody, map[string]json.RawMessage, err
 		if errors.As(err, &te) && te.Field != "" {
 			return scheduleBody{}, nil, invalid(te.Field, "has the wrong type")
 		}
+		if _, ok := fields["interval"]; ok && strings.Contains(err.Error(), "interval:") {
+			return scheduleBody{}, nil, invalid("interval", "must be a duration such as 90m, 6h or PT6H, or a number of seconds")
+		}
 		for _, f := range []string{"startAt", "endAt"} {
 			if _, ok := fields[f]; ok && strings.Contains(err.Error(), "time") {
 				return scheduleBody{}, nil, invalid(f, "must be a date and time as RFC 3339 (2026-12-01T09:00:00Z)")
@@ -375,7 +378,7 @@ func (s *server) scheduleViewOf(ctx context.Context, sc *db.Schedule, strict boo
 		if sp := desc.Schedule.Spec; sp != nil {
 			v.TimeZone = sp.TimeZoneName
 			if len(sp.Intervals) == 1 && v.Cron == "" {
-				v.Interval = sp.Intervals[0].Every.String()
+				v.Interval = schedule.Interval(sp.Intervals[0].Every.String())
 			}
 		}
 		info := desc.Info

@@ -10,6 +10,8 @@ package schedule
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // time zones on machines without a zone database
@@ -25,10 +27,11 @@ import (
 // Timing is when a schedule runs and what it does when runs meet.
 type Timing struct {
 	// Cron is a cron expression (five fields, or @hourly, @daily, …);
-	// Interval a duration ("6h", "90m") of a minute or more. Exactly one
+	// Interval a duration ("6h", "90m", ISO 8601's "PT6H", or a number of
+	// seconds) of a minute or more. Exactly one
 	// is given.
 	Cron     string `json:"cron,omitempty"`
-	Interval string `json:"interval,omitempty"`
+	Interval Interval `json:"interval,omitempty"`
 	// TimeZone is the IANA zone the cron expression is read in (UTC by
 	// default).
 	TimeZone string `json:"timezone,omitempty"`
@@ -42,6 +45,53 @@ type Timing struct {
 	// CatchupWindow is how late a run missed while the service was down
 	// may still start (default 1h; at least 10s).
 	CatchupWindow string `json:"catchupWindow,omitempty"`
+}
+
+// Interval is a schedule's interval as it was given: a Go duration, an
+// ISO 8601 duration, or (from a JSON number) seconds.
+type Interval string
+
+// UnmarshalJSON reads a string, or a number of seconds.
+func (i *Interval) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err == nil {
+		*i = Interval(n.String() + "s")
+		return nil
+	}
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return fmt.Errorf("interval: a duration or a number of seconds")
+	}
+	*i = Interval(str)
+	return nil
+}
+
+// isoDuration is an ISO 8601 duration of days and time (no years or
+// months, whose length varies).
+var isoDuration = regexp.MustCompile(`^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
+
+// Duration reads the interval.
+func (i Interval) Duration() (time.Duration, error) {
+	v := strings.TrimSpace(string(i))
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	m := isoDuration.FindStringSubmatch(strings.ToUpper(v))
+	if m == nil || v == "P" || strings.HasSuffix(strings.ToUpper(v), "T") {
+		return 0, fmt.Errorf("not a duration: %q", v)
+	}
+	var d time.Duration
+	for k, unit := range []time.Duration{24 * time.Hour, time.Hour, time.Minute} {
+		if m[k+1] != "" {
+			n, _ := strconv.Atoi(m[k+1])
+			d += time.Duration(n) * unit
+		}
+	}
+	if m[4] != "" {
+		f, _ := strconv.ParseFloat(m[4], 64)
+		d += time.Duration(f * float64(time.Second))
+	}
+	return d, nil
 }
 
 // MinInterval is the shortest interval between runs.
@@ -91,10 +141,10 @@ func (t Timing) Check(prefix string) []crawl.FieldError {
 			fail("cron", "is not a cron expression (five fields: minute hour day-of-month month day-of-week, or @hourly, @daily, @weekly, @monthly): %v", err)
 		}
 	default:
-		d, err := time.ParseDuration(t.Interval)
+		d, err := t.Interval.Duration()
 		switch {
 		case err != nil:
-			fail("interval", "must be a duration such as 90m or 6h")
+			fail("interval", "must be a duration such as 90m, 6h or PT6H, or a number of seconds")
 		case d < MinInterval:
 			fail("interval", "must be at least %s", MinInterval)
 		}
@@ -126,7 +176,7 @@ func (t Timing) Spec() client.ScheduleSpec {
 	if t.Cron != "" {
 		s.CronExpressions = []string{t.Cron}
 	} else {
-		d, _ := time.ParseDuration(t.Interval)
+		d, _ := t.Interval.Duration()
 		s.Intervals = []client.ScheduleIntervalSpec{{Every: d}}
 	}
 	if t.StartAt != nil {
