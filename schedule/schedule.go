@@ -30,7 +30,7 @@ type Timing struct {
 	// Interval a duration ("6h", "90m", ISO 8601's "PT6H", or a number of
 	// seconds) of a minute or more. Exactly one
 	// is given.
-	Cron     string `json:"cron,omitempty"`
+	Cron     string   `json:"cron,omitempty"`
 	Interval Interval `json:"interval,omitempty"`
 	// TimeZone is the IANA zone the cron expression is read in (UTC by
 	// default).
