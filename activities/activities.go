@@ -42,6 +42,7 @@ type Store interface {
 	webhookStore
 	changesStore
 	scheduleStore
+	steerStore
 }
 
 var _ Store = (*db.Store)(nil)

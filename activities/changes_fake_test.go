@@ -2,11 +2,13 @@ package activities
 
 import (
 	"context"
+	"net/url"
 
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 )
 
@@ -47,4 +49,13 @@ func (f *fakeStore) PreviousOf(context.Context, []db.Page) (map[int64]db.Previou
 
 func (f *fakeStore) SetSitemapLastMod(context.Context, uuid.UUID, map[string]time.Time) error {
 	return f.call("SetSitemapLastMod")
+}
+
+// ApplyChange: the fake applies nothing (the integration tests do).
+func (f *fakeStore) ApplyChange(_ context.Context, _ uuid.UUID, _ crawl.Change, _ func(u *url.URL) bool, _ string) (*db.Crawl, []db.Page, bool, error) {
+	if err := f.call("ApplyChange"); err != nil {
+		return nil, nil, false, err
+	}
+	c := *f.crawl
+	return &c, nil, true, nil
 }

@@ -197,6 +197,7 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	}
 	b.writer = newOutcomeWriter(inFlightPages(batch.Parallelism), b.save)
 	defer b.writer.close()
+	urls = b.dropExcluded(urls)
 	if urls, batch.Delay, err = b.applyRobots(ctx, o, urls); err != nil {
 		return FetchPagesResult{}, err
 	}
@@ -289,6 +290,22 @@ func (b *fetchBatch) applyRobots(ctx context.Context, o crawl.Options, urls []st
 		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: frontier.RobotsDisallowed})
 	}
 	return allowed, delay, nil
+}
+
+// dropExcluded saves as skipped the claimed pages (below the start pages)
+// that the crawl's path rules refuse now: rules a change of the running
+// crawl added after they were queued. It returns the others.
+func (b *fetchBatch) dropExcluded(urls []string) []string {
+	kept := urls[:0:0]
+	for _, u := range urls {
+		p := b.claimed[u]
+		if parsed, err := url.Parse(u); err == nil && p.Depth > 0 && !b.rules.Keeps(parsed) {
+			b.writer.add(db.FetchOutcome{PageID: p.ID, State: crawl.PageSkipped, Error: crawllog.ExcludedByChange})
+			continue
+		}
+		kept = append(kept, u)
+	}
+	return kept
 }
 
 // refusal returns why a redirect is not followed, or "" when it is.

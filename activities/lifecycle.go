@@ -62,6 +62,9 @@ type CrawlPlan struct {
 	// earlier crawl's: the workflow settles the comparison when it ends
 	// (SettleChanges).
 	ChangeTracking bool `json:",omitempty"`
+	// MaxConcurrency is the server's bound on a crawl's pages in flight,
+	// which a change of a running crawl must keep to.
+	MaxConcurrency int `json:",omitempty"`
 }
 
 // StartCrawl seeds the frontier with the crawl's start URLs, writes the
@@ -125,6 +128,7 @@ func planOf(c *db.Crawl, o crawl.Options, s Settings) CrawlPlan {
 		StartURL:       o.StartURLs[0],
 		Webhooks:       o.Webhook != nil,
 		ChangeTracking: o.ChangeTracking,
+		MaxConcurrency: s.MaxConcurrentPages,
 	}
 	if o.Extraction != "" {
 		plan.LLMTaskQueue = s.LLMTaskQueue

@@ -21,7 +21,7 @@ func TestStartCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := CrawlPlan{Status: crawl.StatusRunning, Budget: 10, BatchSize: 64, TimeoutSeconds: 600, Engine: crawl.EngineCheerio,
-		StartURL: "https://example.com/docs"}
+		StartURL: "https://example.com/docs", MaxConcurrency: settings.MaxConcurrentPages}
 	if plan != want {
 		t.Errorf("plan %+v, want %+v", plan, want)
 	}
@@ -95,7 +95,7 @@ func TestStartCrawlPlan(t *testing.T) {
 			}
 			want := CrawlPlan{Status: crawl.StatusRunning, Budget: tt.budget, BatchSize: tt.batch, TimeoutSeconds: 1800,
 				UseSitemap: tt.o.UseSitemap, Engine: tt.engine, BrowserTaskQueue: tt.browserQ, Detect: tt.detect, LLMTaskQueue: tt.llmQ,
-				StartURL: "https://example.com/"}
+				StartURL: "https://example.com/", MaxConcurrency: tt.s.MaxConcurrentPages}
 			if plan != want {
 				t.Errorf("plan %+v, want %+v", plan, want)
 			}

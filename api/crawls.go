@@ -277,6 +277,9 @@ type crawlJSON struct {
 	// PreviousCrawlID the crawl a changeTracking crawl compares with
 	// (null: none, every page is new), and Changes what it found, once it
 	// has ended.
+	// Paused is set while a change holds the running crawl still (its
+	// status stays running).
+	Paused          bool              `json:"paused"`
 	ScheduleID      *uuid.UUID        `json:"scheduleId"`
 	PreviousCrawlID *uuid.UUID        `json:"previousCrawlId"`
 	Changes         *changeCountsJSON `json:"changes,omitempty"`
@@ -300,7 +303,7 @@ func crawlView(c *db.Crawl, now time.Time) crawlJSON {
 	v := crawlJSON{
 		ID: c.ID.String(), Status: string(c.Status), StartURL: c.StartURLs[0],
 		Options: c.Options, BrandID: c.BrandID, StaticIP: c.StaticIP,
-		TotalPages: c.TotalPages, ScheduleID: c.ScheduleID, PreviousCrawlID: c.PreviousCrawlID, Changes: changeCountsOf(c),
+		TotalPages: c.TotalPages, Paused: c.Paused && c.Status == crawl.StatusRunning, ScheduleID: c.ScheduleID, PreviousCrawlID: c.PreviousCrawlID, Changes: changeCountsOf(c),
 		DurationInSeconds: crawl.Duration(c.CreatedAt, c.CompletedAt, now),
 		CreatedAt:         c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
 	}

@@ -64,7 +64,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
 				"includeExternalLinks": false, "includeOnlyPaths": [], "excludePaths": [], "includeOnlyTags": [],
 				"excludeTags": [], "formats": [], "webhook": null, "maxConcurrentPages": null, "stack": null,
-				"changeTracking": false, "scheduleId": null, "previousCrawlId": null
+				"changeTracking": false, "scheduleId": null, "previousCrawlId": null, "paused": false
 			}`},
 		{"older shape with every kind of option", `{"startUrls":["https://a.example/","https://b.example/"],"maxDepth":3,"maxResults":9,"engine":"playwright","stack":"react","includeOnlyPaths":["/docs/**"],"excludeTags":["nav"],"maxConcurrentPages":4,"useStaticIps":true,"extraction":"prices","timeout":120,"origin":"web"}`,
 			`{
@@ -78,7 +78,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
 				"includeExternalLinks": false, "includeOnlyPaths": ["/docs/**"], "excludePaths": [],
 				"includeOnlyTags": [], "excludeTags": ["nav"], "formats": [], "webhook": null, "maxConcurrentPages": 4, "stack": "react",
-				"changeTracking": false, "scheduleId": null, "previousCrawlId": null
+				"changeTracking": false, "scheduleId": null, "previousCrawlId": null, "paused": false
 			}`},
 		{"older shape without engine", `{"startUrls":["https://a.example/"],"maxDepth":3,"maxResults":9}`,
 			`{
@@ -91,7 +91,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 				"updatedAt": "2026-11-21T10:00:00Z", "completedAt": "2026-11-21T10:01:30Z",
 				"includeExternalLinks": false, "includeOnlyPaths": [], "excludePaths": [], "includeOnlyTags": [],
 				"excludeTags": [], "formats": [], "webhook": null, "maxConcurrentPages": null, "stack": null,
-				"changeTracking": false, "scheduleId": null, "previousCrawlId": null
+				"changeTracking": false, "scheduleId": null, "previousCrawlId": null, "paused": false
 			}`},
 	}
 	for _, tc := range cases {

@@ -393,3 +393,8 @@ func (s *fakeStore) FailedPages(context.Context, uuid.UUID) (int, error) { retur
 func (s *fakeStore) SchedulesOf(context.Context, uuid.UUID, string, int, int) ([]db.Schedule, error) {
 	return []db.Schedule{}, nil
 }
+
+// UpdateWorkflow: the fake has no workflows to change.
+func (t *fakeTemporal) UpdateWorkflow(context.Context, client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+	return nil, errors.New("the fake runs no workflows")
+}

@@ -62,6 +62,7 @@ var _ store = (*db.Store)(nil)
 type temporalClient interface {
 	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
 	CancelWorkflow(ctx context.Context, workflowID, runID string) error
+	UpdateWorkflow(ctx context.Context, options client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error)
 }
 
 // Options configure the API.
@@ -156,6 +157,9 @@ func New(o Options) *fiber.App {
 	authed.Get("/crawls/:id/pages", s.listPages)
 	authed.Get("/crawls/:id/changes", s.listChanges)
 	authed.Post("/crawls/:id/abort", s.abortCrawl)
+	authed.Patch("/crawls/:id", s.changeCrawl)
+	authed.Post("/crawls/:id/pause", s.pauseCrawl)
+	authed.Post("/crawls/:id/resume", s.resumeCrawl)
 	// DELETE is the same abort, for clients that cancel a crawl that way.
 	authed.Delete("/crawls/:id", s.abortCrawl)
 	authed.Get("/crawl-logs/:crawlId", s.listLogs)

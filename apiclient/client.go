@@ -33,6 +33,7 @@ type Crawl struct {
 	Status            string     `json:"status"`
 	StartURL          string     `json:"startUrl"`
 	MaxResults        *int       `json:"maxResults"`
+	Paused            bool       `json:"paused"`
 	TotalPages        int        `json:"totalPages"`
 	DurationInSeconds int64      `json:"durationInSeconds"`
 	CreatedAt         time.Time  `json:"createdAt"`

@@ -87,3 +87,24 @@ func (c *Client) Changes(ctx context.Context, id string, each func(Page) error) 
 		return each(x)
 	})
 }
+
+// ChangeCrawl changes a running crawl (maxResults, excludePaths,
+// maxConcurrentPages, paused) and returns it after the change.
+func (c *Client) ChangeCrawl(ctx context.Context, id string, body []byte) (Crawl, error) {
+	var out Crawl
+	err := c.do(ctx, http.MethodPatch, c.url("/crawls/"+url.PathEscape(id)), body, &out)
+	return out, err
+}
+
+// PauseCrawl pauses a running crawl; ResumeCrawl resumes it.
+func (c *Client) PauseCrawl(ctx context.Context, id string) (Crawl, error) {
+	var out Crawl
+	err := c.do(ctx, http.MethodPost, c.url("/crawls/"+url.PathEscape(id)+"/pause"), nil, &out)
+	return out, err
+}
+
+func (c *Client) ResumeCrawl(ctx context.Context, id string) (Crawl, error) {
+	var out Crawl
+	err := c.do(ctx, http.MethodPost, c.url("/crawls/"+url.PathEscape(id)+"/resume"), nil, &out)
+	return out, err
+}

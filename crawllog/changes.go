@@ -54,3 +54,36 @@ func ChangesSettled(c *db.Crawl, n db.ChangeCounts) db.CrawlLog {
 			n.New, n.Changed, n.Same, n.Removed),
 		crawlData(c, "new", n.New, "changed", n.Changed, "same", n.Same, "removed", n.Removed))
 }
+
+// Changed is the entry of a change to a running crawl: what changed, who
+// asked, and how many queued pages it dropped.
+func Changed(c *db.Crawl, ch crawl.Change, dropped int, id string) db.CrawlLog {
+	desc := fmt.Sprintf("Crawl changed by %s: %s.", orSomeone(ch.By), ch.Describe())
+	if dropped > 0 {
+		desc += fmt.Sprintf(" %d queued pages now excluded were dropped.", dropped)
+	}
+	data := crawlData(c, "by", orSomeone(ch.By), "dropped", dropped)
+	if ch.MaxResults != nil {
+		data["maxResults"] = *ch.MaxResults
+	}
+	if len(ch.ExcludePaths) > 0 {
+		data["excludePaths"] = ch.ExcludePaths
+	}
+	if ch.MaxConcurrentPages != nil {
+		data["maxConcurrentPages"] = *ch.MaxConcurrentPages
+	}
+	if ch.Paused != nil {
+		data["paused"] = *ch.Paused
+	}
+	return entry(c, "change:"+id, Info, "Crawl changed: "+ch.Describe(), desc, data)
+}
+
+// ExcludedByChange is why a queued page a change excluded is skipped.
+const ExcludedByChange = "excluded by a change of the running crawl's excludePaths"
+
+func orSomeone(by string) string {
+	if by == "" {
+		return "an operator"
+	}
+	return by
+}

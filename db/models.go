@@ -67,6 +67,8 @@ type Crawl struct {
 	PagesChanged    *int       `bun:"pages_changed"`
 	PagesSame       *int       `bun:"pages_same"`
 	PagesRemoved    *int       `bun:"pages_removed"`
+	// Paused is set while a change holds the running crawl still.
+	Paused bool `bun:"paused,notnull"`
 }
 
 // NewCrawl builds the record of a new, running crawl.

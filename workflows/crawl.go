@@ -61,6 +61,8 @@ type CrawlInput struct {
 	// RenderQueued counts the pages a static batch sent to the browser
 	// that wait for a browser batch.
 	RenderQueued int `json:",omitempty"`
+	// Paused is set while a change (ChangeCrawl) holds the crawl still.
+	Paused bool `json:",omitempty"`
 }
 
 // CrawlResult is the crawl's terminal status.
@@ -126,6 +128,7 @@ func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, err
 		in.Deadline = workflow.GetInfo(ctx).WorkflowStartTime.Add(time.Duration(plan.TimeoutSeconds) * time.Second)
 	}
 	*h = startHooks(ctx, in)
+	st := acceptChanges(ctx, in)
 	showProgress(ctx, in, "Crawling")
 
 	loopCtx, cancelLoop := workflow.WithCancel(ctx)
@@ -165,6 +168,8 @@ func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, err
 		loopErr = err // the workflow itself was cancelled
 	}
 	cancelTimer()
+	var can *workflow.ContinueAsNewError
+	st.settle(ctx, errors.As(loopErr, &can))
 
 	switch {
 	case ctx.Err() != nil:
@@ -174,7 +179,6 @@ func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, err
 		reason := fmt.Sprintf("The crawl's timeout of %d seconds elapsed; the pages crawled so far are kept.", in.Plan.TimeoutSeconds)
 		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusTimedOut, reason))
 	case loopErr != nil:
-		var can *workflow.ContinueAsNewError
 		if errors.As(loopErr, &can) {
 			return CrawlResult{}, loopErr
 		}
@@ -295,6 +299,16 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			if err := p.drained(ctx); err != nil {
 				return false, err
 			}
+			continue
+		}
+		if in.Paused {
+			// Paused by a change: no batch starts (none holds a worker)
+			// until it is resumed; the timeout keeps running.
+			showProgress(ctx, in, "Paused")
+			if err := workflow.Await(ctx, func() bool { return !in.Paused || p.err != nil }); err != nil {
+				return false, err
+			}
+			showProgress(ctx, in, "Crawling")
 			continue
 		}
 		// Pages sent to the browser get every other batch, so that neither

@@ -27,6 +27,9 @@ var clientCommands = map[string]func(clientEnv, []string) error{
 	"pages":     pagesCommand,
 	"abort":     abortCommand,
 	"changes":   changesCommand,
+	"change":    changeCommand,
+	"pause":     pauseCommand,
+	"resume":    resumeCommand,
 	"schedules": schedulesCommand,
 }
 

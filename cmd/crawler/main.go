@@ -54,6 +54,9 @@ Client of a running API (address from --api or CRAWLER_API_URL, key from
   crawler logs ID [--follow]             print a crawl's log
   crawler pages ID [--markdown] [--raw]  print its result pages (JSON lines, or markdown)
   crawler abort ID                       abort a crawl
+  crawler pause ID, crawler resume ID    pause a running crawl (it holds no worker), or resume it
+  crawler change ID [--maxResults N] [--excludePaths P ...] [--maxConcurrentPages N]
+                                         change a running crawl (a Temporal Update of its workflow)
   crawler changes ID                     print what a changeTracking crawl found new, changed
                                          or removed since the previous crawl (JSON lines)
   crawler schedules [list]               list the team's crawl schedules

@@ -1,0 +1,78 @@
+package crawl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Change is a change to a running crawl: a new page limit (never below
+// the pages it has stored), path rules added to its excludePaths, a new
+// number of pages in flight, or a pause or resume. Nil and empty fields
+// change nothing. By names who asked for it (the API key's prefix, or
+// "temporal" for a change sent from Temporal itself).
+type Change struct {
+	MaxResults         *int     `json:"maxResults,omitempty"`
+	ExcludePaths       []string `json:"excludePaths,omitempty"`
+	MaxConcurrentPages *int     `json:"maxConcurrentPages,omitempty"`
+	Paused             *bool    `json:"paused,omitempty"`
+	By                 string   `json:"by,omitempty"`
+}
+
+// Empty reports whether c changes nothing.
+func (c Change) Empty() bool {
+	return c.MaxResults == nil && len(c.ExcludePaths) == 0 && c.MaxConcurrentPages == nil && c.Paused == nil
+}
+
+// Check reports what is wrong with c for a crawl that has stored stored
+// pages, on a server that allows at most maxConcurrency pages in flight
+// (0: no bound known), by field.
+func (c Change) Check(stored, maxConcurrency int) []FieldError {
+	var bad []FieldError
+	if c.Empty() {
+		bad = append(bad, FieldError{Field: "body", Message: "give maxResults, excludePaths, maxConcurrentPages or paused"})
+	}
+	if c.MaxResults != nil {
+		switch {
+		case *c.MaxResults < 1 || *c.MaxResults > MaxResultsCurrent:
+			bad = append(bad, FieldError{Field: "maxResults", Message: fmt.Sprintf("must be an integer from 1 to %d", MaxResultsCurrent)})
+		case *c.MaxResults < stored:
+			bad = append(bad, FieldError{Field: "maxResults", Message: fmt.Sprintf("must be at least %d: the crawl has stored that many pages", stored)})
+		}
+	}
+	if c.MaxConcurrentPages != nil && (*c.MaxConcurrentPages < 1 || maxConcurrency > 0 && *c.MaxConcurrentPages > maxConcurrency) {
+		limit := "1000"
+		if maxConcurrency > 0 {
+			limit = fmt.Sprint(maxConcurrency)
+		}
+		bad = append(bad, FieldError{Field: "maxConcurrentPages", Message: "must be an integer from 1 to " + limit + " on this server"})
+	}
+	if len(c.ExcludePaths) > MaxPatterns {
+		bad = append(bad, FieldError{Field: "excludePaths", Message: fmt.Sprintf("at most %d patterns", MaxPatterns)})
+	}
+	for i, p := range c.ExcludePaths {
+		if strings.TrimSpace(p) == "" {
+			bad = append(bad, FieldError{Field: fmt.Sprintf("excludePaths[%d]", i), Message: "must not be empty"})
+		}
+	}
+	return bad
+}
+
+// Describe says what c changes, for the crawl's log.
+func (c Change) Describe() string {
+	var parts []string
+	if c.MaxResults != nil {
+		parts = append(parts, fmt.Sprintf("maxResults %d", *c.MaxResults))
+	}
+	if len(c.ExcludePaths) > 0 {
+		parts = append(parts, "excludePaths + "+strings.Join(c.ExcludePaths, ", "))
+	}
+	if c.MaxConcurrentPages != nil {
+		parts = append(parts, fmt.Sprintf("maxConcurrentPages %d", *c.MaxConcurrentPages))
+	}
+	if c.Paused != nil && *c.Paused {
+		parts = append(parts, "paused")
+	} else if c.Paused != nil {
+		parts = append(parts, "resumed")
+	}
+	return strings.Join(parts, "; ")
+}
