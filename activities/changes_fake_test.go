@@ -52,7 +52,8 @@ func (f *fakeStore) SetSitemapLastMod(context.Context, uuid.UUID, map[string]tim
 }
 
 // ApplyChange: the fake applies nothing (the integration tests do).
-func (f *fakeStore) ApplyChange(_ context.Context, _ uuid.UUID, _ crawl.Change, _ func(u *url.URL) bool, _ string) (*db.Crawl, []db.Page, bool, error) {
+func (f *fakeStore) ApplyChange(_ context.Context, _ uuid.UUID, _ crawl.Change, _ func(u *url.URL) bool, _ string,
+	_ func(c *db.Crawl, skipped []db.Page) []db.CrawlLog) (*db.Crawl, []db.Page, bool, error) {
 	if err := f.call("ApplyChange"); err != nil {
 		return nil, nil, false, err
 	}

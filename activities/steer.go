@@ -15,8 +15,8 @@ import (
 // steerStore is what ApplyCrawlChange needs of the database.
 type steerStore interface {
 	crawlLoader
-	ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Change, keep func(u *url.URL) bool, reason string) (*db.Crawl, []db.Page, bool, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Change, keep func(u *url.URL) bool, reason string,
+		logs func(c *db.Crawl, skipped []db.Page) []db.CrawlLog) (*db.Crawl, []db.Page, bool, error)
 }
 
 // ApplyCrawlChangeInput is a change to a running crawl, already checked
@@ -58,16 +58,17 @@ func applyCrawlChange(ctx context.Context, store steerStore, s Settings, in Appl
 	if err != nil {
 		return ApplyCrawlChangeResult{}, nonRetryable(err)
 	}
-	after, skipped, ok, err := store.ApplyChange(ctx, c.ID, in.Change, rules.Keeps, crawllog.ExcludedByChange)
+	// The entries are written with the change: a retry finds nothing left
+	// to skip, and must not lose them.
+	entries := func(after *db.Crawl, skipped []db.Page) []db.CrawlLog {
+		logs := make([]db.CrawlLog, 0, len(skipped)+1)
+		for _, p := range skipped {
+			logs = append(logs, crawllog.Pages(after, p)...)
+		}
+		return append(logs, crawllog.Changed(after, in.Change, len(skipped), in.ChangeID))
+	}
+	after, skipped, ok, err := store.ApplyChange(ctx, c.ID, in.Change, rules.Keeps, crawllog.ExcludedByChange, entries)
 	if err != nil || !ok {
-		return ApplyCrawlChangeResult{}, err
-	}
-	logs := make([]db.CrawlLog, 0, len(skipped)+1)
-	for _, p := range skipped {
-		logs = append(logs, crawllog.Pages(after, p)...)
-	}
-	logs = append(logs, crawllog.Changed(after, in.Change, len(skipped), in.ChangeID))
-	if err := store.InsertLogs(ctx, logs); err != nil {
 		return ApplyCrawlChangeResult{}, err
 	}
 	plan := planOf(after, after.Options, s)

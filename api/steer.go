@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"go.temporal.io/api/serviceerror"
@@ -64,6 +65,10 @@ func (s *server) applyChange(c *fiber.Ctx, ch crawl.Change) error {
 	if bad := ch.Check(rec.TotalPages, 0); len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid change", Details: bad}
 	}
+	if n := len(rec.ExcludePaths) + len(ch.ExcludePaths); n > crawl.MaxPatterns {
+		return crawl.Errorf(crawl.EINVALID, "invalid change").WithField("excludePaths",
+			fmt.Sprintf("the crawl would have %d rules; at most %d", n, crawl.MaxPatterns))
+	}
 	if len(ch.ExcludePaths) > 0 {
 		next := rec.Options
 		next.ExcludePaths = append(append([]string(nil), rec.ExcludePaths...), ch.ExcludePaths...)
@@ -102,6 +107,12 @@ func (s *server) changeError(c *fiber.Ctx, id fmt.Stringer, err error) error {
 			return &crawl.Error{Code: crawl.EINVALID, Message: "invalid change", Details: bad}
 		}
 		return crawl.Errorf(crawl.EINVALID, "invalid change: %s", app.Error())
+	case errors.As(err, &app) && app.Type() == workflows.ErrCrawlContinuing:
+		return crawl.Errorf(crawl.EUNAVAILABLE, "crawl %s is moving to a new workflow run; try again", id)
+	case temporal.IsCanceledError(err):
+		return crawl.Errorf(crawl.ECONFLICT, "crawl %s is being aborted: it can no longer be changed", id)
+	case strings.Contains(err.Error(), "unknown update"):
+		return crawl.Errorf(crawl.ECONFLICT, "crawl %s cannot be changed: it started before running crawls could be, or has not begun crawling yet", id)
 	case errors.Is(err, context.DeadlineExceeded):
 		return crawl.Errorf(crawl.EUNAVAILABLE, "the change was sent but not applied within %s; read the crawl to see whether it was", s.RequestTimeout)
 	}

@@ -18,6 +18,9 @@ type Change struct {
 	By                 string   `json:"by,omitempty"`
 }
 
+// MaxConcurrentPages is the most pages in flight an option may ask for.
+const MaxConcurrentPages = 1000
+
 // Empty reports whether c changes nothing.
 func (c Change) Empty() bool {
 	return c.MaxResults == nil && len(c.ExcludePaths) == 0 && c.MaxConcurrentPages == nil && c.Paused == nil
@@ -39,12 +42,11 @@ func (c Change) Check(stored, maxConcurrency int) []FieldError {
 			bad = append(bad, FieldError{Field: "maxResults", Message: fmt.Sprintf("must be at least %d: the crawl has stored that many pages", stored)})
 		}
 	}
-	if c.MaxConcurrentPages != nil && (*c.MaxConcurrentPages < 1 || maxConcurrency > 0 && *c.MaxConcurrentPages > maxConcurrency) {
-		limit := "1000"
-		if maxConcurrency > 0 {
-			limit = fmt.Sprint(maxConcurrency)
-		}
-		bad = append(bad, FieldError{Field: "maxConcurrentPages", Message: "must be an integer from 1 to " + limit + " on this server"})
+	if maxConcurrency <= 0 || maxConcurrency > MaxConcurrentPages {
+		maxConcurrency = MaxConcurrentPages // the option's own bound
+	}
+	if c.MaxConcurrentPages != nil && (*c.MaxConcurrentPages < 1 || *c.MaxConcurrentPages > maxConcurrency) {
+		bad = append(bad, FieldError{Field: "maxConcurrentPages", Message: fmt.Sprintf("must be an integer from 1 to %d on this server", maxConcurrency)})
 	}
 	if len(c.ExcludePaths) > MaxPatterns {
 		bad = append(bad, FieldError{Field: "excludePaths", Message: fmt.Sprintf("at most %d patterns", MaxPatterns)})

@@ -2,8 +2,11 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -13,14 +16,15 @@ import (
 )
 
 // ApplyChange writes a change to a running crawl's options (its page
-// limit, its excludePaths, its pages in flight, whether it is paused) and
-// marks skipped, with reason, the queued pages that keep (a function of
-// their URL) refuses under the new options, in one transaction. It returns
-// the crawl as it is afterwards and the pages it skipped; a crawl that has
-// ended is left as it is (ok false). Applying the same change again
-// changes nothing more.
+// limit, its excludePaths, its pages in flight, whether it is paused),
+// marks skipped, with reason, the queued pages below the start pages that
+// keep (a function of their URL) refuses under the new options, and writes
+// the log entries logs makes of the crawl afterwards and the pages it
+// skipped, in one transaction. It returns the crawl as it is afterwards
+// and the pages it skipped; a crawl that has ended is left as it is (ok
+// false). Applying the same change again changes nothing more.
 func (s *Store) ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Change, keep func(u *url.URL) bool,
-	reason string) (c *Crawl, skipped []Page, ok bool, err error) {
+	reason string, logs func(c *Crawl, skipped []Page) []CrawlLog) (c *Crawl, skipped []Page, ok bool, err error) {
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		running, err := lockRunning(ctx, tx, crawlID, "UPDATE")
 		if err != nil || !running {
@@ -39,9 +43,15 @@ func (s *Store) ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Cha
 			q = q.Set("paused = ?", *ch.Paused)
 		}
 		if len(ch.ExcludePaths) > 0 {
-			// Rules already there are not added twice.
-			q = q.Set("exclude_paths = exclude_paths || ARRAY(SELECT x FROM unnest(?::text[]) AS x WHERE x <> ALL(exclude_paths))",
-				pgdialect.Array(ch.ExcludePaths))
+			// Rules already there, or given twice, are not added twice.
+			var fresh []string
+			for _, p := range ch.ExcludePaths {
+				if !slices.Contains(fresh, p) {
+					fresh = append(fresh, p)
+				}
+			}
+			q = q.Set("exclude_paths = exclude_paths || ARRAY(SELECT x FROM unnest(?::text[]) WITH ORDINALITY AS t(x, i) WHERE x <> ALL(exclude_paths) ORDER BY i)",
+				pgdialect.Array(fresh))
 		}
 		if _, err := q.Exec(ctx); err != nil {
 			return fmt.Errorf("change crawl %s: %w", crawlID, err)
@@ -49,28 +59,31 @@ func (s *Store) ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Cha
 		skipped = skipped[:0]
 		if len(ch.ExcludePaths) > 0 {
 			var queued []Page
-			if err := tx.NewSelect().Model(&queued).Column("id", "url", "depth", "state").
-				Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageQueued).Scan(ctx); err != nil {
+			if err := tx.NewSelect().Model(&queued).Column("id", "url").
+				Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageQueued).Where("depth > 0").Scan(ctx); err != nil {
 				return fmt.Errorf("queued pages of %s: %w", crawlID, err)
 			}
 			var ids []int64
 			for _, p := range queued {
 				if u, err := url.Parse(p.URL); err == nil && !keep(u) {
 					ids = append(ids, p.ID)
-					p.State, p.Error = crawl.PageSkipped, &reason
-					skipped = append(skipped, p)
 				}
 			}
 			if len(ids) > 0 {
-				// Their entries are written by whoever applies the change.
-				if _, err := tx.NewUpdate().Model((*Page)(nil)).Set("state = ?", crawl.PageSkipped).Set("error = ?", reason).
-					Where("id = ANY(?)", pgdialect.Array(ids)).Where("state = ?", crawl.PageQueued).Exec(ctx); err != nil {
+				// Only the pages still queued (a batch may have claimed
+				// some meanwhile: it checks them itself).
+				err := tx.NewRaw(`UPDATE pages SET state = ?, error = ? WHERE id = ANY(?) AND crawl_id = ? AND state = ?
+RETURNING id, url, depth, state, error, status_code`,
+					crawl.PageSkipped, reason, pgdialect.Array(ids), crawlID, crawl.PageQueued).Scan(ctx, &skipped)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return fmt.Errorf("skip excluded pages of %s: %w", crawlID, err)
 				}
 			}
 		}
-		c, err = crawlByID(ctx, tx, crawlID)
-		return err
+		if c, err = crawlByID(ctx, tx, crawlID); err != nil {
+			return err
+		}
+		return insertLogs(ctx, tx, logs(c, skipped))
 	})
 	return c, skipped, ok, err
 }

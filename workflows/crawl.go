@@ -168,8 +168,12 @@ func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, err
 		loopErr = err // the workflow itself was cancelled
 	}
 	cancelTimer()
+	st.settle(ctx, errors.Is(loopErr, errContinueAsNew))
+	if errors.Is(loopErr, errContinueAsNew) {
+		// Taken now, the input holds every change applied in this run.
+		loopErr = workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+	}
 	var can *workflow.ContinueAsNewError
-	st.settle(ctx, errors.As(loopErr, &can))
 
 	switch {
 	case ctx.Err() != nil:
@@ -247,6 +251,11 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput, h *hooks) (bool, error) {
 	}
 }
 
+// errContinueAsNew is how pipelinedLoop says that the run should continue
+// as new: crawlRun makes the ContinueAsNewError once changes in flight are
+// applied, so that the next run's input holds them.
+var errContinueAsNew = errors.New("continue as new")
+
 // pipelinedBatches marks the workflow change that fetches the next batch
 // while the last one is converted, deduplicated and logged.
 const pipelinedBatches = "pipelined-batches"
@@ -287,7 +296,9 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			if err := p.drained(ctx); err != nil {
 				return false, err
 			}
-			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+			// The run's input is taken once the changes being applied are
+			// (see crawlRun).
+			return false, errContinueAsNew
 		}
 		limit := min(in.Plan.BatchSize, in.Plan.Budget-in.Stored-p.pending())
 		if limit <= 0 {

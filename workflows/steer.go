@@ -34,8 +34,14 @@ const ErrCrawlEnded = "CrawlEnded"
 
 // steering holds what the change handler shares with the crawl's run.
 type steering struct {
-	ending bool // the crawl is finishing: changes are refused
+	// closing: the run is ending, changes are refused; continuing says
+	// whether the crawl goes on in a new run (try again) or is finishing.
+	closing, continuing bool
 }
+
+// ErrCrawlContinuing is the type of the error an update gets in the last
+// moments of a run that continues as new: the next run takes it.
+const ErrCrawlContinuing = "CrawlContinuing"
 
 // acceptChanges registers the ChangeCrawl handler of the run in (for runs
 // begun after the change that brought it).
@@ -45,7 +51,10 @@ func acceptChanges(ctx workflow.Context, in *CrawlInput) *steering {
 		return st
 	}
 	validate := func(_ workflow.Context, ch crawl.Change) error {
-		if st.ending {
+		switch {
+		case st.closing && st.continuing:
+			return temporal.NewApplicationError("the crawl is moving to a new workflow run: try again", ErrCrawlContinuing)
+		case st.closing:
 			return temporal.NewApplicationError("the crawl is ending", ErrCrawlEnded)
 		}
 		if bad := ch.Check(in.Stored, in.Plan.MaxConcurrency); len(bad) > 0 {
@@ -79,9 +88,10 @@ func acceptChanges(ctx workflow.Context, in *CrawlInput) *steering {
 	return st
 }
 
-// settle waits for the changes being applied before the run ends; unless
-// the crawl goes on in a new run (continuing), it refuses further ones.
+// settle refuses further changes and waits for those being applied
+// before the run ends (continuing: the crawl goes on in a new run, which
+// takes changes again).
 func (st *steering) settle(ctx workflow.Context, continuing bool) {
-	st.ending = !continuing
+	st.closing, st.continuing = true, continuing
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
