@@ -197,7 +197,9 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	}
 	b.writer = newOutcomeWriter(inFlightPages(batch.Parallelism), b.save)
 	defer b.writer.close()
-	urls = b.dropExcluded(urls)
+	if len(o.ExcludePaths) > 0 || len(o.IncludeOnlyPaths) > 0 {
+		urls = b.dropExcluded(urls) // without path rules every page is kept
+	}
 	if urls, batch.Delay, err = b.applyRobots(ctx, o, urls); err != nil {
 		return FetchPagesResult{}, err
 	}

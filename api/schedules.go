@@ -95,25 +95,25 @@ func readScheduleBody(raw []byte) (scheduleBody, map[string]json.RawMessage, err
 // scheduleRequest reads which crawl a schedule's runs make, from b; a
 // request that gives none (a change) returns ok false.
 func (s *server) scheduleRequest(ctx context.Context, team uuid.UUID, b scheduleBody) (shape string, request json.RawMessage, o crawl.Options, ok bool, err error) {
-	given := 0
-	for _, g := range []bool{given2(b.Crawl), given2(b.Firecrawl), b.CrawlID != nil} {
+	sources := 0
+	for _, g := range []bool{given(b.Crawl), given(b.Firecrawl), b.CrawlID != nil} {
 		if g {
-			given++
+			sources++
 		}
 	}
 	switch {
-	case given == 0:
+	case sources == 0:
 		return "", nil, crawl.Options{}, false, nil
-	case given > 1:
+	case sources > 1:
 		return "", nil, crawl.Options{}, false, crawl.Errorf(crawl.EINVALID, "give one of crawl, firecrawl and crawlId").
 			WithField("crawl", "give one of crawl, firecrawl and crawlId")
 	}
 	field := "crawl"
 	var source *db.Crawl // with crawlId
 	switch {
-	case given2(b.Crawl):
+	case given(b.Crawl):
 		shape, request = schedule.ShapeNative, b.Crawl
-	case given2(b.Firecrawl):
+	case given(b.Firecrawl):
 		shape, request, field = schedule.ShapeFirecrawl, b.Firecrawl, "firecrawl"
 	default:
 		field = "crawlId"
@@ -162,11 +162,6 @@ func sameCrawl(o crawl.Options, rec *db.Crawl) bool {
 		return false
 	}
 	return o.BaselineKey() == rec.Options.BaselineKey()
-}
-
-func given2(v json.RawMessage) bool {
-	t := strings.TrimSpace(string(v))
-	return t != "" && t != "null"
 }
 
 // needSchedules answers 503 on a deployment without Temporal schedules.
@@ -493,6 +488,33 @@ func (s *server) patchSchedule(c *fiber.Ctx) error {
 	return c.JSON(v)
 }
 
+// mergeTiming sets in t the timing fields a change sent (given by name in
+// fields, from b) and reports whether it sent any. A cron expression
+// replaces an interval and the other way round.
+func mergeTiming(t *schedule.Timing, b schedule.Timing, fields map[string]json.RawMessage) bool {
+	sent := func(name string) bool { _, ok := fields[name]; return ok }
+	changed := false
+	switch {
+	case sent("cron"):
+		t.Cron, t.Interval, changed = b.Cron, b.Interval, true
+	case sent("interval"):
+		t.Cron, t.Interval, changed = "", b.Interval, true
+	}
+	for name, set := range map[string]func(){
+		"timezone":      func() { t.TimeZone = b.TimeZone },
+		"startAt":       func() { t.StartAt = b.StartAt },
+		"endAt":         func() { t.EndAt = b.EndAt },
+		"overlap":       func() { t.Overlap = b.Overlap },
+		"catchupWindow": func() { t.CatchupWindow = b.CatchupWindow },
+	} {
+		if sent(name) {
+			set()
+			changed = true
+		}
+	}
+	return changed
+}
+
 // patchScheduleOf applies the change the request's body asks of sc.
 func (s *server) patchScheduleOf(ctx context.Context, c *fiber.Ctx, sc *db.Schedule) error {
 	b, fields, err := readScheduleBody(bytes.Clone(c.Body()))
@@ -500,35 +522,8 @@ func (s *server) patchScheduleOf(ctx context.Context, c *fiber.Ctx, sc *db.Sched
 		return err
 	}
 	var timing schedule.Timing
-	_ = json.Unmarshal(sc.Timing, &timing)
-	timingChanged := false
-	for _, f := range []string{"cron", "interval", "timezone", "startAt", "endAt", "overlap", "catchupWindow"} {
-		if _, ok := fields[f]; ok {
-			timingChanged = true
-		}
-	}
-	if timingChanged {
-		if _, ok := fields["cron"]; ok {
-			timing.Cron, timing.Interval = b.Cron, b.Interval
-		} else if _, ok := fields["interval"]; ok {
-			timing.Cron, timing.Interval = "", b.Interval
-		}
-		if _, ok := fields["timezone"]; ok {
-			timing.TimeZone = b.TimeZone
-		}
-		if _, ok := fields["startAt"]; ok {
-			timing.StartAt = b.StartAt
-		}
-		if _, ok := fields["endAt"]; ok {
-			timing.EndAt = b.EndAt
-		}
-		if _, ok := fields["overlap"]; ok {
-			timing.Overlap = b.Overlap
-		}
-		if _, ok := fields["catchupWindow"]; ok {
-			timing.CatchupWindow = b.CatchupWindow
-		}
-	}
+	_ = json.Unmarshal(sc.Timing, &timing) // written from this type
+	timingChanged := mergeTiming(&timing, b.Timing, fields)
 	bad := timing.Check("")
 	shape, request, _, given, err := s.scheduleRequest(ctx, sc.TeamID, b)
 	var ce *crawl.Error

@@ -313,13 +313,9 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 			continue
 		}
 		if in.Paused {
-			// Paused by a change: no batch starts (none holds a worker)
-			// until it is resumed; the timeout keeps running.
-			showProgress(ctx, in, "Paused")
-			if err := workflow.Await(ctx, func() bool { return !in.Paused || p.err != nil }); err != nil {
+			if err := p.whilePaused(ctx); err != nil {
 				return false, err
 			}
-			showProgress(ctx, in, "Crawling")
 			continue
 		}
 		// Pages sent to the browser get every other batch, so that neither
@@ -434,6 +430,17 @@ type fetchedBatch struct {
 	// unconverted counts the fetched pages the fetch did not convert.
 	unconverted int
 	converted   bool
+}
+
+// whilePaused waits while a change holds the crawl still: no batch starts
+// (none holds a worker) until it is resumed; the timeout keeps running.
+func (p *pipeline) whilePaused(ctx workflow.Context) error {
+	showProgress(ctx, p.in, "Paused")
+	if err := workflow.Await(ctx, func() bool { return !p.in.Paused || p.err != nil }); err != nil {
+		return err
+	}
+	showProgress(ctx, p.in, "Crawling")
+	return nil
 }
 
 func (p *pipeline) fail(err error) {
