@@ -24,6 +24,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/pageformats"
 )
@@ -123,6 +124,11 @@ type Activities struct {
 	// Links remembers the links this worker enqueued, so that a batch
 	// sends the database only those it may not have; nil remembers none.
 	Links *linkmemo.Memo
+	// Hosts is the politeness budget the fetchers draw on (see package
+	// hostbudget): batches give it their sites' Crawl-delays, and a
+	// crawl's log says when it waits for a host's back-off. Nil: each
+	// batch keeps its own pace (a Crawl-delay spaces its requests).
+	Hosts *hostbudget.Budget
 }
 
 // FetchObserver hears of each page fetch: the engine (static or browser),

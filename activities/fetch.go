@@ -22,6 +22,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/robots"
 )
@@ -126,7 +127,7 @@ func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (Fetch
 
 func (a *Activities) fetchBatch(in FetchPagesInput, engine PageFetcher, engineName string) *fetchBatch {
 	return &fetchBatch{in: in, store: a.Store, engine: engine, engineName: engineName, settings: a.Settings, observer: a.Fetches,
-		links: a.Links, robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
+		links: a.Links, hosts: a.Hosts, robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
 }
 
 // fetchBatch is one run of FetchPages or RenderPages: claim a batch of
@@ -141,6 +142,7 @@ type fetchBatch struct {
 	settings   Settings
 	observer   FetchObserver // nil: none
 	links      *linkmemo.Memo
+	hosts      *hostbudget.Budget // nil: none
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
@@ -208,7 +210,8 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	urls = b.skipUnmodified(ctx, urls, refusal)
 	batch.Admit = func(u string) bool { return b.writer.admit(ctx, b.claimed[u].ID) }
 	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
-	fetchErr := b.engine.FetchAll(ctx, urls, batch, func(r fetch.Result) { b.judge(ctx, r, refusal) })
+	fetchCtx := hostbudget.WithNotice(ctx, b.noticeWait(ctx))
+	fetchErr := b.engine.FetchAll(fetchCtx, urls, batch, func(r fetch.Result) { b.judge(ctx, r, refusal) })
 	saveErr := b.writer.close()
 	switch {
 	case errors.Is(fetchErr, fetch.ErrNoEgressProxy):
@@ -291,7 +294,32 @@ func (b *fetchBatch) applyRobots(ctx context.Context, o crawl.Options, urls []st
 	for _, u := range disallowed {
 		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: frontier.RobotsDisallowed})
 	}
-	return allowed, delay, nil
+	if b.hosts == nil {
+		return allowed, delay, nil
+	}
+	// A Crawl-delay is the host's, for every crawl of it.
+	for origin, p := range b.policies {
+		if u, err := url.Parse(origin); err == nil {
+			b.hosts.SetCrawlDelay(u.Host, p.CrawlDelay())
+		}
+	}
+	return allowed, 0, nil
+}
+
+// noticeWait returns what the batch does when a request waits for a
+// host's back-off: one log entry per back-off, saying why.
+func (b *fetchBatch) noticeWait(ctx context.Context) func(hostbudget.Wait) {
+	var mu sync.Mutex
+	seen := map[hostbudget.Wait]bool{}
+	return func(w hostbudget.Wait) {
+		mu.Lock()
+		first := !seen[w]
+		seen[w] = true
+		mu.Unlock()
+		if first {
+			_ = b.store.InsertLogs(context.WithoutCancel(ctx), []db.CrawlLog{crawllog.HostBackoff(b.crawl, w.Host, w.Until, w.Reason)})
+		}
+	}
 }
 
 // dropExcluded saves as skipped the claimed pages (below the start pages)

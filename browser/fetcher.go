@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/hostbudget"
 )
 
 // Fetcher renders batches of URLs the way fetch.Static fetches them, so
@@ -26,6 +28,29 @@ type Fetcher struct {
 	Static interface {
 		FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
 	}
+	// Hosts, when set, is the politeness budget each page's navigation
+	// draws on (its scripts, styles and images do not); the render's
+	// timeout starts when the host's turn comes.
+	Hosts *hostbudget.Budget
+}
+
+// render renders u in s once its host's budget lets it.
+func (f Fetcher) render(ctx context.Context, s *Session, u string, o RenderOptions) (Page, error) {
+	if f.Hosts == nil {
+		return s.RenderWith(ctx, u, o)
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return s.RenderWith(ctx, u, o)
+	}
+	slot, err := f.Hosts.Acquire(ctx, parsed.Host)
+	if err != nil {
+		return Page{}, err
+	}
+	defer slot.Release()
+	p, err := s.RenderWith(ctx, u, o)
+	slot.Report(p.StatusCode, 0)
+	return p, err
 }
 
 // fetchStatically fetches u with the static engine after the browser
@@ -80,7 +105,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		go func() {
 			defer wg.Done()
 			for u := range queue {
-				p, err := s.RenderWith(ctx, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
+				p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
 				if err != nil && f.Browser.gone(err) {
 					died.Store(true) // not the page's fault
 					continue

@@ -55,6 +55,12 @@ type Config struct {
 	// flight; DefaultConcurrentPages applies when a request names none.
 	MaxConcurrentPages     int
 	DefaultConcurrentPages int
+	// HostMaxInFlight and HostRate are the politeness budget of one host
+	// (host:port), shared by every crawl on every worker: at most
+	// HostMaxInFlight requests to it at once and HostRate a second (0: no
+	// rate bound). See package hostbudget.
+	HostMaxInFlight int
+	HostRate        float64
 	// MaxPagesPerCrawl bounds crawls that have no maxResults (entireWebsite,
 	// useSitemap, or a current-shape request without maxResults).
 	MaxPagesPerCrawl int
@@ -197,6 +203,8 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		AllowPrivateNetworks:   r.boolean("CRAWLER_ALLOW_PRIVATE_NETWORKS", false),
 		MaxConcurrentPages:     r.integer("CRAWLER_MAX_CONCURRENT_PAGES", 32),
 		DefaultConcurrentPages: r.integer("CRAWLER_DEFAULT_CONCURRENT_PAGES", 8),
+		HostMaxInFlight:        r.integer("CRAWLER_HOST_MAX_IN_FLIGHT", 32),
+		HostRate:               r.float("CRAWLER_HOST_RATE", 1000),
 		MaxPagesPerCrawl:       r.integer("CRAWLER_MAX_PAGES_PER_CRAWL", 10000),
 		PageTimeout:            r.duration("CRAWLER_PAGE_TIMEOUT", 30*time.Second),
 		MaxPageBytes:           r.integer("CRAWLER_MAX_PAGE_BYTES", 10<<20),
@@ -296,6 +304,10 @@ func (c Config) check() error {
 		return fmt.Errorf("CRAWLER_MAX_CONCURRENT_PAGES must be at least 1")
 	case c.DefaultConcurrentPages < 1:
 		return fmt.Errorf("CRAWLER_DEFAULT_CONCURRENT_PAGES must be at least 1")
+	case c.HostMaxInFlight < 1:
+		return fmt.Errorf("CRAWLER_HOST_MAX_IN_FLIGHT must be at least 1")
+	case c.HostRate < 0:
+		return fmt.Errorf("CRAWLER_HOST_RATE must not be negative (0 sets no rate bound)")
 	case c.MaxPagesPerCrawl < 1:
 		return fmt.Errorf("CRAWLER_MAX_PAGES_PER_CRAWL must be at least 1")
 	case c.WebhookRetryFor < time.Second || c.WebhookRetryFor > 7*24*time.Hour:

@@ -10,6 +10,7 @@ package crawllog
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
@@ -120,6 +121,15 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.R
 		fmt.Sprintf("Attempt %d of %d to fetch %s failed: %s. It is tried again in %s.", r.Attempt, r.Attempts, p.URL, reason, r.In),
 		map[string]any{"url": p.URL, "statusCode": statusCode, "depth": p.Depth,
 			"attempt": r.Attempt, "retryInSeconds": r.In.Seconds(), "error": reason})
+}
+
+// HostBackoff says that the crawl's requests to host wait until until:
+// the host answered 429 or 503 (why), and every crawl of it waits.
+func HostBackoff(c *db.Crawl, host string, until time.Time, why string) db.CrawlLog {
+	return entry(c, fmt.Sprintf("host-backoff:%s:%d", host, until.Unix()), Warn, "Waiting for the site",
+		fmt.Sprintf("Requests to %s wait until %s: %s. Every crawl of the site waits with this one, and fetches it at a reduced pace for a while after.",
+			host, until.UTC().Format(time.TimeOnly), why),
+		crawlData(c, "host", host, "until", until.UTC().Format(time.RFC3339), "reason", why))
 }
 
 // SentToBrowser says that page p, fetched statically, needs JavaScript

@@ -26,6 +26,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/net/html/charset"
 
+	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/netguard"
 )
 
@@ -113,6 +114,9 @@ type StaticOptions struct {
 	// EgressProxy is the proxy (http://host:port) through which batches
 	// with Batch.UseEgressProxy go: the operator's static egress address.
 	EgressProxy *url.URL
+	// Hosts, when set, is the politeness budget every request draws on:
+	// a request waits for its host's turn before its timeout starts.
+	Hosts *hostbudget.Budget
 }
 
 // Static fetches pages over plain HTTP. One Static serves every crawl of
@@ -184,6 +188,57 @@ func (t boundedInflate) RoundTrip(req *http.Request) (*http.Response, error) {
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// polite bounds each request (each hop of a redirect) by the page
+// timeout, counted from when its host's budget lets it start: the wait
+// for the host is not the page's. The host's slot is held until the body
+// is closed, and the answer's status goes back to the budget (a 429 or
+// 503 backs the host off for every crawl).
+type polite struct {
+	next    http.RoundTripper
+	hosts   *hostbudget.Budget // nil: no budget
+	timeout time.Duration
+}
+
+func (t polite) RoundTrip(req *http.Request) (*http.Response, error) {
+	var slot *hostbudget.Slot
+	if t.hosts != nil {
+		var err error
+		if slot, err = t.hosts.Acquire(req.Context(), req.URL.Host); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	done := func() {
+		cancel()
+		if slot != nil {
+			slot.Release()
+		}
+	}
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		done()
+		return nil, err
+	}
+	if slot != nil {
+		slot.Report(resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()))
+	}
+	resp.Body = &closeOnce{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// closeOnce runs done when the body is first closed.
+type closeOnce struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (c *closeOnce) Close() error {
+	err := c.ReadCloser.Close()
+	c.once.Do(c.done)
+	return err
 }
 
 // ErrNoEgressProxy is returned for a batch that asks for the egress proxy
@@ -389,8 +444,9 @@ func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, erro
 		}
 		transport = s.proxied
 	}
-	c.WithTransport(boundedInflate{next: transport, max: int64(s.opts.MaxBytes) + 1})
-	c.SetRequestTimeout(s.opts.Timeout)
+	c.WithTransport(polite{next: boundedInflate{next: transport, max: int64(s.opts.MaxBytes) + 1},
+		hosts: s.opts.Hosts, timeout: s.opts.Timeout})
+	c.SetRequestTimeout(0) // polite's, from the request's turn on
 	rule := &colly.LimitRule{DomainGlob: "*", Parallelism: max(b.Parallelism, 1)}
 	if b.Delay > 0 {
 		rule.Parallelism, rule.Delay = 1, b.Delay

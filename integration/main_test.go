@@ -61,6 +61,9 @@ var env struct {
 	// llmAPI's worker has an LLM: the fake OpenAI-compatible server llm.
 	llmAPI string
 	llm    *fakellm.Server
+	// politeAPI's two workers share small host budgets (politeLimits)
+	// through Postgres, as two worker processes do.
+	politeAPI string
 	// restartAPI's worker is started and stopped by TestWorkerRestart.
 	restartAPI    string
 	restartConfig config.Config
@@ -88,6 +91,7 @@ const (
 	restartTaskQueue = "crawls-test-restart"
 	proxyTaskQueue   = "crawls-test-proxy"
 	llmTaskQueue     = "crawls-test-llm"
+	politeTaskQueue  = "crawls-test-polite"
 	// llmKey is the test LLM's API key: it must not reach workflow history.
 	llmKey = "sk-integration-secret-key"
 	// llmContext is the test model's context window, in tokens: small, so
@@ -224,6 +228,20 @@ func run(m *testing.M) int {
 	env.llmAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: llmTaskQueue, Logger: logger,
 		Server:    crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext), AllowPrivateNetworks: true},
 		Schedules: env.temporal.ScheduleClient()}))
+
+	for range 2 {
+		wc := cfg
+		wc.TaskQueue, wc.AllowPrivateNetworks = politeTaskQueue, true
+		wc.HostMaxInFlight, wc.HostRate = politeLimits.MaxInFlight, politeLimits.Rate
+		stop, err := startWorker(wc, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "integration: start worker:", err)
+			return 1
+		}
+		defer stop()
+	}
+	env.politeAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: politeTaskQueue, Logger: logger,
+		Server: testServer}))
 
 	env.restartConfig = cfg
 	env.restartConfig.TaskQueue, env.restartConfig.AllowPrivateNetworks = restartTaskQueue, true

@@ -24,6 +24,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/metrics"
 	"github.com/durablecrawl/crawler/webhook"
@@ -78,6 +79,7 @@ func ClientOptions(cfg config.Config) (client.Options, error) {
 type Workers struct {
 	workers []worker.Worker
 	static  *fetch.Static
+	hosts   *hostbudget.Budget
 }
 
 // New returns the workers of a process; br is nil for a process without a
@@ -85,7 +87,11 @@ type Workers struct {
 // configured also polls the LLM task queue (ExtractPage), under the rate
 // limit and concurrency of cfg.LLM.
 func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browser, m *metrics.Worker) (*Workers, error) {
+	// Every request of this process draws on its hosts' budgets, shared
+	// with every other worker through Postgres.
+	hosts := hostbudget.New(store, hostbudget.Limits{MaxInFlight: cfg.HostMaxInFlight, Rate: cfg.HostRate}, "", slog.Default())
 	opts := fetch.StaticOptions{
+		Hosts:                hosts,
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		UserAgent:            cfg.UserAgent,
 		Timeout:              cfg.PageTimeout,
@@ -101,6 +107,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		// A nil *metrics.Worker records nothing.
 		Fetches: m,
 		Links:   linkmemo.New(linkMemoSize),
+		Hosts:   hosts,
 		// The webhook's URL obeys the fetcher's private-network rule.
 		Webhooks: webhook.NewSender(cfg.WebhookSecret, cfg.UserAgent, cfg.AllowPrivateNetworks),
 		Settings: activities.Settings{
@@ -126,7 +133,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		return len(resp.GetPollers()), nil
 	}
 	if br != nil {
-		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy, Static: acts.Static}
+		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy, Static: acts.Static, Hosts: hosts}
 	}
 	crawlOpts := CrawlWorkerOptions(cfg)
 	crawlOpts.Interceptors = interceptors(m)
@@ -134,7 +141,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
 	w.RegisterActivity(acts)
-	ws := &Workers{workers: []worker.Worker{w}, static: static}
+	ws := &Workers{workers: []worker.Worker{w}, static: static, hosts: hosts}
 	if br != nil {
 		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
 			// Each render activity keeps the browser's page pool busy.
@@ -153,6 +160,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		}, nil)
 		if err != nil {
 			static.Close()
+			hosts.Close()
 			return nil, err
 		}
 		acts.LLM = llm
@@ -214,6 +222,7 @@ func (w *Workers) Stop() {
 		x.Stop()
 	}
 	w.static.Close()
+	w.hosts.Close()
 }
 
 // linkMemoSize bounds the links a worker remembers having enqueued, over

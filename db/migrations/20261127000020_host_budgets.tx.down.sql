@@ -1,0 +1,2 @@
+DROP TABLE host_leases;
+DROP TABLE host_budgets;

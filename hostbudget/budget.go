@@ -1,0 +1,490 @@
+package hostbudget
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Store keeps the leases and the back-off of every host, for every holder.
+type Store interface {
+	// Lease renews req's lease (see Grant) for ttl, under the host's lock.
+	Lease(ctx context.Context, req Request, ttl time.Duration) (Lease, error)
+	// Release gives back the holder's leases of hosts.
+	Release(ctx context.Context, holder string, hosts []string) error
+	// Listen calls backoff with the name of each host a throttle backs
+	// off, from any holder, until ctx is done.
+	Listen(ctx context.Context, backoff func(host string)) error
+}
+
+// How a Budget renews its leases.
+const (
+	// TTL is how long a lease lasts unrenewed: a holder that stopped
+	// renewing (a dead worker) gives its share back after it.
+	TTL = 10 * time.Second
+	// renewEvery is how often a lease in use is renewed: how soon a holder
+	// hears of another's throttle. contendedEvery is how often while the
+	// holder wants more than it holds.
+	renewEvery     = time.Second
+	contendedEvery = 100 * time.Millisecond
+	// idleRelease is how long a host goes without requests before its
+	// lease is given back.
+	idleRelease = 2 * time.Second
+)
+
+// Budget hands out one process's share of every host's budget. It is safe
+// for concurrent use; Close gives the shares back.
+type Budget struct {
+	store  Store
+	holder string
+	limits Limits
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	hosts map[string]*host
+	// delays are the hosts' robots.txt Crawl-delays, kept while their
+	// entries come and go.
+	delays map[string]time.Duration
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	// listening ends Listen on Close.
+	listening context.CancelFunc
+	listened  chan struct{}
+}
+
+// host is a Budget's view of one host.
+type host struct {
+	name    string
+	slots   int // granted by the lease
+	inUse   int
+	waiters []*waiter // for a slot, first come first served
+	limiter *rate.Limiter
+	// expires is when the lease runs out (local clock); renewed when it
+	// was last renewed.
+	expires, renewed time.Time
+	backoffUntil     time.Time
+	reason           string
+	throttle         *Throttle // seen since the last renewal
+	wanted           int       // asked for at the last renewal
+	idleSince        time.Time
+}
+
+type waiter struct {
+	ch    chan struct{}
+	woken bool
+}
+
+// New returns a Budget that leases from store with limits, and starts its
+// renewals. holder names the process in the store ("" makes one up from
+// the host name and process ID).
+func New(store Store, limits Limits, holder string, log *slog.Logger) *Budget {
+	if holder == "" {
+		holder = Holder()
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	b := &Budget{store: store, holder: holder, limits: limits, log: log, hosts: map[string]*host{}, delays: map[string]time.Duration{},
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), listened: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.listening = cancel
+	go b.run()
+	go b.listen(ctx)
+	return b
+}
+
+// listen renews at once the lease of a host another holder backed off,
+// so that this process stops sending it requests within a round trip.
+func (b *Budget) listen(ctx context.Context) {
+	defer close(b.listened)
+	for ctx.Err() == nil {
+		err := b.store.Listen(ctx, func(name string) {
+			b.mu.Lock()
+			if h := b.hosts[name]; h != nil {
+				h.renewed = time.Time{}
+				b.wakeRenewer()
+			}
+			b.mu.Unlock()
+		})
+		if err != nil && ctx.Err() == nil {
+			b.log.Warn("host budget: listen for back-offs", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// Holder is a name for this process in the store, different in every
+// process.
+func Holder() string {
+	name, _ := os.Hostname()
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return name + "-" + hex.EncodeToString(r[:])
+}
+
+// Limits are the limits the Budget was made with.
+func (b *Budget) Limits() Limits { return b.limits }
+
+// Wait is a request held back by a host's back-off.
+type Wait struct {
+	Host   string
+	Until  time.Time
+	Reason string
+}
+
+type noticeKey struct{}
+
+// WithNotice returns ctx whose Acquire calls report to notice when they
+// wait for a host's back-off (once per back-off for each call).
+func WithNotice(ctx context.Context, notice func(Wait)) context.Context {
+	return context.WithValue(ctx, noticeKey{}, notice)
+}
+
+// ErrClosed is returned by Acquire once the Budget is closed.
+var ErrClosed = errors.New("the host budget is closed")
+
+// Slot is one request's place in its host's budget.
+type Slot struct {
+	b    *Budget
+	h    *host
+	once sync.Once
+}
+
+// Acquire waits until a request to hostName (host[:port]) may start: the
+// host is not backing off, this process holds a free slot of it, and its
+// rate allows one more. The Slot must be released when the response has
+// been read.
+func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
+	hostName = strings.ToLower(hostName)
+	var noticed time.Time
+	for {
+		b.mu.Lock()
+		if b.closed() {
+			b.mu.Unlock()
+			return nil, ErrClosed
+		}
+		h := b.hostLocked(hostName)
+		now := time.Now()
+		switch {
+		case now.Before(h.backoffUntil):
+			until, why := h.backoffUntil, h.reason
+			b.mu.Unlock()
+			if !until.Equal(noticed) {
+				noticed = until
+				if notice, ok := ctx.Value(noticeKey{}).(func(Wait)); ok {
+					notice(Wait{Host: hostName, Until: until, Reason: why})
+				}
+			}
+			t := time.NewTimer(time.Until(until))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
+		case h.inUse < h.slots && now.Before(h.expires) && len(h.waiters) == 0:
+			h.inUse++
+			lim := h.limiter
+			b.mu.Unlock()
+			s := &Slot{b: b, h: h}
+			if err := lim.Wait(ctx); err != nil {
+				s.Release()
+				return nil, err
+			}
+			b.mu.Lock()
+			backoff := time.Now().Before(h.backoffUntil)
+			b.mu.Unlock()
+			if backoff { // began while this request waited for its turn
+				s.Release()
+				continue
+			}
+			return s, nil
+		default:
+			w := &waiter{ch: make(chan struct{})}
+			h.waiters = append(h.waiters, w)
+			b.mu.Unlock()
+			b.wake()
+			select {
+			case <-w.ch:
+				// Woken: first in line now, try again.
+				b.mu.Lock()
+				if now := time.Now(); h.inUse < h.slots && now.Before(h.expires) && !now.Before(h.backoffUntil) {
+					h.inUse++
+					lim := h.limiter
+					b.mu.Unlock()
+					s := &Slot{b: b, h: h}
+					if err := lim.Wait(ctx); err != nil {
+						s.Release()
+						return nil, err
+					}
+					return s, nil
+				}
+				b.mu.Unlock()
+			case <-ctx.Done():
+				b.mu.Lock()
+				if w.woken {
+					b.wakeLocked(h) // pass the turn on
+				} else {
+					h.removeWaiter(w)
+				}
+				b.mu.Unlock()
+				return nil, ctx.Err()
+			}
+		}
+	}
+}
+
+// hostLocked is the entry of a host, made on first use.
+func (b *Budget) hostLocked(name string) *host {
+	h, ok := b.hosts[name]
+	if !ok {
+		h = &host{name: name, limiter: rate.NewLimiter(rate.Inf, 1)}
+		b.hosts[name] = h
+	}
+	return h
+}
+
+func (h *host) removeWaiter(w *waiter) {
+	for i, o := range h.waiters {
+		if o == w {
+			h.waiters = append(h.waiters[:i], h.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// wakeLocked wakes as many waiters of h as it has free slots.
+func (b *Budget) wakeLocked(h *host) {
+	for free := h.slots - h.inUse; free > 0 && len(h.waiters) > 0; free-- {
+		w := h.waiters[0]
+		h.waiters = h.waiters[1:]
+		w.woken = true
+		close(w.ch)
+	}
+}
+
+// Report tells the budget what the host answered: a 429 or 503 backs the
+// host off at once, here, and for every holder after the next renewal.
+func (s *Slot) Report(status int, retryAfter time.Duration) {
+	if !Throttles(status) {
+		return
+	}
+	b, h := s.b, s.h
+	b.mu.Lock()
+	t := &Throttle{Status: status, RetryAfter: retryAfter}
+	h.throttle = t
+	now := time.Now()
+	if !now.Before(h.backoffUntil) {
+		// The store decides the wait (strikes, other holders); until it
+		// answers, at least this one, and half the slots.
+		wait := FirstBackoff
+		if retryAfter > 0 {
+			wait = min(retryAfter, MaxBackoff)
+		}
+		h.backoffUntil, h.reason = now.Add(wait), reason(*t, wait)
+		h.slots = max(1, h.slots/2)
+	} else if until := now.Add(min(retryAfter, MaxBackoff)); until.After(h.backoffUntil) {
+		h.backoffUntil, h.reason = until, reason(*t, until.Sub(now))
+	}
+	b.mu.Unlock()
+	b.wake()
+}
+
+// Release gives the slot back; later calls do nothing.
+func (s *Slot) Release() {
+	s.once.Do(func() {
+		s.b.mu.Lock()
+		s.h.inUse--
+		s.b.wakeLocked(s.h)
+		s.b.mu.Unlock()
+	})
+}
+
+// SetCrawlDelay records a host's robots.txt Crawl-delay (0: none), which
+// its next renewal applies to every holder.
+func (b *Budget) SetCrawlDelay(hostName string, d time.Duration) {
+	hostName = strings.ToLower(hostName)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.delays[hostName] == d {
+		return
+	}
+	if d > 0 {
+		b.delays[hostName] = d
+	} else {
+		delete(b.delays, hostName)
+	}
+	if h := b.hosts[hostName]; h != nil {
+		h.renewed = time.Time{} // renew now
+		b.wakeRenewer()
+	}
+}
+
+func (b *Budget) wake() {
+	b.mu.Lock()
+	b.wakeRenewer()
+	b.mu.Unlock()
+}
+
+func (b *Budget) wakeRenewer() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (b *Budget) closed() bool {
+	select {
+	case <-b.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close stops the renewals and gives every lease back.
+func (b *Budget) Close() {
+	b.mu.Lock()
+	if b.closed() {
+		b.mu.Unlock()
+		return
+	}
+	close(b.stop)
+	b.mu.Unlock()
+	b.listening()
+	<-b.listened
+	<-b.done
+	b.mu.Lock()
+	names := make([]string, 0, len(b.hosts))
+	for name, h := range b.hosts {
+		names = append(names, name)
+		for _, w := range h.waiters {
+			w.woken = true
+			close(w.ch)
+		}
+		h.waiters, h.slots = nil, 0
+	}
+	b.mu.Unlock()
+	if len(names) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := b.store.Release(ctx, b.holder, names); err != nil {
+			b.log.Warn("host budget: release the leases", "err", err)
+		}
+	}
+}
+
+// run renews the leases in use until Close.
+func (b *Budget) run() {
+	defer close(b.done)
+	tick := time.NewTicker(contendedEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-tick.C:
+		case <-b.kick:
+		}
+		b.renewDue()
+	}
+}
+
+// renewDue renews the leases that are due and gives back those of hosts
+// idle for a while.
+func (b *Budget) renewDue() {
+	now := time.Now()
+	var due []Request
+	var idle []string
+	b.mu.Lock()
+	for name, h := range b.hosts {
+		demand := h.inUse + len(h.waiters)
+		want := min(2*demand, b.limits.MaxInFlight)
+		if demand == 0 && h.throttle == nil {
+			if h.idleSince.IsZero() {
+				h.idleSince = now
+			} else if now.Sub(h.idleSince) >= max(idleRelease, b.delays[name]) {
+				delete(b.hosts, name)
+				if !h.renewed.IsZero() {
+					idle = append(idle, name)
+				}
+				continue
+			}
+			// Idle for a moment: keep the share, and keep hearing of
+			// back-offs.
+			want = h.wanted
+		} else {
+			h.idleSince = time.Time{}
+		}
+		since := now.Sub(h.renewed)
+		if h.throttle == nil && since < renewEvery && !(demand > h.slots && since >= contendedEvery) &&
+			now.Before(h.expires) {
+			continue
+		}
+		due = append(due, Request{Host: name, Holder: b.holder, Want: want,
+			InUse: h.inUse, Limits: b.limits, CrawlDelay: b.delays[name], Throttle: h.throttle})
+		h.throttle, h.renewed, h.wanted = nil, now, want
+	}
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, req := range due {
+		start := time.Now()
+		l, err := b.store.Lease(ctx, req, TTL)
+		if err != nil {
+			b.log.Warn("host budget: renew a lease", "host", req.Host, "err", err)
+			b.mu.Lock()
+			if h := b.hosts[req.Host]; h != nil && req.Throttle != nil && h.throttle == nil {
+				h.throttle = req.Throttle // report it with the next renewal
+			}
+			b.mu.Unlock()
+			continue
+		}
+		b.apply(req.Host, l, start)
+	}
+	if len(idle) > 0 {
+		if err := b.store.Release(ctx, b.holder, idle); err != nil {
+			b.log.Warn("host budget: release idle leases", "err", err)
+		}
+	}
+}
+
+// apply takes a renewed lease, asked for at start, into the host's entry.
+func (b *Budget) apply(name string, l Lease, start time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	h := b.hosts[name]
+	if h == nil {
+		h = b.hostLocked(name) // given back meanwhile; the lease is live
+	}
+	if h.slots == 0 && l.Slots > 0 && !math.IsInf(l.Rate, 1) {
+		// A share just gained starts with its bucket empty: the host's
+		// last request may have been another holder's.
+		h.limiter.SetLimit(rate.Limit(l.Rate))
+		h.limiter.ReserveN(start, 1)
+	}
+	h.slots = l.Slots
+	h.expires = start.Add(TTL - TTL/4) // ahead of the store's clock, never behind
+	if l.Backoff > 0 {
+		if until := start.Add(l.Backoff); until.After(h.backoffUntil) {
+			h.backoffUntil, h.reason = until, l.Reason
+		}
+	}
+	if lim := rate.Limit(l.Rate); h.limiter.Limit() != lim {
+		h.limiter.SetLimit(lim)
+	}
+	b.wakeLocked(h)
+}

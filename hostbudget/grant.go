@@ -1,0 +1,222 @@
+// Package hostbudget shares one politeness budget per host among every
+// crawl of every worker: at most Limits.MaxInFlight requests to the host at
+// once and Limits.Rate a second, a robots.txt Crawl-delay applied to the
+// host (one request at a time, that far apart), and an adaptive back-off
+// when the host answers 429 or 503.
+//
+// Each worker process holds one Budget. It leases a share of each host's
+// budget from a Store (Postgres, shared by every worker; Memory within one
+// process) and hands that share to its requests locally, so a request
+// costs no database round trip. Shares are granted by Grant under one lock
+// per host: the slots of the live leases of a host never add up to more
+// than its limit, nor their rates to more than its rate, and a holder's
+// recorded slots never fall below the requests it has in flight. Holders
+// that want more than they hold split the host fairly at their next
+// renewals. A lease not renewed expires (a dead worker's share comes back
+// after the TTL); a holder whose lease has run out starts no request.
+//
+// A 429 or 503 backs the host off at once in the process that saw it, which
+// reports it to the store with an immediate renewal; the store tells every
+// other holder (Listen), which renews its lease at once and learns the
+// back-off: within a few milliseconds, or at its next renewal (a second)
+// if the notice is lost. The host is left alone until its Retry-After
+// (or 1 s, doubling with each throttle a minute apart, without one), and
+// its limits are halved; they double again every RecoverEvery after the
+// back-off ends.
+package hostbudget
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Limits bound the requests to one host, by every crawl together.
+type Limits struct {
+	// MaxInFlight is the most requests at once (at least 1).
+	MaxInFlight int
+	// Rate is the most requests a second; 0 sets no bound.
+	Rate float64
+}
+
+// Back-off after a 429 or 503.
+const (
+	// FirstBackoff is the wait after a throttle that names no Retry-After;
+	// it doubles with each throttle within StrikeWindow of the last, up to
+	// 64 s.
+	FirstBackoff = time.Second
+	StrikeWindow = time.Minute
+	// MaxBackoff caps the wait a Retry-After asks for.
+	MaxBackoff = 10 * time.Minute
+	// RecoverEvery is how often a throttled host's limits double again
+	// once its back-off has ended.
+	RecoverEvery = 10 * time.Second
+	// minFactor is the smallest share of the limits a host is cut to.
+	minFactor = 1.0 / 64
+)
+
+// Throttle is a 429 or 503 answer from a host.
+type Throttle struct {
+	Status     int
+	RetryAfter time.Duration // 0 when the answer named none
+}
+
+// Throttles reports whether a response status asks the client to slow down.
+func Throttles(status int) bool { return status == 429 || status == 503 }
+
+// State is what the store keeps of a host between renewals: its back-off.
+type State struct {
+	// Factor is the share of the limits the host gets after back-offs, in
+	// (0, 1]; 0 stands for 1 (a host never throttled).
+	Factor       float64
+	ThrottledAt  time.Time
+	BackoffUntil time.Time
+	// Strikes counts throttles each within StrikeWindow of the last.
+	Strikes int
+	Reason  string
+}
+
+// Holding is one holder's lease of a host as the store keeps it.
+type Holding struct {
+	Holder string
+	// Slots are the requests it may have in flight (never fewer than it
+	// has); Wanted what it asked for; Rate its requests a second (0 when
+	// the host has no rate bound).
+	Slots, Wanted int
+	Rate          float64
+	// CrawlDelay is the host's robots.txt Crawl-delay as this holder read
+	// it; the longest of the live leases applies.
+	CrawlDelay time.Duration
+}
+
+// Request is a holder's renewal of its lease of a host.
+type Request struct {
+	Host, Holder string
+	// Want is the slots it asks for (0 gives back what it does not use);
+	// InUse the requests it has in flight.
+	Want, InUse int
+	Limits      Limits
+	CrawlDelay  time.Duration
+	// Throttle is a 429 or 503 the holder saw since its last renewal.
+	Throttle *Throttle
+}
+
+// Lease is what a renewal grants.
+type Lease struct {
+	// Slots is how many requests the holder may have in flight; Rate its
+	// requests a second (+Inf: no bound).
+	Slots int
+	Rate  float64
+	// Limit is the host's in-flight limit now, all holders together.
+	Limit int
+	// Backoff is how long no request may start; Reason says why.
+	Backoff time.Duration
+	Reason  string
+}
+
+// factorAt is the share of the limits the host has at now: halved by each
+// throttle, doubling every RecoverEvery after the back-off ended.
+func (s State) factorAt(now time.Time) float64 {
+	f := s.Factor
+	if f <= 0 || f >= 1 {
+		return 1
+	}
+	if since := now.Sub(s.BackoffUntil); since > 0 {
+		f *= math.Pow(2, since.Seconds()/RecoverEvery.Seconds())
+	}
+	return min(f, 1)
+}
+
+// Recovered reports whether the host is back to its full limits at now:
+// its state need not be kept.
+func (s State) Recovered(now time.Time) bool {
+	return !now.Before(s.BackoffUntil) && s.factorAt(now) == 1 && now.Sub(s.ThrottledAt) > StrikeWindow
+}
+
+// throttled is the state after t at now. A throttle during a back-off is
+// of the same episode: it only lengthens the wait to a longer Retry-After.
+func (s State) throttled(t Throttle, now time.Time) State {
+	retryAfter := min(t.RetryAfter, MaxBackoff)
+	if now.Before(s.BackoffUntil) {
+		if until := now.Add(retryAfter); until.After(s.BackoffUntil) {
+			s.BackoffUntil = until
+			s.Reason = reason(t, retryAfter)
+		}
+		return s
+	}
+	if now.Sub(s.ThrottledAt) > StrikeWindow {
+		s.Strikes = 0
+	}
+	s.Strikes++
+	wait := retryAfter
+	if wait <= 0 {
+		wait = FirstBackoff << min(s.Strikes-1, 6)
+	}
+	s.Factor = max(s.factorAt(now)/2, minFactor)
+	s.ThrottledAt, s.BackoffUntil = now, now.Add(wait)
+	s.Reason = reason(t, wait)
+	return s
+}
+
+func reason(t Throttle, wait time.Duration) string {
+	if t.RetryAfter > 0 {
+		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, wait.Round(time.Second))
+	}
+	return fmt.Sprintf("the site answered %d (no Retry-After; waiting %s)", t.Status, wait.Round(time.Second))
+}
+
+// Grant renews req's lease at now, given the host's state and the other
+// live holdings. It returns the host's new state, the holding to record
+// for the holder and the lease it gets.
+func Grant(st State, others []Holding, req Request, now time.Time) (State, Holding, Lease) {
+	if req.Throttle != nil {
+		st = st.throttled(*req.Throttle, now)
+	}
+	f := st.factorAt(now)
+	limit := max(1, int(float64(max(req.Limits.MaxInFlight, 1))*f))
+	rateLimit := req.Limits.Rate * f
+	delay := req.CrawlDelay
+	usedSlots, usedRate, contenders, rank := 0, 0.0, 0, 0
+	for _, o := range others {
+		delay = max(delay, o.CrawlDelay)
+		usedSlots += o.Slots
+		usedRate += o.Rate
+		if o.Wanted > 0 {
+			contenders++
+			if o.Holder < req.Holder {
+				rank++
+			}
+		}
+	}
+	if delay > 0 {
+		limit = 1
+		if r := 1 / delay.Seconds(); rateLimit <= 0 || r < rateLimit {
+			rateLimit = r
+		}
+	}
+	slots, rate := 0, 0.0
+	if want := min(req.Want, limit); want > 0 {
+		contenders++
+		share := limit / contenders
+		if rank < limit%contenders {
+			share++
+		}
+		slots = max(0, min(want, share, limit-usedSlots))
+		if rateLimit > 0 && slots > 0 {
+			// An equal part of the rate, as much of it as the others
+			// leave; none left, no slot until they give some back.
+			if rate = min(rateLimit/float64(contenders), rateLimit-usedRate); rate <= rateLimit*1e-9 {
+				slots, rate = 0, 0
+			}
+		}
+	}
+	held := Holding{Holder: req.Holder, Slots: max(slots, req.InUse), Wanted: req.Want, Rate: rate, CrawlDelay: req.CrawlDelay}
+	lease := Lease{Slots: slots, Rate: rate, Limit: limit, Reason: st.Reason}
+	if rateLimit <= 0 {
+		lease.Rate = math.Inf(1)
+	}
+	if now.Before(st.BackoffUntil) {
+		lease.Backoff = st.BackoffUntil.Sub(now)
+	}
+	return st, held, lease
+}
