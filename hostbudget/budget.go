@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Store keeps the leases and the back-off of every host, for every holder.
@@ -68,7 +66,11 @@ type host struct {
 	slots   int // granted by the lease
 	inUse   int
 	waiters []*waiter // for a slot, first come first served
-	limiter *rate.Limiter
+	// interval is the least time between two requests' starts (by its
+	// rate; 0: none); next is when the next may start, lastStart when the
+	// last did (or will, once its turn comes).
+	interval        time.Duration
+	next, lastStart time.Time
 	// expires is when the lease runs out (local clock); renewed when it
 	// was last renewed.
 	expires, renewed time.Time
@@ -197,21 +199,9 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 			}
 		case h.inUse < h.slots && now.Before(h.expires) && len(h.waiters) == 0:
 			h.inUse++
-			lim := h.limiter
-			b.mu.Unlock()
-			s := &Slot{b: b, h: h}
-			if err := lim.Wait(ctx); err != nil {
-				s.Release()
-				return nil, err
+			if s, ok, err := b.take(ctx, h); ok || err != nil {
+				return s, err
 			}
-			b.mu.Lock()
-			backoff := time.Now().Before(h.backoffUntil)
-			b.mu.Unlock()
-			if backoff { // began while this request waited for its turn
-				s.Release()
-				continue
-			}
-			return s, nil
 		default:
 			w := &waiter{ch: make(chan struct{})}
 			h.waiters = append(h.waiters, w)
@@ -223,14 +213,10 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 				b.mu.Lock()
 				if now := time.Now(); h.inUse < h.slots && now.Before(h.expires) && !now.Before(h.backoffUntil) {
 					h.inUse++
-					lim := h.limiter
-					b.mu.Unlock()
-					s := &Slot{b: b, h: h}
-					if err := lim.Wait(ctx); err != nil {
-						s.Release()
-						return nil, err
+					if s, ok, err := b.take(ctx, h); ok || err != nil {
+						return s, err
 					}
-					return s, nil
+					continue
 				}
 				b.mu.Unlock()
 			case <-ctx.Done():
@@ -247,14 +233,72 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 	}
 }
 
+// take starts a request in the slot of h just taken (called with b.mu
+// held, which it releases) at the host's next turn by its rate. It returns
+// false, with the slot given back, when a back-off began meanwhile.
+func (b *Budget) take(ctx context.Context, h *host) (*Slot, bool, error) {
+	now := time.Now()
+	at := later(now, h.next)
+	h.next, h.lastStart = at.Add(h.interval), at
+	b.mu.Unlock()
+	s := &Slot{b: b, h: h}
+	if wait := at.Sub(now); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			s.Release()
+			return nil, false, ctx.Err()
+		}
+		b.mu.Lock()
+		backoff := time.Now().Before(h.backoffUntil)
+		b.mu.Unlock()
+		if backoff {
+			s.Release()
+			return nil, false, nil
+		}
+	}
+	return s, true, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// intervalOf is the least time between two requests at rate a second.
+func intervalOf(rate float64) time.Duration {
+	if rate <= 0 || math.IsInf(rate, 1) {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / rate)
+}
+
 // hostLocked is the entry of a host, made on first use.
 func (b *Budget) hostLocked(name string) *host {
 	h, ok := b.hosts[name]
 	if !ok {
-		h = &host{name: name, limiter: rate.NewLimiter(rate.Inf, 1)}
+		h = &host{name: name}
 		b.hosts[name] = h
 	}
 	return h
+}
+
+// crawlDelayLocked applies a host's Crawl-delay d to its entry at once,
+// whatever a lease granted before the store heard of it: one request at
+// a time, d apart.
+func (b *Budget) crawlDelayLocked(h *host, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	h.slots = min(h.slots, 1)
+	if d > h.interval {
+		h.interval = d
+		h.next = later(h.next, h.lastStart.Add(d))
+	}
 }
 
 func (h *host) removeWaiter(w *waiter) {
@@ -328,6 +372,7 @@ func (b *Budget) SetCrawlDelay(hostName string, d time.Duration) {
 		delete(b.delays, hostName)
 	}
 	if h := b.hosts[hostName]; h != nil {
+		b.crawlDelayLocked(h, d)
 		h.renewed = time.Time{} // renew now
 		b.wakeRenewer()
 	}
@@ -470,11 +515,15 @@ func (b *Budget) apply(name string, l Lease, start time.Time) {
 	if h == nil {
 		h = b.hostLocked(name) // given back meanwhile; the lease is live
 	}
-	if h.slots == 0 && l.Slots > 0 && !math.IsInf(l.Rate, 1) {
-		// A share just gained starts with its bucket empty: the host's
-		// last request may have been another holder's.
-		h.limiter.SetLimit(rate.Limit(l.Rate))
-		h.limiter.ReserveN(start, 1)
+	interval := intervalOf(l.Rate)
+	if h.slots == 0 && l.Slots > 0 {
+		// A share just gained waits a turn: the host's last request may
+		// have been another holder's.
+		h.next = later(h.next, time.Now().Add(interval))
+	}
+	if interval != h.interval {
+		h.interval = interval
+		h.next = later(h.next, h.lastStart.Add(interval))
 	}
 	h.slots = l.Slots
 	h.expires = start.Add(TTL - TTL/4) // ahead of the store's clock, never behind
@@ -483,8 +532,6 @@ func (b *Budget) apply(name string, l Lease, start time.Time) {
 			h.backoffUntil, h.reason = until, l.Reason
 		}
 	}
-	if lim := rate.Limit(l.Rate); h.limiter.Limit() != lim {
-		h.limiter.SetLimit(lim)
-	}
+	b.crawlDelayLocked(h, b.delays[name])
 	b.wakeLocked(h)
 }
