@@ -306,8 +306,8 @@ func (b *fetchBatch) applyRobots(ctx context.Context, o crawl.Options, urls []st
 	return allowed, 0, nil
 }
 
-// noticeWait returns what the batch does when a request waits for a
-// host's back-off: one log entry per back-off, saying why.
+// noticeWait returns what the batch does when a request waits for a host
+// a throttle paused or slowed: one log entry for each, saying why.
 func (b *fetchBatch) noticeWait(ctx context.Context) func(hostbudget.Wait) {
 	var mu sync.Mutex
 	seen := map[hostbudget.Wait]bool{}
@@ -317,7 +317,7 @@ func (b *fetchBatch) noticeWait(ctx context.Context) func(hostbudget.Wait) {
 		seen[w] = true
 		mu.Unlock()
 		if first {
-			_ = b.store.InsertLogs(context.WithoutCancel(ctx), []db.CrawlLog{crawllog.HostBackoff(b.crawl, w.Host, w.Until, w.Reason)})
+			_ = b.store.InsertLogs(context.WithoutCancel(ctx), []db.CrawlLog{crawllog.HostThrottled(b.crawl, w.Host, w.Until, w.Reason, w.Limit)})
 		}
 	}
 }

@@ -123,11 +123,19 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.R
 			"attempt": r.Attempt, "retryInSeconds": r.In.Seconds(), "error": reason})
 }
 
-// HostBackoff says that the crawl's requests to host wait until until:
-// the host answered 429 or 503 (why), and every crawl of it waits.
-func HostBackoff(c *db.Crawl, host string, until time.Time, why string) db.CrawlLog {
+// HostThrottled says why the crawl's requests to host wait: it answered
+// 429 or 503 (why), and every crawl of it waits until until (a
+// Retry-After) or, with until zero, goes at most limit requests at once
+// until the site recovers.
+func HostThrottled(c *db.Crawl, host string, until time.Time, why string, limit int) db.CrawlLog {
+	if until.IsZero() {
+		return entry(c, fmt.Sprintf("host-slowed:%s:%d", host, limit), Warn, "Slowing down for the site",
+			fmt.Sprintf("Requests to %s wait for their turn: %s. Every crawl of the site sends it at most %d requests at once for now; the pace comes back as it recovers.",
+				host, why, limit),
+			crawlData(c, "host", host, "limit", limit, "reason", why))
+	}
 	return entry(c, fmt.Sprintf("host-backoff:%s:%d", host, until.Unix()), Warn, "Waiting for the site",
-		fmt.Sprintf("Requests to %s wait until %s: %s. Every crawl of the site waits with this one, and fetches it at a reduced pace for a while after.",
+		fmt.Sprintf("Requests to %s wait until %s: %s. Every crawl of the site waits with this one, and goes at a reduced pace for a while after.",
 			host, until.UTC().Format(time.TimeOnly), why),
 		crawlData(c, "host", host, "until", until.UTC().Format(time.RFC3339), "reason", why))
 }

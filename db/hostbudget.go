@@ -18,7 +18,6 @@ type hostRow struct {
 	Factor       float64
 	ThrottledAt  *time.Time
 	BackoffUntil *time.Time
-	Strikes      int
 	Reason       string
 	Now          time.Time
 }
@@ -42,7 +41,7 @@ func (s *Store) Lease(ctx context.Context, req hostbudget.Request, ttl time.Dura
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var h hostRow
 		if err := tx.NewRaw(`INSERT INTO host_budgets (host) VALUES (?) ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
-RETURNING factor, throttled_at, backoff_until, strikes, reason, clock_timestamp() AS now`, req.Host).Scan(ctx, &h); err != nil {
+RETURNING factor, throttled_at, backoff_until, reason, clock_timestamp() AS now`, req.Host).Scan(ctx, &h); err != nil {
 			return fmt.Errorf("lock host %s: %w", req.Host, err)
 		}
 		var rows []leaseRow
@@ -75,8 +74,8 @@ ON CONFLICT (host, holder) DO UPDATE SET slots = EXCLUDED.slots, wanted = EXCLUD
 				return fmt.Errorf("announce the back-off of host %s: %w", req.Host, err)
 			}
 		}
-		if _, err := tx.NewRaw(`UPDATE host_budgets SET factor = ?, throttled_at = ?, backoff_until = ?, strikes = ?, reason = ? WHERE host = ?`,
-			after.Factor, nullTime(after.ThrottledAt), nullTime(after.BackoffUntil), after.Strikes, after.Reason, req.Host).Exec(ctx); err != nil {
+		if _, err := tx.NewRaw(`UPDATE host_budgets SET factor = ?, throttled_at = ?, backoff_until = ?, reason = ? WHERE host = ?`,
+			after.Factor, nullTime(after.ThrottledAt), nullTime(after.BackoffUntil), after.Reason, req.Host).Exec(ctx); err != nil {
 			return fmt.Errorf("back off host %s: %w", req.Host, err)
 		}
 		return nil
@@ -85,7 +84,7 @@ ON CONFLICT (host, holder) DO UPDATE SET slots = EXCLUDED.slots, wanted = EXCLUD
 }
 
 func (h hostRow) state() hostbudget.State {
-	st := hostbudget.State{Factor: h.Factor, Strikes: h.Strikes, Reason: h.Reason}
+	st := hostbudget.State{Factor: h.Factor, Reason: h.Reason}
 	if h.ThrottledAt != nil {
 		st.ThrottledAt = *h.ThrottledAt
 	}

@@ -76,6 +76,12 @@ type host struct {
 	expires, renewed time.Time
 	backoffUntil     time.Time
 	reason           string
+	// slow says why the host's limits are below the budget's (a
+	// throttle), "" when they are not; slowedAt when this process last
+	// halved them; limit the host's in-flight limit now.
+	slow     string
+	slowedAt time.Time
+	limit    int
 	throttle         *Throttle // seen since the last renewal
 	wanted           int       // asked for at the last renewal
 	idleSince        time.Time
@@ -140,17 +146,19 @@ func Holder() string {
 // Limits are the limits the Budget was made with.
 func (b *Budget) Limits() Limits { return b.limits }
 
-// Wait is a request held back by a host's back-off.
+// Wait is a request held back by a host's throttle: paused until Until
+// (a Retry-After), or, with Until zero, slowed to Limit requests at once.
 type Wait struct {
 	Host   string
 	Until  time.Time
 	Reason string
+	Limit  int
 }
 
 type noticeKey struct{}
 
 // WithNotice returns ctx whose Acquire calls report to notice when they
-// wait for a host's back-off (once per back-off for each call).
+// wait for a host a throttle paused or slowed (once each for each call).
 func WithNotice(ctx context.Context, notice func(Wait)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, notice)
 }
@@ -171,7 +179,15 @@ type Slot struct {
 // been read.
 func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 	hostName = strings.ToLower(hostName)
-	var noticed time.Time
+	var noticed Wait
+	notify := func(w Wait) {
+		if w != noticed {
+			noticed = w
+			if notice, ok := ctx.Value(noticeKey{}).(func(Wait)); ok {
+				notice(w)
+			}
+		}
+	}
 	for {
 		b.mu.Lock()
 		if b.closed() {
@@ -184,12 +200,7 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 		case now.Before(h.backoffUntil):
 			until, why := h.backoffUntil, h.reason
 			b.mu.Unlock()
-			if !until.Equal(noticed) {
-				noticed = until
-				if notice, ok := ctx.Value(noticeKey{}).(func(Wait)); ok {
-					notice(Wait{Host: hostName, Until: until, Reason: why})
-				}
-			}
+			notify(Wait{Host: hostName, Until: until, Reason: why})
 			t := time.NewTimer(time.Until(until))
 			select {
 			case <-t.C:
@@ -205,7 +216,11 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 		default:
 			w := &waiter{ch: make(chan struct{})}
 			h.waiters = append(h.waiters, w)
+			slowed := Wait{Host: hostName, Reason: h.slow, Limit: h.limit}
 			b.mu.Unlock()
+			if slowed.Reason != "" {
+				notify(slowed)
+			}
 			b.wake()
 			select {
 			case <-w.ch:
@@ -328,20 +343,17 @@ func (s *Slot) Report(status int, retryAfter time.Duration) {
 	}
 	b, h := s.b, s.h
 	b.mu.Lock()
-	t := &Throttle{Status: status, RetryAfter: retryAfter}
-	h.throttle = t
+	t := Throttle{Status: status, RetryAfter: retryAfter}
+	h.throttle = &t
+	// At once here; the store's answer (other holders' throttles, the
+	// halving it applies) follows with the renewal this asks for.
 	now := time.Now()
-	if !now.Before(h.backoffUntil) {
-		// The store decides the wait (strikes, other holders); until it
-		// answers, at least this one, and half the slots.
-		wait := FirstBackoff
-		if retryAfter > 0 {
-			wait = min(retryAfter, MaxBackoff)
-		}
-		h.backoffUntil, h.reason = now.Add(wait), reason(*t, wait)
+	if until := now.Add(min(retryAfter, MaxBackoff)); until.After(h.backoffUntil) {
+		h.backoffUntil, h.reason = until, reason(t)
+	}
+	if now.Sub(h.slowedAt) >= SlowEvery {
+		h.slowedAt, h.slow = now, reason(t)
 		h.slots = max(1, h.slots/2)
-	} else if until := now.Add(min(retryAfter, MaxBackoff)); until.After(h.backoffUntil) {
-		h.backoffUntil, h.reason = until, reason(*t, until.Sub(now))
 	}
 	b.mu.Unlock()
 	b.wake()
@@ -525,7 +537,11 @@ func (b *Budget) apply(name string, l Lease, start time.Time) {
 		h.interval = interval
 		h.next = later(h.next, h.lastStart.Add(interval))
 	}
-	h.slots = l.Slots
+	h.slots, h.limit = l.Slots, l.Limit
+	h.slow = ""
+	if l.Limit < b.limits.MaxInFlight && l.Reason != "" {
+		h.slow = l.Reason
+	}
 	h.expires = start.Add(TTL - TTL/4) // ahead of the store's clock, never behind
 	if l.Backoff > 0 {
 		if until := start.Add(l.Backoff); until.After(h.backoffUntil) {

@@ -68,21 +68,26 @@ func TestGrantThrottle(t *testing.T) {
 	if l.Limit != 16 || l.Backoff != 30*time.Second {
 		t.Fatalf("a second 429 of the same episode: %+v", l)
 	}
-	// Without Retry-After after the back-off: 1 s, then 2 s, and halved.
-	later := now.Add(31 * time.Second)
+	// Without Retry-After, after the pause: no pause, halved again.
+	later := now.Add(31 * time.Second) // the second 429 moved the end to 31 s
 	req.Throttle = &Throttle{Status: 503}
 	st, _, l = Grant(st, nil, req, later)
-	if l.Backoff != 2*time.Second || l.Limit != 8 {
-		t.Fatalf("503 without Retry-After, second strike: %+v", l)
+	if l.Backoff != 0 || l.Limit != 8 || l.Reason != "the site answered 503" {
+		t.Fatalf("503 without Retry-After after the pause: %+v", l)
 	}
-	// Recovery: doubling every RecoverEvery once the back-off is over.
+	// Within SlowEvery: the same overload, not halved again.
+	st, _, l = Grant(st, nil, req, later.Add(SlowEvery/2))
+	if l.Limit != 8 {
+		t.Fatalf("a second 503 at once: %+v", l)
+	}
+	// Recovery: doubling every RecoverEvery.
 	req.Throttle = nil
-	_, _, l = Grant(st, nil, req, later.Add(2*time.Second+RecoverEvery))
+	_, _, l = Grant(st, nil, req, later.Add(RecoverEvery))
 	if l.Limit != 16 || l.Backoff != 0 {
 		t.Fatalf("one RecoverEvery later: %+v, want 16", l)
 	}
-	_, _, l = Grant(st, nil, req, later.Add(2*time.Second+3*RecoverEvery))
-	if l.Limit != 32 || l.Rate != 100 {
+	_, _, l = Grant(st, nil, req, later.Add(2*RecoverEvery))
+	if l.Limit != 32 || l.Rate != 100 || l.Reason != "" {
 		t.Fatalf("recovered: %+v", l)
 	}
 	if !st.Recovered(later.Add(2 * time.Minute)) {
@@ -215,8 +220,14 @@ func TestThrottleStopsEveryHolder(t *testing.T) {
 		sa.Release()
 	}
 	mu.Lock()
-	if len(waits) != 1 || waits[0].Host != "h" || waits[0].Reason == "" {
-		t.Errorf("notices %+v, want one naming the host and why", waits)
+	// The pause, then perhaps the slowed pace (half the slots).
+	if len(waits) == 0 || waits[0].Host != "h" || waits[0].Until.IsZero() || waits[0].Reason == "" {
+		t.Errorf("notices %+v, want the pause first, naming the host and why", waits)
+	}
+	for _, w := range waits[1:] {
+		if !w.Until.IsZero() || w.Limit != 2 {
+			t.Errorf("notice %+v, want the host slowed to 2 at once", w)
+		}
 	}
 	mu.Unlock()
 }

@@ -19,10 +19,10 @@
 // reports it to the store with an immediate renewal; the store tells every
 // other holder (Listen), which renews its lease at once and learns the
 // back-off: within a few milliseconds, or at its next renewal (a second)
-// if the notice is lost. The host is left alone until its Retry-After
-// (or 1 s, doubling with each throttle a minute apart, without one), and
-// its limits are halved; they double again every RecoverEvery after the
-// back-off ends.
+// if the notice is lost. A throttle halves the host's limits (in flight
+// and rate; once a SlowEvery, as the answers to requests already in flight
+// are of the same overload), and one with a Retry-After leaves the host
+// alone until then; the limits double again every RecoverEvery after.
 package hostbudget
 
 import (
@@ -41,13 +41,12 @@ type Limits struct {
 
 // Back-off after a 429 or 503.
 const (
-	// FirstBackoff is the wait after a throttle that names no Retry-After;
-	// it doubles with each throttle within StrikeWindow of the last, up to
-	// 64 s.
-	FirstBackoff = time.Second
-	StrikeWindow = time.Minute
 	// MaxBackoff caps the wait a Retry-After asks for.
 	MaxBackoff = 10 * time.Minute
+	// SlowEvery is how often throttles halve a host's limits: the answers
+	// of the requests in flight when the first came are of the same
+	// overload.
+	SlowEvery = time.Second
 	// RecoverEvery is how often a throttled host's limits double again
 	// once its back-off has ended.
 	RecoverEvery = 10 * time.Second
@@ -69,11 +68,12 @@ type State struct {
 	// Factor is the share of the limits the host gets after back-offs, in
 	// (0, 1]; 0 stands for 1 (a host never throttled).
 	Factor       float64
+	// ThrottledAt is when a throttle last halved the limits;
+	// BackoffUntil when the pause a Retry-After asked for ends (no later
+	// than ThrottledAt without one). Reason says what the host answered.
 	ThrottledAt  time.Time
 	BackoffUntil time.Time
-	// Strikes counts throttles each within StrikeWindow of the last.
-	Strikes int
-	Reason  string
+	Reason       string
 }
 
 // Holding is one holder's lease of a host as the store keeps it.
@@ -130,39 +130,31 @@ func (s State) factorAt(now time.Time) float64 {
 // Recovered reports whether the host is back to its full limits at now:
 // its state need not be kept.
 func (s State) Recovered(now time.Time) bool {
-	return !now.Before(s.BackoffUntil) && s.factorAt(now) == 1 && now.Sub(s.ThrottledAt) > StrikeWindow
+	return !now.Before(s.BackoffUntil) && s.factorAt(now) == 1
 }
 
-// throttled is the state after t at now. A throttle during a back-off is
-// of the same episode: it only lengthens the wait to a longer Retry-After.
+// throttled is the state after t at now. A throttle halves the limits
+// (once each SlowEvery: those within it answer requests already in flight),
+// and one with a Retry-After pauses the host until then.
 func (s State) throttled(t Throttle, now time.Time) State {
-	retryAfter := min(t.RetryAfter, MaxBackoff)
-	if now.Before(s.BackoffUntil) {
-		if until := now.Add(retryAfter); until.After(s.BackoffUntil) {
-			s.BackoffUntil = until
-			s.Reason = reason(t, retryAfter)
-		}
-		return s
+	f, paused := s.factorAt(now), now.Before(s.BackoffUntil)
+	if until := now.Add(min(t.RetryAfter, MaxBackoff)); t.RetryAfter > 0 && until.After(s.BackoffUntil) {
+		s.BackoffUntil = until
+		s.Reason = reason(t)
 	}
-	if now.Sub(s.ThrottledAt) > StrikeWindow {
-		s.Strikes = 0
+	if !paused && now.Sub(s.ThrottledAt) >= SlowEvery {
+		s.Factor = max(f/2, minFactor)
+		s.ThrottledAt, s.BackoffUntil = now, later(s.BackoffUntil, now)
+		s.Reason = reason(t)
 	}
-	s.Strikes++
-	wait := retryAfter
-	if wait <= 0 {
-		wait = FirstBackoff << min(s.Strikes-1, 6)
-	}
-	s.Factor = max(s.factorAt(now)/2, minFactor)
-	s.ThrottledAt, s.BackoffUntil = now, now.Add(wait)
-	s.Reason = reason(t, wait)
 	return s
 }
 
-func reason(t Throttle, wait time.Duration) string {
+func reason(t Throttle) string {
 	if t.RetryAfter > 0 {
-		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, wait.Round(time.Second))
+		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, min(t.RetryAfter, MaxBackoff).Round(time.Second))
 	}
-	return fmt.Sprintf("the site answered %d (no Retry-After; waiting %s)", t.Status, wait.Round(time.Second))
+	return fmt.Sprintf("the site answered %d", t.Status)
 }
 
 // Grant renews req's lease at now, given the host's state and the other
@@ -211,7 +203,10 @@ func Grant(st State, others []Holding, req Request, now time.Time) (State, Holdi
 		}
 	}
 	held := Holding{Holder: req.Holder, Slots: max(slots, req.InUse), Wanted: req.Want, Rate: rate, CrawlDelay: req.CrawlDelay}
-	lease := Lease{Slots: slots, Rate: rate, Limit: limit, Reason: st.Reason}
+	lease := Lease{Slots: slots, Rate: rate, Limit: limit}
+	if f < 1 || now.Before(st.BackoffUntil) {
+		lease.Reason = st.Reason
+	}
 	if rateLimit <= 0 {
 		lease.Rate = math.Inf(1)
 	}

@@ -6,7 +6,6 @@ CREATE TABLE host_budgets (
     factor double precision NOT NULL DEFAULT 1,
     throttled_at timestamptz,
     backoff_until timestamptz,
-    strikes integer NOT NULL DEFAULT 0,
     reason text NOT NULL DEFAULT ''
 );
 
