@@ -79,12 +79,12 @@ type host struct {
 	// slow says why the host's limits are below the budget's (a
 	// throttle), "" when they are not; slowedAt when this process last
 	// halved them; limit the host's in-flight limit now.
-	slow     string
-	slowedAt time.Time
-	limit    int
-	throttle         *Throttle // seen since the last renewal
-	wanted           int       // asked for at the last renewal
-	idleSince        time.Time
+	slow      string
+	slowedAt  time.Time
+	limit     int
+	throttle  *Throttle // seen since the last renewal
+	wanted    int       // asked for at the last renewal
+	idleSince time.Time
 }
 
 type waiter struct {

@@ -67,7 +67,7 @@ func Throttles(status int) bool { return status == 429 || status == 503 }
 type State struct {
 	// Factor is the share of the limits the host gets after back-offs, in
 	// (0, 1]; 0 stands for 1 (a host never throttled).
-	Factor       float64
+	Factor float64
 	// ThrottledAt is when a throttle last halved the limits;
 	// BackoffUntil when the pause a Retry-After asked for ends (no later
 	// than ThrottledAt without one). Reason says what the host answered.
