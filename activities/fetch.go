@@ -297,11 +297,16 @@ func (b *fetchBatch) applyRobots(ctx context.Context, o crawl.Options, urls []st
 	if b.hosts == nil {
 		return allowed, delay, nil
 	}
-	// A Crawl-delay is the host's, for every crawl of it.
+	// A Crawl-delay is the host's, for every crawl of it: the longest of
+	// its origins' (http and https).
+	delays := map[string]time.Duration{}
 	for origin, p := range b.policies {
 		if u, err := url.Parse(origin); err == nil {
-			b.hosts.SetCrawlDelay(u.Host, p.CrawlDelay())
+			delays[u.Host] = max(delays[u.Host], p.CrawlDelay())
 		}
+	}
+	for host, d := range delays {
+		b.hosts.SetCrawlDelay(host, d)
 	}
 	return allowed, 0, nil
 }
@@ -317,7 +322,9 @@ func (b *fetchBatch) noticeWait(ctx context.Context) func(hostbudget.Wait) {
 		seen[w] = true
 		mu.Unlock()
 		if first {
-			_ = b.store.InsertLogs(context.WithoutCancel(ctx), []db.CrawlLog{crawllog.HostThrottled(b.crawl, w.Host, w.Until, w.Reason, w.Limit)})
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = b.store.InsertLogs(ctx, []db.CrawlLog{crawllog.HostThrottled(b.crawl, w)})
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/hostbudget"
 )
 
 // Level is how much an entry matters to the crawl's owner.
@@ -123,13 +124,14 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.R
 			"attempt": r.Attempt, "retryInSeconds": r.In.Seconds(), "error": reason})
 }
 
-// HostThrottled says why the crawl's requests to host wait: it answered
-// 429 or 503 (why), and every crawl of it waits until until (a
-// Retry-After) or, with until zero, goes at most limit requests at once
-// until the site recovers.
-func HostThrottled(c *db.Crawl, host string, until time.Time, why string, limit int) db.CrawlLog {
+// HostThrottled says why the crawl's requests to host wait (w): it
+// answered 429 or 503, and every crawl of it waits until w.Until (a
+// Retry-After) or, with w.Until zero, goes at most w.Limit requests at
+// once until the site recovers.
+func HostThrottled(c *db.Crawl, w hostbudget.Wait) db.CrawlLog {
+	host, until, why, limit := w.Host, w.Until, w.Reason, w.Limit
 	if until.IsZero() {
-		return entry(c, fmt.Sprintf("host-slowed:%s:%d", host, limit), Warn, "Slowing down for the site",
+		return entry(c, fmt.Sprintf("host-slowed:%s:%d:%d", host, w.Since.Unix(), limit), Warn, "Slowing down for the site",
 			fmt.Sprintf("Requests to %s wait for their turn: %s. Every crawl of the site sends it at most %d requests at once for now; the pace comes back as it recovers.",
 				host, why, limit),
 			crawlData(c, "host", host, "limit", limit, "reason", why))

@@ -45,9 +45,8 @@ RETURNING factor, throttled_at, backoff_until, reason, clock_timestamp() AS now`
 			return fmt.Errorf("lock host %s: %w", req.Host, err)
 		}
 		var rows []leaseRow
-		if err := tx.NewRaw(`WITH gone AS (DELETE FROM host_leases WHERE host = ? AND expires_at <= ?)
-SELECT holder, slots, wanted, rate, crawl_delay_ms FROM host_leases WHERE host = ? AND holder <> ? AND expires_at > ?`,
-			req.Host, h.Now, req.Host, req.Holder, h.Now).Scan(ctx, &rows); err != nil {
+		if err := tx.NewRaw(`SELECT holder, slots, wanted, rate, crawl_delay_ms FROM host_leases WHERE host = ? AND holder <> ? AND expires_at > ?`,
+			req.Host, req.Holder, h.Now).Scan(ctx, &rows); err != nil {
 			return fmt.Errorf("leases of host %s: %w", req.Host, err)
 		}
 		others := make([]hostbudget.Holding, len(rows))
@@ -126,21 +125,24 @@ func (s *Store) Listen(ctx context.Context, backoff func(host string)) error {
 	}
 }
 
-// Release gives back a worker's leases of hosts, and forgets those of
-// the hosts that no worker leases and that have long recovered from their
-// last back-off.
+// Release gives back a worker's leases of hosts, and forgets the leases
+// long expired (of workers gone) and the hosts that no worker leases and
+// that have long recovered from their last back-off. Each statement runs
+// on its own, so that none holds a lease row while it waits for a host's
+// (Lease takes them the other way round).
 func (s *Store) Release(ctx context.Context, holder string, hosts []string) error {
-	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewRaw(`DELETE FROM host_leases WHERE holder = ? AND host = ANY(?)`, holder, pgdialect.Array(hosts)).Exec(ctx); err != nil {
-			return fmt.Errorf("release host leases: %w", err)
-		}
-		_, err := tx.NewRaw(`DELETE FROM host_budgets b WHERE b.host = ANY(?)
+	if _, err := s.db.NewRaw(`DELETE FROM host_leases WHERE holder = ? AND host = ANY(?)`, holder, pgdialect.Array(hosts)).Exec(ctx); err != nil {
+		return fmt.Errorf("release host leases: %w", err)
+	}
+	if _, err := s.db.NewRaw(`DELETE FROM host_leases WHERE expires_at < clock_timestamp() - interval '1 minute'`).Exec(ctx); err != nil {
+		return fmt.Errorf("forget expired host leases: %w", err)
+	}
+	_, err := s.db.NewRaw(`DELETE FROM host_budgets b WHERE b.host = ANY(?)
 AND NOT EXISTS (SELECT 1 FROM host_leases l WHERE l.host = b.host AND l.expires_at > clock_timestamp())
 AND (b.throttled_at IS NULL OR b.throttled_at < clock_timestamp() - interval '10 minutes')
 AND (b.backoff_until IS NULL OR b.backoff_until < clock_timestamp() - interval '5 minutes')`, pgdialect.Array(hosts)).Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("forget hosts: %w", err)
-		}
-		return nil
-	})
+	if err != nil {
+		return fmt.Errorf("forget hosts: %w", err)
+	}
+	return nil
 }

@@ -190,9 +190,9 @@ type readCloser struct {
 	io.Closer
 }
 
-// polite bounds each request (each hop of a redirect) by the page
-// timeout, counted from when its host's budget lets it start: the wait
-// for the host is not the page's. The host's slot is held until the body
+// polite bounds each page's request, with the hops of its redirects, by
+// the page timeout, counted from when the host's budget lets the first hop
+// start: the wait for the host is not the page's. The host's slot is held until the body
 // is closed, and the answer's status goes back to the budget (a 429 or
 // 503 backs the host off for every crawl).
 type polite struct {
@@ -209,7 +209,15 @@ func (t polite) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	deadline := time.Now().Add(t.timeout)
+	if prev := req.Response; prev != nil && prev.Request != nil {
+		// A redirect's hop: the deadline of the page's first hop (its
+		// request is the one this transport sent, with that deadline).
+		if d, ok := prev.Request.Context().Deadline(); ok {
+			deadline = d
+		}
+	}
+	ctx, cancel := context.WithDeadline(req.Context(), deadline)
 	done := func() {
 		cancel()
 		if slot != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,12 @@ const (
 	// idleRelease is how long a host goes without requests before its
 	// lease is given back.
 	idleRelease = 2 * time.Second
+	// renewers is how many renewals run at once, each within
+	// renewTimeout.
+	renewers     = 8
+	renewTimeout = 3 * time.Second
+	// delayKept is how long a Crawl-delay outlives the last sight of it.
+	delayKept = 10 * time.Minute
 )
 
 // Budget hands out one process's share of every host's budget. It is safe
@@ -51,10 +58,11 @@ type Budget struct {
 	hosts map[string]*host
 	// delays are the hosts' robots.txt Crawl-delays, kept while their
 	// entries come and go.
-	delays map[string]time.Duration
-	kick   chan struct{}
-	stop   chan struct{}
-	done   chan struct{}
+	delays    map[string]time.Duration
+	delaySeen map[string]time.Time
+	kick      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
 	// listening ends Listen on Close.
 	listening context.CancelFunc
 	listened  chan struct{}
@@ -66,6 +74,7 @@ type host struct {
 	slots   int // granted by the lease
 	inUse   int
 	waiters []*waiter // for a slot, first come first served
+	woken   int       // waiters woken for a free slot, not started yet
 	// interval is the least time between two requests' starts (by its
 	// rate; 0: none); next is when the next may start, lastStart when the
 	// last did (or will, once its turn comes).
@@ -77,11 +86,14 @@ type host struct {
 	backoffUntil     time.Time
 	reason           string
 	// slow says why the host's limits are below the budget's (a
-	// throttle), "" when they are not; slowedAt when this process last
-	// halved them; limit the host's in-flight limit now.
+	// throttle), "" when they are not, and slowSince since when; slowedAt
+	// is when this process last halved them; limit the host's in-flight
+	// limit now.
 	slow      string
+	slowSince time.Time
 	slowedAt  time.Time
 	limit     int
+	leased    bool      // the store holds a lease of this process's
 	throttle  *Throttle // seen since the last renewal
 	wanted    int       // asked for at the last renewal
 	idleSince time.Time
@@ -102,7 +114,7 @@ func New(store Store, limits Limits, holder string, log *slog.Logger) *Budget {
 	if log == nil {
 		log = slog.Default()
 	}
-	b := &Budget{store: store, holder: holder, limits: limits, log: log, hosts: map[string]*host{}, delays: map[string]time.Duration{},
+	b := &Budget{store: store, holder: holder, limits: limits, log: log, hosts: map[string]*host{}, delays: map[string]time.Duration{}, delaySeen: map[string]time.Time{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), listened: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.listening = cancel
@@ -153,6 +165,8 @@ type Wait struct {
 	Until  time.Time
 	Reason string
 	Limit  int
+	// Since is when the host was slowed (with Until zero).
+	Since time.Time
 }
 
 type noticeKey struct{}
@@ -208,7 +222,7 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 				t.Stop()
 				return nil, ctx.Err()
 			}
-		case h.inUse < h.slots && now.Before(h.expires) && len(h.waiters) == 0:
+		case h.inUse+h.woken < h.slots && now.Before(h.expires) && len(h.waiters) == 0:
 			h.inUse++
 			if s, ok, err := b.take(ctx, h); ok || err != nil {
 				return s, err
@@ -216,16 +230,19 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 		default:
 			w := &waiter{ch: make(chan struct{})}
 			h.waiters = append(h.waiters, w)
-			slowed := Wait{Host: hostName, Reason: h.slow, Limit: h.limit}
+			slowed := Wait{Host: hostName, Reason: h.slow, Limit: h.limit, Since: h.slowSince}
+			if h.slots == 0 || !now.Before(h.expires) || now.Sub(h.renewed) >= contendedEvery {
+				b.wakeRenewer() // a renewal may get it more
+			}
 			b.mu.Unlock()
 			if slowed.Reason != "" {
 				notify(slowed)
 			}
-			b.wake()
 			select {
 			case <-w.ch:
 				// Woken: first in line now, try again.
 				b.mu.Lock()
+				h.woken--
 				if now := time.Now(); h.inUse < h.slots && now.Before(h.expires) && !now.Before(h.backoffUntil) {
 					h.inUse++
 					if s, ok, err := b.take(ctx, h); ok || err != nil {
@@ -237,6 +254,7 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 			case <-ctx.Done():
 				b.mu.Lock()
 				if w.woken {
+					h.woken--
 					b.wakeLocked(h) // pass the turn on
 				} else {
 					h.removeWaiter(w)
@@ -266,10 +284,13 @@ func (b *Budget) take(ctx context.Context, h *host) (*Slot, bool, error) {
 			s.Release()
 			return nil, false, ctx.Err()
 		}
+		// Still this process's to start: not backing off, the lease live,
+		// the slot within a share that may have shrunk meanwhile.
 		b.mu.Lock()
-		backoff := time.Now().Before(h.backoffUntil)
+		now := time.Now()
+		ok := !now.Before(h.backoffUntil) && now.Before(h.expires) && h.inUse <= h.slots && !b.closed()
 		b.mu.Unlock()
-		if backoff {
+		if !ok {
 			s.Release()
 			return nil, false, nil
 		}
@@ -327,10 +348,11 @@ func (h *host) removeWaiter(w *waiter) {
 
 // wakeLocked wakes as many waiters of h as it has free slots.
 func (b *Budget) wakeLocked(h *host) {
-	for free := h.slots - h.inUse; free > 0 && len(h.waiters) > 0; free-- {
+	for free := h.slots - h.inUse - h.woken; free > 0 && len(h.waiters) > 0; free-- {
 		w := h.waiters[0]
 		h.waiters = h.waiters[1:]
 		w.woken = true
+		h.woken++
 		close(w.ch)
 	}
 }
@@ -352,8 +374,10 @@ func (s *Slot) Report(status int, retryAfter time.Duration) {
 		h.backoffUntil, h.reason = until, reason(t)
 	}
 	if now.Sub(h.slowedAt) >= SlowEvery {
-		h.slowedAt, h.slow = now, reason(t)
-		h.slots = max(1, h.slots/2)
+		h.slowedAt, h.slow, h.slowSince = now, reason(t), now
+		if h.slots > 1 {
+			h.slots /= 2
+		}
 	}
 	b.mu.Unlock()
 	b.wake()
@@ -370,18 +394,27 @@ func (s *Slot) Release() {
 }
 
 // SetCrawlDelay records a host's robots.txt Crawl-delay (0: none), which
-// its next renewal applies to every holder.
+// applies here at once and, with the next renewal, to every holder. A
+// delay is kept delayKept after it was last seen whatever a 0 says (a
+// robots.txt that failed to load reads as allowing everything).
 func (b *Budget) SetCrawlDelay(hostName string, d time.Duration) {
 	hostName = strings.ToLower(hostName)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := time.Now()
+	if d > 0 {
+		b.delaySeen[hostName] = now
+	}
 	if b.delays[hostName] == d {
 		return
 	}
 	if d > 0 {
 		b.delays[hostName] = d
+	} else if now.Sub(b.delaySeen[hostName]) < delayKept {
+		return // a robots.txt that could not be read says nothing
 	} else {
 		delete(b.delays, hostName)
+		delete(b.delaySeen, hostName)
 	}
 	if h := b.hosts[hostName]; h != nil {
 		b.crawlDelayLocked(h, d)
@@ -430,6 +463,7 @@ func (b *Budget) Close() {
 		names = append(names, name)
 		for _, w := range h.waiters {
 			w.woken = true
+			h.woken++
 			close(w.ch)
 		}
 		h.waiters, h.slots = nil, 0
@@ -475,7 +509,7 @@ func (b *Budget) renewDue() {
 				h.idleSince = now
 			} else if now.Sub(h.idleSince) >= max(idleRelease, b.delays[name]) {
 				delete(b.hosts, name)
-				if !h.renewed.IsZero() {
+				if h.leased {
 					idle = append(idle, name)
 				}
 				continue
@@ -496,28 +530,45 @@ func (b *Budget) renewDue() {
 		h.throttle, h.renewed, h.wanted = nil, now, want
 	}
 	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	// Reports of throttles and hosts without a lease first, a few at once,
+	// each within its own time.
+	sort.SliceStable(due, func(i, j int) bool { return urgent(due[i]) && !urgent(due[j]) })
+	sem := make(chan struct{}, renewers)
+	var wg sync.WaitGroup
 	for _, req := range due {
-		start := time.Now()
-		l, err := b.store.Lease(ctx, req, TTL)
-		if err != nil {
-			b.log.Warn("host budget: renew a lease", "host", req.Host, "err", err)
-			b.mu.Lock()
-			if h := b.hosts[req.Host]; h != nil && req.Throttle != nil && h.throttle == nil {
-				h.throttle = req.Throttle // report it with the next renewal
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ctx, cancel := context.WithTimeout(context.Background(), renewTimeout)
+			defer cancel()
+			start := time.Now()
+			l, err := b.store.Lease(ctx, req, TTL)
+			if err != nil {
+				b.log.Warn("host budget: renew a lease", "host", req.Host, "err", err)
+				b.mu.Lock()
+				if h := b.hosts[req.Host]; h != nil && req.Throttle != nil && h.throttle == nil {
+					h.throttle = req.Throttle // report it with the next renewal
+				}
+				b.mu.Unlock()
+				return
 			}
-			b.mu.Unlock()
-			continue
-		}
-		b.apply(req.Host, l, start)
+			b.apply(req.Host, l, start)
+		}()
 	}
+	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), renewTimeout)
+	defer cancel()
 	if len(idle) > 0 {
 		if err := b.store.Release(ctx, b.holder, idle); err != nil {
 			b.log.Warn("host budget: release idle leases", "err", err)
 		}
 	}
 }
+
+// urgent reports whether a renewal carries a throttle or asks for a
+// first share.
+func urgent(r Request) bool { return r.Throttle != nil || r.InUse == 0 && r.Want > 0 }
 
 // apply takes a renewed lease, asked for at start, into the host's entry.
 func (b *Budget) apply(name string, l Lease, start time.Time) {
@@ -527,24 +578,28 @@ func (b *Budget) apply(name string, l Lease, start time.Time) {
 	if h == nil {
 		h = b.hostLocked(name) // given back meanwhile; the lease is live
 	}
+	now := time.Now()
 	interval := intervalOf(l.Rate)
-	if h.slots == 0 && l.Slots > 0 {
+	if h.slots == 0 && l.Slots > 0 && l.Shared {
 		// A share just gained waits a turn: the host's last request may
 		// have been another holder's.
-		h.next = later(h.next, time.Now().Add(interval))
+		h.next = later(h.next, now.Add(interval))
 	}
 	if interval != h.interval {
+		// lastStart is the latest turn taken: the next comes an interval
+		// after it, sooner or later than before.
 		h.interval = interval
-		h.next = later(h.next, h.lastStart.Add(interval))
+		h.next = h.lastStart.Add(interval)
 	}
+	h.leased = true
 	h.slots, h.limit = l.Slots, l.Limit
 	h.slow = ""
 	if l.Limit < b.limits.MaxInFlight && l.Reason != "" {
-		h.slow = l.Reason
+		h.slow, h.slowSince = l.Reason, now.Add(-l.Throttled)
 	}
 	h.expires = start.Add(TTL - TTL/4) // ahead of the store's clock, never behind
 	if l.Backoff > 0 {
-		if until := start.Add(l.Backoff); until.After(h.backoffUntil) {
+		if until := now.Add(l.Backoff); until.After(h.backoffUntil) {
 			h.backoffUntil, h.reason = until, l.Reason
 		}
 	}

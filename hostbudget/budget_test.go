@@ -198,11 +198,17 @@ func TestThrottleStopsEveryHolder(t *testing.T) {
 	throttledAt := time.Now()
 	s.Report(429, 2*time.Second)
 	s.Release()
-	// The other holder is told at once (Listen) and renews its lease.
-	time.Sleep(50 * time.Millisecond)
-	b.mu.Lock()
-	until := b.hosts["h"].backoffUntil
-	b.mu.Unlock()
+	// The other holder is told at once (Listen) and renews its lease:
+	// well before its next renewal is due.
+	var until time.Time
+	for deadline := time.Now().Add(renewEvery / 2); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b.mu.Lock()
+		until = b.hosts["h"].backoffUntil
+		b.mu.Unlock()
+		if !until.IsZero() {
+			break
+		}
+	}
 	if until.Before(throttledAt.Add(2*time.Second - 50*time.Millisecond)) {
 		t.Errorf("the other holder backs off until %v, want about %v", until, throttledAt.Add(2*time.Second))
 	}
@@ -230,4 +236,25 @@ func TestThrottleStopsEveryHolder(t *testing.T) {
 		}
 	}
 	mu.Unlock()
+}
+
+func TestFairShares(t *testing.T) {
+	now := time.Unix(1000, 0)
+	// What one does not want goes to the others.
+	got := fairShares(map[string]int{"a": 2, "b": 64, "c": 64}, 32, now)
+	if got["a"] != 2 || got["b"]+got["c"] != 30 || got["b"] < 15 || got["c"] < 15 {
+		t.Errorf("max-min shares %v", got)
+	}
+	// One slot, two holders: each has it in turn.
+	holders := map[string]bool{}
+	for i := range 4 {
+		for h, n := range fairShares(map[string]int{"a": 1, "b": 1}, 1, now.Add(time.Duration(i)*rotateEvery)) {
+			if n == 1 {
+				holders[h] = true
+			}
+		}
+	}
+	if len(holders) != 2 {
+		t.Errorf("one slot went to %v only over four turns", holders)
+	}
 }

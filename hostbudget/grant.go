@@ -8,12 +8,14 @@
 // budget from a Store (Postgres, shared by every worker; Memory within one
 // process) and hands that share to its requests locally, so a request
 // costs no database round trip. Shares are granted by Grant under one lock
-// per host: the slots of the live leases of a host never add up to more
-// than its limit, nor their rates to more than its rate, and a holder's
-// recorded slots never fall below the requests it has in flight. Holders
-// that want more than they hold split the host fairly at their next
-// renewals. A lease not renewed expires (a dead worker's share comes back
-// after the TTL); a holder whose lease has run out starts no request.
+// per host: the slots granted never take the live leases of a host over
+// its limit, nor their rates over its rate, and a holder's recorded slots
+// never fall below the requests it has in flight (so a limit a throttle
+// cuts is reached as those end). Holders that want more than they hold
+// split the host max-min fairly at their next renewals, taking turns for
+// the slots that do not split evenly. A lease not renewed expires (a dead
+// worker's share comes back after the TTL); a holder whose lease has run
+// out starts no request.
 //
 // A 429 or 503 backs the host off at once in the process that saw it, which
 // reports it to the store with an immediate renewal; the store tells every
@@ -28,6 +30,7 @@ package hostbudget
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 )
 
@@ -109,9 +112,13 @@ type Lease struct {
 	Rate  float64
 	// Limit is the host's in-flight limit now, all holders together.
 	Limit int
-	// Backoff is how long no request may start; Reason says why.
-	Backoff time.Duration
-	Reason  string
+	// Backoff is how long no request may start; Reason says why the host
+	// is paused or slowed, Throttled how long ago the last throttle was.
+	Backoff   time.Duration
+	Reason    string
+	Throttled time.Duration
+	// Shared is set when other holders lease the host too.
+	Shared bool
 }
 
 // factorAt is the share of the limits the host has at now: halved by each
@@ -157,6 +164,39 @@ func reason(t Throttle) string {
 	return fmt.Sprintf("the site answered %d", t.Status)
 }
 
+// fairShares splits limit slots among the holders that want some, by
+// max-min fairness: none gets more than it wants, and what one does not
+// want goes to the others. Slots that do not split evenly go to holders in
+// an order that turns every rotateEvery, so that with fewer slots than
+// holders (a Crawl-delay's one) each has its turn.
+func fairShares(wants map[string]int, limit int, now time.Time) map[string]int {
+	holders := make([]string, 0, len(wants))
+	for h := range wants {
+		holders = append(holders, h)
+	}
+	sort.Strings(holders)
+	if n := len(holders); n > 1 {
+		turn := int(now.UnixNano()/int64(rotateEvery)) % n
+		holders = append(holders[turn:], holders[:turn]...)
+	}
+	// The smallest wants first: each takes what it wants or an even part
+	// of what is left, whichever is less; the holders after it share the
+	// rest. Ties keep the turning order.
+	sort.SliceStable(holders, func(i, j int) bool { return wants[holders[i]] < wants[holders[j]] })
+	shares := make(map[string]int, len(holders))
+	left := limit
+	for i, h := range holders {
+		give := min(wants[h], left/(len(holders)-i))
+		shares[h] = give
+		left -= give
+	}
+	return shares
+}
+
+// rotateEvery is how often the holders' order for the slots that do not
+// split evenly turns.
+const rotateEvery = 2 * time.Second
+
 // Grant renews req's lease at now, given the host's state and the other
 // live holdings. It returns the host's new state, the holding to record
 // for the holder and the lease it gets.
@@ -168,16 +208,14 @@ func Grant(st State, others []Holding, req Request, now time.Time) (State, Holdi
 	limit := max(1, int(float64(max(req.Limits.MaxInFlight, 1))*f))
 	rateLimit := req.Limits.Rate * f
 	delay := req.CrawlDelay
-	usedSlots, usedRate, contenders, rank := 0, 0.0, 0, 0
+	usedSlots, usedRate := 0, 0.0
+	wants := map[string]int{}
 	for _, o := range others {
 		delay = max(delay, o.CrawlDelay)
 		usedSlots += o.Slots
 		usedRate += o.Rate
 		if o.Wanted > 0 {
-			contenders++
-			if o.Holder < req.Holder {
-				rank++
-			}
+			wants[o.Holder] = o.Wanted
 		}
 	}
 	if delay > 0 {
@@ -187,25 +225,29 @@ func Grant(st State, others []Holding, req Request, now time.Time) (State, Holdi
 		}
 	}
 	slots, rate := 0, 0.0
-	if want := min(req.Want, limit); want > 0 {
-		contenders++
-		share := limit / contenders
-		if rank < limit%contenders {
-			share++
-		}
-		slots = max(0, min(want, share, limit-usedSlots))
+	if req.Want > 0 {
+		wants[req.Holder] = req.Want
+		fair := fairShares(wants, limit, now)
+		slots = max(0, min(fair[req.Holder], limit-usedSlots))
 		if rateLimit > 0 && slots > 0 {
-			// An equal part of the rate, as much of it as the others
-			// leave; none left, no slot until they give some back.
-			if rate = min(rateLimit/float64(contenders), rateLimit-usedRate); rate <= rateLimit*1e-9 {
+			// The rate in proportion to the fair shares, as much of it
+			// as the others leave. A scrap of it would space this
+			// holder's requests far apart for long: rather none, until
+			// the others give theirs back.
+			total := 0
+			for _, n := range fair {
+				total += n
+			}
+			part := rateLimit * float64(fair[req.Holder]) / float64(total)
+			if rate = min(part, rateLimit-usedRate); rate < part/2 {
 				slots, rate = 0, 0
 			}
 		}
 	}
 	held := Holding{Holder: req.Holder, Slots: max(slots, req.InUse), Wanted: req.Want, Rate: rate, CrawlDelay: req.CrawlDelay}
-	lease := Lease{Slots: slots, Rate: rate, Limit: limit}
+	lease := Lease{Slots: slots, Rate: rate, Limit: limit, Shared: len(others) > 0}
 	if f < 1 || now.Before(st.BackoffUntil) {
-		lease.Reason = st.Reason
+		lease.Reason, lease.Throttled = st.Reason, now.Sub(st.ThrottledAt)
 	}
 	if rateLimit <= 0 {
 		lease.Rate = math.Inf(1)
