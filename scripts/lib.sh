@@ -167,6 +167,44 @@ ensure_realdocs() {
   export CRAWLER_REALDOCS=$dir
 }
 
+# REALPDFS: Debian packages that ship a manual as PDF and as plain text,
+# "package:pdf path:text path:name" (paths inside the package). pdfeval
+# measures PDF extractors on them (docs/pdf.md).
+REALPDFS=(
+  "maint-guide:usr/share/doc/maint-guide/maint-guide.en.pdf:usr/share/doc/maint-guide/maint-guide.en.txt.gz:maint-guide"
+  "developers-reference:usr/share/developers-reference/developers-reference.pdf:usr/share/developers-reference/developers-reference.txt.gz:developers-reference"
+  "debian-policy:usr/share/doc/debian-policy/policy.pdf.gz:usr/share/doc/debian-policy/policy.txt.gz:policy"
+  "debian-policy:usr/share/doc/debian-policy/fhs/fhs-3.0.pdf.gz:usr/share/doc/debian-policy/fhs/fhs-3.0.txt.gz:fhs"
+  "debian-reference-en:usr/share/debian-reference/debian-reference.en.pdf:usr/share/debian-reference/debian-reference.en.txt.gz:debian-reference"
+)
+
+# ensure_realpdfs: the manuals of REALPDFS in $DATA/realpdfs as NAME.pdf
+# (or .pdf.gz) beside NAME.txt.gz. Exports CRAWLER_REALPDFS.
+ensure_realpdfs() {
+  local dir="$DATA/realpdfs" sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  mkdir -p "$dir/debs" "$dir/tree"
+  for entry in "${REALPDFS[@]}"; do
+    IFS=: read -r pkg pdfpath txtpath name <<<"$entry"
+    [ -f "$dir/$name.done" ] && continue
+    if ! ls "$dir/debs/${pkg}"_*.deb >/dev/null 2>&1; then
+      say "downloading $pkg from Debian's archive (for the PDF measurements)"
+      if ! (cd "$dir/debs" && apt-get download "$pkg" >&2 2>/dev/null); then
+        $sudo apt-get update -qq >&2
+        (cd "$dir/debs" && apt-get download "$pkg" >&2) || die "could not download $pkg"
+      fi
+    fi
+    local deb
+    deb=$(ls "$dir/debs/${pkg}"_*.deb | head -1)
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/tree" "./$pdfpath" "./$txtpath" || die "could not unpack $pkg"
+    local ext=pdf
+    [[ $pdfpath == *.gz ]] && ext=pdf.gz
+    cp "$dir/tree/$pdfpath" "$dir/$name.$ext" && cp "$dir/tree/$txtpath" "$dir/$name.txt.gz"
+    touch "$dir/$name.done"
+  done
+  export CRAWLER_REALPDFS=$dir
+}
+
 # prepare_tests: what the tests and benchmarks need (the Temporal CLI,
 # Chromium and the Playwright driver, Postgres), and the variables that
 # tell them where it is. The caller traps stop_postgres on EXIT.
@@ -190,6 +228,7 @@ prepare_tests() {
   ensure_browser
   ensure_firecrawl_clients
   ensure_realdocs
+  ensure_realpdfs
   ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
   export CRAWLER_TEST_DATABASE_URL=$PG_URL
   export TEMPORAL_CLI_PATH=$TEMPORAL_BIN

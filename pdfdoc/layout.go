@@ -1,0 +1,324 @@
+// Package pdfdoc turns PDF documents into markdown: text in reading order,
+// headings where the document sets lines in a larger type than its body,
+// paragraphs rejoined across line breaks (and hyphenated words across
+// lines), running headers, footers and page numbers left out, and a
+// marker at the start of each page (<!-- page N -->).
+//
+// The text and its positions come from PDFium, Chrome's PDF engine, run
+// as WebAssembly inside the process (no cgo, no file system, no program
+// on the machine): it reads the fonts, encodings and encryption real
+// documents use, and a broken document is an error, never a crash.
+// docs/pdf.md says how it was chosen over the others measured.
+package pdfdoc
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Span is a run of text on one line, in one font, with its box in points
+// from the page's bottom left corner (PDF's own coordinates).
+type Span struct {
+	Text                     string
+	Left, Right, Bottom, Top float64
+	Size                     float64
+}
+
+// Page is the text of one page.
+type Page struct {
+	Width, Height float64
+	Spans         []Span
+}
+
+// line is a row of spans read left to right.
+type line struct {
+	text        string
+	top, bottom float64
+	left        float64
+	size        float64 // the largest font size on it
+}
+
+// Markdown lays pages out as markdown (see the package comment).
+func Markdown(pages []Page) string {
+	lines := make([][]line, len(pages))
+	for i, p := range pages {
+		lines[i] = linesOf(p)
+	}
+	dropRunning(lines, pages)
+	body := bodySize(lines)
+	levels := headingLevels(lines, body)
+	var b strings.Builder
+	for i, ls := range lines {
+		if len(pages) > 1 {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			fmt.Fprintf(&b, "<!-- page %d -->", i+1)
+		}
+		for _, block := range blocks(ls, body) {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			if lvl, ok := levels[sizeKey(block.size)]; ok && isHeading(block, body) {
+				b.WriteString(strings.Repeat("#", lvl) + " " + block.text)
+				continue
+			}
+			if isItem(block.text) {
+				b.WriteString(item(block.text))
+				continue
+			}
+			b.WriteString(escapeStart(block.text))
+		}
+	}
+	return strings.TrimSpace(b.String()) + "\n"
+}
+
+// linesOf groups a page's spans into lines, top to bottom: spans whose
+// vertical middles lie within half a line of each other.
+func linesOf(p Page) []line {
+	spans := make([]Span, 0, len(p.Spans))
+	for _, s := range p.Spans {
+		if strings.TrimSpace(s.Text) != "" && s.Top > s.Bottom {
+			spans = append(spans, s)
+		}
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return mid(spans[i]) > mid(spans[j]) })
+	var rows [][]Span
+	for _, s := range spans {
+		if n := len(rows); n > 0 {
+			last := rows[n-1]
+			ref := last[0]
+			if math.Abs(mid(s)-mid(ref)) <= 0.5*math.Min(s.Top-s.Bottom, ref.Top-ref.Bottom) {
+				rows[n-1] = append(last, s)
+				continue
+			}
+		}
+		rows = append(rows, []Span{s})
+	}
+	out := make([]line, 0, len(rows))
+	for _, row := range rows {
+		sort.SliceStable(row, func(i, j int) bool { return row[i].Left < row[j].Left })
+		var b strings.Builder
+		l := line{top: row[0].Top, bottom: row[0].Bottom, left: row[0].Left}
+		prevRight, prevSpace := math.Inf(-1), false
+		for _, s := range row {
+			// PDFium gives a hyphen at a line's end as U+0002.
+			text := strings.Join(strings.Fields(strings.ReplaceAll(s.Text, "\u0002", "-")), " ")
+			// A space between two runs: one of them has it, or there is
+			// room for one between them.
+			space := prevSpace || unicode.IsSpace(firstRune(s.Text)) || s.Left-prevRight > 0.2*s.Size
+			if b.Len() > 0 && space {
+				b.WriteByte(' ')
+			}
+			b.WriteString(text)
+			r, _ := utf8.DecodeLastRuneInString(s.Text)
+			prevRight, prevSpace = s.Right, unicode.IsSpace(r)
+			l.top, l.bottom = math.Max(l.top, s.Top), math.Min(l.bottom, s.Bottom)
+			l.size = math.Max(l.size, s.Size)
+		}
+		l.text = strings.TrimSpace(b.String())
+		if l.text != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+func mid(s Span) float64 { return (s.Top + s.Bottom) / 2 }
+
+// pageNumber matches a line that is only a page number ("3", "- 3 -",
+// "Page 3", "3 of 10", "iv").
+var pageNumber = regexp.MustCompile(`(?i)^[-–— ]*(page\s+)?([0-9]+|[ivxlc]+)(\s*(of|/)\s*[0-9]+)?[-–— ]*$`)
+
+// dropRunning removes running headers and footers: lines in the top or
+// bottom tenth of a page that are page numbers, or whose text (digits
+// aside) recurs there on at least half the pages of a document of three
+// or more.
+func dropRunning(lines [][]line, pages []Page) {
+	margin := func(l line, p Page) bool {
+		h := p.Height
+		if h <= 0 {
+			return false
+		}
+		return l.bottom > 0.9*h || l.top < 0.1*h
+	}
+	// A running head's text, its page numbers aside ("12", "iv",
+	// "12 / 63").
+	numberLike := regexp.MustCompile(`(?i)^[0-9ivxlcdm/.,:()–—-]+$`)
+	key := func(text string) string {
+		var kept []string
+		for _, w := range strings.Fields(text) {
+			if !numberLike.MatchString(w) {
+				kept = append(kept, w)
+			}
+		}
+		return strings.Join(kept, " ")
+	}
+	seen := map[string]int{}
+	if len(pages) >= 3 {
+		for i, ls := range lines {
+			keys := map[string]bool{}
+			for _, l := range ls {
+				if margin(l, pages[i]) {
+					keys[key(l.text)] = true
+				}
+			}
+			for k := range keys {
+				seen[k]++
+			}
+		}
+	}
+	for i, ls := range lines {
+		kept := ls[:0]
+		for _, l := range ls {
+			if margin(l, pages[i]) && (pageNumber.MatchString(l.text) ||
+				len(pages) >= 3 && seen[key(l.text)]*2 >= len(pages)) {
+				continue
+			}
+			kept = append(kept, l)
+		}
+		lines[i] = kept
+	}
+}
+
+// sizeKey rounds a font size to half a point.
+func sizeKey(s float64) float64 { return math.Round(s*2) / 2 }
+
+// bodySize is the font size most of the text is set in.
+func bodySize(lines [][]line) float64 {
+	chars := map[float64]int{}
+	for _, ls := range lines {
+		for _, l := range ls {
+			chars[sizeKey(l.size)] += utf8.RuneCountInString(l.text)
+		}
+	}
+	best, most := 0.0, -1
+	for s, n := range chars {
+		if n > most || n == most && s < best {
+			best, most = s, n
+		}
+	}
+	return best
+}
+
+// headingLevels numbers the sizes larger than the body's from 1 (the
+// largest), up to three levels; the sizes below the third share it.
+func headingLevels(lines [][]line, body float64) map[float64]int {
+	set := map[float64]bool{}
+	for _, ls := range lines {
+		for _, l := range ls {
+			if k := sizeKey(l.size); k >= body*1.15 && len([]rune(l.text)) <= maxHeading {
+				set[k] = true
+			}
+		}
+	}
+	sizes := make([]float64, 0, len(set))
+	for s := range set {
+		sizes = append(sizes, s)
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(sizes)))
+	levels := map[float64]int{}
+	for i, s := range sizes {
+		levels[s] = min(i+1, 3)
+	}
+	return levels
+}
+
+// maxHeading is the longest text taken for a heading.
+const maxHeading = 150
+
+func isHeading(b block, body float64) bool {
+	return b.size >= body*1.15 && len([]rune(b.text)) <= maxHeading && b.lines <= 3
+}
+
+// block is a paragraph or a heading: lines rejoined.
+type block struct {
+	text  string
+	size  float64
+	lines int
+}
+
+// blocks rejoins a page's lines into paragraphs: a line continues the
+// paragraph above when it is set in the same size and follows it within
+// about one and a half lines; a word hyphenated at a line's end is joined
+// again.
+func blocks(ls []line, body float64) []block {
+	var out []block
+	var prev *line
+	for i := range ls {
+		l := &ls[i]
+		if prev != nil && len(out) > 0 && sizeKey(prev.size) == sizeKey(l.size) {
+			gap := prev.bottom - l.top
+			height := prev.top - prev.bottom
+			if gap < 0.9*height && !isItem(l.text) {
+				b := &out[len(out)-1]
+				b.text = joinLines(b.text, l.text)
+				b.lines++
+				prev = l
+				continue
+			}
+		}
+		out = append(out, block{text: l.text, size: l.size, lines: 1})
+		prev = l
+	}
+	return out
+}
+
+// bullets are the marks a list item's line starts with.
+const bullets = "•●▪◦‣∙·–-*"
+
+// isItem reports whether a line starts a list item: a bullet, or a number
+// or letter followed by "." or ")", then a space.
+func isItem(text string) bool {
+	r, n := utf8.DecodeRuneInString(text)
+	if strings.ContainsRune(bullets, r) && strings.HasPrefix(text[n:], " ") {
+		return true
+	}
+	return numbered.MatchString(text)
+}
+
+var numbered = regexp.MustCompile(`^([0-9]{1,3}|[a-z])[.)] `)
+
+// item writes a list item's line as markdown.
+func item(text string) string {
+	r, n := utf8.DecodeRuneInString(text)
+	if strings.ContainsRune(bullets, r) {
+		return "- " + strings.TrimSpace(text[n:])
+	}
+	return text
+}
+
+// joinLines joins a paragraph and its next line: a word hyphenated at the
+// line's end is joined without its hyphen when the next line goes on in
+// lower case.
+func joinLines(a, b string) string {
+	if strings.HasSuffix(a, "-") && len(a) > 1 {
+		r, _ := utf8.DecodeLastRuneInString(strings.TrimSuffix(a, "-"))
+		n, _ := utf8.DecodeRuneInString(b)
+		if unicode.IsLetter(r) && unicode.IsLower(n) {
+			return strings.TrimSuffix(a, "-") + b
+		}
+	}
+	return a + " " + b
+}
+
+// escapeStart keeps a paragraph from being read as markdown syntax it
+// does not mean: a leading "#", ">", "-", "+" or "1." is escaped.
+func escapeStart(text string) string {
+	switch {
+	case strings.HasPrefix(text, "#"), strings.HasPrefix(text, ">"), strings.HasPrefix(text, "+ "),
+		strings.HasPrefix(text, "= "):
+		return `\` + text
+	}
+	return text
+}

@@ -1,0 +1,168 @@
+package pdfdoc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+)
+
+// Limits bound the work one document may take.
+type Limits struct {
+	// MaxPages is the most pages read; the rest are left out (the
+	// document says how many it has).
+	MaxPages int
+	// Timeout bounds the whole conversion.
+	Timeout time.Duration
+}
+
+// Document is a PDF converted.
+type Document struct {
+	Markdown string
+	// Pages is how many pages the document has; Read how many were read.
+	Pages, Read int
+	Title       string
+}
+
+// Errors a document can fail with, besides a broken file's.
+var (
+	ErrEncrypted = errors.New("the PDF is encrypted with a password")
+	ErrTimeout   = errors.New("the PDF took too long to read")
+)
+
+// Converter converts documents with a pool of PDFium instances, started
+// on the first document. It is safe for concurrent use.
+type Converter struct {
+	// Instances is the most documents read at once.
+	Instances int
+
+	once sync.Once
+	pool pdfium.Pool
+	err  error
+}
+
+// start makes the pool: WebAssembly modules with no file system and no
+// output.
+func (c *Converter) start() error {
+	c.once.Do(func() {
+		n := max(c.Instances, 1)
+		c.pool, c.err = webassembly.Init(webassembly.Config{
+			MinIdle: 0, MaxIdle: n, MaxTotal: n,
+			FSConfig: wazero.NewFSConfig(),
+		})
+		if c.err != nil {
+			c.err = fmt.Errorf("start PDFium: %w", c.err)
+		}
+	})
+	return c.err
+}
+
+// Close stops the pool.
+func (c *Converter) Close() {
+	if c.pool != nil {
+		_ = c.pool.Close()
+	}
+}
+
+// Convert reads data as a PDF and lays its pages out as markdown.
+func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Document, error) {
+	if err := c.start(); err != nil {
+		return Document{}, err
+	}
+	if lim.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
+		defer cancel()
+	}
+	inst, err := c.pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		return Document{}, timedOut(ctx, err)
+	}
+	type result struct {
+		doc Document
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		doc, err := read(inst, data, lim)
+		done <- result{doc, err}
+	}()
+	select {
+	case r := <-done:
+		_ = inst.Close()
+		return r.doc, r.err
+	case <-ctx.Done():
+		// The instance is stuck in the document: killed, not reused.
+		_ = inst.Kill()
+		return Document{}, timedOut(ctx, ctx.Err())
+	}
+}
+
+func timedOut(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return err
+}
+
+// read extracts the pages of data with one PDFium instance.
+func read(inst pdfium.Pdfium, data []byte, lim Limits) (Document, error) {
+	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		if errors.Is(err, pdfiumerrors.ErrPassword) {
+			return Document{}, ErrEncrypted
+		}
+		return Document{}, fmt.Errorf("not a PDF PDFium can read: %w", err)
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
+	if err != nil {
+		return Document{}, fmt.Errorf("count the PDF's pages: %w", err)
+	}
+	doc := Document{Pages: count.PageCount, Read: count.PageCount}
+	if lim.MaxPages > 0 && doc.Read > lim.MaxPages {
+		doc.Read = lim.MaxPages
+	}
+	if meta, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: opened.Document, Tag: "Title"}); err == nil {
+		doc.Title = strings.TrimSpace(meta.Value)
+	}
+	pages := make([]Page, 0, doc.Read)
+	for i := range doc.Read {
+		ref := requests.Page{ByIndex: &requests.PageByIndex{Document: opened.Document, Index: i}}
+		size, err := inst.GetPageSize(&requests.GetPageSize{Page: ref})
+		if err != nil {
+			return Document{}, fmt.Errorf("page %d: %w", i+1, err)
+		}
+		text, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: ref,
+			Mode: requests.GetPageTextStructuredModeRects, CollectFontInformation: true})
+		if err != nil {
+			return Document{}, fmt.Errorf("page %d: %w", i+1, err)
+		}
+		p := Page{Width: size.Width, Height: size.Height}
+		for _, r := range text.Rects {
+			s := Span{Text: r.Text, Left: r.PointPosition.Left, Right: r.PointPosition.Right,
+				Top: r.PointPosition.Top, Bottom: r.PointPosition.Bottom}
+			if r.FontInformation != nil {
+				s.Size = r.FontInformation.Size
+				if r.FontInformation.RenderedSize > 0 {
+					s.Size = r.FontInformation.RenderedSize
+				}
+			}
+			p.Spans = append(p.Spans, s)
+		}
+		pages = append(pages, p)
+	}
+	doc.Markdown = Markdown(pages)
+	if doc.Read < doc.Pages {
+		doc.Markdown += fmt.Sprintf("\n<!-- %d more pages not read -->\n", doc.Pages-doc.Read)
+	}
+	return doc, nil
+}
