@@ -26,6 +26,7 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
+	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/pageformats"
 )
 
@@ -63,6 +64,9 @@ var _ PageFetcher = (*fetch.Static)(nil)
 
 // Settings are the server-wide rules the activities apply to every crawl.
 type Settings struct {
+	// PDF bounds the reading of one PDF document (its size is the page
+	// size cap's).
+	PDF pdfdoc.Limits
 	MaxPagesPerCrawl       int
 	DefaultConcurrentPages int
 	MaxConcurrentPages     int
@@ -129,6 +133,9 @@ type Activities struct {
 	// crawl's log says when it waits for a host's back-off. Nil: each
 	// batch keeps its own pace (a Crawl-delay spaces its requests).
 	Hosts *hostbudget.Budget
+	// PDF converts the PDF documents crawls fetch (nil: they are
+	// skipped).
+	PDF *pdfdoc.Converter
 }
 
 // FetchObserver hears of each page fetch: the engine (static or browser),

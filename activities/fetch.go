@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,7 @@ import (
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
+	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/robots"
 )
 
@@ -127,7 +130,7 @@ func (a *Activities) RenderPages(ctx context.Context, in FetchPagesInput) (Fetch
 
 func (a *Activities) fetchBatch(in FetchPagesInput, engine PageFetcher, engineName string) *fetchBatch {
 	return &fetchBatch{in: in, store: a.Store, engine: engine, engineName: engineName, settings: a.Settings, observer: a.Fetches,
-		links: a.Links, hosts: a.Hosts, robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
+		links: a.Links, hosts: a.Hosts, pdf: a.PDF, robots: robotsReader{store: a.Store, fetcher: a.Static, settings: a.Settings}}
 }
 
 // fetchBatch is one run of FetchPages or RenderPages: claim a batch of
@@ -143,6 +146,7 @@ type fetchBatch struct {
 	observer   FetchObserver // nil: none
 	links      *linkmemo.Memo
 	hosts      *hostbudget.Budget // nil: none
+	pdf        *pdfdoc.Converter  // nil: PDFs are skipped
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
@@ -397,7 +401,7 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 	}
 	var toBrowser string // why the page goes to the browser alone
 	// Only a static fetch is judged: a rendered page has had its scripts.
-	if static && b.in.Detect && !notModified && out.State == crawl.PageFetched && (page.Depth == 0 || b.in.RenderDeep) {
+	if static && b.in.Detect && !notModified && out.State == crawl.PageFetched && !r.IsPDF() && (page.Depth == 0 || b.in.RenderDeep) {
 		if js, why := browser.NeedsJavaScript(r.Body); js {
 			out = out.ToBrowser(why)
 			b.mu.Lock()
@@ -415,6 +419,9 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 		State: out.State, Error: out.Reason, Links: newPages(out.Links), Render: toBrowser != ""}
 	switch {
 	case rec.State != crawl.PageFetched:
+	case r.IsPDF() && b.markdown == nil:
+		// Kept for ConvertPages, which reads HTML only: an older run's.
+		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; this crawl converts HTML pages only"
 	case b.tracking:
 		b.track(&rec, page.URL, r, prev, hasPrev, notModified)
 	case b.markdown != nil:
@@ -447,6 +454,10 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 		rec.Screenshot = &db.Screenshot{Token: newScreenshotToken(), ContentType: "image/jpeg", Data: r.Screenshot}
 		shot = screenshotPath + rec.Screenshot.Token
 	}
+	if r.IsPDF() {
+		b.convertPDF(rec, r)
+		return
+	}
 	converters <- struct{}{}
 	c, err := convertHTML(pageURL, r.Body, *b.markdown, shot)
 	<-converters
@@ -456,6 +467,38 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 	}
 	c.PageID = rec.PageID
 	rec.State, rec.Converted = crawl.PageConverted, &c
+}
+
+// convertPDF turns a fetched PDF into markdown in the outcome rec. A
+// document cut at the size cap, encrypted, broken or too slow to read
+// fails its page, and only its page.
+func (b *fetchBatch) convertPDF(rec *db.FetchOutcome, r fetch.Result) {
+	switch {
+	case b.pdf == nil:
+		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; this worker does not read PDFs"
+		return
+	case r.Truncated:
+		rec.State, rec.Error = crawl.PageFailed, fmt.Sprintf("the PDF is larger than the page size cap of %d bytes (CRAWLER_MAX_PAGE_BYTES); not read", len(r.Body))
+		return
+	}
+	began := time.Now()
+	doc, err := b.pdf.Convert(context.Background(), r.Body, b.settings.PDF)
+	if err != nil {
+		rec.State, rec.Error = crawl.PageFailed, "could not read the PDF: "+err.Error()
+		return
+	}
+	title := doc.Title
+	if title == "" {
+		for _, l := range strings.Split(doc.Markdown, "\n") {
+			if t, ok := strings.CutPrefix(l, "# "); ok {
+				title = t
+				break
+			}
+		}
+	}
+	rec.State = crawl.PageConverted
+	rec.Converted = &db.Converted{PageID: rec.PageID, Title: title, Markdown: doc.Markdown,
+		ConvertMS: int(time.Since(began) / time.Millisecond), DocumentPages: doc.Pages}
 }
 
 // loadPrevious reads, for a change-tracking crawl with a crawl to compare

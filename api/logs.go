@@ -165,6 +165,9 @@ type pageJSON struct {
 	FragmentsRemoved int        `json:"fragmentsRemoved"`
 	Engine           string     `json:"engine"`
 	FetchedAt        *time.Time `json:"fetchedAt"`
+	// ContentType is the response's; DocumentPages a PDF's page count.
+	ContentType   string `json:"contentType,omitempty"`
+	DocumentPages int    `json:"documentPages,omitempty"`
 	// Extraction is the LLM's answer to the crawl's extraction
 	// instructions: JSON when it answered JSON, a string otherwise, null
 	// without extraction. ExtractionError says why it is missing.
@@ -222,6 +225,10 @@ func resultView(p db.Page, raw bool, base string) pageJSON {
 	}
 	if p.Fragments != nil {
 		v.Fragments = *p.Fragments
+	}
+	v.ContentType = str(p.ContentType)
+	if p.DocumentPages != nil {
+		v.DocumentPages = *p.DocumentPages
 	}
 	if p.FragmentsRemoved != nil && !raw {
 		v.FragmentsRemoved = *p.FragmentsRemoved

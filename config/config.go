@@ -61,6 +61,10 @@ type Config struct {
 	// rate bound). See package hostbudget.
 	HostMaxInFlight int
 	HostRate        float64
+	// PDFMaxPages and PDFTimeout bound the reading of one PDF document
+	// (its size is bounded by MaxPageBytes).
+	PDFMaxPages int
+	PDFTimeout  time.Duration
 	// MaxPagesPerCrawl bounds crawls that have no maxResults (entireWebsite,
 	// useSitemap, or a current-shape request without maxResults).
 	MaxPagesPerCrawl int
@@ -205,6 +209,8 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		DefaultConcurrentPages: r.integer("CRAWLER_DEFAULT_CONCURRENT_PAGES", 8),
 		HostMaxInFlight:        r.integer("CRAWLER_HOST_MAX_IN_FLIGHT", 32),
 		HostRate:               r.float("CRAWLER_HOST_RATE", 1000),
+		PDFMaxPages:            r.integer("CRAWLER_PDF_MAX_PAGES", 500),
+		PDFTimeout:             r.duration("CRAWLER_PDF_TIMEOUT", time.Minute),
 		MaxPagesPerCrawl:       r.integer("CRAWLER_MAX_PAGES_PER_CRAWL", 10000),
 		PageTimeout:            r.duration("CRAWLER_PAGE_TIMEOUT", 30*time.Second),
 		MaxPageBytes:           r.integer("CRAWLER_MAX_PAGE_BYTES", 10<<20),
@@ -304,6 +310,8 @@ func (c Config) check() error {
 		return fmt.Errorf("CRAWLER_MAX_CONCURRENT_PAGES must be at least 1")
 	case c.DefaultConcurrentPages < 1:
 		return fmt.Errorf("CRAWLER_DEFAULT_CONCURRENT_PAGES must be at least 1")
+	case c.PDFMaxPages < 1 || c.PDFTimeout <= 0:
+		return fmt.Errorf("CRAWLER_PDF_MAX_PAGES must be at least 1 and CRAWLER_PDF_TIMEOUT positive")
 	case c.HostMaxInFlight < 1:
 		return fmt.Errorf("CRAWLER_HOST_MAX_IN_FLIGHT must be at least 1")
 	case c.HostRate < 0:

@@ -139,6 +139,8 @@ type Page struct {
 	Bytes        *int            `bun:"bytes"`
 	FetchMS      *int            `bun:"fetch_ms"`
 	ConvertMS    *int            `bun:"convert_ms"`
+	// DocumentPages is a PDF's page count (nil for HTML pages).
+	DocumentPages *int `bun:"document_pages"`
 	DiscoveredAt time.Time       `bun:"discovered_at,nullzero,notnull,default:now()"`
 	FetchedAt    *time.Time      `bun:"fetched_at"`
 	StoredAt     *time.Time      `bun:"stored_at"`

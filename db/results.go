@@ -25,6 +25,8 @@ type Converted struct {
 	NoIndex bool
 	// Formats are the page's other forms the crawl asked for (nil: none).
 	Formats json.RawMessage
+	// DocumentPages is a PDF's page count; 0 for an HTML page.
+	DocumentPages int
 }
 
 // SaveConverted records the markdown of fetched pages (they become

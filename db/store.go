@@ -575,6 +575,9 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			if err := saveScreenshots(ctx, tx, crawlID, outs, savedIDs); err != nil {
 				return err
 			}
+			if err := saveDocumentPages(ctx, tx, crawlID, outs, savedIDs); err != nil {
+				return err
+			}
 			if err := saveChanges(ctx, tx, crawlID, outs, savedIDs); err != nil {
 				return err
 			}
@@ -685,6 +688,20 @@ RETURNING p.id`,
 	return out, nil
 }
 
+// saveDocumentPages records the page counts of the documents (PDFs)
+// among the saved outcomes.
+func saveDocumentPages(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, saved map[int64]bool) error {
+	for _, o := range outs {
+		if c := o.Converted; c != nil && c.DocumentPages > 0 && saved[o.PageID] {
+			if _, err := tx.NewRaw(`UPDATE pages SET document_pages = ? WHERE id = ? AND crawl_id = ?`,
+				c.DocumentPages, o.PageID, crawlID).Exec(ctx); err != nil {
+				return fmt.Errorf("page count of document %d: %w", o.PageID, err)
+			}
+		}
+	}
+	return nil
+}
+
 func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
 	q := tx.NewUpdate().Model((*Page)(nil)).
 		Set("state = ?", o.State).
@@ -702,6 +719,9 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 	}
 	if c := o.Converted; o.State == crawl.PageConverted && c != nil {
 		q = q.Set("title = ?", c.Title).Set("raw_markdown = ?", c.Markdown).Set("convert_ms = ?", c.ConvertMS)
+		if c.DocumentPages > 0 {
+			q = q.Set("document_pages = ?", c.DocumentPages)
+		}
 		if len(c.Formats) > 0 {
 			q = q.Set("formats = ?::jsonb", string(c.Formats))
 		}

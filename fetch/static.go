@@ -68,6 +68,19 @@ type Result struct {
 // IsHTML reports whether the response is an HTML document.
 func (r Result) IsHTML() bool { return IsHTMLType(r.ContentType) }
 
+// IsPDF reports whether the response is a PDF document: its type says
+// so, or, untyped or typed as bytes, its body starts as a PDF does.
+func (r Result) IsPDF() bool {
+	mt, _, _ := mime.ParseMediaType(r.ContentType)
+	switch mt {
+	case "application/pdf", "application/x-pdf":
+		return true
+	case "", "application/octet-stream", "binary/octet-stream":
+		return bytes.HasPrefix(r.Body, []byte("%PDF-"))
+	}
+	return false
+}
+
 // IsHTMLType reports whether a Content-Type names an HTML document. A
 // missing type is taken as HTML, as browsers sniff it.
 func IsHTMLType(contentType string) bool {

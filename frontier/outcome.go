@@ -78,8 +78,8 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 		return Outcome{page: p, State: crawl.PageSkipped, Reason: declinedRedirect(r, refusal)}
 	case r.StatusCode < 200 || r.StatusCode > 299:
 		return failed(p, r, fmt.Sprintf("the server answered %d", r.StatusCode))
-	case !r.IsHTML():
-		return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("not an HTML page (%s)", r.ContentType)}
+	case !r.IsHTML() && !r.IsPDF():
+		return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("not an HTML page or a PDF (%s)", r.ContentType)}
 	}
 	out := Outcome{page: p}
 	final, err := urlnorm.Clean(nil, r.FinalURL)

@@ -189,7 +189,7 @@ func TestCrawlFixtureSite(t *testing.T) {
 	if l := byURL[s.URL+"/missing"]; l.Message != "Page failed" || l.Data["statusCode"] != float64(404) {
 		t.Errorf("entry of /missing: %+v", l)
 	}
-	if l := byURL[s.URL+"/files/report.pdf"]; l.Message != "Page skipped" || l.Data["statusCode"] != float64(200) {
+	if l := byURL[s.URL+"/files/report.pdf"]; l.Message != "Page failed" || l.Data["statusCode"] != float64(200) || !strings.Contains(l.Description, "could not read the PDF") {
 		t.Errorf("entry of the PDF: %+v", l)
 	}
 	if l := byURL[s.URL+"/old-section-1"]; l.Message != "Page skipped" || !strings.Contains(l.Description, "/section/1") {

@@ -399,6 +399,8 @@ type resultPage struct {
 	Fragments        int             `json:"fragments"`
 	FragmentsRemoved int             `json:"fragmentsRemoved"`
 	Engine           string          `json:"engine"`
+	ContentType      string          `json:"contentType"`
+	DocumentPages    int             `json:"documentPages"`
 	Extraction       json.RawMessage `json:"extraction"`
 	ExtractionError  string          `json:"extractionError"`
 	// The formats asked for besides markdown.

@@ -54,7 +54,7 @@ func TestDefaultsAndHygiene(t *testing.T) {
 		{"/to-private", "Page skipped", "robots.txt"},
 		{"/redirect-me", "Page skipped", "/docs/intro"},
 		{"/canonical-copy", "Page skipped", "canonical"},
-		{"/report.pdf", "Page skipped", "not an HTML page"},
+		{"/report.pdf", "Page failed", "could not read the PDF"},
 		{"/too-slow", "Page failed", "Timeout"},
 		{"/too-slow", "Page failed", "after 2 attempts"},
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/webhook"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -80,6 +81,7 @@ type Workers struct {
 	workers []worker.Worker
 	static  *fetch.Static
 	hosts   *hostbudget.Budget
+	pdf     *pdfdoc.Converter
 }
 
 // New returns the workers of a process; br is nil for a process without a
@@ -108,6 +110,9 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		Fetches: m,
 		Links:   linkmemo.New(linkMemoSize),
 		Hosts:   hosts,
+		// Two documents at once: each is a WebAssembly instance of
+		// PDFium, started with the first PDF.
+		PDF: &pdfdoc.Converter{Instances: 2},
 		// The webhook's URL obeys the fetcher's private-network rule.
 		Webhooks: webhook.NewSender(cfg.WebhookSecret, cfg.UserAgent, cfg.AllowPrivateNetworks),
 		Settings: activities.Settings{
@@ -121,6 +126,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			LLMTaskQueue:           cfg.LLM.TaskQueue,
 			WebhookRetryFor:        cfg.WebhookRetryFor,
 			PublicURL:              cfg.PublicURL,
+			PDF:                    pdfdoc.Limits{MaxPages: cfg.PDFMaxPages, Timeout: cfg.PDFTimeout},
 			Server:                 CrawlServer(cfg),
 			StaticIP:               cfg.StaticEgressIP,
 		},
@@ -141,7 +147,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
 	w.RegisterActivity(acts)
-	ws := &Workers{workers: []worker.Worker{w}, static: static, hosts: hosts}
+	ws := &Workers{workers: []worker.Worker{w}, static: static, hosts: hosts, pdf: acts.PDF}
 	if br != nil {
 		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
 			// Each render activity keeps the browser's page pool busy.
@@ -223,6 +229,7 @@ func (w *Workers) Stop() {
 	}
 	w.static.Close()
 	w.hosts.Close()
+	w.pdf.Close()
 }
 
 // linkMemoSize bounds the links a worker remembers having enqueued, over

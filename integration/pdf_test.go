@@ -1,0 +1,127 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-pdf/fpdf"
+)
+
+// pdfOf writes a PDF of two pages with a title, a heading and known
+// paragraphs; protect encrypts it with a password.
+func pdfOf(t *testing.T, protect bool) []byte {
+	t.Helper()
+	f := fpdf.New("P", "mm", "A4", "")
+	if protect {
+		f.SetProtection(fpdf.CnProtectPrint, "user-secret", "owner-secret")
+	}
+	f.AddPage()
+	f.SetFont("Helvetica", "B", 22)
+	f.MultiCell(0, 10, "Quarterly crawl report", "", "L", false)
+	f.SetFont("Helvetica", "", 11)
+	f.MultiCell(0, 5, strings.Repeat("The durable crawler stored every page of the shop. ", 6), "", "L", false)
+	f.AddPage()
+	f.SetFont("Helvetica", "B", 15)
+	f.MultiCell(0, 8, "Next steps", "", "L", false)
+	f.SetFont("Helvetica", "", 11)
+	f.MultiCell(0, 5, "Documents are pages too.", "", "L", false)
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestPDFPages crawls a site that links PDFs: a generated one and a real
+// manual (Debian's maint-guide, when CRAWLER_REALPDFS has it) become
+// pages with their text as markdown, their type and page count; an
+// encrypted one and a broken one fail, each alone, and the crawl
+// succeeds. Firecrawl's scrape of the PDF answers its markdown.
+func TestPDFPages(t *testing.T) {
+	t.Parallel()
+	good, locked := pdfOf(t, false), pdfOf(t, true)
+	var manual []byte
+	if dir := os.Getenv("CRAWLER_REALPDFS"); dir != "" {
+		var err error
+		if manual, err = os.ReadFile(filepath.Join(dir, "maint-guide.pdf")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Reports</title></head><body><main><h1>Reports</h1><p>Our reports, as PDF documents.</p>
+				<a href="/report.pdf">Report</a> <a href="/files/download?id=7">Report (as bytes)</a>
+				<a href="/locked.pdf">Locked</a> <a href="/broken.pdf">Broken</a> <a href="/manual.pdf">Manual</a></main></body></html>`)
+		case "/report.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(good)
+		case "/files/download":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(good)
+		case "/locked.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(locked)
+		case "/broken.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(good[:len(good)/3])
+		case "/manual.pdf":
+			if manual == nil {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(manual)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := crawlSite(t, env.api, srv, map[string]any{"deduplicateContent": false}, "succeeded")
+	for _, path := range []string{"/report.pdf", "/files/download?id=7"} {
+		p, ok := c.pages[path]
+		if !ok {
+			t.Errorf("%s not stored; stored %v", path, c.paths())
+			continue
+		}
+		if !strings.Contains(p.Markdown, "# Quarterly crawl report") || !strings.Contains(p.Markdown, "## Next steps") ||
+			!strings.Contains(p.Markdown, "The durable crawler stored every page of the shop. The durable crawler") ||
+			!strings.Contains(p.Markdown, "<!-- page 2 -->") {
+			t.Errorf("%s markdown:\n%s", path, p.Markdown)
+		}
+		if p.DocumentPages != 2 || !strings.HasPrefix(p.ContentType, "application/") || p.Title != "Quarterly crawl report" {
+			t.Errorf("%s: documentPages %d, contentType %q, title %q", path, p.DocumentPages, p.ContentType, p.Title)
+		}
+	}
+	for path, says := range map[string]string{"/locked.pdf": "encrypted", "/broken.pdf": "could not read the PDF"} {
+		if e, ok := c.entry(path); !ok || e.Message != "Page failed" || !strings.Contains(e.Description, says) {
+			t.Errorf("%s: entry %+v, want a failed page saying %q", path, e, says)
+		}
+	}
+	if manual != nil {
+		p, ok := c.pages["/manual.pdf"]
+		if !ok || p.DocumentPages < 50 || !strings.Contains(p.Markdown, "Debian New Maintainers") ||
+			!strings.Contains(p.Markdown, "dh_make") || strings.Count(p.Markdown, "<!-- page ") != p.DocumentPages {
+			t.Errorf("the real manual: stored %v, %d pages, %d bytes of markdown", ok, p.DocumentPages, len(p.Markdown))
+		}
+	}
+
+	var scraped struct {
+		Data struct {
+			Markdown string `json:"markdown"`
+		} `json:"data"`
+	}
+	if status, raw := call(t, "POST", env.api+"/v2/scrape", env.keyA, map[string]any{"url": srv.URL + "/report.pdf"}, &scraped); status != http.StatusOK {
+		t.Fatalf("scrape of a PDF = %d %s", status, raw)
+	}
+	if !strings.Contains(scraped.Data.Markdown, "Documents are pages too.") {
+		t.Errorf("scrape of a PDF: %q", scraped.Data.Markdown)
+	}
+}
