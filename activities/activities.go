@@ -26,8 +26,8 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
-	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/pageformats"
+	"github.com/durablecrawl/crawler/pdfdoc"
 )
 
 // Store is what the activities need of the database: the union of each
@@ -66,7 +66,7 @@ var _ PageFetcher = (*fetch.Static)(nil)
 type Settings struct {
 	// PDF bounds the reading of one PDF document (its size is the page
 	// size cap's).
-	PDF pdfdoc.Limits
+	PDF                    pdfdoc.Limits
 	MaxPagesPerCrawl       int
 	DefaultConcurrentPages int
 	MaxConcurrentPages     int

@@ -134,16 +134,16 @@ type Page struct {
 	Engine           *string         `bun:"engine"`
 	// Formats holds the page's forms besides markdown that the crawl
 	// asked for (pageformats.Page as JSON); nil when it asked for none.
-	Formats      json.RawMessage `bun:"formats,type:jsonb,nullzero"`
-	Error        *string         `bun:"error"`
-	Bytes        *int            `bun:"bytes"`
-	FetchMS      *int            `bun:"fetch_ms"`
-	ConvertMS    *int            `bun:"convert_ms"`
+	Formats   json.RawMessage `bun:"formats,type:jsonb,nullzero"`
+	Error     *string         `bun:"error"`
+	Bytes     *int            `bun:"bytes"`
+	FetchMS   *int            `bun:"fetch_ms"`
+	ConvertMS *int            `bun:"convert_ms"`
 	// DocumentPages is a PDF's page count (nil for HTML pages).
-	DocumentPages *int `bun:"document_pages"`
-	DiscoveredAt time.Time       `bun:"discovered_at,nullzero,notnull,default:now()"`
-	FetchedAt    *time.Time      `bun:"fetched_at"`
-	StoredAt     *time.Time      `bun:"stored_at"`
+	DocumentPages *int       `bun:"document_pages"`
+	DiscoveredAt  time.Time  `bun:"discovered_at,nullzero,notnull,default:now()"`
+	FetchedAt     *time.Time `bun:"fetched_at"`
+	StoredAt      *time.Time `bun:"stored_at"`
 
 	// Kept by change-tracking crawls (see package changes): the response's
 	// validators, hashes of the body and of the raw markdown, the page's
