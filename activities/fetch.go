@@ -147,6 +147,10 @@ type fetchBatch struct {
 	links      *linkmemo.Memo
 	hosts      *hostbudget.Budget // nil: none
 	pdf        *pdfdoc.Converter  // nil: PDFs are skipped
+	// pdfLimits bound the reading of each PDF (the server's, narrowed by
+	// the crawl's); skipPDFs leaves them out.
+	pdfLimits pdfdoc.Limits
+	skipPDFs  bool
 
 	crawl    *db.Crawl
 	rules    frontier.Rules
@@ -180,6 +184,10 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 		return FetchPagesResult{}, err
 	}
 	b.crawl = c
+	b.skipPDFs, b.pdfLimits = o.SkipPDFs, b.settings.PDF
+	if o.PDFMaxPages > 0 && (b.pdfLimits.MaxPages == 0 || o.PDFMaxPages < b.pdfLimits.MaxPages) {
+		b.pdfLimits.MaxPages = o.PDFMaxPages
+	}
 	if b.rules, err = frontier.RulesOf(o); err != nil {
 		return FetchPagesResult{}, nonRetryable(err)
 	}
@@ -474,6 +482,9 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 // fails its page, and only its page.
 func (b *fetchBatch) convertPDF(rec *db.FetchOutcome, r fetch.Result) {
 	switch {
+	case b.skipPDFs:
+		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; the crawl's parsers leave PDFs out"
+		return
 	case b.pdf == nil:
 		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; this worker does not read PDFs"
 		return
@@ -482,7 +493,7 @@ func (b *fetchBatch) convertPDF(rec *db.FetchOutcome, r fetch.Result) {
 		return
 	}
 	began := time.Now()
-	doc, err := b.pdf.Convert(context.Background(), r.Body, b.settings.PDF)
+	doc, err := b.pdf.Convert(context.Background(), r.Body, b.pdfLimits)
 	if err != nil {
 		rec.State, rec.Error = crawl.PageFailed, "could not read the PDF: "+err.Error()
 		return

@@ -147,6 +147,11 @@ type Options struct {
 	// WaitForMS is how long the browser waits on each page after it has
 	// loaded and settled, before reading it (Firecrawl's waitFor).
 	WaitForMS int `json:"-" bun:"wait_for_ms,notnull"`
+	// SkipPDFs leaves PDF documents out (Firecrawl's parsers without
+	// "pdf"); PDFMaxPages reads at most this many pages of each (its
+	// maxPages; 0: the server's bound).
+	SkipPDFs    bool `json:"-" bun:"skip_pdfs,notnull"`
+	PDFMaxPages int  `json:"-" bun:"pdf_max_pages,notnull"`
 
 	// Webhook is where the crawl's events go (see package webhook); nil
 	// when the crawl has none.

@@ -125,6 +125,53 @@ func sessionOf(so *ScrapeOptions, o *crawl.Options) {
 		o.Headers = so.Headers
 	}
 	o.Mobile = so.Mobile != nil && *so.Mobile
+	o.SkipPDFs, o.PDFMaxPages, _ = parsersOf(so.Parsers)
+}
+
+// MaxPDFPages bounds a pdf parser's maxPages.
+const MaxPDFPages = 10000
+
+// parsersOf reads scrapeOptions.parsers: "pdf" or {"type": "pdf",
+// "maxPages": n} reads PDF documents (the default when absent), an empty
+// list leaves them out. It returns what to set, or why the value is
+// refused.
+func parsersOf(raw json.RawMessage) (skip bool, maxPages int, msg string) {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return false, 0, ""
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return false, 0, `must be a list of "pdf" or {"type": "pdf", "maxPages": n}`
+	}
+	skip = true
+	for _, p := range list {
+		var name string
+		if json.Unmarshal(p, &name) == nil {
+			if name != "pdf" {
+				return false, 0, fmt.Sprintf("%q is not a parser here (only \"pdf\")", name)
+			}
+			skip = false
+			continue
+		}
+		var obj struct {
+			Type     string          `json:"type"`
+			MaxPages json.RawMessage `json:"maxPages"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(p))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&obj); err != nil || obj.Type != "pdf" {
+			return false, 0, `each parser must be "pdf" or {"type": "pdf", "maxPages": n}`
+		}
+		if len(obj.MaxPages) > 0 && string(obj.MaxPages) != "null" {
+			var n int
+			if err := json.Unmarshal(obj.MaxPages, &n); err != nil || n < 1 || n > MaxPDFPages {
+				return false, 0, fmt.Sprintf("maxPages must be a whole number from 1 to %d", MaxPDFPages)
+			}
+			maxPages = n
+		}
+		skip = false
+	}
+	return skip, maxPages, ""
 }
 
 // MaxWaitFor bounds scrapeOptions.waitFor, in milliseconds.
@@ -377,10 +424,13 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 	for _, r := range []struct {
 		name string
 		v    json.RawMessage
-	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}, {"parsers", so.Parsers}} {
+	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}} {
 		if given(r.v) {
 			fail(r.name, "is not supported here yet")
 		}
+	}
+	if _, _, msg := parsersOf(so.Parsers); msg != "" {
+		fail("parsers", "%s", msg)
 	}
 	if given(so.ChangeTracking) {
 		if _, tracked := native["changeTracking"]; !tracked {

@@ -1,6 +1,7 @@
 package firecrawl
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -224,5 +225,30 @@ func TestBatchOptions(t *testing.T) {
 	}
 	if _, _, err := BatchOptionsOf([]byte(`{"urls":[]}`), crawl.Server{}); err == nil {
 		t.Error("no URLs: accepted")
+	}
+}
+
+func TestParsersOf(t *testing.T) {
+	for raw, want := range map[string]struct {
+		skip     bool
+		maxPages int
+		bad      bool
+	}{
+		``:                                  {},
+		`null`:                              {},
+		`["pdf"]`:                           {},
+		`[]`:                                {skip: true},
+		`[{"type":"pdf","maxPages":3}]`:     {maxPages: 3},
+		`[{"type":"pdf"}]`:                  {},
+		`["docx"]`:                          {bad: true},
+		`[{"type":"pdf","maxPages":0}]`:     {bad: true},
+		`[{"type":"pdf","maxPages":10001}]`: {bad: true},
+		`[{"type":"pdf","pages":3}]`:        {bad: true},
+		`"pdf"`:                             {bad: true},
+	} {
+		skip, maxPages, msg := parsersOf(json.RawMessage(raw))
+		if (msg != "") != want.bad || !want.bad && (skip != want.skip || maxPages != want.maxPages) {
+			t.Errorf("%s: skip %v, maxPages %d, %q; want %+v", raw, skip, maxPages, msg, want)
+		}
 	}
 }

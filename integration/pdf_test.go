@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-pdf/fpdf"
 )
@@ -123,5 +124,33 @@ func TestPDFPages(t *testing.T) {
 	}
 	if !strings.Contains(scraped.Data.Markdown, "Documents are pages too.") {
 		t.Errorf("scrape of a PDF: %q", scraped.Data.Markdown)
+	}
+	// Firecrawl's parsers: a page bound; a parser that is not one.
+	scraped.Data.Markdown = ""
+	if status, raw := call(t, "POST", env.api+"/v2/scrape", env.keyA, map[string]any{"url": srv.URL + "/report.pdf",
+		"parsers": []any{map[string]any{"type": "pdf", "maxPages": 1}}}, &scraped); status != http.StatusOK {
+		t.Fatalf("scrape of a PDF with maxPages 1 = %d %s", status, raw)
+	}
+	if md := scraped.Data.Markdown; !strings.Contains(md, "Quarterly crawl report") || strings.Contains(md, "Documents are pages too.") {
+		t.Errorf("scrape with maxPages 1: %q", md)
+	}
+	status, raw := call(t, "POST", env.api+"/v2/scrape", env.keyA, map[string]any{"url": srv.URL + "/report.pdf", "parsers": []string{"docx"}}, nil)
+	if status != http.StatusBadRequest || !strings.Contains(string(raw), "parsers") {
+		t.Errorf("parsers [docx] = %d %s, want 400 naming parsers", status, raw)
+	}
+	// parsers [] leaves PDFs out of a crawl.
+	var started struct {
+		ID string `json:"id"`
+	}
+	if status, raw := call(t, "POST", env.api+"/v2/crawl", env.keyA, map[string]any{"url": srv.URL + "/", "limit": 10,
+		"scrapeOptions": map[string]any{"parsers": []any{}}}, &started); status != http.StatusOK {
+		t.Fatalf("crawl with parsers [] = %d %s", status, raw)
+	}
+	waitStatus(t, env.api, env.keyA, started.ID, 2*time.Minute, "succeeded")
+	for _, l := range allLogs(t, env.api, env.keyA, started.ID, 200) {
+		if l.Data["url"] == srv.URL+"/report.pdf" && strings.HasPrefix(l.Message, "Page") &&
+			(l.Message != "Page skipped" || !strings.Contains(l.Description, "parsers")) {
+			t.Errorf("the PDF of a crawl with parsers []: %s: %s", l.Message, l.Description)
+		}
 	}
 }
