@@ -41,6 +41,10 @@ type line struct {
 	top, bottom float64
 	left        float64
 	size        float64 // the largest font size on it
+	// cells are the line's runs of text set apart by wide gaps, and
+	// lefts where each starts: a table's row has two or more.
+	cells []string
+	lefts []float64
 }
 
 // Markdown lays pages out as markdown (see the package comment).
@@ -60,9 +64,13 @@ func Markdown(pages []Page) string {
 			}
 			fmt.Fprintf(&b, "<!-- page %d -->", i+1)
 		}
-		for _, block := range blocks(ls, body) {
+		for _, block := range layout(ls, body) {
 			if b.Len() > 0 {
 				b.WriteString("\n\n")
+			}
+			if block.table != "" {
+				b.WriteString(block.table)
+				continue
 			}
 			if lvl, ok := levels[sizeKey(block.size)]; ok && isHeading(block, body) {
 				b.WriteString(strings.Repeat("#", lvl) + " " + block.text)
@@ -106,12 +114,28 @@ func linesOf(p Page) []line {
 		var b strings.Builder
 		l := line{top: row[0].Top, bottom: row[0].Bottom, left: row[0].Left}
 		prevRight, prevSpace := math.Inf(-1), false
+		var cell strings.Builder
+		endCell := func() {
+			if t := strings.TrimSpace(cell.String()); t != "" {
+				l.cells = append(l.cells, t)
+			}
+			cell.Reset()
+		}
 		for _, s := range row {
 			// PDFium gives a hyphen at a line's end as U+0002.
 			text := strings.Join(strings.Fields(strings.ReplaceAll(s.Text, "\u0002", "-")), " ")
 			// A space between two runs: one of them has it, or there is
-			// room for one between them.
+			// room for one between them; a wide gap starts a cell.
 			space := prevSpace || unicode.IsSpace(firstRune(s.Text)) || s.Left-prevRight > 0.2*s.Size
+			if s.Left-prevRight > cellGap*s.Size {
+				endCell()
+			}
+			if cell.Len() == 0 {
+				l.lefts = append(l.lefts, s.Left)
+			} else if space {
+				cell.WriteByte(' ')
+			}
+			cell.WriteString(text)
 			if b.Len() > 0 && space {
 				b.WriteByte(' ')
 			}
@@ -120,6 +144,10 @@ func linesOf(p Page) []line {
 			prevRight, prevSpace = s.Right, unicode.IsSpace(r)
 			l.top, l.bottom = math.Max(l.top, s.Top), math.Min(l.bottom, s.Bottom)
 			l.size = math.Max(l.size, s.Size)
+		}
+		endCell()
+		if len(l.lefts) > len(l.cells) {
+			l.lefts = l.lefts[:len(l.cells)]
 		}
 		l.text = strings.TrimSpace(b.String())
 		if l.text != "" {
@@ -241,11 +269,74 @@ func isHeading(b block, body float64) bool {
 	return b.size >= body*1.15 && len([]rune(b.text)) <= maxHeading && b.lines <= 3
 }
 
-// block is a paragraph or a heading: lines rejoined.
+// block is a paragraph or a heading (lines rejoined), or a table.
 type block struct {
 	text  string
 	size  float64
 	lines int
+	table string // the table in markdown, when the block is one
+}
+
+// cellGap is the gap, in font sizes, that sets a line's cells apart.
+const cellGap = 1.5
+
+// layout splits a page's lines into tables and the text around them:
+// two or more lines in a row with the same number (two or more) of cells
+// starting at the same places, each close under the last, are a table
+// whose first row is its header.
+func layout(ls []line, body float64) []block {
+	var out []block
+	start := 0
+	for i := 0; i < len(ls); {
+		j := i + 1
+		for j < len(ls) && sameColumns(ls[j-1], ls[j]) {
+			j++
+		}
+		if j-i >= 2 && len(ls[i].cells) >= 2 {
+			out = append(out, blocks(ls[start:i], body)...)
+			out = append(out, block{table: table(ls[i:j])})
+			start = j
+		}
+		i = j
+	}
+	return append(out, blocks(ls[start:], body)...)
+}
+
+// sameColumns reports whether b is the next row of a table a is in.
+func sameColumns(a, b line) bool {
+	if len(a.cells) < 2 || len(a.cells) != len(b.cells) {
+		return false
+	}
+	if gap := a.bottom - b.top; gap > 1.5*(a.top-a.bottom) {
+		return false
+	}
+	for k := range a.lefts {
+		if math.Abs(a.lefts[k]-b.lefts[k]) > a.size {
+			return false
+		}
+	}
+	return true
+}
+
+// table writes rows as a markdown table, the first its header.
+func table(rows []line) string {
+	var b strings.Builder
+	for r, row := range rows {
+		b.WriteString("|")
+		for _, c := range row.cells {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+		}
+		if r == 0 {
+			b.WriteString("\n|")
+			for range row.cells {
+				b.WriteString("---|")
+			}
+		}
+		if r < len(rows)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // blocks rejoins a page's lines into paragraphs: a line continues the

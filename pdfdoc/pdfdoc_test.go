@@ -124,3 +124,31 @@ func TestRealManual(t *testing.T) {
 		t.Errorf("%d pages, markers %d", doc.Pages, strings.Count(doc.Markdown, "<!-- page "))
 	}
 }
+
+func TestTable(t *testing.T) {
+	f := fpdf.New("P", "mm", "A4", "")
+	f.AddPage()
+	f.SetFont("Helvetica", "", 11)
+	f.MultiCell(0, 5, "The manuals read so far:", "", "L", false)
+	f.Ln(3)
+	for _, row := range [][]string{{"Manual", "Pages", "State"}, {"maint-guide", "63", "read"}, {"policy", "193", "read"}} {
+		for _, cell := range row {
+			f.CellFormat(45, 7, cell, "1", 0, "L", false, 0, "")
+		}
+		f.Ln(-1)
+	}
+	f.Ln(3)
+	f.MultiCell(0, 5, "Both were read in full.", "", "L", false)
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := converter.Convert(context.Background(), buf.Bytes(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The manuals read so far:\n\n| Manual | Pages | State |\n|---|---|---|\n| maint-guide | 63 | read |\n| policy | 193 | read |\n\nBoth were read in full.\n"
+	if doc.Markdown != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want)
+	}
+}

@@ -297,12 +297,18 @@ var (
 	syntax  = regexp.MustCompile(`(?m)^(#+|-|\\)\s*`)
 )
 
-// words is text's words for comparison: markdown syntax and page markers
-// removed, punctuation kept.
+// words is text's words for comparison: markdown syntax (heading and
+// item marks, table bars) and page markers removed, punctuation kept.
 func words(text string) []string {
 	text = markers.ReplaceAllString(text, " ")
 	text = syntax.ReplaceAllString(text, "")
-	return strings.Fields(text)
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if strings.Trim(w, "|-") != "" { // a table's rules and bars are syntax too
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // trigramRecall is the share of reference's word trigrams, weighted by
