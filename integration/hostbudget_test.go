@@ -98,6 +98,25 @@ func (s *crowdSite) serve(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, b.String())
 }
 
+// crawlAll starts n crawls of the whole site at 32 pages in flight each on
+// the polite deployment, waits until every one has succeeded with every
+// page, and returns their IDs.
+func (s *crowdSite) crawlAll(t *testing.T, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = create(t, env.politeAPI, env.keyA, map[string]any{"startUrl": s.URL + "/p/0",
+			"maxConcurrentPages": 32, "maxResults": s.pages}).ID
+	}
+	for _, id := range ids {
+		c := waitStatus(t, env.politeAPI, env.keyA, id, 3*time.Minute, "succeeded")
+		if c.TotalPages != s.pages {
+			t.Errorf("crawl %s stored %d pages, want %d", id, c.TotalPages, s.pages)
+		}
+	}
+	return ids
+}
+
 // TestHostBudgetCrowd: twenty crawls of one site at 32 pages in flight
 // each, run by two workers, send it no more than the host's budget: at
 // most politeLimits.MaxInFlight requests at once, politeLimits.Rate in
@@ -106,17 +125,7 @@ func TestHostBudgetCrowd(t *testing.T) {
 	t.Parallel()
 	const crawls, pages = 20, 24
 	site := newCrowdSite(t, pages, 0, 0)
-	ids := make([]string, crawls)
-	for i := range ids {
-		ids[i] = create(t, env.politeAPI, env.keyA, map[string]any{"startUrl": site.URL + "/p/0",
-			"maxConcurrentPages": 32, "maxResults": pages}).ID
-	}
-	for _, id := range ids {
-		c := waitStatus(t, env.politeAPI, env.keyA, id, 3*time.Minute, "succeeded")
-		if c.TotalPages != pages {
-			t.Errorf("crawl %s stored %d pages, want %d", id, c.TotalPages, pages)
-		}
-	}
+	site.crawlAll(t, crawls)
 	site.mu.Lock()
 	defer site.mu.Unlock()
 	busiest := 0
@@ -146,17 +155,7 @@ func TestHostBudgetBackoff(t *testing.T) {
 	const crawls, pages = 4, 30
 	retryAfter := 3 * time.Second
 	site := newCrowdSite(t, pages, 30, retryAfter)
-	ids := make([]string, crawls)
-	for i := range ids {
-		ids[i] = create(t, env.politeAPI, env.keyA, map[string]any{"startUrl": site.URL + "/p/0",
-			"maxConcurrentPages": 32, "maxResults": pages}).ID
-	}
-	for _, id := range ids {
-		c := waitStatus(t, env.politeAPI, env.keyA, id, 3*time.Minute, "succeeded")
-		if c.TotalPages != pages {
-			t.Errorf("crawl %s stored %d pages, want %d", id, c.TotalPages, pages)
-		}
-	}
+	ids := site.crawlAll(t, crawls)
 	site.mu.Lock()
 	at, during := site.throttledAt, site.duringThrottle
 	site.mu.Unlock()

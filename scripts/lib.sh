@@ -139,23 +139,32 @@ REALDOCS_PACKAGES=(
   "git-doc:usr/share/doc/git-doc"
 )
 
+# deb_download PKG DIR: Debian's package PKG into DIR (its .deb), once;
+# prints the .deb's path.
+deb_download() {
+  local pkg=$1 dir=$2 sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  if ! ls "$dir/${pkg}"_*.deb >/dev/null 2>&1; then
+    if ! (cd "$dir" && apt-get download "$pkg" >&2 2>/dev/null); then
+      $sudo apt-get update -qq >&2
+      (cd "$dir" && apt-get download "$pkg" >&2) || die "could not download $pkg"
+    fi
+  fi
+  ls "$dir/${pkg}"_*.deb | head -1
+}
+
 # ensure_realdocs: the real manuals the tests crawl, downloaded once from
 # Debian's archive into .data/realdocs (a few tens of MB); sets
 # CRAWLER_REALDOCS to the folder that holds usr/share/doc.
 ensure_realdocs() {
-  local dir="$DATA/realdocs" sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  local dir="$DATA/realdocs"
   mkdir -p "$dir/debs"
   for entry in "${REALDOCS_PACKAGES[@]}"; do
     local pkg=${entry%%:*} paths=${entry#*:}
     if [ ! -f "$dir/$pkg.done" ]; then
       say "downloading the $pkg manual from Debian's archive (for the real-site tests)"
-      if ! (cd "$dir/debs" && apt-get download "$pkg" >&2 2>/dev/null); then
-        $sudo apt-get update -qq >&2
-        (cd "$dir/debs" && apt-get download "$pkg" >&2) || die "could not download $pkg"
-      fi
       local deb
-      deb=$(ls "$dir/debs/${pkg}"_*.deb | head -1)
+      deb=$(deb_download "$pkg" "$dir/debs")
       local wanted=()
       for p in $paths; do wanted+=("./$p"); done
       dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir" "${wanted[@]}" 2>/dev/null \
@@ -181,21 +190,14 @@ REALPDFS=(
 # ensure_realpdfs: the manuals of REALPDFS in $DATA/realpdfs as NAME.pdf
 # (or .pdf.gz) beside NAME.txt.gz. Exports CRAWLER_REALPDFS.
 ensure_realpdfs() {
-  local dir="$DATA/realpdfs" sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  local dir="$DATA/realpdfs"
   mkdir -p "$dir/debs" "$dir/tree"
   for entry in "${REALPDFS[@]}"; do
     IFS=: read -r pkg pdfpath txtpath name <<<"$entry"
     [ -f "$dir/$name.done" ] && continue
-    if ! ls "$dir/debs/${pkg}"_*.deb >/dev/null 2>&1; then
-      say "downloading $pkg from Debian's archive (for the PDF measurements)"
-      if ! (cd "$dir/debs" && apt-get download "$pkg" >&2 2>/dev/null); then
-        $sudo apt-get update -qq >&2
-        (cd "$dir/debs" && apt-get download "$pkg" >&2) || die "could not download $pkg"
-      fi
-    fi
+    say "reading $pkg from Debian's archive (for the PDF tests and measurements)"
     local deb
-    deb=$(ls "$dir/debs/${pkg}"_*.deb | head -1)
+    deb=$(deb_download "$pkg" "$dir/debs")
     dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/tree" "./$pdfpath" "./$txtpath" || die "could not unpack $pkg"
     local ext=pdf
     [[ $pdfpath == *.gz ]] && ext=pdf.gz

@@ -127,11 +127,7 @@ func main() {
 // ledongthuc reads every page's glyphs with ledongthuc/pdf and lays them
 // out with pdfdoc, as pdfium's are.
 func ledongthuc(data []byte) (text string, pages int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
+	defer recovered(&err)
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return "", 0, err
@@ -155,11 +151,7 @@ func ledongthuc(data []byte) (text string, pages int, err error) {
 
 // ledongthucPlain is ledongthuc/pdf's own plain text of the document.
 func ledongthucPlain(data []byte) (text string, pages int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
+	defer recovered(&err)
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return "", 0, err
@@ -170,6 +162,13 @@ func ledongthucPlain(data []byte) (text string, pages int, err error) {
 	}
 	b, err := io.ReadAll(rd)
 	return string(b), r.NumPage(), err
+}
+
+// recovered turns a panic of the library into the error *err.
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("panic: %v", r)
+	}
 }
 
 // generated makes documents whose text is known.
