@@ -77,14 +77,16 @@ func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Docum
 	if err := c.start(); err != nil {
 		return Document{}, err
 	}
+	// The wait for a free instance is not the document's time: each
+	// instance is back within the timeout.
+	inst, err := c.pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		return Document{}, err
+	}
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
 		defer cancel()
-	}
-	inst, err := c.pool.GetInstanceWithContext(ctx)
-	if err != nil {
-		return Document{}, timedOut(ctx, err)
 	}
 	type result struct {
 		doc Document
