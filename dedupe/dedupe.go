@@ -20,7 +20,8 @@ import (
 type Kind uint8
 
 // Block kinds. Paragraph, Heading, ListItem, TableHeader, TableRow and
-// Code are fragments when they hold text; Rule and TableDelimiter are
+// Code are fragments when they hold text; Rule, TableDelimiter and Marker
+// (a line that is only an HTML comment, such as a PDF's page marker) are
 // structure.
 const (
 	Paragraph Kind = iota
@@ -31,6 +32,7 @@ const (
 	TableRow
 	Code
 	Rule
+	Marker
 )
 
 // Hash identifies a fragment: the first 16 bytes of the SHA-256 of its
@@ -55,6 +57,7 @@ type Block struct {
 var (
 	atxHeading   = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+|$)`)
 	setextLine   = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
+	marker       = regexp.MustCompile(`^<!--[^>]*-->$`)
 	rule         = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
 	listMarker   = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)`)
 	fenceOpen    = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
@@ -93,6 +96,9 @@ func Split(markdown string) []Block {
 		case rule.MatchString(line):
 			add(Block{Kind: Rule, Text: line})
 			i++
+		case marker.MatchString(line):
+			add(Block{Kind: Marker, Text: line})
+			i++
 		case isTableRow(line):
 			if i+1 < len(lines) && tableDelim.MatchString(lines[i+1]) && strings.Contains(lines[i+1], "-") {
 				add(Block{Kind: TableHeader, Text: line})
@@ -129,7 +135,7 @@ func Split(markdown string) []Block {
 	}
 	for i := range blocks {
 		b := &blocks[i]
-		if b.Kind == Rule || b.Kind == TableDelimiter {
+		if b.Kind == Rule || b.Kind == TableDelimiter || b.Kind == Marker {
 			continue
 		}
 		if n := normalize(*b); n != "" {

@@ -292,3 +292,27 @@ func BenchmarkSplitAssemble(b *testing.B) {
 		Assemble(blocks, func(h Hash) bool { return owned[h] })
 	}
 }
+
+// TestPageMarkersAreStructure: a PDF's page markers are the same in every
+// document, yet never fragments, so deduplication keeps them on each.
+func TestPageMarkersAreStructure(t *testing.T) {
+	blocks := Split("<!-- page 1 -->\n\nText of the report.\n\n<!-- page 2 -->\n\nMore text.")
+	markers := 0
+	for _, b := range blocks {
+		if b.Kind == Marker {
+			markers++
+			if b.Fragment {
+				t.Errorf("marker %q is a fragment", b.Text)
+			}
+		}
+	}
+	if markers != 2 {
+		t.Errorf("%d markers in %+v", markers, blocks)
+	}
+	// Another page owns "More text.": the markers stay with the text kept.
+	res := Assemble(blocks, func(h Hash) bool { return h == blocks[1].Hash })
+	if !strings.Contains(res.Markdown, "<!-- page 1 -->") || !strings.Contains(res.Markdown, "<!-- page 2 -->") ||
+		strings.Contains(res.Markdown, "More text.") {
+		t.Errorf("assembled: %q", res.Markdown)
+	}
+}

@@ -2,7 +2,8 @@
 // headings where the document sets lines in a larger type than its body,
 // paragraphs rejoined across line breaks (and hyphenated words across
 // lines), running headers, footers and page numbers left out, and a
-// marker at the start of each page (<!-- page N -->).
+// marker at the start of each page of a document of several
+// (<!-- page N -->).
 //
 // The text and its positions come from PDFium, Chrome's PDF engine, run
 // as WebAssembly inside the process (no cgo, no file system, no program
@@ -72,7 +73,7 @@ func Markdown(pages []Page) string {
 				b.WriteString(block.table)
 				continue
 			}
-			if lvl, ok := levels[sizeKey(block.size)]; ok && isHeading(block, body) {
+			if lvl, ok := levels[sizeKey(block.size)]; ok && body > 0 && isHeading(block, body) {
 				b.WriteString(strings.Repeat("#", lvl) + " " + block.text)
 				continue
 			}
@@ -243,6 +244,9 @@ func bodySize(lines [][]line) float64 {
 // largest), up to three levels; the sizes below the third share it.
 func headingLevels(lines [][]line, body float64) map[float64]int {
 	set := map[float64]bool{}
+	if body <= 0 {
+		return nil // no size known: no headings
+	}
 	for _, ls := range lines {
 		for _, l := range ls {
 			if k := sizeKey(l.size); k >= body*1.15 && len([]rune(l.text)) <= maxHeading {

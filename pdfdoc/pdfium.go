@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Limits bound the work one document may take.
@@ -49,6 +52,9 @@ type Converter struct {
 	err  error
 }
 
+// memoryPages bounds each instance's memory: 1 GiB.
+const memoryPages = 16384
+
 // start makes the pool: WebAssembly modules with no file system and no
 // output.
 func (c *Converter) start() error {
@@ -57,6 +63,14 @@ func (c *Converter) start() error {
 		c.pool, c.err = webassembly.Init(webassembly.Config{
 			MinIdle: 0, MaxIdle: n, MaxTotal: n,
 			FSConfig: wazero.NewFSConfig(),
+			Stdout:   io.Discard, Stderr: io.Discard,
+			// The features the module needs (exception handling is how
+			// it was built), and what lets a kill stop it: a running
+			// call ends when its instance's context does; memory at most
+			// memoryPages of 64 KiB.
+			RuntimeConfig: wazero.NewRuntimeConfig().
+				WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+				WithCloseOnContextDone(true).WithMemoryLimitPages(memoryPages),
 		})
 		if c.err != nil {
 			c.err = fmt.Errorf("start PDFium: %w", c.err)
@@ -94,6 +108,11 @@ func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Docum
 	}
 	done := make(chan result, 1)
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("the PDF could not be read: %v", r)}
+			}
+		}()
 		doc, err := read(inst, data, lim)
 		done <- result{doc, err}
 	}()
@@ -134,9 +153,9 @@ func read(inst pdfium.Pdfium, data []byte, lim Limits) (Document, error) {
 		doc.Read = lim.MaxPages
 	}
 	if meta, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: opened.Document, Tag: "Title"}); err == nil {
-		doc.Title = strings.TrimSpace(meta.Value)
+		doc.Title = clean(strings.TrimSpace(meta.Value))
 	}
-	pages := make([]Page, 0, doc.Read)
+	pages := make([]Page, 0, max(doc.Read, 0))
 	for i := range doc.Read {
 		ref := requests.Page{ByIndex: &requests.PageByIndex{Document: opened.Document, Index: i}}
 		size, err := inst.GetPageSize(&requests.GetPageSize{Page: ref})
@@ -162,9 +181,14 @@ func read(inst pdfium.Pdfium, data []byte, lim Limits) (Document, error) {
 		}
 		pages = append(pages, p)
 	}
-	doc.Markdown = Markdown(pages)
+	doc.Markdown = clean(Markdown(pages))
 	if doc.Read < doc.Pages {
 		doc.Markdown += fmt.Sprintf("\n<!-- %d more pages not read -->\n", doc.Pages-doc.Read)
 	}
 	return doc, nil
+}
+
+// clean makes text storable: valid UTF-8 without NUL bytes.
+func clean(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
