@@ -229,7 +229,7 @@ func run(m *testing.M) int {
 		Server:    crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext), AllowPrivateNetworks: true},
 		Schedules: env.temporal.ScheduleClient()}))
 
-	for range 2 {
+	for range politeWorkers {
 		wc := cfg
 		wc.TaskQueue, wc.AllowPrivateNetworks = politeTaskQueue, true
 		wc.HostMaxInFlight, wc.HostRate = politeLimits.MaxInFlight, politeLimits.Rate
