@@ -46,6 +46,9 @@ type line struct {
 	// lefts where each starts: a table's row has two or more.
 	cells []string
 	lefts []float64
+	// region is the part of the page the line is read in (see regions):
+	// paragraphs and tables do not run from one to the next.
+	region int
 }
 
 // Markdown lays pages out as markdown (see the package comment).
@@ -87,8 +90,8 @@ func Markdown(pages []Page) string {
 	return strings.TrimSpace(b.String()) + "\n"
 }
 
-// linesOf groups a page's spans into lines, top to bottom: spans whose
-// vertical middles lie within half a line of each other.
+// linesOf groups a page's spans into lines, top to bottom (see rowsOf),
+// read region by region (see regions).
 func linesOf(p Page) []line {
 	spans := make([]Span, 0, len(p.Spans))
 	for _, s := range p.Spans {
@@ -96,6 +99,22 @@ func linesOf(p Page) []line {
 			spans = append(spans, s)
 		}
 	}
+	var out []line
+	for r, region := range regions(spans, p.Width) {
+		for _, row := range rowsOf(region) {
+			if l := lineOf(row); l.text != "" {
+				l.region = r
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// rowsOf groups spans into rows, top to bottom: spans whose vertical
+// middles lie within half a line of each other.
+func rowsOf(spans []Span) [][]Span {
+	spans = append([]Span(nil), spans...)
 	sort.SliceStable(spans, func(i, j int) bool { return mid(spans[i]) > mid(spans[j]) })
 	var rows [][]Span
 	for _, s := range spans {
@@ -109,53 +128,178 @@ func linesOf(p Page) []line {
 		}
 		rows = append(rows, []Span{s})
 	}
-	out := make([]line, 0, len(rows))
-	for _, row := range rows {
-		sort.SliceStable(row, func(i, j int) bool { return row[i].Left < row[j].Left })
-		var b strings.Builder
-		l := line{top: row[0].Top, bottom: row[0].Bottom, left: row[0].Left}
-		prevRight, prevSpace := math.Inf(-1), false
-		var cell strings.Builder
-		endCell := func() {
-			if t := strings.TrimSpace(cell.String()); t != "" {
-				l.cells = append(l.cells, t)
-			}
-			cell.Reset()
+	return rows
+}
+
+// lineOf reads a row's spans left to right into a line.
+func lineOf(row []Span) line {
+	sort.SliceStable(row, func(i, j int) bool { return row[i].Left < row[j].Left })
+	var b strings.Builder
+	l := line{top: row[0].Top, bottom: row[0].Bottom, left: row[0].Left}
+	prevRight, prevSpace := math.Inf(-1), false
+	var cell strings.Builder
+	endCell := func() {
+		if t := strings.TrimSpace(cell.String()); t != "" {
+			l.cells = append(l.cells, t)
 		}
-		for _, s := range row {
-			// PDFium gives a hyphen at a line's end as U+0002.
-			text := strings.Join(strings.Fields(strings.ReplaceAll(s.Text, "\u0002", "-")), " ")
-			// A space between two runs: one of them has it, or there is
-			// room for one between them; a wide gap starts a cell.
-			space := prevSpace || unicode.IsSpace(firstRune(s.Text)) || s.Left-prevRight > 0.2*s.Size
-			if s.Left-prevRight > cellGap*s.Size {
-				endCell()
-			}
-			if cell.Len() == 0 {
-				l.lefts = append(l.lefts, s.Left)
-			} else if space {
-				cell.WriteByte(' ')
-			}
-			cell.WriteString(text)
-			if b.Len() > 0 && space {
-				b.WriteByte(' ')
-			}
-			b.WriteString(text)
-			r, _ := utf8.DecodeLastRuneInString(s.Text)
-			prevRight, prevSpace = s.Right, unicode.IsSpace(r)
-			l.top, l.bottom = math.Max(l.top, s.Top), math.Min(l.bottom, s.Bottom)
-			l.size = math.Max(l.size, s.Size)
+		cell.Reset()
+	}
+	for _, s := range row {
+		// PDFium gives a hyphen at a line's end as U+0002.
+		text := strings.Join(strings.Fields(strings.ReplaceAll(s.Text, "\u0002", "-")), " ")
+		// A space between two runs: one of them has it, or there is
+		// room for one between them; a wide gap starts a cell.
+		space := prevSpace || unicode.IsSpace(firstRune(s.Text)) || s.Left-prevRight > 0.2*s.Size
+		if s.Left-prevRight > cellGap*s.Size {
+			endCell()
 		}
-		endCell()
-		if len(l.lefts) > len(l.cells) {
-			l.lefts = l.lefts[:len(l.cells)]
+		if cell.Len() == 0 {
+			l.lefts = append(l.lefts, s.Left)
+		} else if space {
+			cell.WriteByte(' ')
 		}
-		l.text = strings.TrimSpace(b.String())
-		if l.text != "" {
-			out = append(out, l)
+		cell.WriteString(text)
+		if b.Len() > 0 && space {
+			b.WriteByte(' ')
+		}
+		b.WriteString(text)
+		r, _ := utf8.DecodeLastRuneInString(s.Text)
+		prevRight, prevSpace = s.Right, unicode.IsSpace(r)
+		l.top, l.bottom = math.Max(l.top, s.Top), math.Min(l.bottom, s.Bottom)
+		l.size = math.Max(l.size, s.Size)
+	}
+	endCell()
+	if len(l.lefts) > len(l.cells) {
+		l.lefts = l.lefts[:len(l.cells)]
+	}
+	l.text = strings.TrimSpace(b.String())
+	return l
+}
+
+// regions splits a page's spans into the parts read one after another.
+// A page in one column is one region. On a page set in two columns (see
+// gutter), the lines that cross the gutter (a title, an abstract, a wide
+// figure, a centred page number) cut the page into bands, and each band
+// is read as its left column, then its right one, before the crossing
+// line under it.
+func regions(spans []Span, width float64) [][]Span {
+	x, ok := gutter(spans, width)
+	if !ok {
+		return [][]Span{spans}
+	}
+	var crossing, columns []Span
+	for _, s := range spans {
+		if s.Left < x && s.Right > x {
+			crossing = append(crossing, s)
+		} else {
+			columns = append(columns, s)
+		}
+	}
+	cuts := rowsOf(crossing)
+	// band is how many crossing rows lie above s.
+	band := func(s Span) int {
+		return sort.Search(len(cuts), func(k int) bool { return mid(cuts[k][0]) < mid(s) })
+	}
+	left := make([][]Span, len(cuts)+1)
+	right := make([][]Span, len(cuts)+1)
+	for _, s := range columns {
+		if k := band(s); s.Right <= x {
+			left[k] = append(left[k], s)
+		} else {
+			right[k] = append(right[k], s)
+		}
+	}
+	var out [][]Span
+	for k := range left {
+		for _, r := range [][]Span{left[k], right[k]} {
+			if len(r) > 0 {
+				out = append(out, r)
+			}
+		}
+		if k < len(cuts) {
+			out = append(out, cuts[k])
 		}
 	}
 	return out
+}
+
+// gutter finds the gap between the two columns of a page set in two: the
+// middle of the widest stretch, in the middle two fifths of the page, that
+// the fewest spans cross. It is a gutter only if few spans cross it and
+// each side holds a column of text: five lines or more, a quarter of the
+// page wide or more, most lines filling most of its width, few with the
+// wide gaps of a table's cells.
+func gutter(spans []Span, width float64) (float64, bool) {
+	if width <= 0 || len(spans) < 10 {
+		return 0, false
+	}
+	from, to := math.Ceil(0.3*width), math.Floor(0.7*width)
+	least, bestX, bestRun := len(spans)+1, 0.0, 0
+	run := 0
+	for x := from; x <= to; x++ {
+		n := 0
+		for _, s := range spans {
+			if s.Left < x && s.Right > x {
+				n++
+			}
+		}
+		switch {
+		case n < least:
+			least, run, bestRun, bestX = n, 1, 1, x
+		case n == least:
+			run++
+			if run > bestRun {
+				bestRun, bestX = run, x-float64(run-1)/2
+			}
+		default:
+			run = 0
+		}
+	}
+	if least > max(2, len(spans)/10) {
+		return 0, false
+	}
+	var left, right []Span
+	for _, s := range spans {
+		switch {
+		case s.Right <= bestX:
+			left = append(left, s)
+		case s.Left >= bestX:
+			right = append(right, s)
+		}
+	}
+	if !column(left, width) || !column(right, width) {
+		return 0, false
+	}
+	return bestX, true
+}
+
+// column reports whether spans, one side of a page, read as a column of
+// text (see gutter).
+func column(spans []Span, width float64) bool {
+	rows := rowsOf(spans)
+	if len(rows) < 5 {
+		return false
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	widths := make([]float64, 0, len(rows))
+	cells := 0
+	for _, row := range rows {
+		l := lineOf(row)
+		r := math.Inf(-1)
+		for _, s := range row {
+			r = math.Max(r, s.Right)
+		}
+		lo, hi = math.Min(lo, l.left), math.Max(hi, r)
+		widths = append(widths, r-l.left)
+		if len(l.cells) > 1 {
+			cells++
+		}
+	}
+	if hi-lo < 0.25*width || cells*5 > len(rows) {
+		return false
+	}
+	sort.Float64s(widths)
+	return widths[len(widths)/2] >= 0.6*(hi-lo)
 }
 
 func firstRune(s string) rune {
@@ -308,7 +452,7 @@ func layout(ls []line, body float64) []block {
 
 // sameColumns reports whether b is the next row of a table a is in.
 func sameColumns(a, b line) bool {
-	if len(a.cells) < 2 || len(a.cells) != len(b.cells) {
+	if len(a.cells) < 2 || len(a.cells) != len(b.cells) || a.region != b.region {
 		return false
 	}
 	if gap := a.bottom - b.top; gap > 1.5*(a.top-a.bottom) {
@@ -352,9 +496,11 @@ func blocks(ls []line, body float64) []block {
 	var prev *line
 	for i := range ls {
 		l := &ls[i]
-		if prev != nil && len(out) > 0 && sizeKey(prev.size) == sizeKey(l.size) {
+		if prev != nil && len(out) > 0 && prev.region == l.region && sizeKey(prev.size) == sizeKey(l.size) {
 			gap := prev.bottom - l.top
-			height := prev.top - prev.bottom
+			// A line's box is its glyphs' (shorter on a line without
+			// capitals), so the type size stands for it when larger.
+			height := math.Max(prev.top-prev.bottom, prev.size)
 			if gap < 0.9*height && !isItem(l.text) {
 				b := &out[len(out)-1]
 				b.text = joinLines(b.text, l.text)

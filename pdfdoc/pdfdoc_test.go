@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,5 +151,95 @@ func TestTable(t *testing.T) {
 	want := "The manuals read so far:\n\n| Manual | Pages | State |\n|---|---|---|\n| maint-guide | 63 | read |\n| policy | 193 | read |\n\nBoth were read in full.\n"
 	if doc.Markdown != want {
 		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want)
+	}
+}
+
+// twoColumns writes a page set in two columns under a title and an
+// abstract that run across both, with a centred page number: each column
+// holds paragraphs of numbered sentences, so reading order can be
+// checked.
+func twoColumns(t *testing.T) (pdf []byte, left, right []string) {
+	t.Helper()
+	f := fpdf.New("P", "mm", "A4", "")
+	f.SetFooterFunc(func() {
+		f.SetY(-15)
+		f.SetFont("Helvetica", "", 9)
+		f.CellFormat(0, 10, "7", "", 0, "C", false, 0, "")
+	})
+	f.AddPage()
+	f.SetFont("Helvetica", "B", 20)
+	f.MultiCell(0, 10, "Crawling in two columns", "", "C", false)
+	f.SetFont("Helvetica", "", 10)
+	f.MultiCell(0, 5, "Abstract: a paper whose text is set in two columns, as many papers and reports are, read in the order its author wrote it.", "", "L", false)
+	f.Ln(4)
+	top := f.GetY()
+	para := func(col string, n int) string {
+		var words []string
+		for i := range n {
+			words = append(words, fmt.Sprintf("%s column sentence number %d reads on.", col, i+1))
+		}
+		return strings.Join(words, " ")
+	}
+	left = []string{para("Left", 8), para("Western", 6)}
+	right = []string{para("Right", 8), para("Eastern", 6)}
+	f.SetLeftMargin(10)
+	for _, p := range left {
+		f.MultiCell(90, 5, p, "", "L", false)
+		f.Ln(3)
+	}
+	f.SetY(top)
+	f.SetLeftMargin(110)
+	f.SetX(110)
+	for _, p := range right {
+		f.MultiCell(90, 5, p, "", "L", false)
+		f.Ln(3)
+	}
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), left, right
+}
+
+func TestTwoColumns(t *testing.T) {
+	data, left, right := twoColumns(t)
+	doc, err := converter.Convert(context.Background(), data, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Crawling in two columns\n\n" +
+		"Abstract: a paper whose text is set in two columns, as many papers and reports are, read in the order its author wrote it.\n\n" +
+		strings.Join(append(left, right...), "\n\n") + "\n"
+	if doc.Markdown != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want)
+	}
+}
+
+// A table of two columns with many rows stays a table: its cells are
+// short, not columns of text.
+func TestLongTableIsNotColumns(t *testing.T) {
+	f := fpdf.New("P", "mm", "A4", "")
+	f.AddPage()
+	f.SetFont("Helvetica", "", 11)
+	var want strings.Builder
+	want.WriteString("| Option | Meaning |\n|---|---|")
+	f.CellFormat(80, 7, "Option", "", 0, "L", false, 0, "")
+	f.CellFormat(100, 7, "Meaning", "", 1, "L", false, 0, "")
+	for i := range 20 {
+		opt, meaning := fmt.Sprintf("option-%d", i), fmt.Sprintf("what option %d does", i)
+		f.CellFormat(80, 7, opt, "", 0, "L", false, 0, "")
+		f.CellFormat(100, 7, meaning, "", 1, "L", false, 0, "")
+		fmt.Fprintf(&want, "\n| %s | %s |", opt, meaning)
+	}
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := converter.Convert(context.Background(), buf.Bytes(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Markdown != want.String()+"\n" {
+		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want.String())
 	}
 }

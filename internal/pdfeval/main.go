@@ -235,7 +235,43 @@ func generated() []document {
 		}
 		out = append(out, document{name: variant.name, data: buf.Bytes(), reference: ref.String()})
 	}
-	return out
+	return append(out, twoColumns(sentence))
+}
+
+// twoColumns makes four pages set in two columns under a title that runs
+// across them, as papers are: the text is read column by column.
+func twoColumns(sentence func() string) document {
+	f := fpdf.New("P", "mm", "A4", "")
+	var ref strings.Builder
+	for p := range 4 {
+		f.AddPage()
+		f.SetLeftMargin(10)
+		f.SetFont("Helvetica", "B", 18)
+		title := fmt.Sprintf("Part %d of a paper in two columns", p+1)
+		f.MultiCell(0, 10, title, "", "L", false)
+		ref.WriteString(title + "\n")
+		top := f.GetY()
+		f.SetFont("Helvetica", "", 9.5)
+		for col := range 2 {
+			f.SetLeftMargin(10 + float64(col)*100)
+			f.SetXY(10+float64(col)*100, top)
+			for range 3 {
+				var para []string
+				for range 5 {
+					para = append(para, sentence())
+				}
+				text := strings.Join(para, " ")
+				f.MultiCell(90, 4.5, text, "", "J", false)
+				f.Ln(2)
+				ref.WriteString(text + "\n")
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		panic(err)
+	}
+	return document{name: "generated, two columns, 4 pages", data: buf.Bytes(), reference: ref.String()}
 }
 
 // fontDir is where fpdf's module keeps its DejaVu fonts.
