@@ -563,9 +563,17 @@ func (b *fetchBatch) skipUnmodified(ctx context.Context, urls []string, refusal 
 }
 
 // unchanged is the result a 304 stands for: the previous fetch of the
-// page, with its links, as far as judging it needs.
+// page, with its type and links, as far as judging it needs.
 func unchanged(r fetch.Result, prev db.PreviousPage) fetch.Result {
 	r.StatusCode, r.ContentType, r.Body, r.Links, r.Canonical = http.StatusOK, "text/html", nil, prev.Links, ""
+	if prev.ContentType != nil {
+		r.ContentType = *prev.ContentType
+	}
+	if prev.DocumentPages != nil && !r.IsPDF() {
+		// A document served untyped was known by its first bytes,
+		// which a 304 does not have.
+		r.ContentType = "application/pdf"
+	}
 	if r.ETag == "" {
 		r.ETag = derefString(prev.ETag)
 	}

@@ -54,6 +54,11 @@ type PreviousPage struct {
 	LastModified  *string `bun:"last_modified"`
 	BodyHash      *string `bun:"body_hash"`
 	MarkdownHash  *string `bun:"markdown_hash"`
+	// ContentType is what the previous fetch was typed (a 304 stands for
+	// a PDF as well as a page).
+	ContentType *string `bun:"content_type"`
+	// DocumentPages is set when the previous page was a document (PDF).
+	DocumentPages *int `bun:"document_pages"`
 	// FetchedAt is when the previous crawl fetched it.
 	FetchedAt *time.Time `bun:"fetched_at"`
 	// Links are the page's links as its fetch found them (absolute URLs);
@@ -82,7 +87,7 @@ func (p PreviousPage) Reusable() bool {
 func (s *Store) PreviousPages(ctx context.Context, prev uuid.UUID, keys []string) (map[string]PreviousPage, error) {
 	var rows []PreviousPage
 	err := s.db.NewSelect().Table("pages").
-		Column("id", "url", "normalized_url", "final_url", "etag", "last_modified", "body_hash", "markdown_hash", "links", "fetched_at").
+		Column("id", "url", "normalized_url", "final_url", "etag", "last_modified", "body_hash", "markdown_hash", "content_type", "document_pages", "links", "fetched_at").
 		Where("crawl_id = ?", prev).Where("state = ?", crawl.PageStored).
 		Where("normalized_url = ANY(?)", pgdialect.Array(keys)).Scan(ctx, &rows)
 	if err != nil {
@@ -170,6 +175,7 @@ UPDATE pages AS p SET
     raw_markdown = CASE WHEN d.reuse THEN q.raw_markdown ELSE p.raw_markdown END,
     formats = CASE WHEN d.reuse THEN q.formats ELSE p.formats END,
     noindex = CASE WHEN d.reuse THEN q.noindex ELSE p.noindex END,
+    document_pages = CASE WHEN d.reuse THEN q.document_pages ELSE p.document_pages END,
     extraction = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN q.extraction ELSE p.extraction END,
     extraction_ms = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN 0 ELSE p.extraction_ms END,
     extracted_at = CASE WHEN d.status = ? AND q.extraction IS NOT NULL THEN q.extracted_at ELSE p.extracted_at END,

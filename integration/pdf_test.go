@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,4 +154,97 @@ func TestPDFPages(t *testing.T) {
 			t.Errorf("the PDF of a crawl with parsers []: %s: %s", l.Message, l.Description)
 		}
 	}
+}
+
+// TestPDFChangeTracking crawls a site of PDFs twice with change
+// tracking: a document answered 304 (served as bytes, so known only by
+// its first bytes the first time) and one sent again unchanged are the same,
+// keep their markdown, type and page count; an edited one is changed.
+func TestPDFChangeTracking(t *testing.T) {
+	t.Parallel()
+	doc := pdfOf(t, false)
+	var mu sync.Mutex
+	edited, notModified := false, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Documents</title></head><body><main><h1>Documents</h1><p>The documents of the year.</p>
+				<a href="/validated">Validated</a> <a href="/plain.pdf">Plain</a> <a href="/edited.pdf">Edited</a></main></body></html>`)
+		case "/validated":
+			w.Header().Set("ETag", `"v1"`)
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				mu.Lock()
+				notModified++
+				mu.Unlock()
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("Content-Type", "application/octet-stream") // known by its first bytes
+			w.Write(doc)
+		case "/plain.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(doc)
+		case "/edited.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			mu.Lock()
+			e := edited
+			mu.Unlock()
+			if e {
+				w.Write(twoPagePDF(t, "Next steps, revised"))
+				return
+			}
+			w.Write(twoPagePDF(t, "Next steps"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	body := map[string]any{"startUrl": srv.URL + "/", "changeTracking": true, "deduplicateContent": false}
+	first := create(t, env.api, env.keyA, body)
+	waitStatus(t, env.api, env.keyA, first.ID, 2*time.Minute, "succeeded")
+	_, pages1, _ := readTracked(t, env.api, env.keyA, first.ID, srv.URL)
+	mu.Lock()
+	edited = true
+	mu.Unlock()
+	second := create(t, env.api, env.keyA, body)
+	waitStatus(t, env.api, env.keyA, second.ID, 2*time.Minute, "succeeded")
+	_, pages2, _ := readTracked(t, env.api, env.keyA, second.ID, srv.URL)
+	mu.Lock()
+	if notModified != 1 {
+		t.Errorf("/validated answered 304 %d times, want once", notModified)
+	}
+	mu.Unlock()
+	for path, status := range map[string]string{"/validated": "same", "/plain.pdf": "same", "/edited.pdf": "changed"} {
+		p, before := pages2[path], pages1[path]
+		if p.ChangeStatus != status || p.DocumentPages != 2 || p.ContentType != before.ContentType || before.DocumentPages != 2 {
+			t.Errorf("%s: %s with %d pages typed %q (first crawl: %d pages, %q); want %s, 2 pages, the same type",
+				path, p.ChangeStatus, p.DocumentPages, p.ContentType, before.DocumentPages, before.ContentType, status)
+		}
+		if status == "same" && (p.Markdown != before.Markdown || !strings.Contains(p.Markdown, "Documents are pages too.")) {
+			t.Errorf("%s is the same but its markdown is not:\n%s", path, p.Markdown)
+		}
+	}
+	if md := pages2["/edited.pdf"].Markdown; !strings.Contains(md, "Next steps, revised") {
+		t.Errorf("/edited.pdf's new markdown:\n%s", md)
+	}
+}
+
+// twoPagePDF is pdfOf's document with its second heading replaced.
+func twoPagePDF(t *testing.T, heading string) []byte {
+	t.Helper()
+	f := fpdf.New("P", "mm", "A4", "")
+	f.AddPage()
+	f.SetFont("Helvetica", "B", 22)
+	f.MultiCell(0, 10, "Quarterly crawl report", "", "L", false)
+	f.AddPage()
+	f.SetFont("Helvetica", "B", 15)
+	f.MultiCell(0, 8, heading, "", "L", false)
+	f.SetFont("Helvetica", "", 11)
+	f.MultiCell(0, 5, "Documents are pages too.", "", "L", false)
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
