@@ -569,11 +569,9 @@ func unchanged(r fetch.Result, prev db.PreviousPage) fetch.Result {
 	if prev.ContentType != nil {
 		r.ContentType = *prev.ContentType
 	}
-	if prev.DocumentPages != nil && !r.IsPDF() {
-		// A document served untyped was known by its first bytes,
-		// which a 304 does not have.
-		r.ContentType = "application/pdf"
-	}
+	// A document served as bytes was known by its first bytes, which a
+	// 304 does not have.
+	r.KnownPDF = prev.DocumentPages != nil
 	if r.ETag == "" {
 		r.ETag = derefString(prev.ETag)
 	}

@@ -61,6 +61,9 @@ type Result struct {
 	RetryAfter time.Duration
 	Duration   time.Duration
 	Err        error
+	// KnownPDF is set on a result that stands for an earlier fetch of a
+	// PDF (a 304 has no body to tell it by).
+	KnownPDF bool
 
 	started time.Time
 }
@@ -71,6 +74,9 @@ func (r Result) IsHTML() bool { return IsHTMLType(r.ContentType) }
 // IsPDF reports whether the response is a PDF document: its type says
 // so, or, untyped or typed as bytes, its body starts as a PDF does.
 func (r Result) IsPDF() bool {
+	if r.KnownPDF {
+		return true
+	}
 	mt, _, _ := mime.ParseMediaType(r.ContentType)
 	switch mt {
 	case "application/pdf", "application/x-pdf":
