@@ -167,7 +167,7 @@ type Options struct {
 
 // BaselineKey names what a crawl's pages can be compared with: crawls of
 // the same request shape, start URLs, scope, engine, request headers,
-// egress and conversion options give the same key (a digest: header
+// egress and conversion options (PDFs' among them) give the same key (a digest: header
 // values are not kept in it). Limits, timeouts, pacing and webhooks do not
 // change what a page is, and are left out.
 func (o Options) BaselineKey() string {
@@ -187,11 +187,15 @@ func (o Options) BaselineKey() string {
 		Mobile, StaticIPs                          bool
 		WaitForMS                                  int
 		Headers                                    map[string]string
+		// Added after keys were stored: left out when unset, so that
+		// those keys still match.
+		SkipPDFs    bool `json:",omitempty"`
+		PDFMaxPages int  `json:",omitempty"`
 	}{o.Shape, list(o.StartURLs), o.MaxDepth, o.UseSitemap, o.EntireWebsite, o.ExcludeNonMainTags, o.IncludeLinks,
 		o.IncludeExternalLinks, o.Extraction, o.ExtractionSchema, o.EngineType, o.Stack,
 		list(o.IncludeOnlyPaths), list(o.ExcludePaths), list(o.IncludeOnlyTags), list(o.ExcludeTags), list(o.Formats),
 		o.MapOnly, o.SitemapAndLinks, o.AllowSubdomains, o.AllowExternal, o.RegexOnFullURL, o.IgnoreQuery,
-		o.Mobile, o.UseStaticIPs, o.WaitForMS, o.Headers}
+		o.Mobile, o.UseStaticIPs, o.WaitForMS, o.Headers, o.SkipPDFs, o.PDFMaxPages}
 	if len(key.Headers) == 0 {
 		key.Headers = nil
 	}

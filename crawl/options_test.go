@@ -150,12 +150,18 @@ func TestBaselineKeyIgnoresHowListsWereLeftOut(t *testing.T) {
 		"headers":    func(o *Options) { o.Headers = map[string]string{"Cookie": "a=1"} },
 		"schedule":   func(o *Options) { o.Formats = []string{"links"} },
 		"extraction": func(o *Options) { o.Extraction = "prices" },
+		"pdfs":       func(o *Options) { o.SkipPDFs = true },
+		"pdf pages":  func(o *Options) { o.PDFMaxPages = 3 },
 	} {
 		c := a
 		change(&c)
 		if c.BaselineKey() == a.BaselineKey() {
 			t.Errorf("a different %s gives the same key", name)
 		}
+	}
+	// Keys stored before the PDF options existed still match.
+	if got := (Options{StartURLs: []string{"https://a.example/"}}).BaselineKey(); got != "01004399460cde91bd6394f4e7e9273e" {
+		t.Errorf("the key of a crawl without PDF options = %s, want the one stored before they existed", got)
 	}
 	c := a
 	c.TimeoutSeconds, c.MaxResults, c.ChangeTracking = 60, new(int), true
