@@ -387,7 +387,9 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(from, to *url.URL) string) {
 	static := b.engineName != crawl.EnginePlaywright
 	// The lookups run even if the activity is being cancelled, so that a
-	// page in hand is not recorded as failed for that.
+	// page in hand is not recorded as failed for that; reading a
+	// document (seconds) stops with it (live).
+	live := ctx
 	ctx = context.WithoutCancel(ctx)
 	page := b.claimed[r.URL]
 	prev, hasPrev := b.previous[page.NormalizedURL]
@@ -431,11 +433,14 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 		// Kept for ConvertPages, which reads HTML only: an older run's.
 		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; this crawl converts HTML pages only"
 	case b.tracking:
-		b.track(&rec, page.URL, r, prev, hasPrev, notModified)
+		b.track(live, &rec, page.URL, r, prev, hasPrev, notModified)
 	case b.markdown != nil:
-		b.convert(&rec, page.URL, r)
+		b.convert(live, &rec, page.URL, r)
 	default:
 		rec.HTML = string(out.Body) // saved for ConvertPages
+	}
+	if rec.State == crawl.PageClaimed {
+		return // a document's reading cut short by the cancellation: left claimed
 	}
 	if toBrowser != "" {
 		entry := crawllog.SentToBrowser(b.crawl, page, toBrowser)
@@ -453,7 +458,7 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 // convert turns a fetched page into markdown in the outcome rec (its
 // HTML is never saved); a page the converter fails on is skipped and
 // says why.
-func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Result) {
+func (b *fetchBatch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL string, r fetch.Result) {
 	if r.FinalURL != "" {
 		pageURL = r.FinalURL
 	}
@@ -463,7 +468,7 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 		shot = screenshotPath + rec.Screenshot.Token
 	}
 	if r.IsPDF() {
-		b.convertPDF(rec, r)
+		b.convertPDF(ctx, rec, r)
 		return
 	}
 	converters <- struct{}{}
@@ -479,8 +484,10 @@ func (b *fetchBatch) convert(rec *db.FetchOutcome, pageURL string, r fetch.Resul
 
 // convertPDF turns a fetched PDF into markdown in the outcome rec. A
 // document cut at the size cap, encrypted, broken or too slow to read
-// fails its page, and only its page.
-func (b *fetchBatch) convertPDF(rec *db.FetchOutcome, r fetch.Result) {
+// fails its page, and only its page; one without text is skipped. When
+// ctx ends first the page is left claimed (rec's state PageClaimed), for
+// the batch's retry.
+func (b *fetchBatch) convertPDF(ctx context.Context, rec *db.FetchOutcome, r fetch.Result) {
 	switch {
 	case b.skipPDFs:
 		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; the crawl's parsers leave PDFs out"
@@ -492,9 +499,15 @@ func (b *fetchBatch) convertPDF(rec *db.FetchOutcome, r fetch.Result) {
 		rec.State, rec.Error = crawl.PageFailed, fmt.Sprintf("the PDF is larger than the page size cap of %d bytes (CRAWLER_MAX_PAGE_BYTES); not read", len(r.Body))
 		return
 	}
-	began := time.Now()
-	doc, err := b.pdf.Convert(context.Background(), r.Body, b.pdfLimits)
-	if err != nil {
+	doc, err := b.pdf.Convert(ctx, r.Body, b.pdfLimits)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		rec.State = crawl.PageClaimed
+		return
+	case errors.Is(err, pdfdoc.ErrNoText):
+		rec.State, rec.Error = crawl.PageSkipped, err.Error()
+		return
+	case err != nil:
 		rec.State, rec.Error = crawl.PageFailed, "could not read the PDF: "+err.Error()
 		return
 	}
@@ -509,7 +522,7 @@ func (b *fetchBatch) convertPDF(rec *db.FetchOutcome, r fetch.Result) {
 	}
 	rec.State = crawl.PageConverted
 	rec.Converted = &db.Converted{PageID: rec.PageID, Title: title, Markdown: doc.Markdown,
-		ConvertMS: int(time.Since(began) / time.Millisecond), DocumentPages: doc.Pages}
+		ConvertMS: int(doc.Took / time.Millisecond), DocumentPages: doc.Pages}
 }
 
 // loadPrevious reads, for a change-tracking crawl with a crawl to compare
@@ -586,7 +599,7 @@ func unchanged(r fetch.Result, prev db.PreviousPage) fetch.Result {
 // when the server answered 304 (notModified) or sent the same body (its
 // previous markdown is reused), or when its markdown comes out the same;
 // changed otherwise; new without a previous page.
-func (b *fetchBatch) track(rec *db.FetchOutcome, pageURL string, r fetch.Result,
+func (b *fetchBatch) track(ctx context.Context, rec *db.FetchOutcome, pageURL string, r fetch.Result,
 	prev db.PreviousPage, hasPrev, notModified bool) {
 	ch := &db.PageChange{Status: changes.New, ETag: r.ETag, LastModified: r.LastModified, Links: r.Links}
 	if ch.Links == nil {
@@ -606,7 +619,7 @@ func (b *fetchBatch) track(rec *db.FetchOutcome, pageURL string, r fetch.Result,
 		rec.State, rec.Change = crawl.PageConverted, ch
 		return
 	}
-	b.convert(rec, pageURL, r)
+	b.convert(ctx, rec, pageURL, r)
 	if rec.State != crawl.PageConverted {
 		return
 	}
@@ -632,11 +645,12 @@ func newScreenshotToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// converters bounds the pages a worker converts at once, in fetch
+// converters bounds the HTML pages a worker converts at once, in fetch
 // activities and ConvertPages together, to its cores: a conversion is
 // CPU work and holds the page's tree, so converting more at once (a batch
 // has up to its parallelism of pages in hand) would only hold more
-// memory.
+// memory. Documents (PDFs) are bounded apart, by the PDF converter's
+// instances.
 var converters = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // save records a group of outcomes and counts them. Results in hand are

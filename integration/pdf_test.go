@@ -43,11 +43,20 @@ func pdfOf(t *testing.T, protect bool) []byte {
 // TestPDFPages crawls a site that links PDFs: a generated one and a real
 // manual (Debian's maint-guide, when CRAWLER_REALPDFS has it) become
 // pages with their text as markdown, their type and page count; an
-// encrypted one and a broken one fail, each alone, and the crawl
-// succeeds. Firecrawl's scrape of the PDF answers its markdown.
+// encrypted one and a broken one fail, each alone, a scan without text is
+// skipped, and the crawl succeeds. Firecrawl's scrape of the PDF answers its markdown.
 func TestPDFPages(t *testing.T) {
 	t.Parallel()
 	good, locked := pdfOf(t, false), pdfOf(t, true)
+	// A scan: pages of images and drawings, no text.
+	f := fpdf.New("P", "mm", "A4", "")
+	f.AddPage()
+	f.Rect(20, 20, 120, 80, "F")
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	scan := buf.Bytes()
 	var manual []byte
 	if dir := os.Getenv("CRAWLER_REALPDFS"); dir != "" {
 		var err error
@@ -61,7 +70,8 @@ func TestPDFPages(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, `<html><head><title>Reports</title></head><body><main><h1>Reports</h1><p>Our reports, as PDF documents.</p>
 				<a href="/report.pdf">Report</a> <a href="/files/download?id=7">Report (as bytes)</a>
-				<a href="/locked.pdf">Locked</a> <a href="/broken.pdf">Broken</a> <a href="/manual.pdf">Manual</a></main></body></html>`)
+				<a href="/locked.pdf">Locked</a> <a href="/broken.pdf">Broken</a> <a href="/manual.pdf">Manual</a>
+				<a href="/scan.pdf">Scan</a></main></body></html>`)
 		case "/report.pdf":
 			w.Header().Set("Content-Type", "application/pdf")
 			w.Write(good)
@@ -74,6 +84,9 @@ func TestPDFPages(t *testing.T) {
 		case "/broken.pdf":
 			w.Header().Set("Content-Type", "application/pdf")
 			w.Write(good[:len(good)/3])
+		case "/scan.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(scan)
 		case "/manual.pdf":
 			if manual == nil {
 				http.NotFound(w, r)
@@ -106,6 +119,9 @@ func TestPDFPages(t *testing.T) {
 		if e, ok := c.entry(path); !ok || e.Message != "Page failed" || !strings.Contains(e.Description, says) {
 			t.Errorf("%s: entry %+v, want a failed page saying %q", path, e, says)
 		}
+	}
+	if e, ok := c.entry("/scan.pdf"); !ok || e.Message != "Page skipped" || !strings.Contains(e.Description, "no text") {
+		t.Errorf("/scan.pdf: entry %+v, want a skipped page saying it has no text", e)
 	}
 	if manual != nil {
 		p, ok := c.pages["/manual.pdf"]

@@ -34,6 +34,9 @@ type Span struct {
 type Page struct {
 	Width, Height float64
 	Spans         []Span
+	// Unreadable marks a page the engine could not read: its marker
+	// says so.
+	Unreadable bool
 }
 
 // line is a row of spans read left to right.
@@ -67,6 +70,10 @@ func Markdown(pages []Page) string {
 				b.WriteString("\n\n")
 			}
 			fmt.Fprintf(&b, "<!-- page %d -->", i+1)
+		}
+		if pages[i].Unreadable {
+			b.WriteString("\n\n<!-- this page could not be read -->")
+			continue
 		}
 		for _, block := range layout(ls, body) {
 			if b.Len() > 0 {
@@ -554,12 +561,25 @@ func joinLines(a, b string) string {
 }
 
 // escapeStart keeps a paragraph from being read as markdown syntax it
-// does not mean: a leading "#", ">", "-", "+" or "1." is escaped.
+// does not mean (list items were written as such before): a leading "#",
+// ">" or "+ " is escaped, and so is the dot of a leading number too long
+// for an item ("2024. A year…"), and a paragraph of only "=", "-", "*"
+// or "_" (a heading's underline or a rule).
 func escapeStart(text string) string {
 	switch {
-	case strings.HasPrefix(text, "#"), strings.HasPrefix(text, ">"), strings.HasPrefix(text, "+ "),
-		strings.HasPrefix(text, "= "):
+	case strings.HasPrefix(text, "#"), strings.HasPrefix(text, ">"), strings.HasPrefix(text, "+ "):
 		return `\` + text
+	case rule.MatchString(text):
+		return `\` + text
+	}
+	if m := longNumber.FindStringIndex(text); m != nil {
+		dot := m[1] - 2 // the "." or ")" before the space
+		return text[:dot] + `\` + text[dot:]
 	}
 	return text
 }
+
+var (
+	rule       = regexp.MustCompile(`^[=*_-][=*_ -]*$`)
+	longNumber = regexp.MustCompile(`^[0-9]{4,9}[.)] `)
+)

@@ -243,3 +243,82 @@ func TestLongTableIsNotColumns(t *testing.T) {
 		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want.String())
 	}
 }
+
+// A document without text (a scan: images only) is ErrNoText, not a page
+// of markers.
+func TestNoText(t *testing.T) {
+	f := fpdf.New("P", "mm", "A4", "")
+	f.AddPage()
+	f.Rect(20, 20, 100, 60, "F")
+	f.AddPage()
+	f.Line(10, 10, 100, 100)
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := converter.Convert(context.Background(), buf.Bytes(), Limits{}); !errors.Is(err, ErrNoText) {
+		t.Errorf("a document of drawings: %v, want ErrNoText; markdown %q", err, doc.Markdown)
+	}
+}
+
+// A page that cannot be read is marked and the others kept.
+func TestUnreadablePage(t *testing.T) {
+	md := Markdown([]Page{
+		{Width: 600, Height: 800, Spans: []Span{{Text: "First page.", Left: 50, Right: 120, Bottom: 700, Top: 710, Size: 10}}},
+		{Unreadable: true},
+		{Width: 600, Height: 800, Spans: []Span{{Text: "Third page.", Left: 50, Right: 120, Bottom: 700, Top: 710, Size: 10}}},
+	})
+	want := "<!-- page 1 -->\n\nFirst page.\n\n<!-- page 2 -->\n\n<!-- this page could not be read -->\n\n<!-- page 3 -->\n\nThird page.\n"
+	if md != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", md, want)
+	}
+}
+
+// A conversion ends with its context, and Close waits for conversions and
+// refuses new ones.
+func TestCancelAndClose(t *testing.T) {
+	c := &Converter{Instances: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Convert(ctx, document(t, false), Limits{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled conversion: %v, want context.Canceled", err)
+	}
+	data := document(t, false)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Convert(context.Background(), data, Limits{})
+		done <- err
+	}()
+	// The conversion starts the pool (seconds: the module is compiled).
+	time.Sleep(200 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, ErrClosed) {
+			t.Errorf("a conversion running when Close was called: %v", err)
+		}
+	default:
+		t.Error("Close returned before the conversion it found running")
+	}
+	if _, err := c.Convert(context.Background(), document(t, false), Limits{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestEscapeStart(t *testing.T) {
+	for in, want := range map[string]string{
+		"# of pages read":          `\# of pages read`,
+		"> 5 pages":                `\> 5 pages`,
+		"+ one more":               `\+ one more`,
+		"2024. A year of crawling": `2024\. A year of crawling`,
+		"===":                      `\===`,
+		"- - -":                    `\- - -`,
+		"Plain text.":              "Plain text.",
+		"-5 degrees":               "-5 degrees",
+		"12 items":                 "12 items",
+	} {
+		if got := escapeStart(in); got != want {
+			t.Errorf("escapeStart(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package pdfdoc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/klippa-app/go-pdfium"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -33,12 +35,18 @@ type Document struct {
 	// Pages is how many pages the document has; Read how many were read.
 	Pages, Read int
 	Title       string
+	// Took is the time reading it took, the wait for an instance aside.
+	Took time.Duration
 }
 
 // Errors a document can fail with, besides a broken file's.
 var (
 	ErrEncrypted = errors.New("the PDF is encrypted with a password")
 	ErrTimeout   = errors.New("the PDF took too long to read")
+	// ErrNoText is a document with no text to read: scanned pages or
+	// images only (text in images is not recognised).
+	ErrNoText = errors.New("the PDF has no text to read (scanned pages or images only)")
+	ErrClosed = errors.New("the PDF converter is closed")
 )
 
 // Converter converts documents with a pool of PDFium instances, started
@@ -50,6 +58,11 @@ type Converter struct {
 	once sync.Once
 	pool pdfium.Pool
 	err  error
+
+	// mu guards closed; running counts the conversions Close waits for.
+	mu      sync.Mutex
+	closed  bool
+	running sync.WaitGroup
 }
 
 // memoryPages bounds each instance's memory: 1 GiB.
@@ -79,15 +92,30 @@ func (c *Converter) start() error {
 	return c.err
 }
 
-// Close stops the pool.
+// Close refuses new documents, waits for those being read (each within
+// its timeout) and stops the pool.
 func (c *Converter) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.running.Wait()
 	if c.pool != nil {
 		_ = c.pool.Close()
 	}
 }
 
-// Convert reads data as a PDF and lays its pages out as markdown.
+// Convert reads data as a PDF and lays its pages out as markdown. It
+// fails with ctx's error when ctx ends first, with ErrTimeout past the
+// limit.
 func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Document, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return Document{}, ErrClosed
+	}
+	c.running.Add(1)
+	c.mu.Unlock()
+	defer c.running.Done()
 	if err := c.start(); err != nil {
 		return Document{}, err
 	}
@@ -95,8 +123,12 @@ func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Docum
 	// instance is back within the timeout.
 	inst, err := c.pool.GetInstanceWithContext(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return Document{}, ctx.Err()
+		}
 		return Document{}, err
 	}
+	began := time.Now()
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
@@ -119,6 +151,7 @@ func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Docum
 	select {
 	case r := <-done:
 		_ = inst.Close()
+		r.doc.Took = time.Since(began)
 		return r.doc, r.err
 	case <-ctx.Done():
 		// The instance is stuck in the document: killed, not reused.
@@ -156,36 +189,59 @@ func read(inst pdfium.Pdfium, data []byte, lim Limits) (Document, error) {
 		doc.Title = clean(strings.TrimSpace(meta.Value))
 	}
 	pages := make([]Page, 0, max(doc.Read, 0))
+	var failed error // the first page that could not be read
+	text := false
 	for i := range doc.Read {
-		ref := requests.Page{ByIndex: &requests.PageByIndex{Document: opened.Document, Index: i}}
-		size, err := inst.GetPageSize(&requests.GetPageSize{Page: ref})
+		p, err := readPage(inst, opened.Document, i)
 		if err != nil {
-			return Document{}, fmt.Errorf("page %d: %w", i+1, err)
+			// One page PDFium cannot read is marked; the others are kept.
+			failed = cmp.Or(failed, fmt.Errorf("page %d: %w", i+1, err))
+			p = Page{Unreadable: true}
 		}
-		text, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: ref,
-			Mode: requests.GetPageTextStructuredModeRects, CollectFontInformation: true})
-		if err != nil {
-			return Document{}, fmt.Errorf("page %d: %w", i+1, err)
-		}
-		p := Page{Width: size.Width, Height: size.Height}
-		for _, r := range text.Rects {
-			s := Span{Text: r.Text, Left: r.PointPosition.Left, Right: r.PointPosition.Right,
-				Top: r.PointPosition.Top, Bottom: r.PointPosition.Bottom}
-			if r.FontInformation != nil {
-				s.Size = r.FontInformation.Size
-				if r.FontInformation.RenderedSize > 0 {
-					s.Size = r.FontInformation.RenderedSize
-				}
-			}
-			p.Spans = append(p.Spans, s)
-		}
+		text = text || len(p.Spans) > 0
 		pages = append(pages, p)
+	}
+	switch {
+	case failed != nil && !text:
+		return Document{}, failed
+	case !text:
+		return Document{}, ErrNoText
 	}
 	doc.Markdown = clean(Markdown(pages))
 	if doc.Read < doc.Pages {
 		doc.Markdown += fmt.Sprintf("\n<!-- %d more pages not read -->\n", doc.Pages-doc.Read)
 	}
 	return doc, nil
+}
+
+// readPage reads the text of page i with its boxes and type sizes.
+func readPage(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, i int) (Page, error) {
+	ref := requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: i}}
+	size, err := inst.GetPageSize(&requests.GetPageSize{Page: ref})
+	if err != nil {
+		return Page{}, err
+	}
+	text, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: ref,
+		Mode: requests.GetPageTextStructuredModeRects, CollectFontInformation: true})
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Width: size.Width, Height: size.Height}
+	for _, r := range text.Rects {
+		if strings.TrimSpace(r.Text) == "" {
+			continue
+		}
+		s := Span{Text: r.Text, Left: r.PointPosition.Left, Right: r.PointPosition.Right,
+			Top: r.PointPosition.Top, Bottom: r.PointPosition.Bottom}
+		if r.FontInformation != nil {
+			s.Size = r.FontInformation.Size
+			if r.FontInformation.RenderedSize > 0 {
+				s.Size = r.FontInformation.RenderedSize
+			}
+		}
+		p.Spans = append(p.Spans, s)
+	}
+	return p, nil
 }
 
 // clean makes text storable: valid UTF-8 without NUL bytes.
