@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -163,11 +164,12 @@ func parsersOf(raw json.RawMessage) (skip bool, maxPages int, msg string) {
 			return false, 0, `each parser must be "pdf" or {"type": "pdf", "maxPages": n}`
 		}
 		if len(obj.MaxPages) > 0 && string(obj.MaxPages) != "null" {
-			var n int
-			if err := json.Unmarshal(obj.MaxPages, &n); err != nil || n < 1 || n > MaxPDFPages {
+			// A JSON number, as JavaScript has them: 3.0 and 1e2 are whole.
+			var n float64
+			if err := json.Unmarshal(obj.MaxPages, &n); err != nil || n != math.Trunc(n) || n < 1 || n > MaxPDFPages {
 				return false, 0, fmt.Sprintf("maxPages must be a whole number from 1 to %d", MaxPDFPages)
 			}
-			maxPages = n
+			maxPages = int(n)
 		}
 		skip = false
 	}
