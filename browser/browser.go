@@ -25,6 +25,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
+	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/netguard"
 )
 
@@ -186,6 +187,10 @@ type Page struct {
 	Note string
 	// Screenshot is the rendered page as a JPEG, when asked for.
 	Screenshot []byte
+	// Document is set when the response is a document (a PDF, typed so
+	// by its ContentType), not a page: HTML is then empty.
+	Document    bool
+	ContentType string
 }
 
 // The screenshots a render may take: none, the viewport, or the whole
@@ -474,6 +479,14 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	if resp != nil {
 		out.StatusCode = resp.Status()
 		if body, err := resp.Body(); err == nil {
+			// A document (PDF) is shown in Chromium's viewer, whose page is
+			// not the document: the caller fetches it as served.
+			ct, _ := resp.HeaderValue("content-type")
+			if (fetch.Result{ContentType: ct}).IsPDF() {
+				out.FinalURL, out.ContentType, out.Document = p.URL(), ct, true
+				out.Duration = time.Since(start)
+				return out, nil
+			}
 			original = servedLinks(body, rawURL)
 		}
 	}

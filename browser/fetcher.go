@@ -70,6 +70,17 @@ func (f Fetcher) fetchStatically(ctx context.Context, u string, b fetch.Batch, r
 	return out
 }
 
+// fetchDocument fetches u, which the browser found to be a document
+// (PDF), with the static engine: Chromium hands a document to its viewer,
+// whose page holds none of its text. The batch's admission is the
+// browser's, already given.
+func (f Fetcher) fetchDocument(ctx context.Context, u string, b fetch.Batch) fetch.Result {
+	b.Admit = nil
+	out := fetch.Result{URL: u, Err: errors.New("the document was not fetched")}
+	_ = f.Static.FetchAll(ctx, []string{u}, b, func(r fetch.Result) { out = r })
+	return out
+}
+
 // ErrBrowserDied is returned for a batch during which Chromium died; the
 // pages it was rendering are not reported, so that a retry renders them
 // with a new Chromium.
@@ -117,6 +128,10 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 					r = f.fetchStatically(ctx, u, b, err)
 				case err != nil:
 					r.StatusCode = 0
+				case p.Document && f.Static != nil:
+					r = f.fetchDocument(ctx, u, b)
+				case p.Document:
+					r.Err, r.StatusCode = errors.New("a PDF document, which this worker's browser cannot read"), 0
 				default:
 					body := []byte(p.HTML)
 					if f.MaxBytes > 0 && len(body) > f.MaxBytes {

@@ -264,3 +264,34 @@ func twoPagePDF(t *testing.T, heading string) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestPDFInBrowserCrawl: a crawl rendered in Chromium reads the PDFs it
+// links like the static engine does (Chromium's viewer holds none of the
+// document's text: the document is fetched as served).
+func TestPDFInBrowserCrawl(t *testing.T) {
+	t.Parallel()
+	good := pdfOf(t, false)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Reports</title></head><body><main><h1>Reports</h1><p>Our reports, as PDF documents.</p>
+				<a href="/report.pdf">Report</a></main></body></html>`)
+		case "/report.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(good)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := crawlSite(t, env.api, srv, map[string]any{"engineType": "playwright", "deduplicateContent": false}, "succeeded")
+	p, ok := c.pages["/report.pdf"]
+	if !ok || p.DocumentPages != 2 || !strings.Contains(p.Markdown, "Documents are pages too.") {
+		e, _ := c.entry("/report.pdf")
+		t.Errorf("the PDF of a browser crawl: stored %v, %d pages, markdown %q; its entry %+v", ok, p.DocumentPages, p.Markdown, e)
+	}
+	if e, ok := c.entry("/report.pdf"); !ok || e.Message != "Page crawled" {
+		t.Errorf("the PDF's entry: %+v", e)
+	}
+}
