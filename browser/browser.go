@@ -478,15 +478,15 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	var original []string // the links of the document as served
 	if resp != nil {
 		out.StatusCode = resp.Status()
+		// A document (PDF) is shown in Chromium's viewer, whose page is
+		// not the document: the caller fetches it as served. Its type is
+		// read first: the viewer may keep its body from us.
+		if ct, _ := resp.HeaderValue("content-type"); (fetch.Result{ContentType: ct}).IsPDF() {
+			out.FinalURL, out.ContentType, out.Document = p.URL(), ct, true
+			out.Duration = time.Since(start)
+			return out, nil
+		}
 		if body, err := resp.Body(); err == nil {
-			// A document (PDF) is shown in Chromium's viewer, whose page is
-			// not the document: the caller fetches it as served.
-			ct, _ := resp.HeaderValue("content-type")
-			if (fetch.Result{ContentType: ct}).IsPDF() {
-				out.FinalURL, out.ContentType, out.Document = p.URL(), ct, true
-				out.Duration = time.Since(start)
-				return out, nil
-			}
 			original = servedLinks(body, rawURL)
 		}
 	}

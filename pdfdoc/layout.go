@@ -50,8 +50,11 @@ type line struct {
 	cells []string
 	lefts []float64
 	// region is the part of the page the line is read in (see regions):
-	// paragraphs and tables do not run from one to the next.
+	// tables do not run from one to the next, nor do paragraphs, but
+	// where flows is set: the first line of a right-hand column, which may
+	// go on with the left-hand column's last paragraph.
 	region int
+	flows  bool
 }
 
 // Markdown lays pages out as markdown (see the package comment).
@@ -107,10 +110,18 @@ func linesOf(p Page) []line {
 		}
 	}
 	var out []line
-	for r, region := range regions(spans, p.Width) {
-		for _, row := range rowsOf(region) {
+	first := map[int]int{} // a region's first line
+	for r, reg := range regions(spans, p.Width) {
+		first[r] = -1
+		for _, row := range rowsOf(reg.spans) {
 			if l := lineOf(row); l.text != "" {
-				l.region = r
+				l.region, l.flows = r, false
+				if first[r] < 0 {
+					first[r] = len(out)
+					// The top of a right-hand column may go on with the
+					// paragraph that ends its left-hand one.
+					l.flows = reg.flowsFrom >= 0 && len(out) > 0 && out[len(out)-1].region == reg.flowsFrom
+				}
 				out = append(out, l)
 			}
 		}
@@ -183,95 +194,139 @@ func lineOf(row []Span) line {
 	return l
 }
 
+// region is a part of a page read as a whole. flowsFrom is, for a
+// right-hand column, the index of the left-hand one before it in the
+// same band, whose last paragraph may go on at its top; -1 otherwise.
+type region struct {
+	spans     []Span
+	flowsFrom int
+}
+
 // regions splits a page's spans into the parts read one after another.
 // A page in one column is one region. On a page set in two columns (see
-// gutter), the lines that cross the gutter (a title, an abstract, a wide
+// gutter), the rows that cross the gutter (a title, an abstract, a wide
 // figure, a centred page number) cut the page into bands, and each band
 // is read as its left column, then its right one, before the crossing
-// line under it.
-func regions(spans []Span, width float64) [][]Span {
-	x, ok := gutter(spans, width)
+// row under it.
+func regions(spans []Span, width float64) []region {
+	rows := rowsOf(spans)
+	x, ok := gutter(rows, width)
 	if !ok {
-		return [][]Span{spans}
+		return []region{{spans: spans, flowsFrom: -1}}
 	}
-	var crossing, columns []Span
-	for _, s := range spans {
-		if s.Left < x && s.Right > x {
-			crossing = append(crossing, s)
-		} else {
-			columns = append(columns, s)
+	var out []region
+	var left, right []Span
+	flush := func() {
+		l := -1
+		if len(left) > 0 {
+			out = append(out, region{spans: left, flowsFrom: -1})
+			l = len(out) - 1
 		}
-	}
-	cuts := rowsOf(crossing)
-	// band is how many crossing rows lie above s.
-	band := func(s Span) int {
-		return sort.Search(len(cuts), func(k int) bool { return mid(cuts[k][0]) < mid(s) })
-	}
-	left := make([][]Span, len(cuts)+1)
-	right := make([][]Span, len(cuts)+1)
-	for _, s := range columns {
-		if k := band(s); s.Right <= x {
-			left[k] = append(left[k], s)
-		} else {
-			right[k] = append(right[k], s)
+		if len(right) > 0 {
+			out = append(out, region{spans: right, flowsFrom: l})
 		}
+		left, right = nil, nil
 	}
-	var out [][]Span
-	for k := range left {
-		for _, r := range [][]Span{left[k], right[k]} {
-			if len(r) > 0 {
-				out = append(out, r)
+	for _, row := range rows {
+		if crosses(row, x) {
+			flush()
+			out = append(out, region{spans: row, flowsFrom: -1})
+			continue
+		}
+		for _, s := range row {
+			if s.Right <= x {
+				left = append(left, s)
+			} else {
+				right = append(right, s)
 			}
 		}
-		if k < len(cuts) {
-			out = append(out, cuts[k])
+	}
+	flush()
+	return out
+}
+
+// crosses reports whether a row has text across x.
+func crosses(row []Span, x float64) bool {
+	for _, s := range row {
+		if s.Left < x && s.Right > x {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // gutter finds the gap between the two columns of a page set in two: the
 // middle of the widest stretch, in the middle two fifths of the page, that
-// the fewest spans cross. It is a gutter only if few spans cross it and
-// each side holds a column of text: five lines or more, a quarter of the
-// page wide or more, most lines filling most of its width, few with the
-// wide gaps of a table's cells.
-func gutter(spans []Span, width float64) (float64, bool) {
-	if width <= 0 || len(spans) < 10 {
+// hardly more than the fewest rows cross. It is a gutter only if it is at least a type
+// size wide, at most half the rows cross it, and each side holds a column
+// of text: five lines or more, a quarter of the page wide or more, most
+// lines filling most of its width, few with the wide gaps of a table's
+// cells.
+func gutter(rows [][]Span, width float64) (float64, bool) {
+	if width <= 0 || len(rows) < 10 || width > 1e5 {
 		return 0, false
 	}
-	from, to := math.Ceil(0.3*width), math.Floor(0.7*width)
-	least, bestX, bestRun := len(spans)+1, 0.0, 0
-	run := 0
-	for x := from; x <= to; x++ {
-		n := 0
-		for _, s := range spans {
-			if s.Left < x && s.Right > x {
-				n++
+	// cover[x] counts the spans over the point x (a row's spans do not
+	// overlap, so it counts rows): one pass over spans, one over points.
+	n := int(width) + 2
+	diff := make([]int, n+1)
+	var sizes []float64
+	for _, row := range rows {
+		for _, s := range row {
+			a, b := max(int(math.Floor(s.Left)), 0), min(int(math.Ceil(s.Right)), n)
+			if a < b {
+				diff[a]++
+				diff[b]--
 			}
-		}
-		switch {
-		case n < least:
-			least, run, bestRun, bestX = n, 1, 1, x
-		case n == least:
-			run++
-			if run > bestRun {
-				bestRun, bestX = run, x-float64(run-1)/2
-			}
-		default:
-			run = 0
+			sizes = append(sizes, s.Size)
 		}
 	}
-	if least > max(2, len(spans)/10) {
+	sort.Float64s(sizes)
+	gap := math.Max(sizes[len(sizes)/2], 6) // a type size
+	from, to := int(math.Ceil(0.3*width)), int(math.Floor(0.7*width))
+	covers := make([]int, 0, to-from+1)
+	cover, least := 0, len(rows)+1
+	for x := 0; x <= to; x++ {
+		cover += diff[x]
+		if x >= from {
+			covers = append(covers, cover)
+			least = min(least, cover)
+		}
+	}
+	// The widest stretch crossed by hardly more rows than the fewest: a
+	// title that ends inside the gutter leaves part of it uncrossed.
+	limit := least + max(2, len(rows)/10)
+	bestX, bestRun, run := 0.0, 0, 0
+	for i, c := range covers {
+		if c > limit {
+			run = 0
+			continue
+		}
+		run++
+		if run > bestRun {
+			bestRun, bestX = run, float64(from+i)-float64(run-1)/2
+		}
+	}
+	crossing := 0
+	for _, row := range rows {
+		if crosses(row, bestX) {
+			crossing++
+		}
+	}
+	if float64(bestRun) < gap || crossing*2 > len(rows) {
 		return 0, false
 	}
 	var left, right []Span
-	for _, s := range spans {
-		switch {
-		case s.Right <= bestX:
-			left = append(left, s)
-		case s.Left >= bestX:
-			right = append(right, s)
+	for _, row := range rows {
+		if crosses(row, bestX) {
+			continue
+		}
+		for _, s := range row {
+			if s.Right <= bestX {
+				left = append(left, s)
+			} else {
+				right = append(right, s)
+			}
 		}
 	}
 	if !column(left, width) || !column(right, width) {
@@ -503,6 +558,14 @@ func blocks(ls []line, body float64) []block {
 	var prev *line
 	for i := range ls {
 		l := &ls[i]
+		if prev != nil && len(out) > 0 && l.flows && prev.region != l.region && sizeKey(prev.size) == sizeKey(l.size) &&
+			!isItem(l.text) && goesOn(prev.text, l.text) {
+			b := &out[len(out)-1]
+			b.text = joinLines(b.text, l.text)
+			b.lines++
+			prev = l
+			continue
+		}
 		if prev != nil && len(out) > 0 && prev.region == l.region && sizeKey(prev.size) == sizeKey(l.size) {
 			gap := prev.bottom - l.top
 			// A line's box is its glyphs' (shorter on a line without
@@ -522,12 +585,24 @@ func blocks(ls []line, body float64) []block {
 	return out
 }
 
+// goesOn reports whether line b reads as going on with line a's
+// sentence: a ends without a sentence's last mark and b starts in lower
+// case.
+func goesOn(a, b string) bool {
+	last, _ := utf8.DecodeLastRuneInString(a)
+	first, _ := utf8.DecodeRuneInString(b)
+	return !strings.ContainsRune(".!?:;", last) && unicode.IsLower(first)
+}
+
 // bullets are the marks a list item's line starts with.
 const bullets = "•●▪◦‣∙·–-*"
 
 // isItem reports whether a line starts a list item: a bullet, or a number
 // or letter followed by "." or ")", then a space.
 func isItem(text string) bool {
+	if rule.MatchString(text) {
+		return false // "- - -" is a rule, not an item
+	}
 	r, n := utf8.DecodeRuneInString(text)
 	if strings.ContainsRune(bullets, r) && strings.HasPrefix(text[n:], " ") {
 		return true
@@ -562,12 +637,13 @@ func joinLines(a, b string) string {
 
 // escapeStart keeps a paragraph from being read as markdown syntax it
 // does not mean (list items were written as such before): a leading "#",
-// ">" or "+ " is escaped, and so is the dot of a leading number too long
+// ">", "+ " or code fence is escaped, and so is the dot of a leading number too long
 // for an item ("2024. A year…"), and a paragraph of only "=", "-", "*"
 // or "_" (a heading's underline or a rule).
 func escapeStart(text string) string {
 	switch {
-	case strings.HasPrefix(text, "#"), strings.HasPrefix(text, ">"), strings.HasPrefix(text, "+ "):
+	case strings.HasPrefix(text, "#"), strings.HasPrefix(text, ">"), strings.HasPrefix(text, "+ "),
+		strings.HasPrefix(text, "```"), strings.HasPrefix(text, "~~~"):
 		return `\` + text
 	case rule.MatchString(text):
 		return `\` + text

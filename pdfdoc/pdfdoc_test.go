@@ -180,8 +180,10 @@ func twoColumns(t *testing.T) (pdf []byte, left, right []string) {
 		}
 		return strings.Join(words, " ")
 	}
-	left = []string{para("Left", 8), para("Western", 6)}
-	right = []string{para("Right", 8), para("Eastern", 6)}
+	// The left column's last paragraph goes on at the top of the right
+	// one, with a word hyphenated across.
+	left = []string{para("Left", 8), para("Western", 6) + " This paragraph goes on in the next col-"}
+	right = []string{"umn, where it ends. " + para("Right", 8), para("Eastern", 6)}
 	f.SetLeftMargin(10)
 	for _, p := range left {
 		f.MultiCell(90, 5, p, "", "L", false)
@@ -209,7 +211,7 @@ func TestTwoColumns(t *testing.T) {
 	}
 	want := "# Crawling in two columns\n\n" +
 		"Abstract: a paper whose text is set in two columns, as many papers and reports are, read in the order its author wrote it.\n\n" +
-		strings.Join(append(left, right...), "\n\n") + "\n"
+		left[0] + "\n\n" + strings.TrimSuffix(left[1], "-") + right[0] + "\n\n" + right[1] + "\n"
 	if doc.Markdown != want {
 		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want)
 	}
@@ -283,26 +285,40 @@ func TestCancelAndClose(t *testing.T) {
 	if _, err := c.Convert(ctx, document(t, false), Limits{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled conversion: %v, want context.Canceled", err)
 	}
+	// The only instance is held, so the conversion started next waits in
+	// Convert until it is given back.
+	if err := c.start(); err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.pool.GetInstanceWithContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	data := document(t, false)
-	done := make(chan error, 1)
+	converted := make(chan error, 1)
 	go func() {
 		_, err := c.Convert(context.Background(), data, Limits{})
-		done <- err
+		converted <- err
 	}()
-	// The conversion starts the pool (seconds: the module is compiled).
-	time.Sleep(200 * time.Millisecond)
-	c.Close()
+	time.Sleep(200 * time.Millisecond) // it is waiting for the instance
+	closed := make(chan struct{})
+	go func() {
+		c.Close()
+		close(closed)
+	}()
 	select {
-	case err := <-done:
-		if err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("a conversion running when Close was called: %v", err)
-		}
-	default:
-		t.Error("Close returned before the conversion it found running")
+	case <-closed:
+		t.Fatal("Close returned while a conversion was waiting for its instance")
+	case <-time.After(300 * time.Millisecond):
 	}
-	if _, err := c.Convert(context.Background(), document(t, false), Limits{}); !errors.Is(err, ErrClosed) {
-		t.Errorf("after Close: %v, want ErrClosed", err)
+	if _, err := c.Convert(context.Background(), data, Limits{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("a conversion asked for while closing: %v, want ErrClosed", err)
 	}
+	_ = held.Close() // back to the pool
+	if err := <-converted; err != nil {
+		t.Errorf("the conversion Close waited for: %v", err)
+	}
+	<-closed
 }
 
 func TestEscapeStart(t *testing.T) {
@@ -312,6 +328,7 @@ func TestEscapeStart(t *testing.T) {
 		"+ one more":               `\+ one more`,
 		"2024. A year of crawling": `2024\. A year of crawling`,
 		"===":                      `\===`,
+		"```go":                    "\\```go",
 		"- - -":                    `\- - -`,
 		"Plain text.":              "Plain text.",
 		"-5 degrees":               "-5 degrees",
@@ -320,5 +337,38 @@ func TestEscapeStart(t *testing.T) {
 		if got := escapeStart(in); got != want {
 			t.Errorf("escapeStart(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A page in one column whose every word is a text object of its own (as
+// some producers write them) is not taken for columns: the gaps between
+// words are no gutter.
+func TestWordsAreNotColumns(t *testing.T) {
+	f := fpdf.New("P", "mm", "A4", "")
+	f.AddPage()
+	f.SetFont("Helvetica", "", 11)
+	var paras []string
+	for p := range 4 {
+		var words []string
+		for i := range 60 {
+			words = append(words, fmt.Sprintf("word%d.%d", p, i))
+		}
+		words = append(words, "end.")
+		for _, w := range words {
+			f.Write(5, w+" ")
+		}
+		f.Ln(9)
+		paras = append(paras, strings.Join(words, " "))
+	}
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := converter.Convert(context.Background(), buf.Bytes(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(paras, "\n\n") + "\n"; doc.Markdown != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", doc.Markdown, want)
 	}
 }

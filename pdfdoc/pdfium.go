@@ -129,6 +129,7 @@ func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Docum
 		return Document{}, err
 	}
 	began := time.Now()
+	parent := ctx
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
@@ -156,15 +157,11 @@ func (c *Converter) Convert(ctx context.Context, data []byte, lim Limits) (Docum
 	case <-ctx.Done():
 		// The instance is stuck in the document: killed, not reused.
 		_ = inst.Kill()
-		return Document{}, timedOut(ctx, ctx.Err())
+		if err := parent.Err(); err != nil {
+			return Document{}, err // the caller's end, not the document's
+		}
+		return Document{}, ErrTimeout
 	}
-}
-
-func timedOut(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return ErrTimeout
-	}
-	return err
 }
 
 // read extracts the pages of data with one PDFium instance.
@@ -204,6 +201,8 @@ func read(inst pdfium.Pdfium, data []byte, lim Limits) (Document, error) {
 	switch {
 	case failed != nil && !text:
 		return Document{}, failed
+	case !text && doc.Read < doc.Pages:
+		return Document{}, fmt.Errorf("%w in the %d pages read of %d", ErrNoText, doc.Read, doc.Pages)
 	case !text:
 		return Document{}, ErrNoText
 	}
