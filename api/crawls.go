@@ -17,9 +17,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 // maxRequestBytes bounds a create request.
@@ -74,7 +74,7 @@ func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Opti
 func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMessage) (*db.Crawl, error) {
 	p := principal(c)
 	id := uuid.New()
-	wfID := workflows.WorkflowID(id.String())
+	wfID := crawlflow.WorkflowID(id.String())
 	// Postgres keeps microseconds; the answer shows what a later read shows.
 	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given, time.Now().UTC().Truncate(time.Microsecond))
 	if opts.UseStaticIPs {
@@ -93,7 +93,7 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 	if err := s.Store.InsertCrawl(ctx, rec); err != nil {
 		return nil, err
 	}
-	summary, details := workflows.StartText(id.String(), p.TeamID.String(), opts)
+	summary, details := crawlflow.StartText(id.String(), p.TeamID.String(), opts)
 	_, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       wfID,
 		StaticSummary:            summary,
@@ -102,12 +102,12 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 		WorkflowExecutionTimeout: s.executionTimeout(opts),
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.AttrCrawlID.ValueSet(id.String()),
-			workflows.AttrTeamID.ValueSet(p.TeamID.String()),
-			workflows.AttrStatus.ValueSet(string(crawl.StatusRunning)),
-			workflows.AttrStartURL.ValueSet(workflows.StartURLAttr(opts.StartURLs[0])),
+			crawlflow.AttrCrawlID.ValueSet(id.String()),
+			crawlflow.AttrTeamID.ValueSet(p.TeamID.String()),
+			crawlflow.AttrStatus.ValueSet(string(crawl.StatusRunning)),
+			crawlflow.AttrStartURL.ValueSet(crawlflow.StartURLAttr(opts.StartURLs[0])),
 		),
-	}, workflows.CrawlWorkflowName, workflows.CrawlInput{CrawlID: id.String()})
+	}, crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: id.String()})
 	if err != nil {
 		s.logOf(c).Error("start crawl workflow", "crawlId", id, "error", err)
 		// The request's context may be what failed; record the outcome anyway.

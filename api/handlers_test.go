@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/workflows"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
 // TestCreateCrawlRejectsBadInput: an invalid body is a 400 naming the
@@ -73,8 +73,8 @@ func TestCreateCrawlLongStartURL(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
 	}
-	attr, _ := a.temporal.started[0].Options.TypedSearchAttributes.GetKeyword(workflows.AttrStartURL)
-	if len(attr) > workflows.MaxStartURLAttr || !utf8.ValidString(attr) || !strings.HasSuffix(attr, "é…") || !strings.HasPrefix(long, strings.TrimSuffix(attr, "…")) {
+	attr, _ := a.temporal.started[0].Options.TypedSearchAttributes.GetKeyword(crawlflow.AttrStartURL)
+	if len(attr) > crawlflow.MaxStartURLAttr || !utf8.ValidString(attr) || !strings.HasSuffix(attr, "é…") || !strings.HasPrefix(long, strings.TrimSuffix(attr, "…")) {
 		t.Errorf("search attribute of %d bytes, valid UTF-8 %v: %q", len(attr), utf8.ValidString(attr), attr[max(0, len(attr)-10):])
 	}
 	if len(long) != 2048 {
@@ -134,10 +134,10 @@ func TestCreateCrawlStartsWorkflow(t *testing.T) {
 		t.Error("the workflow was started before its crawl was stored")
 	}
 	s := a.temporal.started[0]
-	if s.Workflow != workflows.CrawlWorkflowName {
-		t.Errorf("workflow %v, want %s", s.Workflow, workflows.CrawlWorkflowName)
+	if s.Workflow != crawlflow.CrawlWorkflowName {
+		t.Errorf("workflow %v, want %s", s.Workflow, crawlflow.CrawlWorkflowName)
 	}
-	if len(s.Args) != 1 || s.Args[0] != (workflows.CrawlInput{CrawlID: id.String()}) {
+	if len(s.Args) != 1 || s.Args[0] != (crawlflow.CrawlInput{CrawlID: id.String()}) {
 		t.Errorf("workflow input %#v, want the crawl's ID", s.Args)
 	}
 	o := s.Options
@@ -161,10 +161,10 @@ func TestCreateCrawlStartsWorkflow(t *testing.T) {
 		key  temporal.SearchAttributeKeyKeyword
 		want string
 	}{
-		{workflows.AttrCrawlID, id.String()},
-		{workflows.AttrTeamID, testTeam.String()},
-		{workflows.AttrStatus, "running"},
-		{workflows.AttrStartURL, "https://a.example/docs"},
+		{crawlflow.AttrCrawlID, id.String()},
+		{crawlflow.AttrTeamID, testTeam.String()},
+		{crawlflow.AttrStatus, "running"},
+		{crawlflow.AttrStartURL, "https://a.example/docs"},
 	} {
 		if got, ok := attrs.GetKeyword(sa.key); !ok || got != sa.want {
 			t.Errorf("search attribute %s = %q (set %v), want %q", sa.key.GetName(), got, ok, sa.want)
@@ -189,7 +189,7 @@ func TestCreateCrawlDefaultTimeout(t *testing.T) {
 	if want := 1800*time.Second + executionTimeoutMargin; o.WorkflowExecutionTimeout != want {
 		t.Errorf("execution timeout %s, want %s", o.WorkflowExecutionTimeout, want)
 	}
-	if got, _ := o.TypedSearchAttributes.GetKeyword(workflows.AttrStartURL); got != "https://b.example/" {
+	if got, _ := o.TypedSearchAttributes.GetKeyword(crawlflow.AttrStartURL); got != "https://b.example/" {
 		t.Errorf("start URL attribute %q, want the first start URL", got)
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/schedule"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 // scheduleClient is what the API needs of Temporal's schedules.
@@ -236,21 +236,21 @@ func (s *server) newSchedule(ctx context.Context, c *fiber.Ctx, name string, tim
 	}
 	overlap, catchup := timing.Policies()
 	_, err := s.Schedules.Create(ctx, client.ScheduleOptions{
-		ID:            workflows.ScheduleID(sc.ID.String()),
+		ID:            crawlflow.ScheduleID(sc.ID.String()),
 		Spec:          timing.Spec(),
 		Overlap:       overlap,
 		CatchupWindow: catchup,
 		Paused:        paused,
 		Note:          note,
 		Action: &client.ScheduleWorkflowAction{
-			ID:            workflows.RunWorkflowID(sc.ID.String()),
-			Workflow:      workflows.ScheduledCrawlWorkflowName,
-			Args:          []any{workflows.ScheduledCrawlInput{ScheduleID: sc.ID.String()}},
+			ID:            crawlflow.RunWorkflowID(sc.ID.String()),
+			Workflow:      crawlflow.ScheduledCrawlWorkflowName,
+			Args:          []any{crawlflow.ScheduledCrawlInput{ScheduleID: sc.ID.String()}},
 			TaskQueue:     s.TaskQueue,
 			StaticSummary: clipText("Scheduled crawls: "+sc.Name, 200),
 			TypedSearchAttributes: temporal.NewSearchAttributes(
-				workflows.AttrTeamID.ValueSet(p.TeamID.String()),
-				workflows.AttrScheduleID.ValueSet(sc.ID.String()),
+				crawlflow.AttrTeamID.ValueSet(p.TeamID.String()),
+				crawlflow.AttrScheduleID.ValueSet(sc.ID.String()),
 			),
 		},
 	})
@@ -342,7 +342,7 @@ const unreadNote = "Temporal could not be asked about this schedule just now: it
 // cannot be asked about now is answered without what Temporal says (its
 // note says so) rather than failing the answer.
 func (s *server) scheduleViewOf(ctx context.Context, sc *db.Schedule, strict bool) (scheduleJSON, error) {
-	v := scheduleJSON{ID: sc.ID.String(), Name: sc.Name, TemporalScheduleID: workflows.ScheduleID(sc.ID.String()),
+	v := scheduleJSON{ID: sc.ID.String(), Name: sc.Name, TemporalScheduleID: crawlflow.ScheduleID(sc.ID.String()),
 		NextRuns: []time.Time{}, RecentRuns: []runJSON{}, Crawls: []scheduledCrawlJSON{},
 		CreatedAt: sc.CreatedAt.UTC(), UpdatedAt: sc.UpdatedAt.UTC()}
 	_ = json.Unmarshal(sc.Timing, &v.Timing) // written by createSchedule from this type
@@ -536,7 +536,7 @@ func (s *server) patchScheduleOf(ctx context.Context, c *fiber.Ctx, sc *db.Sched
 	if len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid schedule change", Details: bad}
 	}
-	h := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String()))
+	h := s.Schedules.GetHandle(ctx, crawlflow.ScheduleID(sc.ID.String()))
 	if timingChanged {
 		overlap, catchup := timing.Policies()
 		err := h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
@@ -619,7 +619,7 @@ func (s *server) deleteSchedule(c *fiber.Ctx) error {
 
 // removeSchedule deletes sc's Temporal Schedule and marks it deleted.
 func (s *server) removeSchedule(ctx context.Context, c *fiber.Ctx, sc *db.Schedule) error {
-	err := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Delete(ctx)
+	err := s.Schedules.GetHandle(ctx, crawlflow.ScheduleID(sc.ID.String())).Delete(ctx)
 	var notFound *serviceerror.NotFound
 	if err != nil && !errors.As(err, &notFound) {
 		return s.temporalScheduleError(c, sc.ID, err)
@@ -654,7 +654,7 @@ func (s *server) runNow(ctx context.Context, c *fiber.Ctx, sc *db.Schedule) (enu
 	var timing schedule.Timing
 	_ = json.Unmarshal(sc.Timing, &timing) // written from this type
 	overlap, _ := timing.Policies()
-	if err := s.Schedules.GetHandle(ctx, workflows.ScheduleID(sc.ID.String())).Trigger(ctx,
+	if err := s.Schedules.GetHandle(ctx, crawlflow.ScheduleID(sc.ID.String())).Trigger(ctx,
 		client.ScheduleTriggerOptions{Overlap: overlap}); err != nil {
 		return 0, s.temporalScheduleError(c, sc.ID, err)
 	}

@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/frontier"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 // changeCrawl handles PATCH /crawls/{id}: a change to the running crawl
@@ -78,10 +78,10 @@ func (s *server) applyChange(c *fiber.Ctx, ch crawl.Change) error {
 	}
 	ch.By = "API key " + p.KeyID.String()
 	h, err := s.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: rec.WorkflowID, UpdateName: workflows.ChangeUpdateName, Args: []any{ch},
+		WorkflowID: rec.WorkflowID, UpdateName: crawlflow.ChangeUpdateName, Args: []any{ch},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	var res workflows.ChangeResult
+	var res crawlflow.ChangeResult
 	if err == nil {
 		err = h.Get(ctx, &res)
 	}
@@ -99,7 +99,7 @@ func (s *server) changeError(c *fiber.Ctx, id fmt.Stringer, err error) error {
 	var app *temporal.ApplicationError
 	var notFound *serviceerror.NotFound
 	switch {
-	case errors.As(err, &app) && app.Type() == workflows.ErrCrawlEnded, errors.As(err, &notFound):
+	case errors.As(err, &app) && app.Type() == crawlflow.ErrCrawlEnded, errors.As(err, &notFound):
 		return crawl.Errorf(crawl.ECONFLICT, "crawl %s has ended: it can no longer be changed", id)
 	case errors.As(err, &app) && app.Type() == "InvalidChange":
 		var bad []crawl.FieldError
@@ -107,7 +107,7 @@ func (s *server) changeError(c *fiber.Ctx, id fmt.Stringer, err error) error {
 			return &crawl.Error{Code: crawl.EINVALID, Message: "invalid change", Details: bad}
 		}
 		return crawl.Errorf(crawl.EINVALID, "invalid change: %s", app.Error())
-	case errors.As(err, &app) && app.Type() == workflows.ErrCrawlContinuing:
+	case errors.As(err, &app) && app.Type() == crawlflow.ErrCrawlContinuing:
 		return crawl.Errorf(crawl.EUNAVAILABLE, "crawl %s is moving to a new workflow run; try again", id)
 	case temporal.IsCanceledError(err):
 		return crawl.Errorf(crawl.ECONFLICT, "crawl %s is being aborted: it can no longer be changed", id)

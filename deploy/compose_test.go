@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/durablecrawl/crawler/config"
-	"github.com/durablecrawl/crawler/workflows"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
 // composeFile is the part of docker-compose.yml the checks read.
@@ -162,7 +162,7 @@ func TestComposeTemporal(t *testing.T) {
 		declared = append(declared, m[1]+"="+m[2])
 	}
 	var want []string
-	for name, typ := range workflows.SearchAttrTypes {
+	for name, typ := range crawlflow.SearchAttrTypes {
 		want = append(want, name+"="+typ)
 	}
 	slices.Sort(declared)

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/internal/proctest"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 // jsOnlySite serves pages whose text and links exist only after their
@@ -232,5 +232,5 @@ func TestAutoRendersDeepPagesInTheBrowser(t *testing.T) {
 	if len(sent) != 2 || !sent["/app"] || !sent["/deep-app"] {
 		t.Errorf("pages sent to the browser: %v, want /app and /deep-app", sent)
 	}
-	replay(t, workflows.WorkflowID(c.crawl.ID), "")
+	replay(t, crawlflow.WorkflowID(c.crawl.ID), "")
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/workflows"
@@ -203,7 +204,7 @@ func TestCrawlFixtureSite(t *testing.T) {
 	// attributes, and continued as new along the way.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	wfID := workflows.WorkflowID(created.ID)
+	wfID := crawlflow.WorkflowID(created.ID)
 	var result workflows.CrawlResult
 	if err := env.temporal.GetWorkflow(ctx, wfID, "").Get(ctx, &result); err != nil || result.Status != "succeeded" || result.TotalPages != pagesToDepth2 {
 		t.Errorf("workflow result %+v, %v", result, err)
@@ -330,7 +331,7 @@ func TestTimedOut(t *testing.T) {
 	if n := countMessages(logs, "Page crawled"); n != done.TotalPages {
 		t.Errorf("%d page entries for %d pages: the batch cut by the timeout is not logged", n, done.TotalPages)
 	}
-	replay(t, workflows.WorkflowID(c.ID), "")
+	replay(t, crawlflow.WorkflowID(c.ID), "")
 }
 
 // TestCancelledWithTemporalCLI: `temporal workflow cancel` ends a crawl
@@ -346,7 +347,7 @@ func TestCancelledWithTemporalCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(cli, "workflow", "cancel", "--address", env.temporalAddr,
-		"--workflow-id", workflows.WorkflowID(c.ID)).CombinedOutput()
+		"--workflow-id", crawlflow.WorkflowID(c.ID)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("temporal workflow cancel: %v\n%s", err, out)
 	}
@@ -360,17 +361,17 @@ func TestCancelledWithTemporalCLI(t *testing.T) {
 	// The crawl is recorded aborted just before its workflow run closes.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, nil); !temporal.IsCanceledError(err) {
+	if err := env.temporal.GetWorkflow(ctx, crawlflow.WorkflowID(c.ID), "").Get(ctx, nil); !temporal.IsCanceledError(err) {
 		t.Errorf("workflow run ended with %v, want cancelled", err)
 	}
-	desc, err := env.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(c.ID), "")
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, crawlflow.WorkflowID(c.ID), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		t.Errorf("workflow status %v, want canceled", st)
 	}
-	replay(t, workflows.WorkflowID(c.ID), "")
+	replay(t, crawlflow.WorkflowID(c.ID), "")
 }
 
 // TestTerminatedIsReconciled: terminate runs no workflow code; the
@@ -380,7 +381,7 @@ func TestTerminatedIsReconciled(t *testing.T) {
 	slow := slowSite(t, 300*time.Millisecond)
 	c := create(t, env.api, env.keyA, map[string]any{"startUrl": slow.URL + "/", "maxConcurrentPages": 1})
 	waitFor(t, env.api, env.keyA, c.ID, 30*time.Second, "a first page", func(c crawlObj) bool { return c.TotalPages > 0 })
-	if err := env.temporal.TerminateWorkflow(context.Background(), workflows.WorkflowID(c.ID), "", "test"); err != nil {
+	if err := env.temporal.TerminateWorkflow(context.Background(), crawlflow.WorkflowID(c.ID), "", "test"); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, env.api, env.keyA, c.ID, 30*time.Second, "aborted")
@@ -510,10 +511,10 @@ func TestPrivateNetworksRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var appErr *temporal.ApplicationError
-	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, nil); !errors.As(err, &appErr) || appErr.Type() != "CrawlFailed" {
+	if err := env.temporal.GetWorkflow(ctx, crawlflow.WorkflowID(c.ID), "").Get(ctx, nil); !errors.As(err, &appErr) || appErr.Type() != "CrawlFailed" {
 		t.Errorf("workflow result: %v, want a CrawlFailed error", err)
 	}
-	desc, err := env.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(c.ID), "")
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, crawlflow.WorkflowID(c.ID), "")
 	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
 		t.Errorf("workflow of the failed crawl: %v (%v), want failed", desc.GetWorkflowExecutionInfo().GetStatus(), err)
 	}
@@ -833,7 +834,7 @@ func TestTemporalUIStory(t *testing.T) {
 	waitFor(t, env.llmAPI, env.keyA, c.ID, 30*time.Second, "pages stored", func(c crawlObj) bool { return c.TotalPages >= 12 })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	wfID := workflows.WorkflowID(c.ID)
+	wfID := crawlflow.WorkflowID(c.ID)
 	var total int64
 	for total == 0 && ctx.Err() == nil {
 		desc, err := env.temporal.DescribeWorkflowExecution(ctx, wfID, "")

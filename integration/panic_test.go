@@ -9,6 +9,7 @@ import (
 
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -25,7 +26,7 @@ func TestWorkflowPanicEndsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := sdkworker.New(env.temporal, queue, worker.CrawlWorkerOptions(cfg))
-	w.RegisterWorkflowWithOptions(func(workflow.Context, workflows.CrawlInput) (workflows.CrawlResult, error) {
+	w.RegisterWorkflowWithOptions(func(workflow.Context, crawlflow.CrawlInput) (workflows.CrawlResult, error) {
 		panic("a bug in workflow code")
 	}, workflows.RegisterOptions())
 	if err := w.Start(); err != nil {

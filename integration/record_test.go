@@ -11,7 +11,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/durablecrawl/crawler/workflows"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
 // recordDir is where ended crawls' workflow histories are written when
@@ -35,7 +35,7 @@ func recordHistories(t testing.TB, crawlID, status string) {
 	}
 	var runs []*historypb.History
 	for runID := ""; ; {
-		h := runHistory(t, workflows.WorkflowID(crawlID), runID)
+		h := runHistory(t, crawlflow.WorkflowID(crawlID), runID)
 		runs = append([]*historypb.History{h}, runs...)
 		started := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
 		if runID = started.GetContinuedExecutionRunId(); runID == "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -99,7 +100,7 @@ func TestSchedules(t *testing.T) {
 		t.Fatalf("POST /schedules = %d %s", status, raw)
 	}
 	if !sc.Paused || sc.Interval != "1h0m0s" && sc.Interval != "1h" || sc.TimeZone != "Europe/Paris" || sc.Overlap != "skip" ||
-		sc.TemporalScheduleID != workflows.ScheduleID(sc.ID) {
+		sc.TemporalScheduleID != crawlflow.ScheduleID(sc.ID) {
 		t.Errorf("created schedule = %+v", sc)
 	}
 
@@ -129,7 +130,7 @@ func TestSchedules(t *testing.T) {
 		second.Changes == nil || *second.Changes != (struct{ New, Changed, Same, Removed int }{1, 3, 4, 2}) {
 		t.Errorf("second run: %+v (changes %+v), want it compared with %s", second, second.Changes, first.ID)
 	}
-	if s2.Runs.Started != 2 || len(s2.RecentRuns) != 2 || !strings.HasPrefix(s2.RecentRuns[0].WorkflowID, workflows.RunWorkflowID(sc.ID)) {
+	if s2.Runs.Started != 2 || len(s2.RecentRuns) != 2 || !strings.HasPrefix(s2.RecentRuns[0].WorkflowID, crawlflow.RunWorkflowID(sc.ID)) {
 		t.Errorf("runs as Temporal tells them: %+v %+v", s2.Runs, s2.RecentRuns)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/api"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/internal/testsite"
 	"github.com/durablecrawl/crawler/webhook"
 	"github.com/durablecrawl/crawler/workflows"
@@ -103,7 +104,7 @@ func TestWebhookThroughRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var res workflows.CrawlResult
-	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, &res); err != nil {
+	if err := env.temporal.GetWorkflow(ctx, crawlflow.WorkflowID(c.ID), "").Get(ctx, &res); err != nil {
 		t.Fatalf("the crawl's workflow: %v", err)
 	}
 	if !recv.got("crawl.completed") {
@@ -175,7 +176,7 @@ func TestWebhookGivenUp(t *testing.T) {
 	c := create(t, base, env.keyA, map[string]any{"startUrl": site.URL + "/", "maxResults": 3, "webhook": hooks.URL + "/in"})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := env.temporal.GetWorkflow(ctx, workflows.WorkflowID(c.ID), "").Get(ctx, nil); err != nil {
+	if err := env.temporal.GetWorkflow(ctx, crawlflow.WorkflowID(c.ID), "").Get(ctx, nil); err != nil {
 		t.Fatalf("the crawl's workflow: %v", err)
 	}
 	logs := allLogs(t, base, env.keyA, c.ID, 200)

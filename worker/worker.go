@@ -21,6 +21,7 @@ import (
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/fetch"
@@ -283,7 +284,7 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		return fmt.Errorf("list search attributes: %w", err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
-	for name, typ := range workflows.SearchAttrTypes {
+	for name, typ := range crawlflow.SearchAttrTypes {
 		if _, ok := list.GetCustomAttributes()[name]; ok {
 			continue
 		}

@@ -13,38 +13,17 @@ import (
 
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
-// CrawlWorkflowName is the workflow type operators see in the Temporal UI.
-const CrawlWorkflowName = "CrawlWorkflow"
-
-// RegisterOptions registers CrawlWorkflow under CrawlWorkflowName.
+// RegisterOptions registers CrawlWorkflow under crawlflow.CrawlWorkflowName.
 func RegisterOptions() workflow.RegisterOptions {
-	return workflow.RegisterOptions{Name: CrawlWorkflowName}
+	return workflow.RegisterOptions{Name: crawlflow.CrawlWorkflowName}
 }
 
-// WorkflowID returns the workflow ID of a crawl, so that an operator can
-// find a crawl from its ID (and the other way round).
-func WorkflowID(crawlID string) string { return "crawl-" + crawlID }
-
-// Search attributes of crawl workflows. They must be registered on the
-// Temporal namespace (the worker does it at start; `make run` passes them
-// to the dev server).
-var (
-	AttrCrawlID     = temporal.NewSearchAttributeKeyKeyword("CrawlId")
-	AttrTeamID      = temporal.NewSearchAttributeKeyKeyword("CrawlTeamId")
-	AttrStatus      = temporal.NewSearchAttributeKeyKeyword("CrawlStatus")
-	AttrStartURL    = temporal.NewSearchAttributeKeyKeyword("CrawlStartUrl")
-	AttrTotalPages  = temporal.NewSearchAttributeKeyInt64("CrawlTotalPages")
-	SearchAttrTypes = map[string]string{
-		"CrawlId": "Keyword", "CrawlTeamId": "Keyword", "CrawlStatus": "Keyword",
-		"CrawlStartUrl": "Keyword", "CrawlTotalPages": "Int", "CrawlScheduleId": "Keyword",
-	}
-)
-
-// CrawlInput starts (or continues) a crawl. Only CrawlID is set by the
-// caller; the rest carries a crawl across continue-as-new.
-type CrawlInput struct {
+// RunState is CrawlWorkflow's input: crawlflow.CrawlInput as a caller
+// sends it (CrawlID), and what a crawl carries across continue-as-new.
+type RunState struct {
 	CrawlID string
 	// Plan is nil on the first run.
 	Plan *activities.CrawlPlan `json:",omitempty"`
@@ -103,7 +82,7 @@ const eventsPerRun = 5000
 //
 // A crawl with a webhook delivers its events alongside (see hooks), and
 // its run ends only once they are delivered or given up.
-func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
+func CrawlWorkflow(ctx workflow.Context, in RunState) (CrawlResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, quickActivityOptions)
 	var h *hooks
 	res, err := crawlRun(ctx, &in, &h)
@@ -113,7 +92,7 @@ func CrawlWorkflow(ctx workflow.Context, in CrawlInput) (CrawlResult, error) {
 
 // crawlRun is CrawlWorkflow's run; it starts the webhook delivery (*h)
 // once the crawl has its plan.
-func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, error) {
+func crawlRun(ctx workflow.Context, in *RunState, h **hooks) (CrawlResult, error) {
 	logger := workflow.GetLogger(ctx)
 
 	if in.Plan == nil {
@@ -171,7 +150,7 @@ func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, err
 	st.settle(ctx, errors.Is(loopErr, errContinueAsNew))
 	if errors.Is(loopErr, errContinueAsNew) {
 		// Taken now, the input holds every change applied in this run.
-		loopErr = workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+		loopErr = workflow.NewContinueAsNewError(ctx, crawlflow.CrawlWorkflowName, *in)
 	}
 	var can *workflow.ContinueAsNewError
 
@@ -197,7 +176,7 @@ func crawlRun(ctx workflow.Context, in *CrawlInput, h **hooks) (CrawlResult, err
 // crawlLoop runs rounds until the frontier is empty or the budget is spent
 // (and then says so), and returns a ContinueAsNewError when the run's
 // history grows long.
-func crawlLoop(ctx workflow.Context, in *CrawlInput, h *hooks) (bool, error) {
+func crawlLoop(ctx workflow.Context, in *RunState, h *hooks) (bool, error) {
 	firstBatch := in.Batch
 	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
 	browserOptions := pageActivityOptions
@@ -246,7 +225,7 @@ func crawlLoop(ctx workflow.Context, in *CrawlInput, h *hooks) (bool, error) {
 		}
 		in.Batch++
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() || in.Batch-firstBatch >= batchesPerRun {
-			return false, workflow.NewContinueAsNewError(ctx, CrawlWorkflowName, *in)
+			return false, workflow.NewContinueAsNewError(ctx, crawlflow.CrawlWorkflowName, *in)
 		}
 	}
 }
@@ -271,7 +250,7 @@ const pipelinedBatches = "pipelined-batches"
 // bound: a batch claims no more pages than the budget has room for once
 // the batches in the later stages are stored. Only fetching adds to the
 // frontier, so an empty claim means it is done.
-func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx workflow.Context, h *hooks) (bool, error) {
+func pipelinedLoop(ctx workflow.Context, in *RunState, pageCtx, browserCtx workflow.Context, h *hooks) (bool, error) {
 	firstBatch := in.Batch
 	p := &pipeline{in: in, pageCtx: pageCtx, hooks: h,
 		upsertTotal: workflow.GetVersion(ctx, totalPagesAttribute, workflow.DefaultVersion, 1) != workflow.DefaultVersion}
@@ -360,7 +339,7 @@ func pipelinedLoop(ctx workflow.Context, in *CrawlInput, pageCtx, browserCtx wor
 // time, whether browser workers are there (busy: the batch is tried again,
 // the crawl's timeout bounding the wait) rather than none at all (a
 // deployment fault, which ends the crawl error).
-func browserWorkersBusy(ctx workflow.Context, in *CrawlInput) bool {
+func browserWorkersBusy(ctx workflow.Context, in *RunState) bool {
 	var workers int
 	err := workflow.ExecuteActivity(ctx, a.BrowserWorkers, activities.BrowserWorkersInput{
 		TaskQueue: in.Plan.BrowserTaskQueue}).Get(ctx, &workers)
@@ -369,7 +348,7 @@ func browserWorkersBusy(ctx workflow.Context, in *CrawlInput) bool {
 
 // note keeps what a fetch batch found for the batches after it: the engine
 // the crawl switched to, and (renderDeep) the pages waiting for the browser.
-func (in *CrawlInput) note(fetched activities.FetchPagesResult, renderDeep bool) {
+func (in *RunState) note(fetched activities.FetchPagesResult, renderDeep bool) {
 	if fetched.SwitchTo != "" {
 		in.Plan.Engine, in.Plan.Detect = fetched.SwitchTo, false
 	}
@@ -381,7 +360,7 @@ func (in *CrawlInput) note(fetched activities.FetchPagesResult, renderDeep bool)
 // pipeline is what pipelinedLoop shares with its two stages, which run
 // in workflow goroutines.
 type pipeline struct {
-	in      *CrawlInput
+	in      *RunState
 	pageCtx workflow.Context
 	// queue holds the fetched batches whose results are not done, in
 	// batch order: converted ones first, then the one converting.
@@ -501,7 +480,7 @@ func (p *pipeline) storeStage(ctx workflow.Context) {
 			stored := batchIn.Stored != p.in.Stored
 			p.in.Stored, b.fetched = batchIn.Stored, 0
 			if stored && p.upsertTotal {
-				_ = workflow.UpsertTypedSearchAttributes(ctx, AttrTotalPages.ValueSet(int64(p.in.Stored)))
+				_ = workflow.UpsertTypedSearchAttributes(ctx, crawlflow.AttrTotalPages.ValueSet(int64(p.in.Stored)))
 			}
 			showProgress(ctx, p.in, "Crawling")
 			p.hooks.notify()
@@ -542,7 +521,7 @@ const renderDeepPages = "render-deep-pages"
 // fetchBatch claims and fetches the batch in.Batch of up to limit pages,
 // with the crawl's engine, or (renderOnly) the pages sent to the browser.
 // renderDeep lets a static batch send pages to the browser.
-func fetchBatch(ctx workflow.Context, in *CrawlInput, limit int, pageCtx, browserCtx workflow.Context,
+func fetchBatch(ctx workflow.Context, in *RunState, limit int, pageCtx, browserCtx workflow.Context,
 	renderDeep, renderOnly, convert bool) (activities.FetchPagesResult, error) {
 	fetchPages, fetchCtx := a.FetchPages, pageCtx
 	if in.Plan.Engine == crawl.EnginePlaywright || renderOnly {
@@ -585,7 +564,7 @@ const dedupeAndExtract = "deduplicate-and-extract"
 // convertAndStore turns the fetched pages of the batch in.Batch into results:
 // converted to markdown, deduplicated and stored, then, for a crawl with
 // extraction instructions, each sent to the LLM.
-func convertAndStore(ctx, pageCtx workflow.Context, in *CrawlInput) error {
+func convertAndStore(ctx, pageCtx workflow.Context, in *RunState) error {
 	if workflow.GetVersion(ctx, dedupeAndExtract, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		// Runs begun before the change: ConvertPages stores the results.
 		var converted activities.ConvertPagesResult
@@ -610,7 +589,7 @@ func convertAndStore(ctx, pageCtx workflow.Context, in *CrawlInput) error {
 // in.Batch (and, with writeLogs, writes its log entries, reporting
 // whether it did), then, for a
 // crawl with extraction instructions, sends each to the LLM.
-func storeResults(ctx, pageCtx workflow.Context, in *CrawlInput, writeLogs bool) (logged bool, err error) {
+func storeResults(ctx, pageCtx workflow.Context, in *RunState, writeLogs bool) (logged bool, err error) {
 	var stored activities.DeduplicatePagesResult
 	err = workflow.ExecuteActivity(pageCtx, a.DeduplicatePages, activities.DeduplicatePagesInput{
 		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget, WriteLogs: writeLogs}).Get(ctx, &stored)
@@ -632,7 +611,7 @@ const extractWindow = 32
 // most extractWindow at a time. An extraction that fails for good leaves
 // its page without one (WriteLogs says so); only a cancellation stops the
 // crawl.
-func extractPages(ctx workflow.Context, in *CrawlInput, pageIDs []int64) error {
+func extractPages(ctx workflow.Context, in *RunState, pageIDs []int64) error {
 	opts := llmActivityOptions
 	opts.TaskQueue = in.Plan.LLMTaskQueue
 	llmCtx := workflow.WithActivityOptions(ctx, opts)
@@ -662,7 +641,7 @@ func extractPages(ctx workflow.Context, in *CrawlInput, pageIDs []int64) error {
 // finishAfter ends the crawl after err stopped it: aborted when the
 // workflow was cancelled, error otherwise. It returns err so that the run
 // ends cancelled or failed in Temporal too.
-func finishAfter(ctx workflow.Context, in CrawlInput, err error) (CrawlResult, error) {
+func finishAfter(ctx workflow.Context, in RunState, err error) (CrawlResult, error) {
 	if temporal.IsCanceledError(err) || ctx.Err() != nil {
 		res, ferr := finish(ctx, in, crawl.StatusAborted, "The crawl was cancelled.")
 		if ferr != nil {
@@ -679,13 +658,13 @@ func finishAfter(ctx workflow.Context, in CrawlInput, err error) (CrawlResult, e
 
 // finish records the terminal status. It runs on a disconnected context so
 // that it completes even when the workflow is being cancelled.
-func finish(ctx workflow.Context, in CrawlInput, status crawl.Status, reason string) (CrawlResult, error) {
+func finish(ctx workflow.Context, in RunState, status crawl.Status, reason string) (CrawlResult, error) {
 	return finishSpent(ctx, in, status, reason, false)
 }
 
 // finishSpent is finish for a crawl that may have stopped at its page
 // budget with pages left in its frontier.
-func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reason string, budgetSpent bool) (CrawlResult, error) {
+func finishSpent(ctx workflow.Context, in RunState, status crawl.Status, reason string, budgetSpent bool) (CrawlResult, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if workflow.GetVersion(dctx, settleDeduplication, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		// What it cannot settle stays stored whole: the crawl still ends.
@@ -702,8 +681,8 @@ func finishSpent(ctx workflow.Context, in CrawlInput, status crawl.Status, reaso
 		return CrawlResult{Status: status}, err
 	}
 	_ = workflow.UpsertTypedSearchAttributes(dctx,
-		AttrStatus.ValueSet(string(res.Status)),
-		AttrTotalPages.ValueSet(int64(res.TotalPages)))
+		crawlflow.AttrStatus.ValueSet(string(res.Status)),
+		crawlflow.AttrTotalPages.ValueSet(int64(res.TotalPages)))
 	in.Stored = res.TotalPages
 	showProgress(ctx, &in, "Ended: "+string(res.Status)+changed)
 	return CrawlResult{Status: res.Status, TotalPages: res.TotalPages}, nil
@@ -718,7 +697,7 @@ const changeTracking = "change-tracking"
 // its frontier ran out) and returns the counts as the Temporal UI shows
 // them; "" for other crawls, or when it could not run (the crawl still
 // ends, without counts).
-func settleChanges(dctx workflow.Context, in CrawlInput, complete bool) string {
+func settleChanges(dctx workflow.Context, in RunState, complete bool) string {
 	if in.Plan == nil || !in.Plan.ChangeTracking ||
 		workflow.GetVersion(dctx, changeTracking, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return ""

@@ -21,6 +21,7 @@ import (
 
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
 // newEnv returns a test environment with every activity registered (mocks
@@ -77,7 +78,7 @@ func checkNotStarted(t *testing.T, started []string, names ...string) {
 // a non-retryable error naming the status when it failed or timed out.
 func runCrawl(t *testing.T, env *testsuite.TestWorkflowEnvironment, status *crawl.Status, want crawl.Status) {
 	t.Helper()
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	errType := map[crawl.Status]string{crawl.StatusFailed: "CrawlFailed", crawl.StatusTimedOut: "CrawlTimedOut"}[want]
 	var appErr *temporal.ApplicationError
 	switch err := env.GetWorkflowError(); {
@@ -128,7 +129,7 @@ func testCrawlSucceeds(t *testing.T, atFetch bool) {
 	expectFinish(env, &status, 4)
 	started := activitiesStarted(env)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	// Deduplication is settled once, when every page is stored, before
 	// the crawl ends.
 	if n := len(*started); n < 2 || (*started)[n-2] != "SettleDeduplication" || (*started)[n-1] != "FinishCrawl" {
@@ -233,7 +234,7 @@ func TestCrawlCancelled(t *testing.T) {
 	expectFinish(env, &status, 1)
 	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Second)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	err := env.GetWorkflowError()
 	var canceled *temporal.CanceledError
 	if !errors.As(err, &canceled) {
@@ -251,7 +252,7 @@ func TestCrawlInternalError(t *testing.T) {
 	var status crawl.Status
 	expectFinish(env, &status, 0)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	if err := env.GetWorkflowError(); err == nil {
 		t.Fatal("workflow succeeded, want its error")
 	}
@@ -272,7 +273,7 @@ func TestCrawlAlreadyEnded(t *testing.T) {
 	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).Return(activities.FetchPagesResult{}, nil).Maybe()
 	started := activitiesStarted(env)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	var res CrawlResult
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
@@ -350,7 +351,7 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	var status crawl.Status
 	expectFinish(env, &status, 45)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow error: %v", err)
 	}
@@ -393,7 +394,7 @@ func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
 	expectFinish(env, &status, 2)
 	started := activitiesStarted(env)
 
-	env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow error: %v", err)
 	}
@@ -522,7 +523,7 @@ func TestBrowserQueue(t *testing.T) {
 			}
 			var status crawl.Status
 			expectFinish(env, &status, 1)
-			env.ExecuteWorkflow(CrawlWorkflowName, CrawlInput{CrawlID: "c1"})
+			env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
 			if status != tc.want {
 				t.Errorf("status = %q, want %q", status, tc.want)
 			}

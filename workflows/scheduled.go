@@ -10,30 +10,13 @@ import (
 
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
-// ScheduledCrawlWorkflowName is the workflow type of a schedule's runs,
-// which the schedule's Temporal Schedule starts.
-const ScheduledCrawlWorkflowName = "ScheduledCrawlWorkflow"
-
 // RegisterScheduledOptions registers ScheduledCrawlWorkflow under
-// ScheduledCrawlWorkflowName.
+// crawlflow.ScheduledCrawlWorkflowName.
 func RegisterScheduledOptions() workflow.RegisterOptions {
-	return workflow.RegisterOptions{Name: ScheduledCrawlWorkflowName}
-}
-
-// ScheduleID is the ID of a schedule's Temporal Schedule; RunWorkflowID
-// the workflow ID its runs start from (Temporal adds each run's time).
-func ScheduleID(scheduleID string) string    { return "schedule-" + scheduleID }
-func RunWorkflowID(scheduleID string) string { return "scheduled-" + scheduleID }
-
-// AttrScheduleID is the search attribute that names the schedule of a
-// scheduled run and of its crawl.
-var AttrScheduleID = temporal.NewSearchAttributeKeyKeyword("CrawlScheduleId")
-
-// ScheduledCrawlInput names the schedule whose run this is.
-type ScheduledCrawlInput struct {
-	ScheduleID string
+	return workflow.RegisterOptions{Name: crawlflow.ScheduledCrawlWorkflowName}
 }
 
 // ScheduledCrawlResult is how a run ended: its crawl and the crawl's
@@ -51,7 +34,7 @@ type ScheduledCrawlResult struct {
 // the Temporal UI and the CLI find, read and cancel it as any other. The
 // run lasts as long as its crawl: the schedule's overlap policy (skip by
 // default) sees a crawl still going. Cancelling the run cancels its crawl.
-func ScheduledCrawlWorkflow(ctx workflow.Context, in ScheduledCrawlInput) (ScheduledCrawlResult, error) {
+func ScheduledCrawlWorkflow(ctx workflow.Context, in crawlflow.ScheduledCrawlInput) (ScheduledCrawlResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, quickActivityOptions)
 	var crawlID string
 	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&crawlID); err != nil {
@@ -66,25 +49,25 @@ func ScheduledCrawlWorkflow(ctx workflow.Context, in ScheduledCrawlInput) (Sched
 		workflow.SetCurrentDetails(ctx, "**Skipped**: "+started.Skipped)
 		return ScheduledCrawlResult{Skipped: started.Skipped}, nil
 	}
-	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Crawling** as `%s`", WorkflowID(started.CrawlID)))
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Crawling** as `%s`", crawlflow.WorkflowID(started.CrawlID)))
 	child := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:               WorkflowID(started.CrawlID),
+		WorkflowID:               crawlflow.WorkflowID(started.CrawlID),
 		WorkflowExecutionTimeout: started.ExecutionTimeout,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		ParentClosePolicy:        enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
-		StaticSummary:            clip("Scheduled crawl of "+started.StartURL, summaryBytes),
+		StaticSummary:            crawlflow.Clip("Scheduled crawl of "+started.StartURL, crawlflow.SummaryBytes),
 		StaticDetails: fmt.Sprintf("**Crawl** `%s` of team `%s`, a run of schedule `%s`\n\n- start URL: %s\n",
-			started.CrawlID, started.TeamID, in.ScheduleID, clip(started.StartURL, 300)),
+			started.CrawlID, started.TeamID, in.ScheduleID, crawlflow.Clip(started.StartURL, 300)),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			AttrCrawlID.ValueSet(started.CrawlID),
-			AttrTeamID.ValueSet(started.TeamID),
-			AttrStatus.ValueSet(string(crawl.StatusRunning)),
-			AttrStartURL.ValueSet(StartURLAttr(started.StartURL)),
-			AttrScheduleID.ValueSet(in.ScheduleID),
+			crawlflow.AttrCrawlID.ValueSet(started.CrawlID),
+			crawlflow.AttrTeamID.ValueSet(started.TeamID),
+			crawlflow.AttrStatus.ValueSet(string(crawl.StatusRunning)),
+			crawlflow.AttrStartURL.ValueSet(crawlflow.StartURLAttr(started.StartURL)),
+			crawlflow.AttrScheduleID.ValueSet(in.ScheduleID),
 		),
 	})
 	var res CrawlResult
-	err := workflow.ExecuteChildWorkflow(child, CrawlWorkflowName, CrawlInput{CrawlID: started.CrawlID}).Get(ctx, &res)
+	err := workflow.ExecuteChildWorkflow(child, crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: started.CrawlID}).Get(ctx, &res)
 	out := ScheduledCrawlResult{CrawlID: started.CrawlID, Status: res.Status}
 	if err != nil && ctx.Err() != nil {
 		return out, temporal.NewCanceledError() // the run was cancelled, and its crawl with it

@@ -8,29 +8,11 @@ import (
 
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
-
-// ChangeUpdateName is the Temporal Update that changes a running crawl
-// (crawl.Change): its page limit, excludePaths, pages in flight, or
-// whether it is paused. Its validator refuses a change that is not valid
-// (it never enters history); the update is answered once the change is
-// applied.
-const ChangeUpdateName = "ChangeCrawl"
 
 // steerableCrawl marks the workflow change that takes ChangeCrawl updates.
 const steerableCrawl = "steerable-crawl"
-
-// ChangeResult is the crawl after a change: its page limit, whether it is
-// paused, and how many queued pages the change dropped.
-type ChangeResult struct {
-	Budget  int
-	Paused  bool
-	Dropped int
-}
-
-// ErrCrawlEnded is the type of the error an update to a crawl that is
-// ending (or ended) gets.
-const ErrCrawlEnded = "CrawlEnded"
 
 // steering holds what the change handler shares with the crawl's run.
 type steering struct {
@@ -39,13 +21,9 @@ type steering struct {
 	closing, continuing bool
 }
 
-// ErrCrawlContinuing is the type of the error an update gets in the last
-// moments of a run that continues as new: the next run takes it.
-const ErrCrawlContinuing = "CrawlContinuing"
-
 // acceptChanges registers the ChangeCrawl handler of the run in (for runs
 // begun after the change that brought it).
-func acceptChanges(ctx workflow.Context, in *CrawlInput) *steering {
+func acceptChanges(ctx workflow.Context, in *RunState) *steering {
 	st := &steering{}
 	if workflow.GetVersion(ctx, steerableCrawl, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return st
@@ -53,25 +31,25 @@ func acceptChanges(ctx workflow.Context, in *CrawlInput) *steering {
 	validate := func(_ workflow.Context, ch crawl.Change) error {
 		switch {
 		case st.closing && st.continuing:
-			return temporal.NewApplicationError("the crawl is moving to a new workflow run: try again", ErrCrawlContinuing)
+			return temporal.NewApplicationError("the crawl is moving to a new workflow run: try again", crawlflow.ErrCrawlContinuing)
 		case st.closing:
-			return temporal.NewApplicationError("the crawl is ending", ErrCrawlEnded)
+			return temporal.NewApplicationError("the crawl is ending", crawlflow.ErrCrawlEnded)
 		}
 		if bad := ch.Check(in.Stored, in.Plan.MaxConcurrency); len(bad) > 0 {
 			return temporal.NewApplicationError(fmt.Sprintf("%s: %s", bad[0].Field, bad[0].Message), "InvalidChange", bad)
 		}
 		return nil
 	}
-	apply := func(ctx workflow.Context, ch crawl.Change) (ChangeResult, error) {
+	apply := func(ctx workflow.Context, ch crawl.Change) (crawlflow.ChangeResult, error) {
 		ctx = workflow.WithActivityOptions(ctx, quickActivityOptions)
 		var res activities.ApplyCrawlChangeResult
 		err := workflow.ExecuteActivity(ctx, a.ApplyCrawlChange, activities.ApplyCrawlChangeInput{
 			CrawlID: in.CrawlID, Change: ch, ChangeID: workflow.GetCurrentUpdateInfo(ctx).ID}).Get(ctx, &res)
 		if err != nil {
-			return ChangeResult{}, err
+			return crawlflow.ChangeResult{}, err
 		}
 		if !res.Applied {
-			return ChangeResult{}, temporal.NewApplicationError("the crawl has ended", ErrCrawlEnded)
+			return crawlflow.ChangeResult{}, temporal.NewApplicationError("the crawl has ended", crawlflow.ErrCrawlEnded)
 		}
 		in.Plan.Budget, in.Plan.BatchSize, in.Paused = res.Budget, res.BatchSize, res.Paused
 		doing := "Crawling"
@@ -79,9 +57,9 @@ func acceptChanges(ctx workflow.Context, in *CrawlInput) *steering {
 			doing = "Paused"
 		}
 		showProgress(ctx, in, doing)
-		return ChangeResult{Budget: res.Budget, Paused: res.Paused, Dropped: res.Dropped}, nil
+		return crawlflow.ChangeResult{Budget: res.Budget, Paused: res.Paused, Dropped: res.Dropped}, nil
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, ChangeUpdateName, apply,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, crawlflow.ChangeUpdateName, apply,
 		workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
 		workflow.GetLogger(ctx).Error("register the change handler", "Error", err)
 	}

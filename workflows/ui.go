@@ -2,102 +2,20 @@ package workflows
 
 import (
 	"fmt"
-	"net/url"
-	"strings"
-	"unicode/utf8"
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawlflow"
 )
 
 // What the Temporal UI shows of a crawl: a one-line summary and fixed
-// details given when the workflow starts (StartText), and current details
+// details given when the workflow starts (crawlflow.StartText), and current details
 // the workflow keeps up to date (showProgress) — what an operator looks at
 // to tell crawls apart and see where one stands.
 
-// summaryBytes bounds the one-line summary; the UI shows it in lists.
-const summaryBytes = 200
-
-// StartText returns the static summary and details of a crawl's workflow:
-// its start URL and the options that shape the crawl. Extraction
-// instructions are a user's text and stay out: only whether there are any.
-func StartText(crawlID, teamID string, o crawl.Options) (summary, details string) {
-	limit := "no page limit"
-	if o.MaxResults != nil {
-		limit = fmt.Sprintf("up to %d pages", *o.MaxResults)
-	}
-	depth := fmt.Sprintf("depth %d", o.MaxDepth)
-	if o.DepthLimit() < 0 {
-		depth = "any depth"
-	}
-	summary = clip(fmt.Sprintf("Crawl of %s, %s, %s", o.StartURLs[0], limit, depth), summaryBytes)
-	var b strings.Builder
-	fmt.Fprintf(&b, "**Crawl** `%s` of team `%s`\n\n", crawlID, teamID)
-	for i, u := range o.StartURLs {
-		if i == maxDetailURLs {
-			fmt.Fprintf(&b, "- and %d more start URLs\n", len(o.StartURLs)-i)
-			break
-		}
-		fmt.Fprintf(&b, "- start URL: %s\n", clip(u, 300))
-	}
-	fmt.Fprintf(&b, "- %s, %s, engine %s, timeout %d s\n", limit, depth, o.EngineType, o.TimeoutSeconds)
-	if o.Shape == crawl.ShapeFirecrawl {
-		b.WriteString("- started through the Firecrawl-compatible API\n")
-	}
-	fmt.Fprintf(&b, "- main content only: %t, links kept: %t, deduplicated: %t\n", o.ExcludeNonMainTags, o.IncludeLinks, o.DeduplicateContent)
-	if o.UseSitemap || o.EntireWebsite {
-		fmt.Fprintf(&b, "- sitemaps: %t, entire website: %t\n", o.UseSitemap, o.EntireWebsite)
-	}
-	if o.Extraction != "" {
-		b.WriteString("- with LLM extraction instructions\n")
-	}
-	if o.MapOnly {
-		b.WriteString("- a map: pages fetched for their links only\n")
-	}
-	if len(o.Formats) > 0 {
-		fmt.Fprintf(&b, "- formats: %s\n", strings.Join(o.Formats, ", "))
-	}
-	if o.Webhook != nil {
-		// The receiver's host only: its path or headers may hold secrets.
-		host := "its receiver"
-		if u, err := url.Parse(o.Webhook.URL); err == nil && u.Host != "" {
-			host = u.Host
-		}
-		fmt.Fprintf(&b, "- webhook events to %s, delivered after the crawl ends too\n", host)
-	}
-	return summary, b.String()
-}
-
-// maxDetailURLs bounds the start URLs a crawl's details list (a batch
-// scrape may have a thousand).
-const maxDetailURLs = 10
-
-// MaxStartURLAttr bounds the start URL kept in the CrawlStartUrl search
-// attribute: Temporal refuses to start a workflow with an attribute value
-// over 2 KiB, and a start URL may be 2,048 bytes.
-const MaxStartURLAttr = 1024
-
-// StartURLAttr is the value of CrawlStartUrl for a start URL: the URL, cut
-// to MaxStartURLAttr bytes when longer.
-func StartURLAttr(u string) string { return clip(u, MaxStartURLAttr) }
-
-// clip cuts s to at most n bytes on a character boundary, with "…"
-// marking a cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // showProgress sets the workflow's current details: pages stored against
 // the budget, the next batch, the engine, and what the crawl is doing.
-func showProgress(ctx workflow.Context, in *CrawlInput, doing string) {
+func showProgress(ctx workflow.Context, in *RunState, doing string) {
 	if in.Plan == nil {
 		workflow.SetCurrentDetails(ctx, "**"+doing+"**")
 		return
@@ -105,5 +23,5 @@ func showProgress(ctx workflow.Context, in *CrawlInput, doing string) {
 	// The start URL is repeated here: a run after continue-as-new has no
 	// static summary of its own.
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**%s** %s\n\n%d of at most %d pages stored · batch %d · engine %s",
-		doing, clip(in.Plan.StartURL, summaryBytes), in.Stored, in.Plan.Budget, in.Batch, in.Plan.Engine))
+		doing, crawlflow.Clip(in.Plan.StartURL, crawlflow.SummaryBytes), in.Stored, in.Plan.Budget, in.Batch, in.Plan.Engine))
 }

@@ -52,7 +52,7 @@ type hooks struct {
 
 // startHooks starts the delivery of a crawl's webhook events; it returns
 // nil for a crawl without a webhook, or a run begun before the change.
-func startHooks(ctx workflow.Context, in *CrawlInput) *hooks {
+func startHooks(ctx workflow.Context, in *RunState) *hooks {
 	if in.Plan == nil || !in.Plan.Webhooks {
 		return nil
 	}
@@ -109,7 +109,7 @@ func (h *hooks) run(ctx workflow.Context) {
 // is left, the end event last, on a context that a cancellation of the
 // workflow does not stop: every event is delivered or given up (after the
 // worker's retry window) before the run ends.
-func (h *hooks) end(ctx workflow.Context, in *CrawlInput, runErr error) {
+func (h *hooks) end(ctx workflow.Context, in *RunState, runErr error) {
 	if h == nil {
 		return
 	}

@@ -22,8 +22,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/durablecrawl/crawler/browser"
+	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/workflows"
 )
 
 // DefaultDatabaseURL is used when CRAWLER_TEST_DATABASE_URL is unset.
@@ -102,7 +102,7 @@ func Temporal(ctx context.Context, stderr io.Writer, extraArgs ...string) (*test
 		return nil, err
 	}
 	args := append([]string{}, extraArgs...)
-	for name, typ := range workflows.SearchAttrTypes {
+	for name, typ := range crawlflow.SearchAttrTypes {
 		args = append(args, "--search-attribute", name+"="+typ)
 	}
 	return testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
