@@ -24,6 +24,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/fetch/static"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/pageformats"
@@ -54,13 +55,13 @@ type crawlLoader interface {
 	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
 }
 
-// PageFetcher fetches pages: over plain HTTP (fetch.Static) or in a
+// PageFetcher fetches pages: over plain HTTP (static.Fetcher) or in a
 // browser (browser.Fetcher).
 type PageFetcher interface {
 	FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
 }
 
-var _ PageFetcher = (*fetch.Static)(nil)
+var _ PageFetcher = (*static.Fetcher)(nil)
 
 // Settings are the server-wide rules the activities apply to every crawl.
 type Settings struct {

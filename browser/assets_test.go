@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/fetch/static"
 )
 
 func TestAssetCacheEvictsAndKeepsScopesApart(t *testing.T) {
@@ -158,7 +159,7 @@ func TestRenderFailureFetchedStatically(t *testing.T) {
 		t.Fatalf("launch the browser (make test installs Chromium and the driver): %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	f := Fetcher{Browser: b, Static: fetch.NewStatic(fetch.StaticOptions{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1 << 20})}
+	f := Fetcher{Browser: b, Static: static.New(static.Options{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1 << 20})}
 	var got fetch.Result
 	if err := f.FetchAll(context.Background(), []string{srv.URL + "/"}, fetch.Batch{Parallelism: 1}, func(r fetch.Result) { got = r }); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"github.com/durablecrawl/crawler/hostbudget"
 )
 
-// Fetcher renders batches of URLs the way fetch.Static fetches them, so
+// Fetcher renders batches of URLs the way static.Fetcher fetches them, so
 // that a crawl's batch work is the same with either engine. Each batch
 // gets a session of its own.
 type Fetcher struct {

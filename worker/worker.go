@@ -24,7 +24,7 @@ import (
 	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
-	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/fetch/static"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/metrics"
@@ -80,7 +80,7 @@ func ClientOptions(cfg config.Config) (client.Options, error) {
 // browser capacity is sized and scaled apart.
 type Workers struct {
 	workers []worker.Worker
-	static  *fetch.Static
+	static  *static.Fetcher
 	hosts   *hostbudget.Budget
 	pdf     *pdfdoc.Converter
 }
@@ -93,7 +93,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	// Every request of this process draws on its hosts' budgets, shared
 	// with every other worker through Postgres.
 	hosts := hostbudget.New(store, hostbudget.Limits{MaxInFlight: cfg.HostMaxInFlight, Rate: cfg.HostRate}, "", slog.Default())
-	opts := fetch.StaticOptions{
+	opts := static.Options{
 		Hosts:                hosts,
 		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
 		UserAgent:            cfg.UserAgent,
@@ -103,10 +103,10 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	if cfg.StaticEgressProxy != "" {
 		opts.EgressProxy, _ = url.Parse(cfg.StaticEgressProxy) // checked by config.Load
 	}
-	static := fetch.NewStatic(opts)
+	fetcher := static.New(opts)
 	acts := &activities.Activities{
 		Store:  store,
-		Static: static,
+		Static: fetcher,
 		// A nil *metrics.Worker records nothing.
 		Fetches: m,
 		Links:   linkmemo.New(linkMemoSize),
@@ -148,7 +148,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
 	w.RegisterActivity(acts)
-	ws := &Workers{workers: []worker.Worker{w}, static: static, hosts: hosts, pdf: acts.PDF}
+	ws := &Workers{workers: []worker.Worker{w}, static: fetcher, hosts: hosts, pdf: acts.PDF}
 	if br != nil {
 		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
 			// Each render activity keeps the browser's page pool busy.
@@ -166,7 +166,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 			CallsPerSecond: cfg.LLM.RatePerSecond,
 		}, nil)
 		if err != nil {
-			static.Close()
+			fetcher.Close()
 			hosts.Close()
 			return nil, err
 		}

@@ -1,156 +1,59 @@
-// Package fetch downloads pages for the crawler.
-//
-// Static fetches plain HTTP responses with colly. It keeps no visited set of
-// its own: the crawl's frontier in Postgres decides what is fetched, and
-// colly's visited set is racy under parallelism.
-package fetch
+// Package static fetches pages as served, without running their scripts:
+// colly over a guarded transport, each request drawing on its host's
+// politeness budget, bodies capped and made storable text, redirects
+// judged by the caller, validators sent for conditional requests. It keeps
+// no visited set of its own: the crawl's frontier in Postgres decides what
+// is fetched (and colly's visited set is racy under parallelism).
+package static
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gocolly/colly/v2"
-	"golang.org/x/net/html/charset"
 
+	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/netguard"
 )
 
-// Result is the outcome of fetching one URL.
-type Result struct {
-	// URL is the URL that was asked for; FinalURL is where redirects ended.
-	URL      string
-	FinalURL string
-	// StatusCode is 0 when no response arrived (Err says why).
-	StatusCode  int
-	ContentType string
-	Body        []byte
-	// Truncated is set when the body was cut off at the size cap.
-	Truncated bool
-	// Note says how the page was taken when that was not as asked (a
-	// render that had not finished loading), for its log.
-	Note string
-	// Location is the target of a redirect that was not followed.
-	Location string
-	// Links are the absolute targets of the page's <a href> elements, in
-	// document order; Canonical is its rel=canonical URL, if any.
-	Links     []string
-	Canonical string
-	// Screenshot is the rendered page as a JPEG, when the batch asked the
-	// browser for one.
-	Screenshot []byte
-	// ETag and LastModified are the response's validators, which a later
-	// crawl sends back to ask whether the page changed.
-	ETag, LastModified string
-	// RetryAfter is the wait a 429 or 503 response asked for (its
-	// Retry-After header); 0 when it named none.
-	RetryAfter time.Duration
-	Duration   time.Duration
-	Err        error
-	// KnownPDF is set on a result that stands for an earlier fetch of a
-	// PDF (a 304 has no body to tell it by).
-	KnownPDF bool
-
-	started time.Time
-}
-
-// IsHTML reports whether the response is an HTML document.
-func (r Result) IsHTML() bool { return IsHTMLType(r.ContentType) }
-
-// IsPDF reports whether the response is a PDF document: its type says
-// so, or, untyped or typed as bytes, its body starts as a PDF does.
-func (r Result) IsPDF() bool {
-	if r.KnownPDF {
-		return true
-	}
-	mt, _, _ := mime.ParseMediaType(r.ContentType)
-	switch mt {
-	case "application/pdf", "application/x-pdf":
-		return true
-	case "", "application/octet-stream", "binary/octet-stream":
-		return bytes.HasPrefix(r.Body, []byte("%PDF-"))
-	}
-	return false
-}
-
-// IsHTMLType reports whether a Content-Type names an HTML document. A
-// missing type is taken as HTML, as browsers sniff it.
-func IsHTMLType(contentType string) bool {
-	if strings.TrimSpace(contentType) == "" {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return false
-	}
-	return mt == "text/html" || mt == "application/xhtml+xml"
-}
-
-// TextUTF8 returns an HTML body as valid UTF-8 without NUL bytes, the
-// only text Postgres stores: a body in another encoding (declared in the
-// Content-Type or a meta tag, or guessed) is transcoded.
-func TextUTF8(body []byte, contentType string) []byte {
-	if !utf8.Valid(body) {
-		if enc, _, _ := charset.DetermineEncoding(body, contentType); enc != nil {
-			if decoded, err := enc.NewDecoder().Bytes(body); err == nil {
-				body = decoded
-			}
-		}
-	}
-	body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
-	return bytes.ReplaceAll(body, []byte{0}, nil)
-}
-
-// Timeout reports whether err is a fetch that ran out of time.
-func Timeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
-
-// Forbidden reports whether err is a refusal by the network guard.
-func Forbidden(err error) bool { return errors.Is(err, netguard.ErrForbiddenAddress) }
-
-// StaticOptions configure a Static fetcher.
-type StaticOptions struct {
+// Options configure a Fetcher.
+type Options struct {
 	AllowPrivateNetworks bool
 	UserAgent            string
 	Timeout              time.Duration // per page
 	MaxBytes             int           // body size cap
 	// EgressProxy is the proxy (http://host:port) through which batches
-	// with Batch.UseEgressProxy go: the operator's static egress address.
+	// with fetch.Batch.UseEgressProxy go: the operator's static egress address.
 	EgressProxy *url.URL
 	// Hosts, when set, is the politeness budget every request draws on:
 	// a request waits for its host's turn before its timeout starts.
 	Hosts *hostbudget.Budget
 }
 
-// Static fetches pages over plain HTTP. One Static serves every crawl of
+// Fetcher fetches pages over plain HTTP. One Fetcher serves every crawl of
 // a worker; it is safe for concurrent use.
-type Static struct {
-	opts      StaticOptions
+type Fetcher struct {
+	opts      Options
 	transport *http.Transport
 	// proxied dials only the egress proxy; targets are checked by name
 	// resolution before each request instead (see checkTarget).
 	proxied *http.Transport
 }
 
-// NewStatic returns a Static fetcher whose connections pass the network
+// New returns a Fetcher whose connections pass the network
 // guard unless AllowPrivateNetworks is set.
-func NewStatic(opts StaticOptions) *Static {
+func New(opts Options) *Fetcher {
 	dialer := netguard.Dialer(opts.AllowPrivateNetworks, 10*time.Second)
 	t := &http.Transport{
 		Proxy:                 nil, // the environment's proxy must not bypass the guard
@@ -162,7 +65,7 @@ func NewStatic(opts StaticOptions) *Static {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: opts.Timeout,
 	}
-	st := &Static{opts: opts, transport: t}
+	st := &Fetcher{opts: opts, transport: t}
 	if opts.EgressProxy != nil {
 		p := t.Clone()
 		p.Proxy = http.ProxyURL(opts.EgressProxy)
@@ -268,12 +171,8 @@ func (c *closeOnce) Close() error {
 	return err
 }
 
-// ErrNoEgressProxy is returned for a batch that asks for the egress proxy
-// from a fetcher that has none.
-var ErrNoEgressProxy = errors.New("no static egress proxy is configured on this worker")
-
 // Close releases idle connections.
-func (s *Static) Close() {
+func (s *Fetcher) Close() {
 	s.transport.CloseIdleConnections()
 	if s.proxied != nil {
 		s.proxied.CloseIdleConnections()
@@ -283,7 +182,7 @@ func (s *Static) Close() {
 // checkTarget resolves the host of a request that goes through the proxy,
 // which dials the target itself: a name that resolves to a forbidden
 // address is refused here.
-func (s *Static) checkTarget(ctx context.Context, u *url.URL) error {
+func (s *Fetcher) checkTarget(ctx context.Context, u *url.URL) error {
 	if s.opts.AllowPrivateNetworks {
 		return nil
 	}
@@ -299,69 +198,13 @@ func (s *Static) checkTarget(ctx context.Context, u *url.URL) error {
 	return nil
 }
 
-// Batch says how to fetch a batch of URLs.
-type Batch struct {
-	// Parallelism is the most requests in flight.
-	Parallelism int
-	// Screenshot asks the browser for a screenshot of each page
-	// (browser.ShotViewport or ShotFullPage); the static fetch takes none.
-	Screenshot string
-	// WaitFor is how long the browser waits on each page after it has
-	// settled, before reading it; the static fetch does not wait.
-	WaitFor time.Duration
-	// Headers are added to the requests for the batch's pages (not to
-	// other hosts a redirect or the page's resources lead to); Mobile has
-	// the browser render pages as a phone would.
-	Headers map[string]string
-	Mobile  bool
-	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
-	UseEgressProxy bool
-	// Delay is a pause after each request (a site's Crawl-delay); with a
-	// delay, requests go one at a time.
-	Delay time.Duration
-	// Admit, when set, is asked before each request and may wait: the
-	// caller's bound on pages in flight. It returns false to drop the
-	// request (the batch is being cancelled).
-	Admit func(url string) bool
-	// FollowRedirect decides whether a redirect from one URL to another is
-	// followed; nil follows all. A redirect not followed ends with the
-	// redirect response itself (Result.Location names its target).
-	FollowRedirect func(from, to *url.URL) bool
-	// Validators, by page URL, make the requests for those pages
-	// conditional (If-None-Match, If-Modified-Since): a page unchanged
-	// since answers 304 without a body. They are not sent on to where a
-	// redirect leads.
-	Validators map[string]Validators
-	// Scope names the crawl the batch belongs to: what an engine keeps
-	// between batches (the browser's scripts and styles) is shared only
-	// within one scope.
-	Scope string
-}
-
-// Validators are what a response said to identify its version: its ETag
-// and Last-Modified headers.
-type Validators struct {
-	ETag, LastModified string
-}
-
-// HostsOf is the set of the hosts (host[:port]) of urls.
-func HostsOf(urls []string) map[string]bool {
-	hosts := make(map[string]bool)
-	for _, s := range urls {
-		if u, err := url.Parse(s); err == nil {
-			hosts[u.Host] = true
-		}
-	}
-	return hosts
-}
-
 // maxRedirects bounds a redirect chain.
 const maxRedirects = 10
 
 // FetchAll fetches urls and calls emit once per URL, from several
 // goroutines at once. It returns when every URL has been emitted or ctx is
 // done.
-func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func(Result)) error {
+func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error {
 	if len(urls) == 0 {
 		return nil
 	}
@@ -369,11 +212,11 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 	if err != nil {
 		return err
 	}
-	pending := &pendingResults{m: make(map[*colly.Context]*Result, len(urls)), emit: emit}
+	pending := &pendingResults{m: make(map[*colly.Context]*fetch.Result, len(urls)), started: make(map[*colly.Context]time.Time, len(urls)), emit: emit}
 	if len(b.Headers) > 0 {
 		// To the pages' own hosts only; a redirect elsewhere drops them
 		// (see collector).
-		hosts := HostsOf(urls)
+		hosts := fetch.HostsOf(urls)
 		c.OnRequest(func(req *colly.Request) {
 			if hosts[req.URL.Host] {
 				for k, v := range b.Headers {
@@ -454,7 +297,7 @@ func (s *Static) FetchAll(ctx context.Context, urls []string, b Batch, emit func
 }
 
 // collector returns a colly collector that fetches a batch as b says.
-func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, error) {
+func (s *Fetcher) collector(ctx context.Context, b fetch.Batch) (*colly.Collector, error) {
 	c := colly.NewCollector(
 		colly.Async(true),
 		colly.AllowURLRevisit(),
@@ -467,7 +310,7 @@ func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, erro
 	var transport http.RoundTripper = s.transport
 	if b.UseEgressProxy {
 		if s.proxied == nil {
-			return nil, ErrNoEgressProxy
+			return nil, fetch.ErrNoEgressProxy
 		}
 		transport = s.proxied
 	}
@@ -507,7 +350,7 @@ func (s *Static) collector(ctx context.Context, b Batch) (*colly.Collector, erro
 // read fills r from a response: status, type, redirect target, wait asked
 // for, and the body (cut at the size cap; as UTF-8 with its links when it
 // is HTML).
-func (s *Static) read(r *Result, resp *colly.Response) {
+func (s *Fetcher) read(r *fetch.Result, resp *colly.Response) {
 	r.FinalURL = resp.Request.URL.String()
 	r.StatusCode = resp.StatusCode
 	if resp.Headers != nil {
@@ -528,7 +371,7 @@ func (s *Static) read(r *Result, resp *colly.Response) {
 		r.ContentType = http.DetectContentType(body)
 	}
 	if r.IsHTML() {
-		r.Body = TextUTF8(body, r.ContentType)
+		r.Body = fetch.TextUTF8(body, r.ContentType)
 		r.Links, r.Canonical = pageLinks(r.Body, resp.Request.URL)
 	} else {
 		r.Body = append([]byte(nil), body...)
@@ -539,20 +382,22 @@ func (s *Static) read(r *Result, resp *colly.Response) {
 // its own colly context, the key of its result; a result is touched only
 // by the goroutine fetching it until it is finished.
 type pendingResults struct {
-	mu   sync.Mutex
-	m    map[*colly.Context]*Result
-	emit func(Result)
+	mu      sync.Mutex
+	m       map[*colly.Context]*fetch.Result
+	started map[*colly.Context]time.Time
+	emit    func(fetch.Result)
 }
 
-func (p *pendingResults) add(cc *colly.Context, u string) *Result {
-	r := &Result{URL: u, FinalURL: u, started: time.Now()}
+func (p *pendingResults) add(cc *colly.Context, u string) *fetch.Result {
+	r := &fetch.Result{URL: u, FinalURL: u}
 	p.mu.Lock()
 	p.m[cc] = r
+	p.started[cc] = time.Now()
 	p.mu.Unlock()
 	return r
 }
 
-func (p *pendingResults) get(cc *colly.Context) *Result {
+func (p *pendingResults) get(cc *colly.Context) *fetch.Result {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.m[cc]
@@ -562,16 +407,18 @@ func (p *pendingResults) get(cc *colly.Context) *Result {
 func (p *pendingResults) finish(cc *colly.Context) {
 	p.mu.Lock()
 	r, ok := p.m[cc]
+	started := p.started[cc]
 	delete(p.m, cc)
+	delete(p.started, cc)
 	p.mu.Unlock()
 	if ok {
-		r.Duration = time.Since(r.started)
+		r.Duration = time.Since(started)
 		p.emit(*r)
 	}
 }
 
 // fail finishes the result r of cc with err, unless it was finished.
-func (p *pendingResults) fail(cc *colly.Context, r *Result, err error) {
+func (p *pendingResults) fail(cc *colly.Context, r *fetch.Result, err error) {
 	p.mu.Lock()
 	if _, ok := p.m[cc]; ok {
 		r.Err = err
@@ -613,31 +460,4 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-// Transient reports whether a fetch that failed may succeed when tried
-// again soon: the server was busy or failing for a moment (408, 425, 429,
-// 500, 502, 503, 504), or the connection broke off or timed out. A
-// refused connection, an unknown host or a forbidden address will not
-// change.
-func Transient(r Result) bool {
-	switch r.StatusCode {
-	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests, http.StatusInternalServerError,
-		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	case 0:
-	default:
-		return false
-	}
-	err := r.Err
-	if err == nil || Forbidden(err) || errors.Is(err, context.Canceled) {
-		return false
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) || errors.Is(err, syscall.ECONNREFUSED) {
-		return false
-	}
-	return Timeout(err) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.EPIPE) ||
-		strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "EOF")
 }

@@ -1,4 +1,4 @@
-package fetch
+package static
 
 import (
 	"bytes"
@@ -15,19 +15,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/internal/testproxy"
 )
 
-func newStatic(allowPrivate bool, maxBytes int) *Static {
-	return NewStatic(StaticOptions{AllowPrivateNetworks: allowPrivate, UserAgent: "test-agent", Timeout: 5 * time.Second, MaxBytes: maxBytes})
+func newStatic(allowPrivate bool, maxBytes int) *Fetcher {
+	return New(Options{AllowPrivateNetworks: allowPrivate, UserAgent: "test-agent", Timeout: 5 * time.Second, MaxBytes: maxBytes})
 }
 
 // fetchAll collects FetchAll's results by URL.
-func fetchAll(t *testing.T, s *Static, urls []string, b Batch) map[string]Result {
+func fetchAll(t *testing.T, s *Fetcher, urls []string, b fetch.Batch) map[string]fetch.Result {
 	t.Helper()
 	var mu sync.Mutex
-	out := map[string]Result{}
-	if err := s.FetchAll(context.Background(), urls, b, func(r Result) {
+	out := map[string]fetch.Result{}
+	if err := s.FetchAll(context.Background(), urls, b, func(r fetch.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		if _, dup := out[r.URL]; dup {
@@ -92,7 +93,7 @@ func TestFetchAll(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		urls = append(urls, fmt.Sprintf("%s/page?n=%d", srv.URL, i))
 	}
-	got := fetchAll(t, newStatic(true, 2000), urls, Batch{Parallelism: 3})
+	got := fetchAll(t, newStatic(true, 2000), urls, fetch.Batch{Parallelism: 3})
 
 	page := got[srv.URL+"/page"]
 	if page.Err != nil || page.StatusCode != 200 || !page.IsHTML() {
@@ -131,7 +132,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 		t.Errorf("%s requested; the redirect should not have been followed", r.URL.Path)
 	}))
 	defer srv.Close()
-	got := fetchAll(t, newStatic(true, 1000), []string{srv.URL + "/old"}, Batch{
+	got := fetchAll(t, newStatic(true, 1000), []string{srv.URL + "/old"}, fetch.Batch{
 		Parallelism:    1,
 		FollowRedirect: func(from, to *url.URL) bool { return to.Path != "/known" },
 	})
@@ -145,8 +146,8 @@ func TestPrivateAddressRefused(t *testing.T) {
 		t.Error("the guarded fetcher reached a loopback server")
 	}))
 	defer srv.Close()
-	got := fetchAll(t, newStatic(false, 1000), []string{srv.URL + "/"}, Batch{Parallelism: 1})
-	if r := got[srv.URL+"/"]; !Forbidden(r.Err) || r.StatusCode != 0 {
+	got := fetchAll(t, newStatic(false, 1000), []string{srv.URL + "/"}, fetch.Batch{Parallelism: 1})
+	if r := got[srv.URL+"/"]; !fetch.Forbidden(r.Err) || r.StatusCode != 0 {
 		t.Errorf("result %+v, want a refusal", r)
 	}
 }
@@ -163,7 +164,7 @@ func TestCancelledFetch(t *testing.T) {
 	defer cancel()
 	var n atomic.Int32
 	start := time.Now()
-	err := newStatic(true, 1000).FetchAll(ctx, []string{srv.URL + "/a", srv.URL + "/b"}, Batch{Parallelism: 2}, func(r Result) {
+	err := newStatic(true, 1000).FetchAll(ctx, []string{srv.URL + "/a", srv.URL + "/b"}, fetch.Batch{Parallelism: 2}, func(r fetch.Result) {
 		n.Add(1)
 		if r.Err == nil {
 			t.Errorf("%s succeeded after cancellation", r.URL)
@@ -174,17 +175,6 @@ func TestCancelledFetch(t *testing.T) {
 	}
 	if n.Load() != 2 {
 		t.Errorf("%d results emitted, want 2", n.Load())
-	}
-}
-
-func TestIsHTMLType(t *testing.T) {
-	for ct, want := range map[string]bool{
-		"text/html": true, "text/html; charset=utf-8": true, "application/xhtml+xml": true, "": true,
-		"application/pdf": false, "image/png": false, "application/json": false, "text/plain": false,
-	} {
-		if got := IsHTMLType(ct); got != want {
-			t.Errorf("IsHTMLType(%q) = %v, want %v", ct, got, want)
-		}
 	}
 }
 
@@ -203,38 +193,11 @@ func BenchmarkFetchAll(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.FetchAll(context.Background(), urls, Batch{Parallelism: 8}, func(Result) {}); err != nil {
+		if err := s.FetchAll(context.Background(), urls, fetch.Batch{Parallelism: 8}, func(fetch.Result) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N*len(urls))/b.Elapsed().Seconds(), "pages/s")
-}
-
-func TestBodiesBecomeStorableText(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/latin1":
-			w.Header().Set("Content-Type", "text/html")
-			w.Write([]byte("<html><head><meta charset=\"windows-1252\"></head><body>caf\xe9 \x93quoted\x94</body></html>"))
-		case "/nul":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte("<html><body>a\x00b \xff</body></html>"))
-		case "/binary":
-			w.Header()["Content-Type"] = nil // no type at all
-			w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
-		}
-	}))
-	defer srv.Close()
-	got := fetchAll(t, newStatic(true, 1<<20), []string{srv.URL + "/latin1", srv.URL + "/nul", srv.URL + "/binary"}, Batch{Parallelism: 3})
-	if b := string(got[srv.URL+"/latin1"].Body); !strings.Contains(b, "café “quoted”") {
-		t.Errorf("windows-1252 page not transcoded: %q", b)
-	}
-	if b := string(got[srv.URL+"/nul"].Body); strings.ContainsRune(b, 0) || !strings.Contains(b, "ab \uFFFD") {
-		t.Errorf("NUL or invalid UTF-8 kept: %q", b)
-	}
-	if r := got[srv.URL+"/binary"]; r.IsHTML() {
-		t.Errorf("an untyped PNG was taken for HTML (type %q)", r.ContentType)
-	}
 }
 
 func TestEgressProxy(t *testing.T) {
@@ -247,25 +210,25 @@ func TestEgressProxy(t *testing.T) {
 	defer proxy.Close()
 	proxyURL, _ := url.Parse(proxy.URL)
 
-	open := NewStatic(StaticOptions{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})
-	got := fetchAll(t, open, []string{target.URL + "/a", target.URL + "/b"}, Batch{Parallelism: 2, UseEgressProxy: true})
+	open := New(Options{AllowPrivateNetworks: true, Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})
+	got := fetchAll(t, open, []string{target.URL + "/a", target.URL + "/b"}, fetch.Batch{Parallelism: 2, UseEgressProxy: true})
 	if carried.Load() != 2 || got[target.URL+"/a"].StatusCode != 200 {
 		t.Errorf("proxy carried %d requests, result %+v; want both through the proxy", carried.Load(), got[target.URL+"/a"])
 	}
-	fetchAll(t, open, []string{target.URL + "/c"}, Batch{Parallelism: 1})
+	fetchAll(t, open, []string{target.URL + "/c"}, fetch.Batch{Parallelism: 1})
 	if carried.Load() != 2 {
 		t.Error("a batch without UseEgressProxy went through the proxy")
 	}
 
 	// The proxy dials the target, so the guard checks the name first.
-	guarded := NewStatic(StaticOptions{Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})
-	got = fetchAll(t, guarded, []string{target.URL + "/d"}, Batch{Parallelism: 1, UseEgressProxy: true})
-	if r := got[target.URL+"/d"]; !Forbidden(r.Err) || carried.Load() != 2 {
+	guarded := New(Options{Timeout: 5 * time.Second, MaxBytes: 1000, EgressProxy: proxyURL})
+	got = fetchAll(t, guarded, []string{target.URL + "/d"}, fetch.Batch{Parallelism: 1, UseEgressProxy: true})
+	if r := got[target.URL+"/d"]; !fetch.Forbidden(r.Err) || carried.Load() != 2 {
 		t.Errorf("private target through the proxy: %+v (proxy carried %d)", r, carried.Load())
 	}
 
 	none := newStatic(true, 1000)
-	if err := none.FetchAll(context.Background(), []string{target.URL}, Batch{UseEgressProxy: true}, func(Result) {}); !errors.Is(err, ErrNoEgressProxy) {
+	if err := none.FetchAll(context.Background(), []string{target.URL}, fetch.Batch{UseEgressProxy: true}, func(fetch.Result) {}); !errors.Is(err, fetch.ErrNoEgressProxy) {
 		t.Errorf("no proxy configured: %v", err)
 	}
 }
@@ -286,7 +249,7 @@ func TestCompressedBodiesStayWithinTheCap(t *testing.T) {
 		w.Write(bomb.Bytes())
 	}))
 	defer srv.Close()
-	got := fetchAll(t, newStatic(true, 1<<20), []string{srv.URL + "/encoded", srv.URL + "/file.xml.gz"}, Batch{Parallelism: 2})
+	got := fetchAll(t, newStatic(true, 1<<20), []string{srv.URL + "/encoded", srv.URL + "/file.xml.gz"}, fetch.Batch{Parallelism: 2})
 	if r := got[srv.URL+"/encoded"]; !r.Truncated || len(r.Body) != 1<<20 {
 		t.Errorf("gzip-encoded page: %d bytes, truncated %v; want cut at 1 MiB", len(r.Body), r.Truncated)
 	}
@@ -303,9 +266,36 @@ func TestTimeout(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	s := NewStatic(StaticOptions{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond, MaxBytes: 1000})
-	got := fetchAll(t, s, []string{srv.URL + "/"}, Batch{Parallelism: 1})
-	if r := got[srv.URL+"/"]; !Timeout(r.Err) {
+	s := New(Options{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond, MaxBytes: 1000})
+	got := fetchAll(t, s, []string{srv.URL + "/"}, fetch.Batch{Parallelism: 1})
+	if r := got[srv.URL+"/"]; !fetch.Timeout(r.Err) {
 		t.Errorf("slow page: err %v, want a timeout", r.Err)
+	}
+}
+
+func TestBodiesBecomeStorableText(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/latin1":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><head><meta charset=\"windows-1252\"></head><body>caf\xe9 \x93quoted\x94</body></html>"))
+		case "/nul":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<html><body>a\x00b \xff</body></html>"))
+		case "/binary":
+			w.Header()["Content-Type"] = nil // no type at all
+			w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+		}
+	}))
+	defer srv.Close()
+	got := fetchAll(t, newStatic(true, 1<<20), []string{srv.URL + "/latin1", srv.URL + "/nul", srv.URL + "/binary"}, fetch.Batch{Parallelism: 3})
+	if b := string(got[srv.URL+"/latin1"].Body); !strings.Contains(b, "café “quoted”") {
+		t.Errorf("windows-1252 page not transcoded: %q", b)
+	}
+	if b := string(got[srv.URL+"/nul"].Body); strings.ContainsRune(b, 0) || !strings.Contains(b, "ab \uFFFD") {
+		t.Errorf("NUL or invalid UTF-8 kept: %q", b)
+	}
+	if r := got[srv.URL+"/binary"]; r.IsHTML() {
+		t.Errorf("an untyped PNG was taken for HTML (type %q)", r.ContentType)
 	}
 }

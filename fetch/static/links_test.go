@@ -1,6 +1,7 @@
-package fetch
+package static
 
 import (
+	"github.com/durablecrawl/crawler/fetch"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -81,13 +82,13 @@ func TestTransient(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	urls := []string{srv.URL + "/busy", srv.URL + "/limited", srv.URL + "/gone", srv.URL + "/broken", srv.URL + "/reset", closed.URL + "/refused"}
-	got := fetchAll(t, newStatic(true, 2000), urls, Batch{Parallelism: 6})
+	got := fetchAll(t, newStatic(true, 2000), urls, fetch.Batch{Parallelism: 6})
 	for u, want := range map[string]bool{
 		srv.URL + "/busy": true, srv.URL + "/limited": true, srv.URL + "/gone": false,
 		srv.URL + "/broken": true, srv.URL + "/reset": true, closed.URL + "/refused": false,
 	} {
-		if r := got[u]; Transient(r) != want {
-			t.Errorf("%s: status %d, error %v: Transient = %v, want %v", u, r.StatusCode, r.Err, !want, want)
+		if r := got[u]; fetch.Transient(r) != want {
+			t.Errorf("%s: status %d, error %v: fetch.Transient = %v, want %v", u, r.StatusCode, r.Err, !want, want)
 		}
 	}
 	if r := got[srv.URL+"/busy"]; r.RetryAfter != 7*time.Second {
