@@ -1,5 +1,5 @@
 // Package api is the HTTP interface of the crawl service (documented in
-// README.md): create and read crawls, read their logs and results, abort
+// docs/api.md): create and read crawls, read their logs and results, abort
 // them. It reads from Postgres and talks to
 // Temporal only to start and cancel workflows; it never waits for a crawl.
 package api

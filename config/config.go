@@ -1,6 +1,6 @@
 // Package config reads the service's settings from environment variables.
 //
-// Every setting has a documented default (see README.md); Load is the only
+// Every setting has a documented default (see docs/configuration.md); Load is the only
 // place that reads the environment, and the resulting Config is passed down
 // as a value.
 package config

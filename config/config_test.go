@@ -53,16 +53,16 @@ func TestInvalidValues(t *testing.T) {
 	}
 }
 
-// TestReadmeDocumentsEveryVariable keeps the README's configuration table
+// TestDocsDocumentEveryVariable keeps the configuration table (docs/configuration.md)
 // complete.
-func TestReadmeDocumentsEveryVariable(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocsDocumentEveryVariable(t *testing.T) {
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range config.Variables() {
 		if !strings.Contains(string(readme), "`"+name+"`") {
-			t.Errorf("README.md does not document %s", name)
+			t.Errorf("docs/configuration.md does not document %s", name)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 // Command crawler runs the crawl service: the API (serve), the Temporal
 // worker (worker), database migrations (migrate) and API key management
-// (apikey create, list, revoke). Configuration comes from the environment; see README.md.
+// (apikey create, list, revoke). Configuration comes from the environment; see docs/configuration.md.
 package main
 
 import (
@@ -67,7 +67,7 @@ Client of a running API (address from --api or CRAWLER_API_URL, key from
   crawler schedules get|pause|resume|trigger|delete ID [--note TEXT]
                                          read, pause, resume, run now or delete a schedule
 
-Configuration is read from the environment (see README.md): DATABASE_URL,
+Configuration is read from the environment (see docs/configuration.md): DATABASE_URL,
 TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, CRAWLER_HTTP_ADDR,
 CRAWLER_ALLOW_PRIVATE_NETWORKS and the other CRAWLER_* variables.
 `
