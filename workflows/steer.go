@@ -11,9 +11,6 @@ import (
 	"github.com/durablecrawl/crawler/crawlflow"
 )
 
-// steerableCrawl marks the workflow change that takes ChangeCrawl updates.
-const steerableCrawl = "steerable-crawl"
-
 // steering holds what the change handler shares with the crawl's run.
 type steering struct {
 	// closing: the run is ending, changes are refused; continuing says

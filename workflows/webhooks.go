@@ -10,12 +10,6 @@ import (
 	"github.com/durablecrawl/crawler/activities"
 )
 
-// webhookEvents marks the workflow change that delivers the events of a
-// crawl with a webhook (DeliverWebhooks): while it crawls, after each
-// stored batch, and once it has ended until every event is delivered or
-// given up.
-const webhookEvents = "webhook-events"
-
 // webhookActivityOptions are those of DeliverWebhooks. Its attempts at
 // the receiver are recorded in the database, not retried by Temporal: a
 // failed activity (the database away, the worker gone) is tried again,

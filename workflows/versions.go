@@ -1,0 +1,59 @@
+package workflows
+
+// The version gates of the crawl workflow: each marks a change of its
+// code, so that runs begun before it replay as they ran (see
+// replay_test.go and the histories in testdata).
+
+// pipelinedBatches marks the workflow change that fetches the next batch
+// while the last one is converted, deduplicated and logged.
+const pipelinedBatches = "pipelined-batches"
+
+// logsWithResults marks the workflow change that writes a batch's log
+// entries in DeduplicatePages when the crawl has no extraction, instead
+// of in an activity of their own. Version 2 still runs WriteLogs when
+// DeduplicatePages did not say it wrote them (a worker older than the
+// change ignores the request).
+const logsWithResults = "logs-with-results"
+
+// convertAtFetch marks the workflow change that converts each page in
+// the fetch activity, as soon as it is fetched, instead of writing its
+// HTML to the database for ConvertPages to read back. Version 2 still
+// runs ConvertPages on a batch whose fetch left pages unconverted.
+const convertAtFetch = "convert-at-fetch"
+
+// totalPagesAttribute marks the workflow change that updates
+// CrawlTotalPages after each stored batch, not only at the end.
+const totalPagesAttribute = "total-pages-attribute"
+
+// renderDeepPages marks the workflow change that renders, in browser
+// batches of their own, the pages below the start page that a static
+// fetch found to need JavaScript, while the rest of the crawl stays static.
+const renderDeepPages = "render-deep-pages"
+
+// dedupeAndExtract marks the workflow change that split storing results
+// out of ConvertPages into DeduplicatePages, followed by ExtractPage.
+const dedupeAndExtract = "deduplicate-and-extract"
+
+// changeTracking marks the workflow change that settles, when a
+// change-tracking crawl ends, how its pages compare with the previous
+// crawl's (SettleChanges).
+const changeTracking = "change-tracking"
+
+// settleDeduplication marks the workflow change that deduplicates the
+// crawl's result pages as a whole when it ends (SettleDeduplication), so
+// that what each keeps does not depend on the order pages were fetched
+// in; DeduplicatePages then stores pages whole as they come.
+const settleDeduplication = "settle-deduplication"
+
+// endStatusInTemporal marks the workflow change that ends the run of a
+// failed or timed-out crawl as a failed workflow, not a completed one.
+const endStatusInTemporal = "end-status-in-temporal"
+
+// steerableCrawl marks the workflow change that takes ChangeCrawl updates.
+const steerableCrawl = "steerable-crawl"
+
+// webhookEvents marks the workflow change that delivers the events of a
+// crawl with a webhook (DeliverWebhooks): while it crawls, after each
+// stored batch, and once it has ended until every event is delivered or
+// given up.
+const webhookEvents = "webhook-events"
