@@ -17,7 +17,10 @@ import (
 
 // pdfOf writes a PDF of two pages with a title, a heading and known
 // paragraphs; protect encrypts it with a password.
-func pdfOf(t *testing.T, protect bool) []byte {
+func pdfOf(t *testing.T, protect bool) []byte { return reportPDF(t, protect, "Next steps") }
+
+// reportPDF is pdfOf's document with its second page's heading given.
+func reportPDF(t *testing.T, protect bool, heading string) []byte {
 	t.Helper()
 	f := fpdf.New("P", "mm", "A4", "")
 	if protect {
@@ -30,7 +33,7 @@ func pdfOf(t *testing.T, protect bool) []byte {
 	f.MultiCell(0, 5, strings.Repeat("The durable crawler stored every page of the shop. ", 6), "", "L", false)
 	f.AddPage()
 	f.SetFont("Helvetica", "B", 15)
-	f.MultiCell(0, 8, "Next steps", "", "L", false)
+	f.MultiCell(0, 8, heading, "", "L", false)
 	f.SetFont("Helvetica", "", 11)
 	f.MultiCell(0, 5, "Documents are pages too.", "", "L", false)
 	var buf bytes.Buffer
@@ -207,10 +210,10 @@ func TestPDFChangeTracking(t *testing.T) {
 			e := edited
 			mu.Unlock()
 			if e {
-				w.Write(twoPagePDF(t, "Next steps, revised"))
+				w.Write(reportPDF(t, false, "Next steps, revised"))
 				return
 			}
-			w.Write(twoPagePDF(t, "Next steps"))
+			w.Write(reportPDF(t, false, "Next steps"))
 		default:
 			http.NotFound(w, r)
 		}
@@ -244,25 +247,6 @@ func TestPDFChangeTracking(t *testing.T) {
 	if md := pages2["/edited.pdf"].Markdown; !strings.Contains(md, "Next steps, revised") {
 		t.Errorf("/edited.pdf's new markdown:\n%s", md)
 	}
-}
-
-// twoPagePDF is pdfOf's document with its second heading replaced.
-func twoPagePDF(t *testing.T, heading string) []byte {
-	t.Helper()
-	f := fpdf.New("P", "mm", "A4", "")
-	f.AddPage()
-	f.SetFont("Helvetica", "B", 22)
-	f.MultiCell(0, 10, "Quarterly crawl report", "", "L", false)
-	f.AddPage()
-	f.SetFont("Helvetica", "B", 15)
-	f.MultiCell(0, 8, heading, "", "L", false)
-	f.SetFont("Helvetica", "", 11)
-	f.MultiCell(0, 5, "Documents are pages too.", "", "L", false)
-	var buf bytes.Buffer
-	if err := f.Output(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestPDFInBrowserCrawl: a crawl rendered in Chromium reads the PDFs it

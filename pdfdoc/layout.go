@@ -233,16 +233,22 @@ func regions(spans []Span, width float64) []region {
 			out = append(out, region{spans: row, flowsFrom: -1})
 			continue
 		}
-		for _, s := range row {
-			if s.Right <= x {
-				left = append(left, s)
-			} else {
-				right = append(right, s)
-			}
-		}
+		left, right = sides(row, x, left, right)
 	}
 	flush()
 	return out
+}
+
+// sides adds a row's spans left of x to left, the others to right.
+func sides(row []Span, x float64, left, right []Span) ([]Span, []Span) {
+	for _, s := range row {
+		if s.Right <= x {
+			left = append(left, s)
+		} else {
+			right = append(right, s)
+		}
+	}
+	return left, right
 }
 
 // crosses reports whether a row has text across x.
@@ -318,15 +324,8 @@ func gutter(rows [][]Span, width float64) (float64, bool) {
 	}
 	var left, right []Span
 	for _, row := range rows {
-		if crosses(row, bestX) {
-			continue
-		}
-		for _, s := range row {
-			if s.Right <= bestX {
-				left = append(left, s)
-			} else {
-				right = append(right, s)
-			}
+		if !crosses(row, bestX) {
+			left, right = sides(row, bestX, left, right)
 		}
 	}
 	if !column(left, width) || !column(right, width) {
