@@ -140,7 +140,7 @@ func crawlRun(ctx workflow.Context, in *RunState, h **hooks) (CrawlResult, error
 			}
 			in.Seeded, in.NoLinks = true, seeded.Pages > 0
 		}
-		budgetSpent, loopErr = crawlLoop(c, in, *h)
+		budgetSpent, loopErr = crawlBatches(c, in, *h)
 		loopDone = true
 	})
 	if err := workflow.Await(ctx, func() bool { return loopDone }); err != nil {

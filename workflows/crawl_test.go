@@ -368,48 +368,6 @@ func TestCrawlExtractsEveryResultPage(t *testing.T) {
 	}
 }
 
-// TestCrawlBeforeDeduplicationActivity replays the branch of runs begun
-// before DeduplicatePages existed: ConvertPages stores the results itself.
-func TestCrawlBeforeDeduplicationActivity(t *testing.T) {
-	env := newEnv(t, 100, 1800)
-	// Such runs began before pipelining too.
-	env.OnGetVersion(pipelinedBatches, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	env.OnGetVersion(dedupeAndExtract, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	env.OnGetVersion(settleDeduplication, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 0, Limit: 10}).
-		Return(activities.FetchPagesResult{Claimed: 2, Fetched: 2, Converted: 2}, nil).Once()
-	env.OnActivity(a.FetchPages, mock.Anything, activities.FetchPagesInput{CrawlID: "c1", Batch: 1, Limit: 10}).
-		Return(activities.FetchPagesResult{}, nil).Once()
-	var convertIn activities.ConvertPagesInput
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ConvertPagesInput) (activities.ConvertPagesResult, error) {
-			convertIn = in
-			return activities.ConvertPagesResult{Stored: 2, TotalPages: 2}, nil
-		}).Once()
-	// Mocked so that a call would leave the workflow as it is: then only
-	// the check below sees it.
-	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).
-		Return(activities.DeduplicatePagesResult{Stored: 2, TotalPages: 2}, nil).Maybe()
-	var status crawl.Status
-	expectFinish(env, &status, 2)
-	started := activitiesStarted(env)
-
-	env.ExecuteWorkflow(crawlflow.CrawlWorkflowName, crawlflow.CrawlInput{CrawlID: "c1"})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow error: %v", err)
-	}
-	if convertIn.StoreLater || status != crawl.StatusSucceeded {
-		t.Errorf("ConvertPages asked to store later (%v), status %q", convertIn.StoreLater, status)
-	}
-	// One activity at a time in these runs, so their order is fixed; no
-	// DeduplicatePages.
-	want := "[StartCrawl FetchPages ConvertPages WriteLogs FetchPages FinishCrawl]"
-	if got := fmt.Sprint(*started); got != want {
-		t.Errorf("activities started: %s, want %s", got, want)
-	}
-	env.AssertExpectations(t)
-}
-
 // TestCrawlLogsWhatDeduplicationDidNot: a DeduplicatePages of a worker
 // older than logs-with-results ignores the request to write the log
 // entries and does not say it wrote them; the workflow then runs
@@ -459,37 +417,6 @@ func TestCrawlRefillsAfterSkippedPages(t *testing.T) {
 
 	runCrawl(t, env, &status, crawl.StatusSucceeded)
 	env.AssertExpectations(t)
-}
-
-// TestCrawlBeforePipelining replays the branch of runs begun before
-// fetching overlapped the results stage: each batch is fetched, stored
-// and logged before the next is claimed.
-func TestCrawlBeforePipelining(t *testing.T) {
-	env := newEnv(t, 100, 1800)
-	env.OnGetVersion(pipelinedBatches, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	var order []string
-	record := func(what string) { order = append(order, what) }
-	env.OnActivity(a.FetchPages, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.FetchPagesInput) (activities.FetchPagesResult, error) {
-			record("fetch")
-			if in.Batch == 2 {
-				return activities.FetchPagesResult{}, nil
-			}
-			return activities.FetchPagesResult{Claimed: 3, Fetched: 3, Converted: 3}, nil
-		})
-	env.OnActivity(a.ConvertPages, mock.Anything, mock.Anything).Return(activities.ConvertPagesResult{Converted: 3}, nil)
-	env.OnActivity(a.DeduplicatePages, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.DeduplicatePagesInput) (activities.DeduplicatePagesResult, error) {
-			record("store")
-			return activities.DeduplicatePagesResult{Stored: 3, TotalPages: 3 * (in.Batch + 1)}, nil
-		})
-	var status crawl.Status
-	expectFinish(env, &status, 6)
-
-	runCrawl(t, env, &status, crawl.StatusSucceeded)
-	if got := fmt.Sprint(order); got != "[fetch store fetch store fetch]" {
-		t.Errorf("activities ran in the order %s", got)
-	}
 }
 
 // TestBrowserQueue: a browser batch that no worker starts in time waits

@@ -15,12 +15,29 @@ import (
 	"github.com/durablecrawl/crawler/crawlflow"
 )
 
+// crawlBatches runs the crawl's batches (pipelinedLoop) until the frontier
+// is empty or the budget is spent (and then says so), and returns a
+// ContinueAsNewError when the run's history grows long. Runs begun before
+// pipelined-batches are below the version floor (versions.go).
+func crawlBatches(ctx workflow.Context, in *RunState, h *hooks) (bool, error) {
+	pageCtx := workflow.WithActivityOptions(ctx, pageActivityOptions)
+	browserOptions := pageActivityOptions
+	browserOptions.TaskQueue = in.Plan.BrowserTaskQueue
+	// A batch no browser worker takes within minutes means busy browser
+	// workers (the crawl waits on) or none at all (a deployment fault: the
+	// crawl ends error rather than waiting out its timeout).
+	browserOptions.ScheduleToStartTimeout = 5 * time.Minute
+	browserCtx := workflow.WithActivityOptions(ctx, browserOptions)
+	workflow.GetVersion(ctx, pipelinedBatches, 1, 1)
+	return pipelinedLoop(ctx, in, pageCtx, browserCtx, h)
+}
+
 // errContinueAsNew is how pipelinedLoop says that the run should continue
 // as new: crawlRun makes the ContinueAsNewError once changes in flight are
 // applied, so that the next run's input holds them.
 var errContinueAsNew = errors.New("continue as new")
 
-// pipelinedLoop is crawlLoop as three stages that overlap: fetching,
+// pipelinedLoop runs the batches as three stages that overlap: fetching,
 // conversion (which runs no activity once fetching converts), and storing
 // (deduplication, extraction, logs). Conversion
 // and storing each take the fetched batches in batch order, in workflow

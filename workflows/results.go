@@ -9,30 +9,6 @@ import (
 	"github.com/durablecrawl/crawler/activities"
 )
 
-// convertAndStore turns the fetched pages of the batch in.Batch into results:
-// converted to markdown, deduplicated and stored, then, for a crawl with
-// extraction instructions, each sent to the LLM.
-func convertAndStore(ctx, pageCtx workflow.Context, in *RunState) error {
-	if workflow.GetVersion(ctx, dedupeAndExtract, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		// Runs begun before the change: ConvertPages stores the results.
-		var converted activities.ConvertPagesResult
-		err := workflow.ExecuteActivity(pageCtx, a.ConvertPages,
-			activities.ConvertPagesInput{CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget}).Get(ctx, &converted)
-		if err != nil {
-			return err
-		}
-		in.Stored = converted.TotalPages
-		return nil
-	}
-	err := workflow.ExecuteActivity(pageCtx, a.ConvertPages, activities.ConvertPagesInput{
-		CrawlID: in.CrawlID, Batch: in.Batch, Budget: in.Plan.Budget, StoreLater: true}).Get(ctx, nil)
-	if err != nil {
-		return err
-	}
-	_, err = storeResults(ctx, pageCtx, in, false)
-	return err
-}
-
 // storeResults deduplicates and stores the converted pages of the batch
 // in.Batch (and, with writeLogs, writes its log entries, reporting
 // whether it did), then, for a

@@ -3,9 +3,28 @@ package workflows
 // The version gates of the crawl workflow: each marks a change of its
 // code, so that runs begun before it replay as they ran (see
 // replay_test.go and the histories in testdata).
+//
+// The version floor: a gate whose old branch no run in flight can take
+// any more is retired by raising its minimum version to the new one
+// (GetVersion(ctx, id, 1, 1)) and deleting the old branch. A run that did
+// take it would then fail its workflow task with an unsupported-version
+// error instead of running code it was not recorded with. Before raising
+// a floor, an operator checks that no such run is left: a run that
+// started before the first deployment with the gate (the date beside each
+// retired gate below) may have taken the old branch, one started after
+// cannot:
+//
+//	temporal workflow list --query 'WorkflowType="CrawlWorkflow" AND ExecutionStatus="Running" AND StartTime < "2026-11-23T16:41:00Z"'
+//
+// An empty answer means the floor is safe. Retired so far:
+//   - pipelined-batches (added 2026-11-23): the loop that fetched, stored
+//     and logged one batch at a time, and with it deduplicate-and-extract
+//     (which only that loop asked), are gone; every recorded history of
+//     a crawl already took the pipelined branch.
 
 // pipelinedBatches marks the workflow change that fetches the next batch
-// while the last one is converted, deduplicated and logged.
+// while the last one is converted, deduplicated and logged. Its floor is
+// version 1 (see above).
 const pipelinedBatches = "pipelined-batches"
 
 // logsWithResults marks the workflow change that writes a batch's log
@@ -29,10 +48,6 @@ const totalPagesAttribute = "total-pages-attribute"
 // batches of their own, the pages below the start page that a static
 // fetch found to need JavaScript, while the rest of the crawl stays static.
 const renderDeepPages = "render-deep-pages"
-
-// dedupeAndExtract marks the workflow change that split storing results
-// out of ConvertPages into DeduplicatePages, followed by ExtractPage.
-const dedupeAndExtract = "deduplicate-and-extract"
 
 // changeTracking marks the workflow change that settles, when a
 // change-tracking crawl ends, how its pages compare with the previous
