@@ -184,8 +184,11 @@ func newPages(links []frontier.Link) []db.NewPage {
 type FinishCrawlInput struct {
 	CrawlID string
 	Status  crawl.Status
-	// Reason explains the status in the crawl's last log entry.
-	Reason string
+	// Cause is why the crawl ended, worded in its last log entry.
+	Cause crawllog.EndCause `json:",omitempty"`
+	// Reason is the cause worded already, as workflows from before typed
+	// causes send it; read only when Cause is empty.
+	Reason string `json:",omitempty"`
 	// BudgetSpent is set when the crawl stopped at its page limit.
 	BudgetSpent bool `json:",omitempty"`
 }
@@ -226,7 +229,11 @@ func finishCrawl(ctx context.Context, store lifecycleStore, s Settings, in Finis
 			}
 		}
 	}
-	c, err = crawllog.End(ctx, store, c.ID, in.Status, in.Reason)
+	if in.Cause == (crawllog.EndCause{}) && in.Reason != "" {
+		c, err = crawllog.EndWith(ctx, store, c.ID, in.Status, in.Reason)
+	} else {
+		c, err = crawllog.End(ctx, store, c.ID, in.Status, in.Cause)
+	}
 	if err != nil {
 		return FinishCrawlResult{}, err
 	}

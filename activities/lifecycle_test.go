@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 )
 
@@ -187,6 +188,15 @@ func TestFinishCrawl(t *testing.T) {
 			}
 			if !reflect.DeepEqual(f.ended, []crawl.Status{crawl.StatusSucceeded}) || f.endReason != "all done" {
 				t.Errorf("ended with %v (%q), want succeeded (all done)", f.ended, f.endReason)
+			}
+			// A workflow of today sends a typed cause, worded by crawllog.
+			f2 := &fakeStore{crawl: newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})}
+			if _, err := finishCrawl(context.Background(), f2, settings, FinishCrawlInput{CrawlID: f2.crawl.ID.String(),
+				Status: crawl.StatusTimedOut, Cause: crawllog.TimedOut(60)}); err != nil {
+				t.Fatal(err)
+			}
+			if want := crawllog.TimedOut(60).Sentence(); f2.endReason != want {
+				t.Errorf("ended because %q, want %q", f2.endReason, want)
 			}
 			if got := messages(f.logs); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("log entries %q, want %q", got, tt.want)

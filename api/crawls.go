@@ -114,7 +114,7 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 		finishCtx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
 		defer cancel()
 		if _, ferr := crawllog.End(finishCtx, s.Store, id, crawl.StatusError,
-			"The crawl's workflow could not be started."); ferr != nil {
+			crawllog.Because(crawllog.EndNotStarted)); ferr != nil {
 			s.logOf(c).Error("record crawl start failure", "crawlId", id, "error", ferr)
 		}
 		return nil, &crawl.Error{Code: crawl.EINTERNAL, Message: fmt.Sprintf("the crawl %s could not be started; it is recorded with status error", id)}
@@ -229,7 +229,7 @@ func (s *server) abort(ctx context.Context, c *fiber.Ctx, id uuid.UUID) (*db.Cra
 		}
 		// The workflow is gone (or never started): nothing will record the
 		// abort but us.
-		return crawllog.End(ctx, s.Store, id, crawl.StatusAborted, "The crawl was aborted through the API.")
+		return crawllog.End(ctx, s.Store, id, crawl.StatusAborted, crawllog.Because(crawllog.EndAbortedByAPI))
 	}
 	// The wait ends early enough to leave the request's own deadline time
 	// for one more read.

@@ -152,7 +152,7 @@ func (f *fakeEnder) EndCrawl(_ context.Context, _ uuid.UUID, status crawl.Status
 func TestEnd(t *testing.T) {
 	store := &fakeEnder{crawl: testCrawl(func(c *db.Crawl) { c.TotalPages = 4; c.CreatedAt = time.Now() }),
 		unlogged: []db.Page{{ID: 1, URL: "https://example.com/x", State: crawl.PageSkipped, Error: ptr("the crawl ended before this page was finished")}}}
-	got, err := End(context.Background(), store, store.crawl.ID, crawl.StatusAborted, "The crawl was aborted through the API.")
+	got, err := End(context.Background(), store, store.crawl.ID, crawl.StatusAborted, Because(EndAbortedByAPI))
 	if err != nil || got.Status != crawl.StatusAborted {
 		t.Fatalf("End: %v %v", got, err)
 	}
@@ -168,7 +168,7 @@ func TestEnd(t *testing.T) {
 
 	// Ended by another party first: the entry tells that ending.
 	store.written = nil
-	if got, _ := End(context.Background(), store, store.crawl.ID, crawl.StatusSucceeded, ""); got.Status != crawl.StatusAborted {
+	if got, _ := End(context.Background(), store, store.crawl.ID, crawl.StatusSucceeded, Because(EndDone)); got.Status != crawl.StatusAborted {
 		t.Errorf("a second End changed the status to %s", got.Status)
 	}
 	check(t, "end again", store.written[1], Warn, "Crawl aborted", "The crawl was aborted through the API.")
@@ -179,5 +179,30 @@ func TestEnd(t *testing.T) {
 		if e := Ended(c, status, ""); e.Level != string(level) || e.Message == "" {
 			t.Errorf("ended %s: level %s, message %q", status, e.Level, e.Message)
 		}
+	}
+}
+
+// Every kind of ending has its own sentence; only EndDone has none.
+func TestEndCauseSentences(t *testing.T) {
+	seen := map[string]EndKind{}
+	for _, k := range []EndKind{EndTimeout, EndNothingCrawled, EndCancelled, EndInternal, EndAbortedByAPI, EndNotStarted,
+		EndWorkflowMissing, EndWorkflowTerminate, EndWorkflowTimedOut, EndWorkflowCancelled, EndWorkflowFailed, EndWorkflowNoStatus} {
+		s := EndCause{Kind: k, TimeoutSeconds: 60, Detail: "boom"}.Sentence()
+		if s == "" || strings.Contains(s, "The crawl ended (") {
+			t.Errorf("%s: %q", k, s)
+		}
+		if other, dup := seen[s]; dup {
+			t.Errorf("%s and %s share %q", k, other, s)
+		}
+		seen[s] = k
+	}
+	if s := Because(EndDone).Sentence(); s != "" {
+		t.Errorf("EndDone: %q", s)
+	}
+	if s := TimedOut(90).Sentence(); !strings.Contains(s, "90 seconds") {
+		t.Errorf("TimedOut(90): %q", s)
+	}
+	if s := Internal("the database is gone").Sentence(); s != "Internal error: the database is gone" {
+		t.Errorf("Internal: %q", s)
 	}
 }

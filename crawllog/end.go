@@ -25,7 +25,13 @@ var _ Ender = (*db.Store)(nil)
 // crawl's last entry for whichever status it ended with, in one
 // transaction. The workflow (through the FinishCrawl activity), the API
 // and the reconciler all end crawls through it; it is idempotent.
-func End(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, reason string) (*db.Crawl, error) {
+func End(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, cause EndCause) (*db.Crawl, error) {
+	return EndWith(ctx, store, id, status, cause.Sentence())
+}
+
+// EndWith is End with the reason worded already: a FinishCrawl sent by a
+// workflow from before typed causes.
+func EndWith(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, reason string) (*db.Crawl, error) {
 	return store.EndCrawl(ctx, id, status, reason, func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog {
 		var logs []db.CrawlLog
 		for _, p := range unlogged {

@@ -45,9 +45,6 @@ type Reconciler struct {
 	Grace time.Duration
 }
 
-// workflowMissing is why a crawl whose workflow does not exist ends error.
-const workflowMissing = "The crawl's workflow does not exist."
-
 // scheduledGrace spares the crawl of a schedule's run whose workflow does
 // not exist yet for this long: the run (ScheduledCrawlWorkflow) records the
 // crawl before it starts the crawl's workflow, and starts it once a worker
@@ -87,7 +84,7 @@ func (r *Reconciler) Once(ctx context.Context) (int, error) {
 		}
 		for _, c := range running {
 			status, reason, ok := r.verdict(ctx, c.WorkflowID)
-			if !ok || reason == workflowMissing && c.ScheduleID != nil && c.CreatedAt.After(time.Now().Add(-scheduledGrace)) {
+			if !ok || reason.Kind == crawllog.EndWorkflowMissing && c.ScheduleID != nil && c.CreatedAt.After(time.Now().Add(-scheduledGrace)) {
 				// A schedule's run records its crawl, then starts its
 				// workflow: a worker lost in between leaves the run to
 				// start it when workers are back.
@@ -100,7 +97,7 @@ func (r *Reconciler) Once(ctx context.Context) (int, error) {
 			}
 			if done.Status == status {
 				settled++
-				r.logger().Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason)
+				r.logger().Info("reconciled crawl", "crawlId", c.ID, "status", status, "reason", reason.Sentence())
 			}
 		}
 		if len(running) < 200 || ctx.Err() != nil {
@@ -112,28 +109,28 @@ func (r *Reconciler) Once(ctx context.Context) (int, error) {
 
 // verdict returns the status a crawl should have from its workflow's state,
 // and false while the workflow runs (or Temporal cannot tell).
-func (r *Reconciler) verdict(ctx context.Context, workflowID string) (crawl.Status, string, bool) {
+func (r *Reconciler) verdict(ctx context.Context, workflowID string) (crawl.Status, crawllog.EndCause, bool) {
 	resp, err := r.Temporal.DescribeWorkflowExecution(ctx, workflowID, "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
-		return crawl.StatusError, workflowMissing, true
+		return crawl.StatusError, crawllog.Because(crawllog.EndWorkflowMissing), true
 	}
 	if err != nil {
-		return "", "", false
+		return "", crawllog.EndCause{}, false
 	}
 	switch resp.GetWorkflowExecutionInfo().GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:
-		return crawl.StatusAborted, "The crawl's workflow was terminated.", true
+		return crawl.StatusAborted, crawllog.Because(crawllog.EndWorkflowTerminate), true
 	case enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
-		return crawl.StatusTimedOut, "The crawl's workflow reached its execution timeout; the pages crawled so far are kept.", true
+		return crawl.StatusTimedOut, crawllog.Because(crawllog.EndWorkflowTimedOut), true
 	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
-		return crawl.StatusAborted, "The crawl's workflow was cancelled.", true
+		return crawl.StatusAborted, crawllog.Because(crawllog.EndWorkflowCancelled), true
 	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-		return crawl.StatusError, "The crawl's workflow failed.", true
+		return crawl.StatusError, crawllog.Because(crawllog.EndWorkflowFailed), true
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		return crawl.StatusError, "The crawl's workflow completed without recording a status.", true
+		return crawl.StatusError, crawllog.Because(crawllog.EndWorkflowNoStatus), true
 	default:
-		return "", "", false
+		return "", crawllog.EndCause{}, false
 	}
 }
 

@@ -4,7 +4,6 @@ package workflows
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -14,6 +13,7 @@ import (
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawlflow"
+	"github.com/durablecrawl/crawler/crawllog"
 )
 
 // RegisterOptions registers CrawlWorkflow under crawlflow.CrawlWorkflowName.
@@ -159,17 +159,16 @@ func crawlRun(ctx workflow.Context, in *RunState, h **hooks) (CrawlResult, error
 		logger.Info("crawl cancelled", "CrawlID", in.CrawlID)
 		return finishAfter(ctx, *in, ctx.Err())
 	case timedOut:
-		reason := fmt.Sprintf("The crawl's timeout of %d seconds elapsed; the pages crawled so far are kept.", in.Plan.TimeoutSeconds)
-		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusTimedOut, reason))
+		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusTimedOut, crawllog.TimedOut(in.Plan.TimeoutSeconds)))
 	case loopErr != nil:
 		if errors.As(loopErr, &can) {
 			return CrawlResult{}, loopErr
 		}
 		return finishAfter(ctx, *in, loopErr)
 	case in.Stored == 0:
-		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusFailed, "No page could be crawled; the page entries above say why."))
+		return failInTemporal(ctx)(finish(ctx, *in, crawl.StatusFailed, crawllog.Because(crawllog.EndNothingCrawled)))
 	default:
-		return finishSpent(ctx, *in, crawl.StatusSucceeded, "", budgetSpent)
+		return finishSpent(ctx, *in, crawl.StatusSucceeded, crawllog.Because(crawllog.EndDone), budgetSpent)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/durablecrawl/crawler/activities"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawlflow"
+	"github.com/durablecrawl/crawler/crawllog"
 )
 
 // finishAfter ends the crawl after err stopped it: aborted when the
@@ -20,13 +21,13 @@ import (
 // ends cancelled or failed in Temporal too.
 func finishAfter(ctx workflow.Context, in RunState, err error) (CrawlResult, error) {
 	if temporal.IsCanceledError(err) || ctx.Err() != nil {
-		res, ferr := finish(ctx, in, crawl.StatusAborted, "The crawl was cancelled.")
+		res, ferr := finish(ctx, in, crawl.StatusAborted, crawllog.Because(crawllog.EndCancelled))
 		if ferr != nil {
 			return res, ferr
 		}
 		return res, temporal.NewCanceledError()
 	}
-	res, ferr := finish(ctx, in, crawl.StatusError, fmt.Sprintf("Internal error: %v", rootCause(err)))
+	res, ferr := finish(ctx, in, crawl.StatusError, crawllog.Internal(rootCause(err)))
 	if ferr != nil {
 		return res, ferr
 	}
@@ -35,13 +36,13 @@ func finishAfter(ctx workflow.Context, in RunState, err error) (CrawlResult, err
 
 // finish records the terminal status. It runs on a disconnected context so
 // that it completes even when the workflow is being cancelled.
-func finish(ctx workflow.Context, in RunState, status crawl.Status, reason string) (CrawlResult, error) {
-	return finishSpent(ctx, in, status, reason, false)
+func finish(ctx workflow.Context, in RunState, status crawl.Status, cause crawllog.EndCause) (CrawlResult, error) {
+	return finishSpent(ctx, in, status, cause, false)
 }
 
 // finishSpent is finish for a crawl that may have stopped at its page
 // budget with pages left in its frontier.
-func finishSpent(ctx workflow.Context, in RunState, status crawl.Status, reason string, budgetSpent bool) (CrawlResult, error) {
+func finishSpent(ctx workflow.Context, in RunState, status crawl.Status, cause crawllog.EndCause, budgetSpent bool) (CrawlResult, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if workflow.GetVersion(dctx, settleDeduplication, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		// What it cannot settle stays stored whole: the crawl still ends.
@@ -52,7 +53,7 @@ func finishSpent(ctx workflow.Context, in RunState, status crawl.Status, reason 
 	dctx = workflow.WithActivityOptions(dctx, finishActivityOptions)
 	var res activities.FinishCrawlResult
 	err := workflow.ExecuteActivity(dctx, a.FinishCrawl, activities.FinishCrawlInput{
-		CrawlID: in.CrawlID, Status: status, Reason: reason, BudgetSpent: budgetSpent,
+		CrawlID: in.CrawlID, Status: status, Cause: cause, BudgetSpent: budgetSpent,
 	}).Get(dctx, &res)
 	if err != nil {
 		return CrawlResult{Status: status}, err
