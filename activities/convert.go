@@ -26,7 +26,8 @@ type convertStore interface {
 	SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Converted) error
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	// StoreConverted is for runs begun before DeduplicatePages (StoreLater
-	// unset).
+	// unset), which are below the workflow's version floor now: kept for a
+	// task such a run scheduled before the floor was deployed.
 	StoreConverted(ctx context.Context, crawlID uuid.UUID, batch, budget int) (db.StoreResult, error)
 }
 
@@ -37,8 +38,9 @@ type ConvertPagesInput struct {
 	// Budget is the most result pages the crawl may hold.
 	Budget int
 	// StoreLater leaves the converted pages to DeduplicatePages. Runs
-	// begun before deduplication was an activity of its own schedule
-	// ConvertPages without it: it then stores the pages itself.
+	// begun before deduplication was an activity of its own scheduled
+	// ConvertPages without it (it then stores the pages itself); they are
+	// below the workflow's version floor now (workflows/versions.go).
 	StoreLater bool `json:",omitempty"`
 }
 

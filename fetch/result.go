@@ -137,7 +137,7 @@ type Batch struct {
 	// the browser render pages as a phone would.
 	Headers map[string]string
 	Mobile  bool
-	// UseEgressProxy sends the batch through StaticOptions.EgressProxy.
+	// UseEgressProxy sends the batch through static.Options.EgressProxy (package fetch/static).
 	UseEgressProxy bool
 	// Delay is a pause after each request (a site's Crawl-delay); with a
 	// delay, requests go one at a time.

@@ -54,6 +54,9 @@ func finishSpent(ctx workflow.Context, in RunState, status crawl.Status, cause c
 	var res activities.FinishCrawlResult
 	err := workflow.ExecuteActivity(dctx, a.FinishCrawl, activities.FinishCrawlInput{
 		CrawlID: in.CrawlID, Status: status, Cause: cause, BudgetSpent: budgetSpent,
+		// Worded too, for a worker from before typed causes that takes
+		// the activity during a rolling deploy.
+		Reason: cause.Sentence(),
 	}).Get(dctx, &res)
 	if err != nil {
 		return CrawlResult{Status: status}, err

@@ -9,12 +9,13 @@ package workflows
 // (GetVersion(ctx, id, 1, 1)) and deleting the old branch. A run that did
 // take it would then fail its workflow task with an unsupported-version
 // error instead of running code it was not recorded with. Before raising
-// a floor, an operator checks that no such run is left: a run that
-// started before the first deployment with the gate (the date beside each
-// retired gate below) may have taken the old branch, one started after
-// cannot:
+// a floor, an operator checks that no such run is left: a run (or a
+// continue-as-new run) that started before the first deployment of the
+// gate finished may have taken the old branch, one started after cannot.
+// With the time that deployment finished (not the commit's date, which is
+// given below):
 //
-//	temporal workflow list --query 'WorkflowType="CrawlWorkflow" AND ExecutionStatus="Running" AND StartTime < "2026-11-23T16:41:00Z"'
+//	temporal workflow list --query 'WorkflowType="CrawlWorkflow" AND ExecutionStatus="Running" AND StartTime < "<deployed at>"'
 //
 // An empty answer means the floor is safe. Retired so far:
 //   - pipelined-batches (added 2026-11-23): the loop that fetched, stored
