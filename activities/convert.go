@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/markdown"
@@ -280,4 +281,6 @@ func convertHTML(pageURL string, html []byte, o conversion, shot string) (out db
 }
 
 // convertFailed is why a page the converter failed on is skipped.
-func convertFailed(err error) string { return fmt.Sprintf("could not convert the page: %v", err) }
+func convertFailed(err error) string {
+	return crawllog.Reason(crawl.PageCause{Kind: crawl.PageConvertFailed, Detail: err.Error()})
+}

@@ -187,7 +187,7 @@ func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Durati
 	return f.waiting, f.retryIn, f.call("RetriesWaiting")
 }
 
-func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome) ([]int64, error) {
+func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome, _ func(error) string) ([]int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("SaveFetches"); err != nil {
@@ -203,7 +203,7 @@ func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchO
 	return saved, nil
 }
 
-func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage) (bool, error) {
+func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage, _ string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.redirects = append(f.redirects, target)

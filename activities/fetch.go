@@ -5,11 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,8 +35,8 @@ type fetchStore interface {
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]db.Page, error)
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
-	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome) ([]int64, error)
-	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage) (bool, error)
+	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, notRecorded func(error) string) ([]int64, error)
+	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage, note string) (bool, error)
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
 	PreviousPages(ctx context.Context, prev uuid.UUID, keys []string) (map[string]db.PreviousPage, error)
 	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
@@ -171,7 +169,7 @@ type fetchBatch struct {
 
 	mu        sync.Mutex
 	res       FetchPagesResult
-	switchWhy []string // start pages that need JavaScript, and why
+	switchWhy []crawllog.JavaScriptPage // start pages that need JavaScript, and why
 }
 
 func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
@@ -221,7 +219,7 @@ func (b *fetchBatch) run(ctx context.Context) (FetchPagesResult, error) {
 	refusal := b.refusal(ctx)
 	urls = b.skipUnmodified(ctx, urls, refusal)
 	batch.Admit = func(u string) bool { return b.writer.admit(ctx, b.claimed[u].ID) }
-	batch.FollowRedirect = func(from, to *url.URL) bool { return refusal(from, to) == "" }
+	batch.FollowRedirect = func(from, to *url.URL) bool { _, refused := refusal(from, to); return !refused }
 	fetchCtx := hostbudget.WithNotice(ctx, b.noticeWait(ctx))
 	fetchErr := b.engine.FetchAll(fetchCtx, urls, batch, func(r fetch.Result) { b.judge(ctx, r, refusal) })
 	saveErr := b.writer.close()
@@ -304,7 +302,7 @@ func (b *fetchBatch) applyRobots(ctx context.Context, o crawl.Options, urls []st
 	}
 	allowed, disallowed, delay := frontier.ApplyRobots(urls, b.policies)
 	for _, u := range disallowed {
-		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: frontier.RobotsDisallowed})
+		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed))})
 	}
 	if b.hosts == nil {
 		return allowed, delay, nil
@@ -349,7 +347,7 @@ func (b *fetchBatch) dropExcluded(urls []string) []string {
 	for _, u := range urls {
 		p := b.claimed[u]
 		if parsed, err := url.Parse(u); err == nil && p.Depth > 0 && !b.rules.Keeps(parsed) {
-			b.writer.add(db.FetchOutcome{PageID: p.ID, State: crawl.PageSkipped, Error: crawllog.ExcludedByChange})
+			b.writer.add(db.FetchOutcome{PageID: p.ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageExcludedByChange))})
 			continue
 		}
 		kept = append(kept, u)
@@ -357,18 +355,21 @@ func (b *fetchBatch) dropExcluded(urls []string) []string {
 	return kept
 }
 
-// refusal returns why a redirect is not followed, or "" when it is.
-func (b *fetchBatch) refusal(ctx context.Context) func(from, to *url.URL) string {
+// refusal returns the crawl's frontier.Refusal: why a redirect is not
+// followed.
+func (b *fetchBatch) refusal(ctx context.Context) frontier.Refusal {
 	known := func(key string) bool {
 		known, err := b.store.Known(ctx, b.crawl.ID, key)
 		return err == nil && known
 	}
-	return func(from, to *url.URL) string { return b.rules.RedirectRefusal(from, to, b.policies, known) }
+	return func(from, to *url.URL) (crawl.PageCause, bool) {
+		return b.rules.RedirectRefusal(from, to, b.policies, known)
+	}
 }
 
 // judge decides what a fetch result means for its page, asking the
 // database what the rules need, and hands the outcome to the writer.
-func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(from, to *url.URL) string) {
+func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal frontier.Refusal) {
 	if r.Err != nil && ctx.Err() != nil {
 		return // cut short by the cancellation: leave the page claimed
 	}
@@ -384,7 +385,7 @@ func (b *fetchBatch) judge(ctx context.Context, r fetch.Result, refusal func(fro
 
 // decide is judge past the fetch's own accounting: what r makes of its
 // page, saved through the writer.
-func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(from, to *url.URL) string) {
+func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal frontier.Refusal) {
 	static := b.engineName != crawl.EnginePlaywright
 	// The lookups run even if the activity is being cancelled, so that a
 	// page in hand is not recorded as failed for that; reading a
@@ -403,22 +404,23 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 	out := frontier.Judge(frontier.Page{URL: page.URL, Key: page.NormalizedURL, Depth: page.Depth, Rank: page.Rank, Attempts: page.Attempts},
 		r, b.rules, !b.in.NoLinks || b.crawl.SitemapAndLinks, refusal)
 	if target, ok := out.RedirectTarget(); ok {
-		owned, err := b.store.ClaimRedirectTarget(ctx, b.crawl.ID, page.ID, newPages([]frontier.Link{target})[0])
+		note := crawllog.Reason(crawl.PageCause{Kind: crawl.PageRedirectTarget, Page: page.ID})
+		owned, err := b.store.ClaimRedirectTarget(ctx, b.crawl.ID, page.ID, newPages([]frontier.Link{target})[0], note)
 		out = out.Redirected(owned, err)
 	}
 	if canon, ok := out.CanonicalTarget(); ok {
 		out = out.Canonicalized(b.store.StateOf(ctx, b.crawl.ID, canon.Key))
 	}
-	var toBrowser string // why the page goes to the browser alone
+	var toBrowser *crawl.JavaScriptSign // why the page goes to the browser alone
 	// Only a static fetch is judged: a rendered page has had its scripts.
 	if static && b.in.Detect && !notModified && out.State == crawl.PageFetched && !r.IsPDF() && (page.Depth == 0 || b.in.RenderDeep) {
-		if js, why := browser.NeedsJavaScript(r.Body); js {
+		if why, js := browser.NeedsJavaScript(r.Body); js {
 			out = out.ToBrowser(why)
 			b.mu.Lock()
 			if page.Depth == 0 {
-				b.switchWhy = append(b.switchWhy, r.URL+": "+why)
+				b.switchWhy = append(b.switchWhy, crawllog.JavaScriptPage{URL: r.URL, Sign: why})
 			} else {
-				toBrowser = why
+				toBrowser = &why
 				b.res.ToBrowser++
 			}
 			b.mu.Unlock()
@@ -426,12 +428,12 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 	}
 	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
-		State: out.State, Error: out.Reason, Links: newPages(out.Links), Render: toBrowser != ""}
+		State: out.State, Error: crawllog.Reason(out.Cause), Links: newPages(out.Links), Render: toBrowser != nil}
 	switch {
 	case rec.State != crawl.PageFetched:
 	case r.IsPDF() && b.markdown == nil:
 		// Kept for ConvertPages, which reads HTML only: an older run's.
-		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; this crawl converts HTML pages only"
+		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFHTMLOnly))
 	case b.tracking:
 		b.track(live, &rec, page.URL, r, prev, hasPrev, notModified)
 	case b.markdown != nil:
@@ -442,13 +444,13 @@ func (b *fetchBatch) decide(ctx context.Context, r fetch.Result, refusal func(fr
 	if rec.State == crawl.PageClaimed {
 		return // a document's reading cut short by the cancellation: left claimed
 	}
-	if toBrowser != "" {
-		entry := crawllog.SentToBrowser(b.crawl, page, toBrowser)
+	if toBrowser != nil {
+		entry := crawllog.SentToBrowser(b.crawl, page, *toBrowser)
 		rec.Log = &entry
 	}
 	if out.Retry != nil {
 		rec.RetryIn = out.Retry.In
-		entry := crawllog.Retried(b.crawl, page, r.StatusCode, out.Reason, *out.Retry)
+		entry := crawllog.Retried(b.crawl, page, r.StatusCode, out.Cause, *out.Retry)
 		rec.Log = &entry
 	}
 	b.judged.Add(1)
@@ -490,13 +492,13 @@ func (b *fetchBatch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL 
 func (b *fetchBatch) convertPDF(ctx context.Context, rec *db.FetchOutcome, r fetch.Result) {
 	switch {
 	case b.skipPDFs:
-		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; the crawl's parsers leave PDFs out"
+		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFLeftOut))
 		return
 	case b.pdf == nil:
-		rec.State, rec.Error = crawl.PageSkipped, "a PDF document; this worker does not read PDFs"
+		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFNoReader))
 		return
 	case r.Truncated:
-		rec.State, rec.Error = crawl.PageFailed, fmt.Sprintf("the PDF is larger than the page size cap of %d bytes (CRAWLER_MAX_PAGE_BYTES); not read", len(r.Body))
+		rec.State, rec.Error = crawl.PageFailed, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFTooLarge, Bytes: len(r.Body)})
 		return
 	}
 	doc, err := b.pdf.Convert(ctx, r.Body, b.pdfLimits)
@@ -505,10 +507,10 @@ func (b *fetchBatch) convertPDF(ctx context.Context, rec *db.FetchOutcome, r fet
 		rec.State = crawl.PageClaimed
 		return
 	case errors.Is(err, pdfdoc.ErrNoText):
-		rec.State, rec.Error = crawl.PageSkipped, err.Error()
+		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFNoText, Detail: err.Error()})
 		return
 	case err != nil:
-		rec.State, rec.Error = crawl.PageFailed, "could not read the PDF: "+err.Error()
+		rec.State, rec.Error = crawl.PageFailed, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFUnreadable, Detail: err.Error()})
 		return
 	}
 	title := doc.Title
@@ -554,7 +556,7 @@ func (b *fetchBatch) loadPrevious(ctx context.Context) (map[string]fetch.Validat
 // not newer than the previous crawl's fetch of them (and whose previous
 // fetch can stand for one: see db.PreviousPage.Reusable). They read as
 // 304s.
-func (b *fetchBatch) skipUnmodified(ctx context.Context, urls []string, refusal func(from, to *url.URL) string) []string {
+func (b *fetchBatch) skipUnmodified(ctx context.Context, urls []string, refusal frontier.Refusal) []string {
 	if len(b.previous) == 0 {
 		return urls
 	}
@@ -662,7 +664,7 @@ func (b *fetchBatch) save(outs []db.FetchOutcome) error {
 	for i := range outs {
 		outs[i].Links = b.links.Unknown(b.crawl.ID, outs[i].Links)
 	}
-	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs)
+	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, crawllog.NotRecorded)
 	if err != nil {
 		return err
 	}
@@ -696,7 +698,6 @@ func (b *fetchBatch) switchEngine(ctx context.Context) error {
 		return nil
 	}
 	b.res.SwitchTo = crawl.EnginePlaywright
-	sort.Strings(b.switchWhy)
 	return b.store.InsertLogs(ctx, []db.CrawlLog{crawllog.EngineSwitched(b.crawl, b.switchWhy)})
 }
 

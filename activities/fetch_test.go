@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
-	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/urlnorm"
 )
@@ -414,7 +414,7 @@ func TestFetchBatchRobots(t *testing.T) {
 		t.Errorf("saved robots.txt %+v, want %+v", f.savedRobots, want)
 	}
 	o := outcomesByID(t, f.outcomes)[2]
-	if o.State != crawl.PageSkipped || o.Error != frontier.RobotsDisallowed {
+	if o.State != crawl.PageSkipped || o.Error != crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed)) {
 		t.Errorf("disallowed page saved %+v", o)
 	}
 
@@ -429,7 +429,7 @@ func TestFetchBatchRobots(t *testing.T) {
 	if len(engine.asked) != 1 {
 		t.Errorf("fetched %q, want nothing more", engine.asked)
 	}
-	if o := f.outcomes[0]; o.State != crawl.PageSkipped || o.Error != frontier.RobotsDisallowed {
+	if o := f.outcomes[0]; o.State != crawl.PageSkipped || o.Error != crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed)) {
 		t.Errorf("disallowed page of the second batch saved %+v", o)
 	}
 }

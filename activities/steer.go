@@ -67,7 +67,7 @@ func applyCrawlChange(ctx context.Context, store steerStore, s Settings, in Appl
 		}
 		return append(logs, crawllog.Changed(after, in.Change, len(skipped), in.ChangeID))
 	}
-	after, skipped, ok, err := store.ApplyChange(ctx, c.ID, in.Change, rules.Keeps, crawllog.ExcludedByChange, entries)
+	after, skipped, ok, err := store.ApplyChange(ctx, c.ID, in.Change, rules.Keeps, crawllog.Reason(crawl.Because(crawl.PageExcludedByChange)), entries)
 	if err != nil || !ok {
 		return ApplyCrawlChangeResult{}, err
 	}

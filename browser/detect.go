@@ -2,10 +2,11 @@ package browser
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/durablecrawl/crawler/crawl"
 )
 
 // appRoots are the mount points of client-side frameworks.
@@ -14,14 +15,15 @@ const appRoots = `#root, #app, #__next, #__nuxt, #___gatsby, #svelte, [data-reac
 // NeedsJavaScript reports whether a statically fetched page gets its
 // content only from its scripts, and says why: a framework's mount point
 // left empty, or a body with no text without its scripts (beside a
-// <noscript> asking for JavaScript, or scripts). A page
+// <noscript> asking for JavaScript, or scripts); package crawllog words
+// the sign. A page
 // whose text is in its HTML is static however short it is and however many
 // scripts it loads (search, settings, analytics): it is never sent to the
 // browser for its scripts alone.
-func NeedsJavaScript(html []byte) (bool, string) {
+func NeedsJavaScript(html []byte) (crawl.JavaScriptSign, bool) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
 	if err != nil {
-		return false, ""
+		return crawl.JavaScriptSign{}, false
 	}
 	scripts := doc.Find("script").Length()
 	noscript := strings.ToLower(doc.Find("noscript").Text())
@@ -34,13 +36,13 @@ func NeedsJavaScript(html []byte) (bool, string) {
 	})
 	switch {
 	case emptyRoot && scripts > 0 && text < smallPage:
-		return true, fmt.Sprintf("a client-side app's mount point is empty (the page holds %d characters of text without its scripts)", text)
+		return crawl.JavaScriptSign{Kind: crawl.SignEmptyMountPoint, Text: text, Scripts: scripts}, true
 	case strings.Contains(noscript, "javascript") && text < emptyMountPoint:
-		return true, fmt.Sprintf("the page asks for JavaScript in <noscript> and holds %d characters of text without it", text)
+		return crawl.JavaScriptSign{Kind: crawl.SignNoscript, Text: text, Scripts: scripts}, true
 	case scripts > 0 && text < emptyMountPoint:
-		return true, fmt.Sprintf("the page shows no text without its %d scripts", scripts)
+		return crawl.JavaScriptSign{Kind: crawl.SignNoTextScripts, Text: text, Scripts: scripts}, true
 	}
-	return false, ""
+	return crawl.JavaScriptSign{}, false
 }
 
 const (

@@ -29,12 +29,12 @@ func TestNeedsJavaScript(t *testing.T) {
 		{"long page with an empty widget root", `<html><body><main>` + article + `</main><div id="app"></div><script src="/comments.js"></script></body></html>`, false},
 	}
 	for _, tc := range cases {
-		got, why := NeedsJavaScript([]byte(tc.html))
+		sign, got := NeedsJavaScript([]byte(tc.html))
 		if got != tc.want {
-			t.Errorf("%s: NeedsJavaScript = %v (%s), want %v", tc.name, got, why, tc.want)
+			t.Errorf("%s: NeedsJavaScript = %v (%+v), want %v", tc.name, got, sign, tc.want)
 		}
-		if got && why == "" {
-			t.Errorf("%s: no reason given", tc.name)
+		if got && sign.Kind == "" {
+			t.Errorf("%s: no sign given", tc.name)
 		}
 	}
 }

@@ -58,23 +58,3 @@ func (c Change) Check(stored, maxConcurrency int) []FieldError {
 	}
 	return bad
 }
-
-// Describe says what c changes, for the crawl's log.
-func (c Change) Describe() string {
-	var parts []string
-	if c.MaxResults != nil {
-		parts = append(parts, fmt.Sprintf("maxResults %d", *c.MaxResults))
-	}
-	if len(c.ExcludePaths) > 0 {
-		parts = append(parts, "excludePaths + "+strings.Join(c.ExcludePaths, ", "))
-	}
-	if c.MaxConcurrentPages != nil {
-		parts = append(parts, fmt.Sprintf("maxConcurrentPages %d", *c.MaxConcurrentPages))
-	}
-	if c.Paused != nil && *c.Paused {
-		parts = append(parts, "paused")
-	} else if c.Paused != nil {
-		parts = append(parts, "resumed")
-	}
-	return strings.Join(parts, "; ")
-}

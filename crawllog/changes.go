@@ -2,6 +2,7 @@ package crawllog
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
@@ -58,7 +59,7 @@ func ChangesSettled(c *db.Crawl, n db.ChangeCounts) db.CrawlLog {
 // Changed is the entry of a change to a running crawl: what changed, who
 // asked, and how many queued pages it dropped.
 func Changed(c *db.Crawl, ch crawl.Change, dropped int, id string) db.CrawlLog {
-	desc := fmt.Sprintf("Crawl changed by %s: %s.", orSomeone(ch.By), ch.Describe())
+	desc := fmt.Sprintf("Crawl changed by %s: %s.", orSomeone(ch.By), describeChange(ch))
 	if dropped > 0 {
 		desc += fmt.Sprintf(" %d queued pages now excluded were dropped.", dropped)
 	}
@@ -75,15 +76,32 @@ func Changed(c *db.Crawl, ch crawl.Change, dropped int, id string) db.CrawlLog {
 	if ch.Paused != nil {
 		data["paused"] = *ch.Paused
 	}
-	return entry(c, "change:"+id, Info, "Crawl changed: "+ch.Describe(), desc, data)
+	return entry(c, "change:"+id, Info, "Crawl changed: "+describeChange(ch), desc, data)
 }
-
-// ExcludedByChange is why a queued page a change excluded is skipped.
-const ExcludedByChange = "excluded by a change of the running crawl's excludePaths"
 
 func orSomeone(by string) string {
 	if by == "" {
 		return "an operator"
 	}
 	return by
+}
+
+// describeChange says what c changes.
+func describeChange(c crawl.Change) string {
+	var parts []string
+	if c.MaxResults != nil {
+		parts = append(parts, fmt.Sprintf("maxResults %d", *c.MaxResults))
+	}
+	if len(c.ExcludePaths) > 0 {
+		parts = append(parts, "excludePaths + "+strings.Join(c.ExcludePaths, ", "))
+	}
+	if c.MaxConcurrentPages != nil {
+		parts = append(parts, fmt.Sprintf("maxConcurrentPages %d", *c.MaxConcurrentPages))
+	}
+	if c.Paused != nil && *c.Paused {
+		parts = append(parts, "paused")
+	} else if c.Paused != nil {
+		parts = append(parts, "resumed")
+	}
+	return strings.Join(parts, "; ")
 }

@@ -1,6 +1,8 @@
 // Package crawllog holds the entries of a crawl's log, as GET
 // /crawl-logs lists them: one constructor per kind of entry, the only
 // place their levels and wording live, and End, the one way a crawl ends.
+// The causes the rest of the service decides are typed (crawl.PageCause
+// for a page, EndCause for a crawl) and worded here: Reason, Sentence.
 //
 // Every entry carries a key unique within its crawl (a retried activity
 // writes nothing twice), and data with at least url and statusCode (0 when
@@ -9,12 +11,12 @@ package crawllog
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/hostbudget"
 )
 
@@ -91,9 +93,20 @@ func EngineChosen(c *db.Crawl, engine string) db.CrawlLog {
 	return entry(c, "engine", level, "Engine chosen", desc, crawlData(c, "engine", engine))
 }
 
+// JavaScriptPage is a start page that needs JavaScript, and the sign.
+type JavaScriptPage struct {
+	URL  string
+	Sign crawl.JavaScriptSign
+}
+
 // EngineSwitched says that the crawl goes on with the browser engine
-// because start pages need JavaScript (why: "url: reason" each).
-func EngineSwitched(c *db.Crawl, why []string) db.CrawlLog {
+// because start pages need JavaScript (in the order of their URLs).
+func EngineSwitched(c *db.Crawl, pages []JavaScriptPage) db.CrawlLog {
+	why := make([]string, len(pages))
+	for i, p := range pages {
+		why[i] = p.URL + ": " + JavaScript(p.Sign)
+	}
+	sort.Strings(why)
 	return entry(c, "engine-switch", Info, "Engine switched",
 		fmt.Sprintf("The start page needs JavaScript (%s): the crawl goes on with the browser engine (playwright).", strings.Join(why, "; ")),
 		crawlData(c, "engine", crawl.EnginePlaywright))
@@ -117,7 +130,8 @@ func SitemapRead(c *db.Crawl, found []string, pages int) db.CrawlLog {
 
 // Retried says that a fetch of page p failed for a passing reason
 // (statusCode 0: no response) and that the page is fetched again.
-func Retried(c *db.Crawl, p db.Page, statusCode int, reason string, r frontier.Retry) db.CrawlLog {
+func Retried(c *db.Crawl, p db.Page, statusCode int, cause crawl.PageCause, r crawl.Retry) db.CrawlLog {
+	reason := Reason(cause)
 	return entry(c, fmt.Sprintf("retry:%d:%d", p.ID, r.Attempt), Warn, "Page retried",
 		fmt.Sprintf("Attempt %d of %d to fetch %s failed: %s. It is tried again in %s.", r.Attempt, r.Attempts, p.URL, reason, r.In),
 		map[string]any{"url": p.URL, "statusCode": statusCode, "depth": p.Depth,
@@ -143,9 +157,10 @@ func HostThrottled(c *db.Crawl, w hostbudget.Wait) db.CrawlLog {
 }
 
 // SentToBrowser says that page p, fetched statically, needs JavaScript
-// (why) and is rendered in the browser instead, while the rest of the
+// (sign) and is rendered in the browser instead, while the rest of the
 // crawl stays static.
-func SentToBrowser(c *db.Crawl, p db.Page, why string) db.CrawlLog {
+func SentToBrowser(c *db.Crawl, p db.Page, sign crawl.JavaScriptSign) db.CrawlLog {
+	why := JavaScript(sign)
 	return entry(c, fmt.Sprintf("to-browser:%d", p.ID), Info, "Page sent to the browser",
 		fmt.Sprintf("%s needs JavaScript (%s): it is rendered with the browser engine (playwright).", p.URL, why),
 		map[string]any{"url": p.URL, "statusCode": 0, "depth": p.Depth, "engine": crawl.EnginePlaywright, "reason": why})

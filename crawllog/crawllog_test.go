@@ -11,7 +11,6 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/frontier"
 )
 
 func testCrawl(edit func(*db.Crawl)) *db.Crawl {
@@ -114,13 +113,14 @@ func TestCrawlEntries(t *testing.T) {
 	check(t, "react without a browser", EngineChosen(react, crawl.EngineCheerio), Warn, "Engine chosen", "which this server does not run")
 	asked := testCrawl(func(c *db.Crawl) { c.EngineType = crawl.EngineCheerio })
 	check(t, "engine asked for", EngineChosen(asked, crawl.EngineCheerio), Info, "Engine chosen", "as the crawl asks")
-	check(t, "engine switch", EngineSwitched(c, []string{"https://example.com/: empty body"}), Info, "Engine switched", "(https://example.com/: empty body)")
+	check(t, "engine switch", EngineSwitched(c, []JavaScriptPage{{URL: "https://example.com/", Sign: crawl.JavaScriptSign{Kind: crawl.SignNoTextScripts, Scripts: 4}}}),
+		Info, "Engine switched", "(https://example.com/: the page shows no text without its 4 scripts)")
 
 	check(t, "no sitemap", SitemapRead(c, nil, 0), Warn, "No sitemap found", "follows links instead")
 	check(t, "empty sitemap", SitemapRead(c, []string{"https://example.com/sitemap.xml"}, 0), Warn, "Sitemap lists no page in scope")
 	check(t, "sitemap", SitemapRead(c, []string{"https://example.com/sitemap.xml"}, 12), Info, "Sitemap read", "Queued 12 pages from 1 sitemaps")
 
-	retry := Retried(c, db.Page{ID: 3, URL: "https://example.com/a"}, 503, "the server answered 503", frontier.Retry{Attempt: 2, Attempts: 6, In: 2 * time.Second})
+	retry := Retried(c, db.Page{ID: 3, URL: "https://example.com/a"}, 503, crawl.PageCause{Kind: crawl.PageStatus, Status: 503}, crawl.Retry{Attempt: 2, Attempts: 6, In: 2 * time.Second})
 	check(t, "retry", retry, Warn, "Page retried", "Attempt 2 of 6 to fetch https://example.com/a failed: the server answered 503. It is tried again in 2s.")
 	if retry.Key != "retry:3:2" {
 		t.Errorf("retry key %q", retry.Key)

@@ -538,9 +538,9 @@ func (o FetchOutcome) Size() int {
 // keeps its pages as they are. A page that is no longer claimed (saved by
 // an earlier attempt of the same batch) is left alone, and so are its
 // links. A page whose record the database refuses is marked failed rather
-// than failing the others. It returns the pages it saved, whose links are
-// now in the frontier.
-func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome) ([]int64, error) {
+// than failing the others, for the reason notRecorded words. It returns
+// the pages it saved, whose links are now in the frontier.
+func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome, notRecorded func(error) string) ([]int64, error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
@@ -594,7 +594,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 				// Recorded as failed instead; its links are not followed.
 				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
 					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
-					Error: fmt.Sprintf("the page could not be recorded: %v", err)}); err != nil {
+					Error: notRecorded(err)}); err != nil {
 					return err
 				}
 				continue
@@ -783,10 +783,10 @@ func lockRunning(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, mode string)
 // kept once. It records target in the crawl's visited set on behalf of page
 // pageID and reports whether pageID may keep the content: false when
 // another page of the crawl already has, or is fetching, that URL. A target
-// that is only queued is taken over (and will not be fetched). Retries
+// that is only queued is taken over (and will not be fetched); note, the
+// target's reason, names pageID and marks the claim as pageID's. Retries
 // give the same answer.
-func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target NewPage) (bool, error) {
-	note := fmt.Sprintf("reached through a redirect; kept as page %d", pageID)
+func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target NewPage, note string) (bool, error) {
 	var owned bool
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewRaw(`

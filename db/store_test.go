@@ -206,7 +206,7 @@ func TestClaimModes(t *testing.T) {
 		{PageID: first[1].ID, State: crawl.PageQueued, Render: true, Error: "needs JavaScript"},
 		{PageID: first[2].ID, State: crawl.PageQueued, RetryIn: time.Millisecond},
 	}
-	if _, err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := store.RenderQueued(ctx, c.ID); err != nil || n != 1 {
@@ -261,7 +261,7 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	out := db.FetchOutcome{PageID: pages[0].ID, State: crawl.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
 		Links: []db.NewPage{page("/a", 1, "000000"), page("/b", 1, "000001")}}
 	for i := 0; i < 2; i++ {
-		saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out})
+		saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out}, notRecorded)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func TestSaveFetchesConverted(t *testing.T) {
 			// fails, and each page is saved alone (the refused one failed).
 			outs[1].State = crawl.PageState("unheard-of")
 		}
-		if _, err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+		if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
 			t.Fatal(err)
 		}
 		var got []db.Page
@@ -387,7 +387,7 @@ func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
 		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: crawl.PageFetched, StatusCode: 200})
 		ids = append(ids, p.ID)
 	}
-	if _, err := store.SaveFetches(ctx, c.ID, outs); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
 		t.Fatal(err)
 	}
 	return ids
@@ -504,6 +504,12 @@ func TestFinishCrawlIsCompareAndSet(t *testing.T) {
 	}
 }
 
+// keptAs is the reason of a redirect target kept as page id.
+func keptAs(id int64) string { return fmt.Sprintf("reached through a redirect; kept as page %d", id) }
+
+// notRecorded is the reason of a page whose outcome the database refused.
+func notRecorded(err error) string { return "the page could not be recorded: " + err.Error() }
+
 func TestClaimRedirectTarget(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)
@@ -514,19 +520,19 @@ func TestClaimRedirectTarget(t *testing.T) {
 	src := pages[0].ID
 	// A new target is ours, also on retry.
 	for i := 0; i < 2; i++ {
-		if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/new", 0, "")); !ok || err != nil {
+		if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/new", 0, ""), keptAs(src)); !ok || err != nil {
 			t.Errorf("attempt %d: new target not owned: %v", i, err)
 		}
 	}
 	// A queued target is taken over: it will not be fetched.
-	if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/queued", 0, "")); !ok || err != nil {
+	if ok, err := store.ClaimRedirectTarget(ctx, c.ID, src, page("/queued", 0, ""), keptAs(src)); !ok || err != nil {
 		t.Errorf("queued target not taken over: %v", err)
 	}
 	if next, _ := store.ClaimBatch(ctx, c.ID, 1, 10, db.ClaimAll); len(next) != 0 {
 		t.Errorf("the taken-over page is still queued: %v", next)
 	}
 	// Another page's target is not ours.
-	if ok, _ := store.ClaimRedirectTarget(ctx, c.ID, src+1000, page("/new", 0, "")); ok {
+	if ok, _ := store.ClaimRedirectTarget(ctx, c.ID, src+1000, page("/new", 0, ""), keptAs(src+1000)); ok {
 		t.Error("two pages own one redirect target")
 	}
 }

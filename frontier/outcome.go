@@ -1,9 +1,7 @@
 package frontier
 
 import (
-	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
@@ -30,9 +28,10 @@ type Page struct {
 // (CanonicalTarget, answered with Canonicalized).
 type Outcome struct {
 	State crawl.PageState
-	// Reason says why the page failed, was skipped or goes back to the
-	// frontier; on a kept page it is a note (a cut-off body), or empty.
-	Reason string
+	// Cause says why the page failed, was skipped or goes back to the
+	// frontier; on a kept page it holds its note (a cut-off body), if any.
+	// Package crawllog words it.
+	Cause crawl.PageCause
 	// Body is the body of a page kept for conversion (State
 	// PageFetched): the fetch's own bytes, not a copy.
 	Body []byte
@@ -40,19 +39,11 @@ type Outcome struct {
 	Links []Link
 	// Retry is set when the page goes back to the frontier (State
 	// PageQueued) for another attempt.
-	Retry *Retry
+	Retry *crawl.Retry
 
 	page      Page
 	redirect  *Link
 	canonical *Link
-}
-
-// Retry says which fetch of a page failed for a passing reason, and when
-// the page is fetched again.
-type Retry struct {
-	// Attempt is the fetch that failed, counted from 1, of Attempts in all.
-	Attempt, Attempts int
-	In                time.Duration
 }
 
 // Retries of a page whose fetch failed for a passing reason (see
@@ -70,25 +61,25 @@ const (
 // followLinks is false for a sitemap crawl, whose pages come from its
 // sitemaps. refusal says why a redirect the fetch declined was not
 // followed (see RedirectRefusal).
-func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(from, to *url.URL) string) Outcome {
+func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusal) Outcome {
 	switch {
 	case r.Err != nil && r.StatusCode == 0:
-		return failed(p, r, describeFetchError(r.Err))
+		return failed(p, r, fetchError(r.Err))
 	case r.Location != "":
-		return Outcome{page: p, State: crawl.PageSkipped, Reason: declinedRedirect(r, refusal)}
+		return Outcome{page: p, State: crawl.PageSkipped, Cause: declinedRedirect(r, refusal)}
 	case r.StatusCode < 200 || r.StatusCode > 299:
-		return failed(p, r, fmt.Sprintf("the server answered %d", r.StatusCode))
+		return failed(p, r, crawl.PageCause{Kind: crawl.PageStatus, Status: r.StatusCode})
 	case !r.IsHTML() && !r.IsPDF():
-		return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("not an HTML page or a PDF (%s)", r.ContentType)}
+		return Outcome{page: p, State: crawl.PageSkipped, Cause: crawl.PageCause{Kind: crawl.PageNotDocument, ContentType: r.ContentType}}
 	}
 	out := Outcome{page: p}
 	final, err := urlnorm.Clean(nil, r.FinalURL)
 	if err != nil {
-		return out.fail(fmt.Sprintf("redirected to an unusable URL: %v", err))
+		return out.fail(crawl.PageCause{Kind: crawl.PageRedirectedUnusable, Detail: err.Error()})
 	}
 	if key := rules.Key(final); key != p.Key {
 		if !rules.Reaches(final) {
-			return Outcome{page: p, State: crawl.PageSkipped, Reason: fmt.Sprintf("redirected to another site: %s", final)}
+			return Outcome{page: p, State: crawl.PageSkipped, Cause: crawl.PageCause{Kind: crawl.PageRedirectedOffSite, URL: final.String()}}
 		}
 		out.redirect = &Link{URL: final.String(), Key: key, Depth: p.Depth}
 	}
@@ -97,21 +88,17 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal func(f
 	}
 	if !rules.Keeps(final) {
 		// Only start pages get here: links to such pages are not followed.
-		out.State, out.Reason = crawl.PageSkipped, "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
+		out.State, out.Cause = crawl.PageSkipped, crawl.Because(crawl.PageDiscoverOnly)
 		return out
 	}
 	if canon, ok := rules.Canonical(final, r.Canonical); ok {
 		out.canonical = &Link{URL: canon.String(), Key: rules.Key(canon), Depth: p.Depth, Rank: p.Rank}
 	}
 	out.State, out.Body = crawl.PageFetched, r.Body
-	var notes []string
+	out.Cause.Detail = r.Note
 	if r.Truncated {
-		notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", len(r.Body)))
+		out.Cause.Bytes = len(r.Body)
 	}
-	if r.Note != "" {
-		notes = append(notes, r.Note)
-	}
-	out.Reason = strings.Join(notes, "; ")
 	return out
 }
 
@@ -135,10 +122,9 @@ func (o Outcome) Redirected(owned bool, err error) Outcome {
 	case target == nil:
 		return o
 	case err != nil:
-		return o.fail(err.Error())
+		return o.fail(crawl.PageCause{Kind: crawl.PageLookupFailed, Detail: err.Error()})
 	case !owned:
-		return Outcome{page: o.page, State: crawl.PageSkipped,
-			Reason: fmt.Sprintf("redirected to %s, which this crawl already has", target.URL)}
+		return Outcome{page: o.page, State: crawl.PageSkipped, Cause: crawl.PageCause{Kind: crawl.PageRedirectedKnown, URL: target.URL}}
 	}
 	return o
 }
@@ -166,14 +152,14 @@ func (o Outcome) Canonicalized(state crawl.PageState, known bool, err error) Out
 	case canon == nil:
 		return o
 	case err != nil:
-		return o.fail(err.Error())
+		return o.fail(crawl.PageCause{Kind: crawl.PageLookupFailed, Detail: err.Error()})
 	case !known || state == crawl.PageQueued:
 		o.State, o.Body = crawl.PageSkipped, nil
-		o.Reason = fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", canon.URL)
+		o.Cause = crawl.PageCause{Kind: crawl.PageCanonicalElsewhere, URL: canon.URL}
 		o.Links = append([]Link{*canon}, o.Links...)
 	case state != crawl.PageSkipped && state != crawl.PageFailed:
 		o.State, o.Body = crawl.PageSkipped, nil
-		o.Reason = fmt.Sprintf("its canonical URL %s is a page this crawl already has", canon.URL)
+		o.Cause = crawl.PageCause{Kind: crawl.PageCanonicalKnown, URL: canon.URL}
 	}
 	return o
 }
@@ -181,93 +167,99 @@ func (o Outcome) Canonicalized(state crawl.PageState, known bool, err error) Out
 // ToBrowser sends a kept page back to the frontier for the browser engine:
 // the static fetch found that the page needs JavaScript (why). The links
 // the static page had are queued as usual; the rendered page may add more.
-func (o Outcome) ToBrowser(why string) Outcome {
+func (o Outcome) ToBrowser(why crawl.JavaScriptSign) Outcome {
 	o.State, o.Body = crawl.PageQueued, nil
-	o.Reason = "needs JavaScript (" + why + "); queued again for the browser engine"
+	o.Cause = crawl.PageCause{Kind: crawl.PageNeedsJavaScript, JavaScript: why}
 	return o
 }
 
-// fail makes the outcome a failure for a reason the fetch result does not
+// fail makes the outcome a failure for a cause the fetch result does not
 // give (a lookup that failed): it is not retried.
-func (o Outcome) fail(reason string) Outcome {
+func (o Outcome) fail(cause crawl.PageCause) Outcome {
 	if o.page.Attempts > 0 {
-		reason = fmt.Sprintf("%s (after %d attempts)", reason, o.page.Attempts+1)
+		cause.Attempts = o.page.Attempts + 1
 	}
-	return Outcome{page: o.page, State: crawl.PageFailed, Reason: reason}
+	return Outcome{page: o.page, State: crawl.PageFailed, Cause: cause}
 }
 
 // failed is the outcome of a failed fetch: back to the frontier for a
 // retry when the failure may pass and the page has attempts left, failed
 // otherwise.
-func failed(p Page, r fetch.Result, reason string) Outcome {
+func failed(p Page, r fetch.Result, cause crawl.PageCause) Outcome {
 	attempts := fetchAttempts
 	if r.StatusCode == 0 && fetch.Timeout(r.Err) {
 		attempts = timeoutAttempts
 	}
 	attempt := p.Attempts + 1 // the one that just failed
 	if !fetch.Transient(r) || attempt >= attempts {
-		return Outcome{page: p}.fail(reason)
+		return Outcome{page: p}.fail(cause)
 	}
 	delay := time.Duration(1<<p.Attempts) * time.Second
 	if r.RetryAfter > 0 {
 		delay = min(r.RetryAfter, maxFetchRetryAfter)
 	}
-	return Outcome{page: p, State: crawl.PageQueued, Reason: reason,
-		Retry: &Retry{Attempt: attempt, Attempts: attempts, In: delay}}
+	return Outcome{page: p, State: crawl.PageQueued, Cause: cause,
+		Retry: &crawl.Retry{Attempt: attempt, Attempts: attempts, In: delay}}
 }
 
 // declinedRedirect says why the fetch did not follow the redirect in r.
-func declinedRedirect(r fetch.Result, refusal func(from, to *url.URL) string) string {
+func declinedRedirect(r fetch.Result, refusal Refusal) crawl.PageCause {
 	if from, err := url.Parse(r.FinalURL); err == nil && refusal != nil {
 		if to, err := from.Parse(r.Location); err == nil {
-			if why := refusal(from, to); why != "" {
+			if why, refused := refusal(from, to); refused {
 				return why
 			}
 		}
 	}
-	return fmt.Sprintf("redirects to %s, not followed", r.Location)
+	return crawl.PageCause{Kind: crawl.PageRedirectDeclined, URL: r.Location}
 }
 
-// RedirectRefusal says why a redirect from from to to is not followed,
-// or "" when it is: a redirect is followed only where a link would be,
-// on the site, in scope and path rules, allowed by robots.txt (policies
-// by origin; a site without one allows it), and not to a page the crawl
-// already has (known answers that, asked last), which would be fetched
-// twice.
-func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Policy, known func(key string) bool) string {
+// Refusal says why a redirect from from to to is not followed (refused),
+// or that it is.
+type Refusal func(from, to *url.URL) (why crawl.PageCause, refused bool)
+
+// RedirectRefusal is the crawl's Refusal: a redirect is followed only
+// where a link would be, on the site, in scope and path rules, allowed by
+// robots.txt (policies by origin; a site without one allows it), and not
+// to a page the crawl already has (known answers that, asked last), which
+// would be fetched twice.
+func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Policy, known func(key string) bool) (crawl.PageCause, bool) {
 	target, err := urlnorm.Clean(nil, to.String())
 	switch {
 	case err != nil:
-		return fmt.Sprintf("redirects to an unusable URL (%v)", err)
+		return crawl.PageCause{Kind: crawl.PageRedirectUnusable, Detail: err.Error()}, true
 	case !r.Reaches(target):
-		return fmt.Sprintf("redirects to another site: %s", target)
+		return crawl.PageCause{Kind: crawl.PageRedirectOffSite, URL: target.String()}, true
 	}
 	if source, err := urlnorm.Clean(nil, from.String()); err == nil && r.Key(source) == r.Key(target) {
-		return "" // /docs -> /docs/, http -> https and the like
+		return crawl.PageCause{}, false // /docs -> /docs/, http -> https and the like
+	}
+	refused := func(k crawl.PageCauseKind) (crawl.PageCause, bool) {
+		return crawl.PageCause{Kind: k, URL: target.String()}, true
 	}
 	if !r.Follows(target) {
-		return fmt.Sprintf("redirects outside the crawl's scope or path rules: %s", target)
+		return refused(crawl.PageRedirectOutOfScope)
 	}
 	if policy, ok := policies[Origin(target)]; ok && !policy.Allows(target.RequestURI()) {
-		return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", target)
+		return refused(crawl.PageRedirectRobots)
 	}
 	if known != nil && known(r.Key(target)) {
-		return fmt.Sprintf("redirects to %s, which this crawl already has", target)
+		return refused(crawl.PageRedirectKnown)
 	}
-	return ""
+	return crawl.PageCause{}, false
 }
 
-// describeFetchError is the reason of a fetch that got no response.
-func describeFetchError(err error) string {
+// fetchError is the cause of a fetch that got no response.
+func fetchError(err error) crawl.PageCause {
 	if fetch.Forbidden(err) {
-		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
+		return crawl.Because(crawl.PageRefusedAddress)
 	}
 	if fetch.Timeout(err) {
-		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)"
+		return crawl.Because(crawl.PageTimedOut)
 	}
 	msg := err.Error()
 	if len(msg) > 500 {
 		msg = msg[:500]
 	}
-	return msg
+	return crawl.PageCause{Kind: crawl.PageFetchError, Detail: msg}
 }

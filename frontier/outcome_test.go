@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +24,8 @@ func TestJudge(t *testing.T) {
 		return fetch.Result{URL: page.URL, FinalURL: final, StatusCode: 200, ContentType: "text/html",
 			Body: []byte("<p>hi</p>"), Links: []string{"/b", "/hidden/c", "https://other.example/"}}
 	}
-	refuse := func(from, to *url.URL) string {
-		return "redirects to " + to.String() + ", which this crawl already has"
+	refuse := func(from, to *url.URL) (crawl.PageCause, bool) {
+		return crawl.PageCause{Kind: crawl.PageRedirectKnown, URL: to.String()}, true
 	}
 	for _, tc := range []struct {
 		name     string
@@ -34,7 +33,7 @@ func TestJudge(t *testing.T) {
 		result   fetch.Result
 		noLinks  bool
 		state    crawl.PageState
-		reason   string // a prefix of the reason
+		cause    crawl.PageCause
 		links    int
 		retryIn  time.Duration
 		attempts int
@@ -42,32 +41,32 @@ func TestJudge(t *testing.T) {
 		{name: "kept", page: page, result: html(page.URL), state: crawl.PageFetched, links: 1},
 		{name: "sitemap crawl: links not followed", page: page, result: html(page.URL), noLinks: true, state: crawl.PageFetched},
 		{name: "no response, passing", page: page, result: fetch.Result{Err: io.EOF}, state: crawl.PageQueued,
-			reason: "EOF", retryIn: time.Second, attempts: fetchAttempts},
+			cause: crawl.PageCause{Kind: crawl.PageFetchError, Detail: "EOF"}, retryIn: time.Second, attempts: fetchAttempts},
 		{name: "no response, last attempt", page: again, result: fetch.Result{Err: io.EOF}, state: crawl.PageFailed,
-			reason: "EOF (after 6 attempts)"},
+			cause: crawl.PageCause{Kind: crawl.PageFetchError, Detail: "EOF", Attempts: 6}},
 		{name: "timeout", page: page, result: fetch.Result{Err: context.DeadlineExceeded}, state: crawl.PageQueued,
-			reason: "timeout:", retryIn: time.Second, attempts: timeoutAttempts},
+			cause: crawl.Because(crawl.PageTimedOut), retryIn: time.Second, attempts: timeoutAttempts},
 		{name: "forbidden address", page: page, result: fetch.Result{Err: fmt.Errorf("dial: %w", netguard.ErrForbiddenAddress)},
-			state: crawl.PageFailed, reason: "refused: the address is private"},
+			state: crawl.PageFailed, cause: crawl.Because(crawl.PageRefusedAddress)},
 		{name: "503 asks for 90 s", page: page, result: fetch.Result{StatusCode: 503, RetryAfter: 90 * time.Second},
-			state: crawl.PageQueued, reason: "the server answered 503", retryIn: maxFetchRetryAfter, attempts: fetchAttempts},
-		{name: "404", page: page, result: fetch.Result{StatusCode: 404}, state: crawl.PageFailed, reason: "the server answered 404"},
+			state: crawl.PageQueued, cause: crawl.PageCause{Kind: crawl.PageStatus, Status: 503}, retryIn: maxFetchRetryAfter, attempts: fetchAttempts},
+		{name: "404", page: page, result: fetch.Result{StatusCode: 404}, state: crawl.PageFailed, cause: crawl.PageCause{Kind: crawl.PageStatus, Status: 404}},
 		{name: "declined redirect", page: page, result: fetch.Result{URL: page.URL, FinalURL: page.URL, StatusCode: 301, Location: "/b"},
-			state: crawl.PageSkipped, reason: "redirects to https://example.com/b, which this crawl already has"},
+			state: crawl.PageSkipped, cause: crawl.PageCause{Kind: crawl.PageRedirectKnown, URL: "https://example.com/b"}},
 		{name: "not HTML", page: page, result: fetch.Result{StatusCode: 200, FinalURL: page.URL, ContentType: "image/png"},
-			state: crawl.PageSkipped, reason: "not an HTML page or a PDF (image/png)"},
+			state: crawl.PageSkipped, cause: crawl.PageCause{Kind: crawl.PageNotDocument, ContentType: "image/png"}},
 		{name: "a PDF", page: page, result: fetch.Result{StatusCode: 200, FinalURL: page.URL, ContentType: "application/pdf", Body: []byte("%PDF-1.7")},
 			state: crawl.PageFetched},
 		{name: "a PDF served as bytes", page: page, result: fetch.Result{StatusCode: 200, FinalURL: page.URL, ContentType: "application/octet-stream", Body: []byte("%PDF-1.7")},
 			state: crawl.PageFetched},
 		{name: "redirected to another site", page: page, result: html("https://other.example/a"), state: crawl.PageSkipped,
-			reason: "redirected to another site"},
+			cause: crawl.PageCause{Kind: crawl.PageRedirectedOffSite, URL: "https://other.example/a"}},
 		{name: "excluded by path rules: links only", page: Page{URL: "https://example.com/hidden/x", Key: urlnorm.Key(mustURL(t, "https://example.com/hidden/x"))},
-			result: html("https://example.com/hidden/x"), state: crawl.PageSkipped, reason: "excluded by includeOnlyPaths", links: 1},
+			result: html("https://example.com/hidden/x"), state: crawl.PageSkipped, cause: crawl.Because(crawl.PageDiscoverOnly), links: 1},
 	} {
 		out := Judge(tc.page, tc.result, rules, !tc.noLinks, refuse)
-		if out.State != tc.state || !strings.HasPrefix(out.Reason, tc.reason) || len(out.Links) != tc.links {
-			t.Errorf("%s: %s %q with %d links, want %s %q… with %d", tc.name, out.State, out.Reason, len(out.Links), tc.state, tc.reason, tc.links)
+		if out.State != tc.state || out.Cause != tc.cause || len(out.Links) != tc.links {
+			t.Errorf("%s: %s %+v with %d links, want %s %+v with %d", tc.name, out.State, out.Cause, len(out.Links), tc.state, tc.cause, tc.links)
 		}
 		if (out.State == crawl.PageFetched) != (len(out.Body) > 0) {
 			t.Errorf("%s: state %s with %d bytes of HTML", tc.name, out.State, len(out.Body))
@@ -106,13 +105,14 @@ func TestRedirectTarget(t *testing.T) {
 		t.Error("the canonical address is asked before the redirect is settled")
 	}
 	if got := out.Redirected(false, nil); got.State != crawl.PageSkipped || len(got.Links) != 0 ||
-		!strings.Contains(got.Reason, "which this crawl already has") {
-		t.Errorf("redirect target owned by another page: %s %q, %d links", got.State, got.Reason, len(got.Links))
+		got.Cause != (crawl.PageCause{Kind: crawl.PageRedirectedKnown, URL: "https://example.com/new"}) {
+		t.Errorf("redirect target owned by another page: %s %+v, %d links", got.State, got.Cause, len(got.Links))
 	} else if _, ok := got.CanonicalTarget(); ok {
 		t.Error("a skipped page still asks for its canonical address")
 	}
-	if got := out.Redirected(false, errors.New("db down")); got.State != crawl.PageFailed || got.Reason != "db down" {
-		t.Errorf("claim failed: %s %q", got.State, got.Reason)
+	if got := out.Redirected(false, errors.New("db down")); got.State != crawl.PageFailed ||
+		got.Cause != (crawl.PageCause{Kind: crawl.PageLookupFailed, Detail: "db down"}) {
+		t.Errorf("claim failed: %s %+v", got.State, got.Cause)
 	}
 	owned := out.Redirected(true, nil)
 	if owned.State != crawl.PageFetched || len(owned.Links) != 1 {
@@ -153,9 +153,10 @@ func TestCanonicalized(t *testing.T) {
 	if got := out.Canonicalized("", false, errors.New("db down")); got.State != crawl.PageFailed {
 		t.Errorf("lookup failed: %s", got.State)
 	}
-	if got := out.ToBrowser("an empty root element"); got.State != crawl.PageQueued || got.Body != nil ||
-		!strings.Contains(got.Reason, "needs JavaScript (an empty root element)") {
-		t.Errorf("ToBrowser: %s %q", got.State, got.Reason)
+	sign := crawl.JavaScriptSign{Kind: crawl.SignEmptyMountPoint, Text: 10, Scripts: 1}
+	if got := out.ToBrowser(sign); got.State != crawl.PageQueued || got.Body != nil ||
+		got.Cause != (crawl.PageCause{Kind: crawl.PageNeedsJavaScript, JavaScript: sign}) {
+		t.Errorf("ToBrowser: %s %+v", got.State, got.Cause)
 	}
 }
 
@@ -164,18 +165,24 @@ func TestRedirectRefusal(t *testing.T) {
 	policies := map[string]robotsPolicy{"https://example.com": parseRobots("User-agent: *\nDisallow: /docs/secret\n")}
 	old := urlnorm.Key(mustURL(t, "https://example.com/docs/old"))
 	known := func(key string) bool { return key == old }
-	for _, tc := range []struct{ from, to, want string }{
+	for _, tc := range []struct {
+		from, to string
+		want     crawl.PageCauseKind // "": followed
+	}{
 		{"https://example.com/docs/a", "https://example.com/docs/b", ""},
 		{"http://example.com/docs", "https://example.com/docs/", ""}, // the same page
-		{"https://example.com/docs/a", "https://other.example/", "redirects to another site"},
-		{"https://example.com/docs/a", "https://example.com/blog/", "redirects outside the crawl's scope"},
-		{"https://example.com/docs/a", "https://example.com/docs/secret", "which the site's robots.txt disallows"},
-		{"https://example.com/docs/a", "https://example.com/docs/old", "which this crawl already has"},
-		{"https://example.com/docs/a", "ftp://example.com/docs/x", "redirects to an unusable URL"},
+		{"https://example.com/docs/a", "https://other.example/", crawl.PageRedirectOffSite},
+		{"https://example.com/docs/a", "https://example.com/blog/", crawl.PageRedirectOutOfScope},
+		{"https://example.com/docs/a", "https://example.com/docs/secret", crawl.PageRedirectRobots},
+		{"https://example.com/docs/a", "https://example.com/docs/old", crawl.PageRedirectKnown},
+		{"https://example.com/docs/a", "ftp://example.com/docs/x", crawl.PageRedirectUnusable},
 	} {
-		got := rules.RedirectRefusal(mustURL(t, tc.from), mustURL(t, tc.to), policies, known)
-		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s -> %s: %q, want %q", tc.from, tc.to, got, tc.want)
+		got, refused := rules.RedirectRefusal(mustURL(t, tc.from), mustURL(t, tc.to), policies, known)
+		if refused != (tc.want != "") || got.Kind != tc.want {
+			t.Errorf("%s -> %s: %+v (refused %v), want %q", tc.from, tc.to, got, refused, tc.want)
+		}
+		if refused && got.Kind != crawl.PageRedirectUnusable && got.URL != tc.to {
+			t.Errorf("%s -> %s: refusal names %q", tc.from, tc.to, got.URL)
 		}
 	}
 }

@@ -29,9 +29,6 @@ func Origins(urls []string) []string {
 	return out
 }
 
-// RobotsDisallowed is why a page robots.txt disallows is skipped.
-const RobotsDisallowed = "disallowed by the site's robots.txt; not fetched"
-
 // ApplyRobots splits urls into those their site's robots.txt policy
 // allows and those it disallows, and returns the longest Crawl-delay of
 // the allowed ones' sites. A URL that does not parse is allowed: the fetch

@@ -1,0 +1,118 @@
+package crawl
+
+import "time"
+
+// PageCause is why a page ended as it did: why it failed, was skipped or
+// went back to the frontier, or, on a kept page, what its note says (a
+// cut-off body, how the engine took it). The frontier and the batch
+// decide causes; package crawllog words them, once, when the outcome is
+// saved (the page's error column holds the words the API shows).
+//
+// A cause holds what its words need and no page content: the kind, and
+// the fields that kind names.
+type PageCause struct {
+	Kind PageCauseKind
+	// URL is the address the cause is about: where a redirect led or
+	// would have led, the page's canonical address.
+	URL string
+	// Status is the server's answer, for PageStatus.
+	Status int
+	// ContentType is the response's type, for PageNotDocument.
+	ContentType string
+	// Bytes is a size: where a kept body was cut off (PageKept), the
+	// size of a PDF over the page size cap (PagePDFTooLarge).
+	Bytes int
+	// Detail is text the cause carries from elsewhere: an error's
+	// message, a fetch engine's note on a kept page.
+	Detail string
+	// Attempts is how many fetches the page had when a failure came
+	// after retries (0: the first fetch failed).
+	Attempts int
+	// Page is another page of the crawl, for PageRedirectTarget.
+	Page int64
+	// JavaScript is the sign that the page needs a browser, for
+	// PageNeedsJavaScript.
+	JavaScript JavaScriptSign
+}
+
+// PageCauseKind names a kind of cause.
+type PageCauseKind string
+
+// The kinds of cause. PageKept, the empty kind, is a kept page's: it says
+// nothing unless the body was cut off (Bytes) or the engine left a note
+// (Detail).
+const (
+	PageKept PageCauseKind = ""
+
+	// A fetch that got no usable answer.
+	PageRefusedAddress PageCauseKind = "refused-address" // the network guard refused it
+	PageTimedOut       PageCauseKind = "timeout"
+	PageFetchError     PageCauseKind = "fetch-error"  // Detail
+	PageStatus         PageCauseKind = "status"       // Status
+	PageNotDocument    PageCauseKind = "not-document" // ContentType
+
+	// A redirect the fetch declined to follow (URL: its target).
+	PageRedirectDeclined   PageCauseKind = "redirect-declined"
+	PageRedirectUnusable   PageCauseKind = "redirect-unusable" // Detail
+	PageRedirectOffSite    PageCauseKind = "redirect-off-site"
+	PageRedirectOutOfScope PageCauseKind = "redirect-out-of-scope"
+	PageRedirectRobots     PageCauseKind = "redirect-robots"
+	PageRedirectKnown      PageCauseKind = "redirect-known"
+
+	// A redirect the fetch followed, to an address the page cannot keep.
+	PageRedirectedUnusable PageCauseKind = "redirected-unusable" // Detail
+	PageRedirectedOffSite  PageCauseKind = "redirected-off-site" // URL
+	PageRedirectedKnown    PageCauseKind = "redirected-known"    // URL
+	// The address a redirect led to, kept as the page that followed it.
+	PageRedirectTarget PageCauseKind = "redirect-target" // Page
+
+	// The crawl's rules.
+	PageDiscoverOnly       PageCauseKind = "discover-only"       // a start page the path rules exclude
+	PageCanonicalElsewhere PageCauseKind = "canonical-elsewhere" // URL, queued in its place
+	PageCanonicalKnown     PageCauseKind = "canonical-known"     // URL, already in the crawl
+	PageRobotsDisallowed   PageCauseKind = "robots-disallowed"
+	PageExcludedByChange   PageCauseKind = "excluded-by-change"
+	PageNeedsJavaScript    PageCauseKind = "needs-javascript" // JavaScript
+	PageLookupFailed       PageCauseKind = "lookup-failed"    // Detail: the crawl's state could not be read
+
+	// Reading the page.
+	PageConvertFailed PageCauseKind = "convert-failed" // Detail
+	PagePDFHTMLOnly   PageCauseKind = "pdf-html-only"  // a run from before PDFs were read
+	PagePDFLeftOut    PageCauseKind = "pdf-left-out"   // the crawl's parsers leave PDFs out
+	PagePDFNoReader   PageCauseKind = "pdf-no-reader"  // the worker reads no PDFs
+	PagePDFTooLarge   PageCauseKind = "pdf-too-large"  // Bytes
+	PagePDFNoText     PageCauseKind = "pdf-no-text"    // scans, images only
+	PagePDFUnreadable PageCauseKind = "pdf-unreadable" // Detail
+	PageNotRecorded   PageCauseKind = "not-recorded"   // Detail: saving the outcome failed
+)
+
+// Because is the cause of kind k with no fields.
+func Because(k PageCauseKind) PageCause { return PageCause{Kind: k} }
+
+// Retry says which fetch of a page failed for a passing reason, and when
+// the page is fetched again.
+type Retry struct {
+	// Attempt is the fetch that failed, counted from 1, of Attempts in all.
+	Attempt, Attempts int
+	In                time.Duration
+}
+
+// JavaScriptSign is what shows that a statically fetched page gets its
+// content from its scripts.
+type JavaScriptSign struct {
+	Kind JavaScriptSignKind
+	// Text is the characters of text the page holds without its scripts.
+	Text int
+	// Scripts is how many scripts it loads.
+	Scripts int
+}
+
+// JavaScriptSignKind names a sign.
+type JavaScriptSignKind string
+
+// The signs.
+const (
+	SignEmptyMountPoint JavaScriptSignKind = "empty-mount-point" // Text
+	SignNoscript        JavaScriptSignKind = "noscript"          // Text
+	SignNoTextScripts   JavaScriptSignKind = "no-text-scripts"   // Scripts
+)

@@ -1,0 +1,120 @@
+package crawllog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// Reason words why a page ended as it did (c), as its record keeps it: the
+// error the API shows for a failed or skipped page, the note of a kept
+// one ("" when it has none), and the reason in the page's log entry.
+func Reason(c crawl.PageCause) string {
+	r := reason(c)
+	if c.Attempts > 0 {
+		r = fmt.Sprintf("%s (after %d attempts)", r, c.Attempts)
+	}
+	return r
+}
+
+func reason(c crawl.PageCause) string {
+	switch c.Kind {
+	case crawl.PageKept:
+		var notes []string
+		if c.Bytes > 0 {
+			notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", c.Bytes))
+		}
+		if c.Detail != "" {
+			notes = append(notes, c.Detail)
+		}
+		return strings.Join(notes, "; ")
+	case crawl.PageRefusedAddress:
+		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
+	case crawl.PageTimedOut:
+		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)"
+	case crawl.PageFetchError, crawl.PageLookupFailed:
+		return c.Detail
+	case crawl.PageStatus:
+		return fmt.Sprintf("the server answered %d", c.Status)
+	case crawl.PageNotDocument:
+		return fmt.Sprintf("not an HTML page or a PDF (%s)", c.ContentType)
+
+	case crawl.PageRedirectDeclined:
+		return fmt.Sprintf("redirects to %s, not followed", c.URL)
+	case crawl.PageRedirectUnusable:
+		return fmt.Sprintf("redirects to an unusable URL (%s)", c.Detail)
+	case crawl.PageRedirectOffSite:
+		return fmt.Sprintf("redirects to another site: %s", c.URL)
+	case crawl.PageRedirectOutOfScope:
+		return fmt.Sprintf("redirects outside the crawl's scope or path rules: %s", c.URL)
+	case crawl.PageRedirectRobots:
+		return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", c.URL)
+	case crawl.PageRedirectKnown:
+		return fmt.Sprintf("redirects to %s, which this crawl already has", c.URL)
+	case crawl.PageRedirectedUnusable:
+		return fmt.Sprintf("redirected to an unusable URL: %s", c.Detail)
+	case crawl.PageRedirectedOffSite:
+		return fmt.Sprintf("redirected to another site: %s", c.URL)
+	case crawl.PageRedirectedKnown:
+		return fmt.Sprintf("redirected to %s, which this crawl already has", c.URL)
+	case crawl.PageRedirectTarget:
+		return fmt.Sprintf("reached through a redirect; kept as page %d", c.Page)
+
+	case crawl.PageDiscoverOnly:
+		return "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
+	case crawl.PageCanonicalElsewhere:
+		return fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", c.URL)
+	case crawl.PageCanonicalKnown:
+		return fmt.Sprintf("its canonical URL %s is a page this crawl already has", c.URL)
+	case crawl.PageRobotsDisallowed:
+		return "disallowed by the site's robots.txt; not fetched"
+	case crawl.PageExcludedByChange:
+		return "excluded by a change of the running crawl's excludePaths"
+	case crawl.PageNeedsJavaScript:
+		return "needs JavaScript (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"
+
+	case crawl.PageConvertFailed:
+		return "could not convert the page: " + c.Detail
+	case crawl.PagePDFHTMLOnly:
+		return "a PDF document; this crawl converts HTML pages only"
+	case crawl.PagePDFLeftOut:
+		return "a PDF document; the crawl's parsers leave PDFs out"
+	case crawl.PagePDFNoReader:
+		return "a PDF document; this worker does not read PDFs"
+	case crawl.PagePDFTooLarge:
+		return fmt.Sprintf("the PDF is larger than the page size cap of %d bytes (CRAWLER_MAX_PAGE_BYTES); not read", c.Bytes)
+	case crawl.PagePDFNoText:
+		if c.Detail != "" {
+			return c.Detail // the reader's own account: how many pages it read
+		}
+		return "the PDF has no text to read (scanned pages or images only)"
+	case crawl.PagePDFUnreadable:
+		return "could not read the PDF: " + c.Detail
+	case crawl.PageNotRecorded:
+		return "the page could not be recorded: " + c.Detail
+	}
+	if c.Detail != "" {
+		return fmt.Sprintf("%s: %s", c.Kind, c.Detail)
+	}
+	return string(c.Kind)
+}
+
+// NotRecorded words why a page's outcome was not saved (err): the page is
+// recorded as failed instead.
+func NotRecorded(err error) string {
+	return Reason(crawl.PageCause{Kind: crawl.PageNotRecorded, Detail: err.Error()})
+}
+
+// JavaScript words the sign that a page needs a browser.
+func JavaScript(s crawl.JavaScriptSign) string {
+	switch s.Kind {
+	case crawl.SignEmptyMountPoint:
+		return fmt.Sprintf("a client-side app's mount point is empty (the page holds %d characters of text without its scripts)", s.Text)
+	case crawl.SignNoscript:
+		return fmt.Sprintf("the page asks for JavaScript in <noscript> and holds %d characters of text without it", s.Text)
+	case crawl.SignNoTextScripts:
+		return fmt.Sprintf("the page shows no text without its %d scripts", s.Scripts)
+	}
+	return string(s.Kind)
+}
