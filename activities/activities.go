@@ -52,7 +52,7 @@ var _ Store = (*db.Store)(nil)
 
 // crawlLoader reads a crawl; every activity starts with it.
 type crawlLoader interface {
-	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
+	CrawlByID(ctx context.Context, id uuid.UUID) (*crawl.Crawl, error)
 }
 
 // PageFetcher fetches pages: over plain HTTP (static.Fetcher) or in a
@@ -147,7 +147,7 @@ type FetchObserver interface {
 
 // loadCrawl returns a crawl and its options. A crawl ID that is not one,
 // or names no crawl, fails the activity for good.
-func loadCrawl(ctx context.Context, store crawlLoader, crawlID string) (*db.Crawl, crawl.Options, error) {
+func loadCrawl(ctx context.Context, store crawlLoader, crawlID string) (*crawl.Crawl, crawl.Options, error) {
 	id, err := uuid.Parse(crawlID)
 	if err != nil {
 		return nil, crawl.Options{}, nonRetryable(fmt.Errorf("crawl id %q: %w", crawlID, err))

@@ -5,15 +5,15 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // changesStore is what SettleChanges needs of the database.
 type changesStore interface {
 	crawlLoader
-	SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool) (db.ChangeCounts, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool, noLongerLinked string) (crawl.ChangeCounts, error)
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 }
 
 // SettleChangesInput names a change-tracking crawl that has crawled.
@@ -46,11 +46,11 @@ func settleChanges(ctx context.Context, store changesStore, in SettleChangesInpu
 	if err != nil || !o.ChangeTracking {
 		return SettleChangesResult{}, err
 	}
-	counts, err := store.SettleChanges(ctx, c.ID, c.PreviousCrawlID, in.Complete)
+	counts, err := store.SettleChanges(ctx, c.ID, c.PreviousCrawlID, in.Complete, crawllog.Reason(crawl.Because(crawl.PageNoLongerLinked)))
 	if err != nil {
 		return SettleChangesResult{}, err
 	}
-	logs := make([]db.CrawlLog, 0, len(counts.RemovedPages)+1)
+	logs := make([]crawl.CrawlLog, 0, len(counts.RemovedPages)+1)
 	for _, p := range counts.RemovedPages {
 		logs = append(logs, crawllog.Removed(c, p))
 	}

@@ -16,7 +16,7 @@ import (
 // PreviousPages the pages of f.previous under the keys asked for, and
 // SettleChanges f.changeCounts.
 
-func (f *fakeStore) ChooseBaseline(_ context.Context, c *db.Crawl) (*uuid.UUID, error) {
+func (f *fakeStore) ChooseBaseline(_ context.Context, c *crawl.Crawl) (*uuid.UUID, error) {
 	if err := f.call("ChooseBaseline"); err != nil {
 		return nil, err
 	}
@@ -36,14 +36,14 @@ func (f *fakeStore) PreviousPages(_ context.Context, _ uuid.UUID, keys []string)
 	return out, nil
 }
 
-func (f *fakeStore) SettleChanges(_ context.Context, _ uuid.UUID, _ *uuid.UUID, _ bool) (db.ChangeCounts, error) {
+func (f *fakeStore) SettleChanges(_ context.Context, _ uuid.UUID, _ *uuid.UUID, _ bool, _ string) (crawl.ChangeCounts, error) {
 	if err := f.call("SettleChanges"); err != nil {
-		return db.ChangeCounts{}, err
+		return crawl.ChangeCounts{}, err
 	}
 	return f.changeCounts, nil
 }
 
-func (f *fakeStore) PreviousOf(context.Context, []db.Page) (map[int64]db.Previous, error) {
+func (f *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]db.Previous, error) {
 	return map[int64]db.Previous{}, f.call("PreviousOf")
 }
 
@@ -53,7 +53,7 @@ func (f *fakeStore) SetSitemapLastMod(context.Context, uuid.UUID, map[string]tim
 
 // ApplyChange: the fake applies nothing (the integration tests do).
 func (f *fakeStore) ApplyChange(_ context.Context, _ uuid.UUID, _ crawl.Change, _ func(u *url.URL) bool, _ string,
-	_ func(c *db.Crawl, skipped []db.Page) []db.CrawlLog) (*db.Crawl, []db.Page, bool, error) {
+	_ func(c *crawl.Crawl, skipped []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, []crawl.Page, bool, error) {
 	if err := f.call("ApplyChange"); err != nil {
 		return nil, nil, false, err
 	}

@@ -23,7 +23,7 @@ import (
 type convertStore interface {
 	crawlLoader
 	FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error)
-	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
+	PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error)
 	SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []db.Converted) error
 	SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error
 	// StoreConverted is for runs begun before DeduplicatePages (StoreLater
@@ -155,7 +155,7 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 	next := 0
 	// The next group of pages with their HTML; none when every group is
 	// read (a group whose pages are gone is passed over).
-	read := func() ([]db.Page, error) {
+	read := func() ([]crawl.Page, error) {
 		for next < len(ids) {
 			group := ids[next:min(next+convertGroup, len(ids))]
 			next += len(group)
@@ -165,7 +165,7 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 		}
 		return nil, nil
 	}
-	loadErr := readAhead(read, func(pages []db.Page) error {
+	loadErr := readAhead(read, func(pages []crawl.Page) error {
 		if saveFailed.Load() {
 			return errStopped
 		}
@@ -197,7 +197,7 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 var errStopped = errors.New("stopped")
 
 // convertAll converts pages on every core; it stops early when ctx ends.
-func convertAll(ctx context.Context, pages []db.Page, o conversion) []converted {
+func convertAll(ctx context.Context, pages []crawl.Page, o conversion) []converted {
 	results := make([]converted, len(pages))
 	onEveryCore(len(pages), func(i int) {
 		if ctx.Err() == nil {
@@ -239,7 +239,7 @@ type converted struct {
 
 // convertPage turns one fetched page into markdown; o is copied, so that
 // pages convert concurrently.
-func convertPage(p db.Page, o conversion) converted {
+func convertPage(p crawl.Page, o conversion) converted {
 	base := p.URL
 	if p.FinalURL != nil {
 		base = *p.FinalURL

@@ -14,17 +14,17 @@ import (
 
 // docPage is a fetched page with a heading, a paragraph, a link on the
 // site and one off it, inside navigation the main content leaves out.
-func docPage(id int64, heading string) db.Page {
+func docPage(id int64, heading string) crawl.Page {
 	body := fmt.Sprintf(`<html><head><title>Guide, page %d</title></head><body><nav><a href="/">Home</a> | Menu</nav><main><h1>%s</h1>
 <p>Install the tool with the package manager, then read <a href="/docs/next">the next page</a> or <a href="https://other.org/">another site</a>. %s</p>
 </main><footer>Footer text</footer></body></html>`, id, heading, strings.Repeat("The tool converts pages to markdown. ", 4))
-	return db.Page{ID: id, URL: fmt.Sprintf("https://example.com/docs/%d", id), State: crawl.PageFetched, HTML: &body}
+	return crawl.Page{ID: id, URL: fmt.Sprintf("https://example.com/docs/%d", id), State: crawl.PageFetched, HTML: &body}
 }
 
 // convertFixture returns a store holding n fetched pages of a crawl.
 func convertFixture(n int, o crawl.Options) *fakeStore {
 	o.StartURLs = []string{"https://example.com/docs/"}
-	f := &fakeStore{crawl: newCrawl(o), pages: map[int64]db.Page{}}
+	f := &fakeStore{crawl: newCrawl(o), pages: map[int64]crawl.Page{}}
 	f.crawl.TotalPages = 5
 	for id := int64(1); id <= int64(n); id++ {
 		f.fetched = append(f.fetched, id)

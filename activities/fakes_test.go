@@ -26,14 +26,14 @@ import (
 type fakeStore struct {
 	mu sync.Mutex
 
-	crawl *db.Crawl // nil: no such crawl
+	crawl *crawl.Crawl // nil: no such crawl
 	// fail makes the method of that name return the error.
 	fail map[string]error
 
 	// Answers.
 	unsaved    map[int64]bool          // SaveFetches: pages an earlier attempt already saved
 	counts     map[crawl.PageState]int // CountPages
-	claim      []db.Page               // ClaimBatch
+	claim      []crawl.Page            // ClaimBatch
 	renderQ    int                     // RenderQueued
 	waiting    int                     // RetriesWaiting
 	retryIn    time.Duration
@@ -42,24 +42,24 @@ type fakeStore struct {
 	states     map[string]crawl.PageState // StateOf
 	robots     map[string]db.Robots       // Robots, by origin; SaveRobots adds
 	fetched    []int64                    // FetchedPages
-	pages      map[int64]db.Page          // PagesWithHTML, BatchPages
+	pages      map[int64]crawl.Page       // PagesWithHTML, BatchPages
 	stored     db.StoreResult             // StoreConverted; adds Stored to TotalPages
 	pending    []int64                    // PendingExtractions
 	source     db.ExtractionSource        // ExtractionSource
-	batchPages []db.Page                  // BatchPages
-	results    []db.Page                  // StoredAfter, by ID; ResultPages
+	batchPages []crawl.Page               // BatchPages
+	results    []crawl.Page               // StoredAfter, by ID; ResultPages
 	hooks      []db.WebhookEvent          // webhook events (see webhooks_fake_test.go)
 	// Change tracking (see changes_fake_test.go).
 	baseline     *uuid.UUID
 	previous     map[string]db.PreviousPage
-	changeCounts db.ChangeCounts
+	changeCounts crawl.ChangeCounts
 	// Schedules (see schedules_test.go).
 	schedule *db.Schedule
 	noKey    bool
 
 	// Calls.
 	enqueued     []db.NewPage
-	logs         []db.CrawlLog // InsertLogs, and EndCrawl's entries after them
+	logs         []crawl.CrawlLog // InsertLogs, and EndCrawl's entries after them
 	ended        []crawl.Status
 	endReason    string
 	outcomes     []db.FetchOutcome
@@ -113,7 +113,7 @@ func (f *fakeStore) called(method string) int {
 	return n
 }
 
-func (f *fakeStore) CrawlByID(_ context.Context, id uuid.UUID) (*db.Crawl, error) {
+func (f *fakeStore) CrawlByID(_ context.Context, id uuid.UUID) (*crawl.Crawl, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("CrawlByID"); err != nil {
@@ -127,7 +127,7 @@ func (f *fakeStore) CrawlByID(_ context.Context, id uuid.UUID) (*db.Crawl, error
 }
 
 func (f *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Status, message string,
-	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("EndCrawl"); err != nil {
@@ -152,7 +152,7 @@ func (f *fakeStore) Enqueue(_ context.Context, _ uuid.UUID, pages []db.NewPage) 
 	return len(pages), nil
 }
 
-func (f *fakeStore) InsertLogs(_ context.Context, logs []db.CrawlLog) error {
+func (f *fakeStore) InsertLogs(_ context.Context, logs []crawl.CrawlLog) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("InsertLogs"); err != nil {
@@ -168,7 +168,7 @@ func (f *fakeStore) CountPages(context.Context, uuid.UUID) (map[crawl.PageState]
 	return f.counts, f.call("CountPages")
 }
 
-func (f *fakeStore) ClaimBatch(_ context.Context, _ uuid.UUID, _, _ int, mode db.ClaimMode) ([]db.Page, error) {
+func (f *fakeStore) ClaimBatch(_ context.Context, _ uuid.UUID, _, _ int, mode db.ClaimMode) ([]crawl.Page, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.claimModes = append(f.claimModes, mode)
@@ -257,11 +257,11 @@ func (f *fakeStore) FetchedPages(context.Context, uuid.UUID, int) ([]int64, erro
 	return f.fetched, f.call("FetchedPages")
 }
 
-func (f *fakeStore) PagesWithHTML(_ context.Context, _ uuid.UUID, ids []int64) ([]db.Page, error) {
+func (f *fakeStore) PagesWithHTML(_ context.Context, _ uuid.UUID, ids []int64) ([]crawl.Page, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.htmlLoads = append(f.htmlLoads, append([]int64(nil), ids...))
-	var out []db.Page
+	var out []crawl.Page
 	for _, id := range ids {
 		out = append(out, f.pages[id])
 	}
@@ -295,10 +295,10 @@ func (f *fakeStore) StoreConverted(_ context.Context, _ uuid.UUID, batch, budget
 	return f.stored, nil
 }
 
-func (f *fakeStore) StoredAfter(_ context.Context, _ uuid.UUID, after int64, limit int) ([]db.Page, error) {
+func (f *fakeStore) StoredAfter(_ context.Context, _ uuid.UUID, after int64, limit int) ([]crawl.Page, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []db.Page
+	var out []crawl.Page
 	for _, p := range f.results {
 		if p.ID > after && len(out) < limit {
 			out = append(out, p)
@@ -307,10 +307,10 @@ func (f *fakeStore) StoredAfter(_ context.Context, _ uuid.UUID, after int64, lim
 	return out, f.call("StoredAfter")
 }
 
-func (f *fakeStore) StoredPages(_ context.Context, _ uuid.UUID, ids []int64) ([]db.Page, error) {
+func (f *fakeStore) StoredPages(_ context.Context, _ uuid.UUID, ids []int64) ([]crawl.Page, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []db.Page
+	var out []crawl.Page
 	for _, p := range f.results {
 		if slices.Contains(ids, p.ID) {
 			out = append(out, p)
@@ -374,7 +374,7 @@ func (f *fakeStore) SaveExtraction(_ context.Context, _ uuid.UUID, pageID int64,
 	return nil
 }
 
-func (f *fakeStore) BatchPages(context.Context, uuid.UUID, int) ([]db.Page, error) {
+func (f *fakeStore) BatchPages(context.Context, uuid.UUID, int) ([]crawl.Page, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.batchPages, f.call("BatchPages")
@@ -466,14 +466,14 @@ func (l *fakeLLM) Ask(_ context.Context, instructions string, c extract.Chunk) (
 }
 
 // newCrawl is a running crawl of startURLs with options o.
-func newCrawl(o crawl.Options) *db.Crawl {
+func newCrawl(o crawl.Options) *crawl.Crawl {
 	if o.TimeoutSeconds == 0 {
 		o.TimeoutSeconds = 1800
 	}
 	if o.EngineType == "" {
 		o.EngineType = crawl.EngineCheerio
 	}
-	return &db.Crawl{ID: uuid.New(), TeamID: uuid.New(), Status: crawl.StatusRunning, Options: o}
+	return &crawl.Crawl{ID: uuid.New(), TeamID: uuid.New(), Status: crawl.StatusRunning, Options: o}
 }
 
 // settings are a server's with two pages fetched at a time.
@@ -496,7 +496,7 @@ func wantNonRetryable(t *testing.T, err error) {
 }
 
 // messages returns the messages of log entries.
-func messages(logs []db.CrawlLog) []string {
+func messages(logs []crawl.CrawlLog) []string {
 	var out []string
 	for _, l := range logs {
 		out = append(out, l.Message)

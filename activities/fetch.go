@@ -32,7 +32,7 @@ import (
 type fetchStore interface {
 	crawlLoader
 	robotsStore
-	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]db.Page, error)
+	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]crawl.Page, error)
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, notRecorded func(error) string) ([]int64, error)
@@ -40,7 +40,7 @@ type fetchStore interface {
 	Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error)
 	PreviousPages(ctx context.Context, prev uuid.UUID, keys []string) (map[string]db.PreviousPage, error)
 	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 }
 
 // FetchPagesInput names a fetch batch: its number (batches of a crawl are
@@ -150,10 +150,10 @@ type fetchBatch struct {
 	pdfLimits pdfdoc.Limits
 	skipPDFs  bool
 
-	crawl    *db.Crawl
+	crawl    *crawl.Crawl
 	rules    frontier.Rules
-	markdown *conversion        // with in.Convert: how pages are converted
-	claimed  map[string]db.Page // the pages to fetch, by URL
+	markdown *conversion           // with in.Convert: how pages are converted
+	claimed  map[string]crawl.Page // the pages to fetch, by URL
 	// tracking is set on a change-tracking crawl that converts as it
 	// fetches; previous then holds the claimed pages' pages in the crawl
 	// it compares with, by key.
@@ -276,7 +276,7 @@ func (b *fetchBatch) claim(ctx context.Context) ([]string, error) {
 		}
 		return nil, b.countRenderQueued(ctx)
 	}
-	b.claimed = make(map[string]db.Page, len(pages))
+	b.claimed = make(map[string]crawl.Page, len(pages))
 	var urls []string
 	for _, p := range pages {
 		if p.State == crawl.PageClaimed {
@@ -334,7 +334,7 @@ func (b *fetchBatch) noticeWait(ctx context.Context) func(hostbudget.Wait) {
 		if first {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			_ = b.store.InsertLogs(ctx, []db.CrawlLog{crawllog.HostThrottled(b.crawl, w)})
+			_ = b.store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.HostThrottled(b.crawl, w)})
 		}
 	}
 }
@@ -698,7 +698,7 @@ func (b *fetchBatch) switchEngine(ctx context.Context) error {
 		return nil
 	}
 	b.res.SwitchTo = crawl.EnginePlaywright
-	return b.store.InsertLogs(ctx, []db.CrawlLog{crawllog.EngineSwitched(b.crawl, b.switchWhy)})
+	return b.store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.EngineSwitched(b.crawl, b.switchWhy)})
 }
 
 // inFlightPages bounds a batch's pages in flight: admitted for fetching and

@@ -47,8 +47,8 @@ func (f *fetchCounts) PageFetched(engine string, status, bytes int, _ time.Durat
 }
 
 // claimed is a page claimed by the batch.
-func claimed(id int64, rawURL string, depth int, rank string) db.Page {
-	return db.Page{ID: id, URL: rawURL, NormalizedURL: strings.TrimPrefix(strings.TrimPrefix(rawURL, "https:"), "http:"),
+func claimed(id int64, rawURL string, depth int, rank string) crawl.Page {
+	return crawl.Page{ID: id, URL: rawURL, NormalizedURL: strings.TrimPrefix(strings.TrimPrefix(rawURL, "https:"), "http:"),
 		Depth: depth, Rank: rank, State: crawl.PageClaimed}
 }
 
@@ -70,7 +70,7 @@ func outcomesByID(t *testing.T, outs []db.FetchOutcome) map[int64]db.FetchOutcom
 // what is saved for each, what is fetched and what is counted.
 func TestFetchBatch(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 2})
-	f := &fakeStore{crawl: c, claim: []db.Page{
+	f := &fakeStore{crawl: c, claim: []crawl.Page{
 		claimed(1, "https://example.com/", 0, "000"),
 		claimed(2, "https://example.com/busy", 1, "000000"),
 		claimed(3, "https://example.com/gone", 1, "000001"),
@@ -177,7 +177,7 @@ func TestFetchBatch(t *testing.T) {
 // already keeps is skipped, and the canonical page is not queued again.
 func TestFetchBatchCanonicalKept(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 2})
-	f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/copy", 1, "000")},
+	f := &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/copy", 1, "000")},
 		states: map[string]crawl.PageState{"//example.com/original": crawl.PageStored}}
 	cp := htmlResult("<p>a copy</p>")
 	cp.Canonical = "https://example.com/original"
@@ -198,7 +198,7 @@ func TestFetchBatchCanonicalKept(t *testing.T) {
 // follows none of their links.
 func TestFetchBatchNoLinks(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, UseSitemap: true})
-	f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/a", 1, "000000")}}
+	f := &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/a", 1, "000000")}}
 	page := htmlResult("<p>a</p>")
 	page.Links = []string{"https://example.com/b"}
 	engine := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/a": page}}
@@ -232,7 +232,7 @@ func TestFetchBatchEmpty(t *testing.T) {
 func TestFetchBatchTerminal(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
 	c.Status = crawl.StatusTimedOut
-	f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/", 0, "000")}}
+	f := &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/", 0, "000")}}
 	engine := &fakeFetcher{}
 	res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{}).run(context.Background())
 	if err != nil || res != (FetchPagesResult{}) {
@@ -247,7 +247,7 @@ func TestFetchBatchTerminal(t *testing.T) {
 // claims, saves and fetches fail it with their error.
 func TestFetchBatchErrors(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
-	pages := []db.Page{claimed(1, "https://example.com/", 0, "000")}
+	pages := []crawl.Page{claimed(1, "https://example.com/", 0, "000")}
 	ok := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": htmlResult("<p>hi</p>")}}
 
 	f := &fakeStore{crawl: c, claim: pages}
@@ -295,7 +295,7 @@ func TestFetchBatchDetect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, EngineType: crawl.EngineAuto})
-			f := &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/", tt.depth, "000")}}
+			f := &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/", tt.depth, "000")}}
 			engine := &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": htmlResult(tt.body)}}
 			res, err := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: tt.detect}).run(context.Background())
 			if err != nil {
@@ -332,7 +332,7 @@ func TestFetchBatchDetect(t *testing.T) {
 func TestFetchBatchSendsDeepPagesToTheBrowser(t *testing.T) {
 	app := `<html><body><div id="root"></div><script src="/app.js"></script></body></html>`
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, EngineType: crawl.EngineAuto})
-	f := &fakeStore{crawl: c, renderQ: 4, claim: []db.Page{
+	f := &fakeStore{crawl: c, renderQ: 4, claim: []crawl.Page{
 		claimed(1, "https://example.com/app", 2, "000000000"),
 		claimed(2, "https://example.com/doc", 2, "000000001"),
 	}}
@@ -361,14 +361,14 @@ func TestFetchBatchSendsDeepPagesToTheBrowser(t *testing.T) {
 
 	// Without RenderDeep (a run begun before the change) deeper pages
 	// stay static.
-	f = &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/app", 2, "000000000")}}
+	f = &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/app", 2, "000000000")}}
 	if res, _ := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: true}).run(context.Background()); res.ToBrowser != 0 || f.outcomes[0].Render {
 		t.Errorf("without RenderDeep: %+v, %+v", res, f.outcomes[0])
 	}
 
 	// The browser batch of those pages claims only them, and keeps what
 	// it rendered even if it still looks like an app.
-	f = &fakeStore{crawl: c, claim: []db.Page{claimed(1, "https://example.com/app", 2, "000000000")}}
+	f = &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/app", 2, "000000000")}}
 	b := newFetchBatch(f, engine, nil, settings, FetchPagesInput{Detect: true, RenderOnly: true, RenderDeep: true})
 	b.engineName = crawl.EnginePlaywright
 	if _, err := b.run(context.Background()); err != nil || !reflect.DeepEqual(f.claimModes, []db.ClaimMode{db.ClaimRender}) {
@@ -386,7 +386,7 @@ func TestFetchBatchRobots(t *testing.T) {
 	s := settings
 	s.ObeyRobots = true
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 1})
-	f := &fakeStore{crawl: c, claim: []db.Page{
+	f := &fakeStore{crawl: c, claim: []crawl.Page{
 		claimed(1, "https://example.com/", 0, "000"),
 		claimed(2, "https://example.com/private/x", 1, "000000"),
 	}}
@@ -419,7 +419,7 @@ func TestFetchBatchRobots(t *testing.T) {
 	}
 
 	// A second batch applies the recorded file without reading it again.
-	f.claim, f.outcomes = []db.Page{claimed(3, "https://example.com/private/y", 1, "000001")}, nil
+	f.claim, f.outcomes = []crawl.Page{claimed(3, "https://example.com/private/y", 1, "000001")}, nil
 	if _, err := newFetchBatch(f, engine, static, s, FetchPagesInput{}).run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestFetchBatchRobots(t *testing.T) {
 // fetched; pages that were not fetched are saved as without it.
 func TestFetchBatchConverts(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 2, ExcludeNonMainTags: true})
-	f := &fakeStore{crawl: c, claim: []db.Page{
+	f := &fakeStore{crawl: c, claim: []crawl.Page{
 		{ID: 1, URL: "https://example.com/docs/", NormalizedURL: key("https://example.com/docs/"), Rank: "000", State: crawl.PageClaimed},
 		claimed(2, "https://example.com/gone", 1, "000000"),
 		{ID: 3, URL: "https://example.com/saved", State: crawl.PageConverted}, // saved by an earlier attempt
@@ -493,7 +493,7 @@ func TestFetchBatchRemembersLinks(t *testing.T) {
 	memo := linkmemo.New(1000)
 	run := func(f *fakeStore, depth int, links ...string) []db.NewPage {
 		t.Helper()
-		f.claim = []db.Page{claimed(1, "https://example.com/", depth, "000")}
+		f.claim = []crawl.Page{claimed(1, "https://example.com/", depth, "000")}
 		page := htmlResult("<p>page</p>")
 		page.Links = links
 		b := newFetchBatch(f, &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": page}}, nil, settings, FetchPagesInput{})
@@ -530,7 +530,7 @@ func TestFetchBatchRemembersLinks(t *testing.T) {
 	// links are not remembered, and are sent again next time (from the
 	// same place: the same page at the same rank).
 	f := &fakeStore{crawl: c, unsaved: map[int64]bool{1: true}}
-	f.claim = []db.Page{claimed(1, "https://example.com/", 1, "000"), claimed(2, "https://example.com/x", 1, "001")}
+	f.claim = []crawl.Page{claimed(1, "https://example.com/", 1, "000"), claimed(2, "https://example.com/x", 1, "001")}
 	unsaved, saved := htmlResult("<p>saved before</p>"), htmlResult("<p>saved</p>")
 	unsaved.Links, saved.Links = []string{"https://example.com/c"}, []string{"https://example.com/d"}
 	b := newFetchBatch(f, &fakeFetcher{results: map[string]fetch.Result{"https://example.com/": unsaved, "https://example.com/x": saved}}, nil, settings, FetchPagesInput{})

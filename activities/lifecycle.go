@@ -18,9 +18,9 @@ type lifecycleStore interface {
 	crawlLoader
 	crawllog.Ender
 	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
-	ChooseBaseline(ctx context.Context, c *db.Crawl) (*uuid.UUID, error)
+	ChooseBaseline(ctx context.Context, c *crawl.Crawl) (*uuid.UUID, error)
 }
 
 // StartCrawlInput names the crawl to start.
@@ -85,7 +85,7 @@ func startCrawl(ctx context.Context, store lifecycleStore, s Settings, in StartC
 	if _, err := store.Enqueue(ctx, c.ID, newPages(frontier.SeedsOf(o))); err != nil {
 		return CrawlPlan{}, err
 	}
-	logs := []db.CrawlLog{crawllog.Started(c, plan.Budget, s.concurrency(o)), crawllog.EngineChosen(c, plan.Engine)}
+	logs := []crawl.CrawlLog{crawllog.Started(c, plan.Budget, s.concurrency(o)), crawllog.EngineChosen(c, plan.Engine)}
 	if o.ChangeTracking {
 		entry, err := chooseBaseline(ctx, store, c, o)
 		if err != nil {
@@ -101,7 +101,7 @@ func startCrawl(ctx context.Context, store lifecycleStore, s Settings, in StartC
 
 // chooseBaseline settles which crawl a change-tracking crawl compares
 // with, and returns the log entry that says so.
-func chooseBaseline(ctx context.Context, store lifecycleStore, c *db.Crawl, o crawl.Options) (db.CrawlLog, error) {
+func chooseBaseline(ctx context.Context, store lifecycleStore, c *crawl.Crawl, o crawl.Options) (crawl.CrawlLog, error) {
 	c.BaselineKey = o.BaselineKey()
 	prevID, err := store.ChooseBaseline(ctx, c)
 	if err != nil || prevID == nil {
@@ -110,14 +110,14 @@ func chooseBaseline(ctx context.Context, store lifecycleStore, c *db.Crawl, o cr
 	c.PreviousCrawlID = prevID
 	prev, err := store.CrawlByID(ctx, *prevID)
 	if err != nil {
-		return db.CrawlLog{}, err
+		return crawl.CrawlLog{}, err
 	}
 	return crawllog.Baseline(c, prev), nil
 }
 
 // planOf returns the plan of crawl c with options o on a server with
 // settings s.
-func planOf(c *db.Crawl, o crawl.Options, s Settings) CrawlPlan {
+func planOf(c *crawl.Crawl, o crawl.Options, s Settings) CrawlPlan {
 	plan := CrawlPlan{
 		Status:         c.Status,
 		Budget:         o.PageBudget(s.MaxPagesPerCrawl),
@@ -224,7 +224,7 @@ func finishCrawl(ctx context.Context, store lifecycleStore, s Settings, in Finis
 			return FinishCrawlResult{}, err
 		}
 		if left := counts[crawl.PageQueued]; left > 0 {
-			if err := store.InsertLogs(ctx, []db.CrawlLog{crawllog.LimitReached(c, s.MaxPagesPerCrawl, left)}); err != nil {
+			if err := store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.LimitReached(c, s.MaxPagesPerCrawl, left)}); err != nil {
 				return FinishCrawlResult{}, err
 			}
 		}

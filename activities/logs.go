@@ -5,15 +5,15 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // logStore is what WriteLogs needs of the database.
 type logStore interface {
 	crawlLoader
-	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]db.Page, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]crawl.Page, error)
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 }
 
 // WriteLogsInput names a batch whose pages get their log entries.
@@ -39,12 +39,12 @@ func writeLogs(ctx context.Context, store logStore, in WriteLogsInput) (int, err
 }
 
 // writeBatchLogs writes the log entries of crawl c's pages of batch.
-func writeBatchLogs(ctx context.Context, store logStore, c *db.Crawl, batch int) (int, error) {
+func writeBatchLogs(ctx context.Context, store logStore, c *crawl.Crawl, batch int) (int, error) {
 	pages, err := store.BatchPages(ctx, c.ID, batch)
 	if err != nil {
 		return 0, err
 	}
-	var logs []db.CrawlLog
+	var logs []crawl.CrawlLog
 	for _, p := range pages {
 		logs = append(logs, crawllog.Pages(c, p)...)
 	}

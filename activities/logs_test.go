@@ -7,17 +7,16 @@ import (
 	"testing"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // TestWriteLogs: the pages of the batch in a final state get their
 // entries, the others none.
 func TestWriteLogs(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
-	page := func(id int64, state crawl.PageState) db.Page {
-		return db.Page{ID: id, URL: "https://example.com/p", State: state, StatusCode: ptr(200)}
+	page := func(id int64, state crawl.PageState) crawl.Page {
+		return crawl.Page{ID: id, URL: "https://example.com/p", State: state, StatusCode: ptr(200)}
 	}
-	f := &fakeStore{crawl: c, batchPages: []db.Page{
+	f := &fakeStore{crawl: c, batchPages: []crawl.Page{
 		page(1, crawl.PageStored), page(2, crawl.PageQueued), page(3, crawl.PageFailed), page(4, crawl.PageClaimed),
 		page(5, crawl.PageFetched), page(6, crawl.PageConverted), page(7, crawl.PageSkipped),
 	}}
@@ -48,7 +47,7 @@ func TestWriteLogsErrors(t *testing.T) {
 	wantNonRetryable(t, err)
 	down := errors.New("database down")
 	for _, method := range []string{"BatchPages", "InsertLogs"} {
-		f := &fakeStore{crawl: c, batchPages: []db.Page{{ID: 1, State: crawl.PageSkipped}}, fail: map[string]error{method: down}}
+		f := &fakeStore{crawl: c, batchPages: []crawl.Page{{ID: 1, State: crawl.PageSkipped}}, fail: map[string]error{method: down}}
 		if _, err := writeLogs(context.Background(), f, WriteLogsInput{CrawlID: c.ID.String()}); !errors.Is(err, down) {
 			t.Errorf("%s failed: error %v, want %v", method, err, down)
 		}

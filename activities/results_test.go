@@ -56,7 +56,7 @@ func TestDeduplicatePages(t *testing.T) {
 func TestDeduplicatePagesWritesLogs(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}})
 	stored, failed := "hi", "could not fetch"
-	pages := []db.Page{
+	pages := []crawl.Page{
 		{ID: 1, URL: "https://example.com/", State: crawl.PageStored, Markdown: &stored, RawMarkdown: &stored},
 		{ID: 2, URL: "https://example.com/gone", State: crawl.PageFailed, Error: &failed},
 	}
@@ -104,7 +104,7 @@ func TestSettleDeduplication(t *testing.T) {
 	f := &fakeStore{crawl: c}
 	for id := int64(1); id <= 4; id++ {
 		md := raw[id]
-		f.results = append(f.results, db.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: min(int(id)-1, 1),
+		f.results = append(f.results, crawl.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: min(int(id)-1, 1),
 			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 4, RawMarkdown: &md, Markdown: &md}) // stored whole until settled
 	}
 	res, err := settleDeduplication(context.Background(), f, SettleDeduplicationInput{CrawlID: c.ID.String()})

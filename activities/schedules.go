@@ -17,8 +17,8 @@ import (
 type scheduleStore interface {
 	ScheduleByID(ctx context.Context, id uuid.UUID) (*db.Schedule, error)
 	TeamHasKey(ctx context.Context, teamID uuid.UUID) (bool, error)
-	InsertScheduledCrawl(ctx context.Context, c *db.Crawl) error
-	CrawlByID(ctx context.Context, id uuid.UUID) (*db.Crawl, error)
+	InsertScheduledCrawl(ctx context.Context, c *crawl.Crawl) error
+	CrawlByID(ctx context.Context, id uuid.UUID) (*crawl.Crawl, error)
 }
 
 // StartScheduledCrawlInput names a schedule's run: the schedule, and the
@@ -83,7 +83,7 @@ func startScheduledCrawl(ctx context.Context, store scheduleStore, s Settings, i
 	if err != nil {
 		return ScheduledCrawl{}, err
 	}
-	c := db.NewCrawl(crawlID, sc.TeamID, sc.BrandID, "crawl-"+crawlID.String(), o, sc.Request, now().UTC().Truncate(time.Microsecond))
+	c := crawl.NewCrawl(crawlID, sc.TeamID, sc.BrandID, "crawl-"+crawlID.String(), o, sc.Request, now().UTC().Truncate(time.Microsecond))
 	c.ScheduleID = &sc.ID
 	if o.UseStaticIPs {
 		c.StaticIP = &s.StaticIP
@@ -94,7 +94,7 @@ func startScheduledCrawl(ctx context.Context, store scheduleStore, s Settings, i
 	return scheduledCrawlOf(c, s), nil
 }
 
-func scheduledCrawlOf(c *db.Crawl, s Settings) ScheduledCrawl {
+func scheduledCrawlOf(c *crawl.Crawl, s Settings) ScheduledCrawl {
 	return ScheduledCrawl{CrawlID: c.ID.String(), TeamID: c.TeamID.String(), StartURL: c.StartURLs[0],
 		ExecutionTimeout: crawl.ExecutionTimeout(c.Options, s.WebhookRetryFor)}
 }

@@ -33,7 +33,7 @@ func (f *fakeStore) TeamHasKey(context.Context, uuid.UUID) (bool, error) {
 	return !f.noKey, f.call("TeamHasKey")
 }
 
-func (f *fakeStore) InsertScheduledCrawl(_ context.Context, c *db.Crawl) error {
+func (f *fakeStore) InsertScheduledCrawl(_ context.Context, c *crawl.Crawl) error {
 	if err := f.call("InsertScheduledCrawl"); err != nil {
 		return err
 	}

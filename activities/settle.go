@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/dedupe"
@@ -16,10 +17,10 @@ import (
 // settleStore is what SettleDeduplication needs of the database.
 type settleStore interface {
 	crawlLoader
-	StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]db.Page, error)
-	StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
+	StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]crawl.Page, error)
+	StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error)
 	SaveSettled(ctx context.Context, crawlID uuid.UUID, pages []db.Settled) error
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 }
 
 // SettleDeduplicationInput names the crawl to deduplicate.
@@ -57,7 +58,7 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	}
 	var pages []dedupe.SitePage
 	var fragments []int // of each page, its fragments (repeats counted)
-	err = eachStored(ctx, store, c.ID, func(chunk []db.Page) error {
+	err = eachStored(ctx, store, c.ID, func(chunk []crawl.Page) error {
 		site := make([]dedupe.SitePage, len(chunk))
 		counts := make([]int, len(chunk))
 		onEveryCore(len(chunk), func(i int) {
@@ -99,14 +100,14 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 		}
 		progress.Add(int64(min(settleChunk, len(whole)-start)))
 	}
-	err = eachOf(ctx, store, c.ID, losing, func(chunk []db.Page) error {
+	err = eachOf(ctx, store, c.ID, losing, func(chunk []crawl.Page) error {
 		settled := make([]db.Settled, len(chunk))
 		keeps := make([]dedupe.Keep, len(chunk))
 		onEveryCore(len(chunk), func(i int) {
 			raw := derefString(chunk[i].RawMarkdown)
 			keeps[i] = decision.Assemble(chunk[i].ID, raw, dedupe.Split(raw))
 		})
-		var logs []db.CrawlLog
+		var logs []crawl.CrawlLog
 		for i, p := range chunk {
 			k := keeps[i]
 			settled[i] = db.Settled{PageID: p.ID, Markdown: k.Markdown, Fragments: k.Fragments, Removed: k.Removed}
@@ -125,14 +126,14 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	if err != nil || res.Pages == 0 {
 		return res, err
 	}
-	return res, store.InsertLogs(ctx, []db.CrawlLog{crawllog.DeduplicationSettled(c, res.Pages, res.Changed, res.Removed)})
+	return res, store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.DeduplicationSettled(c, res.Pages, res.Changed, res.Removed)})
 }
 
 // eachStored calls fn with the crawl's result pages, settleChunk at a
 // time, in ID order; the next chunk is read while fn works on this one.
-func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn func([]db.Page) error) error {
+func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn func([]crawl.Page) error) error {
 	var after int64
-	return readAhead(func() ([]db.Page, error) {
+	return readAhead(func() ([]crawl.Page, error) {
 		chunk, err := store.StoredAfter(ctx, crawlID, after, settleChunk)
 		if len(chunk) > 0 {
 			after = chunk[len(chunk)-1].ID
@@ -143,8 +144,8 @@ func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn fu
 
 // eachOf calls fn with the crawl's result pages ids, settleChunk at a
 // time, in ID order; the next chunk is read while fn works on this one.
-func eachOf(ctx context.Context, store settleStore, crawlID uuid.UUID, ids []int64, fn func([]db.Page) error) error {
-	return readAhead(func() ([]db.Page, error) {
+func eachOf(ctx context.Context, store settleStore, crawlID uuid.UUID, ids []int64, fn func([]crawl.Page) error) error {
+	return readAhead(func() ([]crawl.Page, error) {
 		if len(ids) == 0 {
 			return nil, nil
 		}
@@ -157,9 +158,9 @@ func eachOf(ctx context.Context, store settleStore, crawlID uuid.UUID, ids []int
 // readAhead calls fn with each chunk read returns until one is empty,
 // reading the next while fn works on the last. It stops at the first
 // error of either.
-func readAhead(read func() ([]db.Page, error), fn func([]db.Page) error) error {
+func readAhead(read func() ([]crawl.Page, error), fn func([]crawl.Page) error) error {
 	type loaded struct {
-		pages []db.Page
+		pages []crawl.Page
 		err   error
 	}
 	chunks := make(chan loaded, 1)

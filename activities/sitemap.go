@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
@@ -19,7 +20,7 @@ type sitemapStore interface {
 	crawlLoader
 	robotsStore
 	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 	SetSitemapLastMod(ctx context.Context, crawlID uuid.UUID, lastMod map[string]time.Time) error
 }
 
@@ -92,7 +93,7 @@ func seedFromSitemap(ctx context.Context, store sitemapStore, static PageFetcher
 		}
 	}
 	res := SeedSitemapResult{Sitemaps: len(r.found), Pages: len(r.pages)}
-	return res, store.InsertLogs(ctx, []db.CrawlLog{crawllog.SitemapRead(c, r.found, res.Pages)})
+	return res, store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.SitemapRead(c, r.found, res.Pages)})
 }
 
 // sitemapReader reads a crawl's sitemap files, a chunk at a time, and

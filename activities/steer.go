@@ -8,7 +8,6 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/frontier"
 )
 
@@ -16,7 +15,7 @@ import (
 type steerStore interface {
 	crawlLoader
 	ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Change, keep func(u *url.URL) bool, reason string,
-		logs func(c *db.Crawl, skipped []db.Page) []db.CrawlLog) (*db.Crawl, []db.Page, bool, error)
+		logs func(c *crawl.Crawl, skipped []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, []crawl.Page, bool, error)
 }
 
 // ApplyCrawlChangeInput is a change to a running crawl, already checked
@@ -60,8 +59,8 @@ func applyCrawlChange(ctx context.Context, store steerStore, s Settings, in Appl
 	}
 	// The entries are written with the change: a retry finds nothing left
 	// to skip, and must not lose them.
-	entries := func(after *db.Crawl, skipped []db.Page) []db.CrawlLog {
-		logs := make([]db.CrawlLog, 0, len(skipped)+1)
+	entries := func(after *crawl.Crawl, skipped []crawl.Page) []crawl.CrawlLog {
+		logs := make([]crawl.CrawlLog, 0, len(skipped)+1)
 		for _, p := range skipped {
 			logs = append(logs, crawllog.Pages(after, p)...)
 		}

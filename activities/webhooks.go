@@ -24,9 +24,9 @@ type webhookStore interface {
 	AddPageWebhookEvents(ctx context.Context, crawlID uuid.UUID, extractedOnly, changedOnly bool) (int, error)
 	DueWebhookEvents(ctx context.Context, crawlID uuid.UUID, now time.Time, limit int) ([]db.WebhookEvent, error)
 	WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (db.WebhookBacklog, error)
-	SaveWebhookAttempt(ctx context.Context, ev *db.WebhookEvent, entry db.CrawlLog) error
-	ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error)
-	PreviousOf(ctx context.Context, pages []db.Page) (map[int64]db.Previous, error)
+	SaveWebhookAttempt(ctx context.Context, ev *db.WebhookEvent, entry crawl.CrawlLog) error
+	ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error)
+	PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]db.Previous, error)
 }
 
 // WebhookSender makes one attempt to deliver an event (webhook.Sender).
@@ -149,7 +149,7 @@ func endEvent(status crawl.Status) string {
 type delivery struct {
 	store    webhookStore
 	sender   WebhookSender
-	crawl    *db.Crawl
+	crawl    *crawl.Crawl
 	hook     *webhook.Config
 	retryFor time.Duration
 	base     string // the API's address, for screenshot URLs
@@ -236,7 +236,7 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 			ids = append(ids, *ev.PageID)
 		}
 	}
-	pages := map[int64]db.Page{}
+	pages := map[int64]crawl.Page{}
 	var prev map[int64]db.Previous
 	if len(ids) > 0 {
 		rows, err := d.store.ResultPages(ctx, d.crawl.ID, ids)
@@ -264,7 +264,7 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 		if ev.PageID != nil {
 			p, ok := pages[*ev.PageID]
 			if !ok {
-				p = db.Page{URL: "", Error: ptrTo("the page is no longer a result of the crawl")}
+				p = crawl.Page{URL: "", Error: ptrTo("the page is no longer a result of the crawl")}
 			}
 			doc, err := json.Marshal(firecrawl.StoredDocument(p, d.crawl, prev, d.base))
 			if err != nil {
@@ -302,7 +302,8 @@ func (d *delivery) attempt(ctx context.Context, ev *db.WebhookEvent, body sentBo
 	ev.Attempts++
 	ev.LastStatus = status
 	ev.LastError = ""
-	a := crawllog.Attempt{Type: d.hook.Type(ev.Event), PageURL: body.pageURL, Receiver: d.hook.URL, Status: status, Err: sendErr}
+	a := crawllog.Attempt{Type: d.hook.Type(ev.Event), PageURL: body.pageURL, Receiver: d.hook.URL, Status: status, Err: sendErr,
+		Event: ev.ID, Number: ev.Attempts}
 	switch {
 	case sendErr == nil:
 		ev.DeliveredAt = &now
@@ -315,5 +316,5 @@ func (d *delivery) attempt(ctx context.Context, ev *db.WebhookEvent, body sentBo
 		ev.NextAttemptAt = webhook.NextAttempt(ev.Attempts, now)
 		a.Retry = ev.NextAttemptAt.Sub(now).Round(time.Second).String()
 	}
-	return d.store.SaveWebhookAttempt(ctx, ev, crawllog.WebhookAttempt(d.crawl, *ev, a))
+	return d.store.SaveWebhookAttempt(ctx, ev, crawllog.WebhookAttempt(d.crawl, a))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 )
 
@@ -87,7 +88,7 @@ func (f *fakeStore) WebhookBacklog(context.Context, uuid.UUID) (db.WebhookBacklo
 	return b, nil
 }
 
-func (f *fakeStore) SaveWebhookAttempt(_ context.Context, ev *db.WebhookEvent, entry db.CrawlLog) error {
+func (f *fakeStore) SaveWebhookAttempt(_ context.Context, ev *db.WebhookEvent, entry crawl.CrawlLog) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range f.hooks {
@@ -99,6 +100,6 @@ func (f *fakeStore) SaveWebhookAttempt(_ context.Context, ev *db.WebhookEvent, e
 	return nil
 }
 
-func (f *fakeStore) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]db.Page, error) {
+func (f *fakeStore) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error) {
 	return f.StoredPages(ctx, crawlID, ids) // the same pages, as the webhook reads them
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/webhook"
 )
 
@@ -52,7 +51,7 @@ func hookCrawl() *fakeStore {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"},
 		Webhook: &webhook.Config{URL: "https://hooks.example/in", Metadata: map[string]any{"project": "docs"}}})
 	md := "# Page"
-	return &fakeStore{crawl: c, results: []db.Page{
+	return &fakeStore{crawl: c, results: []crawl.Page{
 		{ID: 1, URL: "https://example.com/", Markdown: &md}, {ID: 2, URL: "https://example.com/a", Markdown: &md}}}
 }
 

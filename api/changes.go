@@ -8,13 +8,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/changes"
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 )
 
 // previousOf reads what the answers about pages of crawl rec show of
 // their pages in the previous crawl; nil for a crawl without change
 // tracking.
-func (s *server) previousOf(ctx context.Context, rec *db.Crawl, pages []db.Page) (map[int64]db.Previous, error) {
+func (s *server) previousOf(ctx context.Context, rec *crawl.Crawl, pages []crawl.Page) (map[int64]db.Previous, error) {
 	if !rec.ChangeTracking {
 		return nil, nil
 	}
@@ -37,7 +38,7 @@ type changeFields struct {
 }
 
 // changeFieldsOf shows how page p compares, from what previousOf read.
-func changeFieldsOf(p db.Page, prev map[int64]db.Previous) changeFields {
+func changeFieldsOf(p crawl.Page, prev map[int64]db.Previous) changeFields {
 	v := db.ChangeView(p, prev)
 	if v == nil {
 		return changeFields{}
@@ -63,7 +64,7 @@ type changeJSON struct {
 // removed; the same ones are left out), in the order the crawl met them.
 func (s *server) listChanges(c *fiber.Ctx) error {
 	var prev map[int64]db.Previous
-	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]db.Page, int, error) {
+	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]crawl.Page, int, error) {
 		pages, total, err := s.Store.ListChanges(ctx, id, page, limit)
 		if err != nil {
 			return nil, 0, err
@@ -72,7 +73,7 @@ func (s *server) listChanges(c *fiber.Ctx) error {
 		return pages, total, err
 	}
 	base := c.BaseURL()
-	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) changeJSON {
+	return paginate(s, c, "id", maxPagesLimit, list, func(p crawl.Page) changeJSON {
 		v := changeJSON{pageJSON: resultView(p, false, base)}
 		v.changeFields = changeFieldsOf(p, prev)
 		if v.ChangeStatus == changes.Removed {
@@ -92,7 +93,7 @@ type changeCountsJSON struct {
 }
 
 // changeCountsOf is the counts of crawl c; nil until they are known.
-func changeCountsOf(c *db.Crawl) *changeCountsJSON {
+func changeCountsOf(c *crawl.Crawl) *changeCountsJSON {
 	if c.PagesNew == nil {
 		return nil
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawlflow"
 	"github.com/durablecrawl/crawler/crawllog"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // maxRequestBytes bounds a create request.
@@ -45,7 +44,7 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 // startFromBody reads the request body (at most maxRequestBytes), makes
 // the crawl's options of it with parse, and starts the crawl, keeping the
 // body as sent.
-func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Options, error)) (*db.Crawl, error) {
+func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Options, error)) (*crawl.Crawl, error) {
 	if len(c.Body()) > maxRequestBytes {
 		return nil, fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
 	}
@@ -71,12 +70,12 @@ func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Opti
 // the one way every API starts a crawl. given is the request as sent,
 // kept with the crawl. When the workflow cannot be started the crawl is
 // recorded as error and the error is EINTERNAL.
-func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMessage) (*db.Crawl, error) {
+func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMessage) (*crawl.Crawl, error) {
 	p := principal(c)
 	id := uuid.New()
 	wfID := crawlflow.WorkflowID(id.String())
 	// Postgres keeps microseconds; the answer shows what a later read shows.
-	rec := db.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given, time.Now().UTC().Truncate(time.Microsecond))
+	rec := crawl.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given, time.Now().UTC().Truncate(time.Microsecond))
 	if opts.UseStaticIPs {
 		rec.StaticIP = &s.StaticIP
 	}
@@ -175,7 +174,7 @@ func (s *server) listCrawls(c *fiber.Ctx) error {
 }
 
 // withProgress answers one crawl with its pages counted by state.
-func (s *server) withProgress(ctx context.Context, c *fiber.Ctx, rec *db.Crawl) error {
+func (s *server) withProgress(ctx context.Context, c *fiber.Ctx, rec *crawl.Crawl) error {
 	counts, err := s.Store.CountPages(ctx, rec.ID)
 	if err != nil {
 		return err
@@ -212,7 +211,7 @@ func (s *server) abortCrawl(c *fiber.Ctx) error {
 // abort cancels crawl id's workflow, which records the crawl as aborted,
 // and answers the crawl after waiting briefly for that; a crawl that has
 // ended is answered as it is.
-func (s *server) abort(ctx context.Context, c *fiber.Ctx, id uuid.UUID) (*db.Crawl, error) {
+func (s *server) abort(ctx context.Context, c *fiber.Ctx, id uuid.UUID) (*crawl.Crawl, error) {
 	team := principal(c).TeamID
 	rec, err := s.Store.GetCrawl(ctx, team, id)
 	if err != nil {
@@ -299,7 +298,7 @@ type progressJSON struct {
 	Skipped    int `json:"skipped"`
 }
 
-func crawlView(c *db.Crawl, now time.Time) crawlJSON {
+func crawlView(c *crawl.Crawl, now time.Time) crawlJSON {
 	v := crawlJSON{
 		ID: c.ID.String(), Status: string(c.Status), StartURL: c.StartURLs[0],
 		Options: c.Options, BrandID: c.BrandID, StaticIP: c.StaticIP,

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 var allServer = crawl.Server{StaticEgressProxy: true, LLM: true, Browser: true}
@@ -27,7 +26,7 @@ func viewOf(t *testing.T, body string) map[string]any {
 	}
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	brand, ip := "brand-a", "203.0.113.7"
-	c := db.NewCrawl(uuid.MustParse("6f1c7d3e-0000-4000-8000-000000000001"), uuid.New(), &brand, "wf", o, json.RawMessage(body), now)
+	c := crawl.NewCrawl(uuid.MustParse("6f1c7d3e-0000-4000-8000-000000000001"), uuid.New(), &brand, "wf", o, json.RawMessage(body), now)
 	if o.UseStaticIPs {
 		c.StaticIP = &ip
 	}
@@ -110,7 +109,7 @@ func TestCrawlViewAnswers(t *testing.T) {
 // TestCrawlViewShowsEveryOption: each option with a JSON name is in the
 // Crawl object under that name, with its value.
 func TestCrawlViewShowsEveryOption(t *testing.T) {
-	c := &db.Crawl{Options: crawl.Options{
+	c := &crawl.Crawl{Options: crawl.Options{
 		Shape: crawl.ShapeLegacy, StartURLs: []string{"https://a.example/"}, MaxResults: new(int), Stack: "vue",
 	}}
 	v := reflect.ValueOf(&c.Options).Elem()
@@ -155,7 +154,7 @@ func TestCrawlViewShowsEveryOption(t *testing.T) {
 // one status, a page at a time with the URL of the next page.
 func TestListCrawls(t *testing.T) {
 	a := newTestAPI(t)
-	var mine []*db.Crawl
+	var mine []*crawl.Crawl
 	for i := range 25 {
 		status := crawl.StatusSucceeded
 		if i%5 == 0 {

@@ -40,12 +40,12 @@ var (
 // db.Store ends them, and a record of every write and list.
 type fakeStore struct {
 	keys     map[string]db.Principal
-	crawls   map[uuid.UUID]*db.Crawl
+	crawls   map[uuid.UUID]*crawl.Crawl
 	inserted []uuid.UUID
 	// insertErr fails InsertCrawl.
 	insertErr error
 	ended     []endCall
-	logs      []db.CrawlLog
+	logs      []crawl.CrawlLog
 	listed    []listCall
 	listTotal int
 	// pages counts each crawl's pages by state, for CountPages.
@@ -73,7 +73,7 @@ func newFakeStore() *fakeStore {
 			testKey:  {KeyID: uuid.MustParse("00000000-0000-4000-8000-0000000000a1"), TeamID: testTeam, BrandID: &testBrand},
 			otherKey: {KeyID: uuid.MustParse("00000000-0000-4000-8000-0000000000b1"), TeamID: otherTeam},
 		},
-		crawls: map[uuid.UUID]*db.Crawl{},
+		crawls: map[uuid.UUID]*crawl.Crawl{},
 	}
 }
 
@@ -85,7 +85,7 @@ func (s *fakeStore) Authenticate(_ context.Context, key string) (db.Principal, e
 	return p, nil
 }
 
-func (s *fakeStore) InsertCrawl(_ context.Context, c *db.Crawl) error {
+func (s *fakeStore) InsertCrawl(_ context.Context, c *crawl.Crawl) error {
 	if s.insertErr != nil {
 		return s.insertErr
 	}
@@ -95,7 +95,7 @@ func (s *fakeStore) InsertCrawl(_ context.Context, c *db.Crawl) error {
 	return nil
 }
 
-func (s *fakeStore) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error) {
+func (s *fakeStore) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*crawl.Crawl, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // as the database would
 	}
@@ -108,7 +108,7 @@ func (s *fakeStore) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Cra
 }
 
 func (s *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Status, message string,
-	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error) {
 	s.ended = append(s.ended, endCall{id, status, message})
 	c, ok := s.crawls[id]
 	if !ok {
@@ -123,27 +123,27 @@ func (s *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Statu
 	return &cp, nil
 }
 
-func (s *fakeStore) InsertLogs(_ context.Context, logs []db.CrawlLog) error {
+func (s *fakeStore) InsertLogs(_ context.Context, logs []crawl.CrawlLog) error {
 	s.logs = append(s.logs, logs...)
 	return nil
 }
 
-func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error) {
+func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error) {
 	s.listed = append(s.listed, listCall{What: "logs", Crawl: crawlID, Page: page, Limit: limit})
 	return nil, s.listTotal, nil
 }
 
-func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error) {
+func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error) {
 	s.listed = append(s.listed, listCall{What: "results", Crawl: crawlID, Page: page, Limit: limit, Raw: raw})
 	return nil, s.listTotal, nil
 }
 
-func (s *fakeStore) ListResultsFrom(_ context.Context, crawlID uuid.UUID, offset, limit int) ([]db.Page, int, error) {
+func (s *fakeStore) ListResultsFrom(_ context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error) {
 	s.listed = append(s.listed, listCall{What: "results from", Crawl: crawlID, Page: offset, Limit: limit})
 	return nil, s.listTotal, nil
 }
 
-func (s *fakeStore) ListPageErrors(_ context.Context, crawlID uuid.UUID, limit int) ([]db.Page, error) {
+func (s *fakeStore) ListPageErrors(_ context.Context, crawlID uuid.UUID, limit int) ([]crawl.Page, error) {
 	s.listed = append(s.listed, listCall{What: "errors", Crawl: crawlID, Limit: limit})
 	return nil, nil
 }
@@ -162,12 +162,12 @@ func (s *fakeStore) ScreenshotByToken(context.Context, string) (*db.Screenshot, 
 }
 
 // The fake has no change-tracking crawls: no previous pages, no changes.
-func (s *fakeStore) PreviousOf(context.Context, []db.Page) (map[int64]db.Previous, error) {
+func (s *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]db.Previous, error) {
 	return map[int64]db.Previous{}, nil
 }
 
-func (s *fakeStore) ListChanges(context.Context, uuid.UUID, int, int) ([]db.Page, int, error) {
-	return []db.Page{}, 0, nil
+func (s *fakeStore) ListChanges(context.Context, uuid.UUID, int, int) ([]crawl.Page, int, error) {
+	return []crawl.Page{}, 0, nil
 }
 
 // The fake has no schedules (its API has no Temporal schedules either).
@@ -180,12 +180,12 @@ func (s *fakeStore) ListSchedules(context.Context, uuid.UUID, int, int) ([]db.Sc
 }
 func (s *fakeStore) UpdateSchedule(context.Context, *db.Schedule) error         { return nil }
 func (s *fakeStore) DeleteSchedule(context.Context, uuid.UUID, uuid.UUID) error { return nil }
-func (s *fakeStore) ScheduleCrawls(context.Context, uuid.UUID, int) ([]db.Crawl, error) {
+func (s *fakeStore) ScheduleCrawls(context.Context, uuid.UUID, int) ([]crawl.Crawl, error) {
 	return nil, nil
 }
 
-func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error) {
-	var all []db.Crawl
+func (s *fakeStore) ListCrawls(_ context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]crawl.Crawl, int, error) {
+	var all []crawl.Crawl
 	for _, c := range s.crawls {
 		if c.TeamID == teamID && (status == "" || c.Status == status) {
 			all = append(all, *c)
@@ -201,13 +201,13 @@ func (s *fakeStore) CountPages(_ context.Context, crawlID uuid.UUID) (map[crawl.
 }
 
 // addCrawl stores a crawl of team with status.
-func (s *fakeStore) addCrawl(team uuid.UUID, status crawl.Status) *db.Crawl {
+func (s *fakeStore) addCrawl(team uuid.UUID, status crawl.Status) *crawl.Crawl {
 	o, err := crawl.ParseRequest([]byte(`{"startUrl":"https://a.example/"}`), crawl.Server{})
 	if err != nil {
 		panic(err)
 	}
 	id := uuid.New()
-	c := db.NewCrawl(id, team, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), time.Now().Add(-time.Minute))
+	c := crawl.NewCrawl(id, team, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), time.Now().Add(-time.Minute))
 	c.Status = status
 	s.crawls[id] = c
 	return c
@@ -380,11 +380,11 @@ var testResolver = fakeResolver{
 	"mixed.example":    {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("fd00::1")},
 }
 
-func (s *fakeStore) ScheduleCrawlsFrom(context.Context, uuid.UUID, int, int) ([]db.Crawl, error) {
+func (s *fakeStore) ScheduleCrawlsFrom(context.Context, uuid.UUID, int, int) ([]crawl.Crawl, error) {
 	return nil, nil
 }
 
-func (s *fakeStore) CheckPages(context.Context, uuid.UUID, string, int, int) ([]db.Page, int, error) {
+func (s *fakeStore) CheckPages(context.Context, uuid.UUID, string, int, int) ([]crawl.Page, int, error) {
 	return nil, 0, nil
 }
 

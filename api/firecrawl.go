@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/robots"
@@ -135,7 +134,7 @@ func (s *server) fcCrawlStatus(c *fiber.Ctx) error {
 
 // awaitEnd reads crawl rec until it has ended or timeout has passed, and
 // returns it as last read.
-func (s *server) awaitEnd(c *fiber.Ctx, rec *db.Crawl, timeout time.Duration) (*db.Crawl, error) {
+func (s *server) awaitEnd(c *fiber.Ctx, rec *crawl.Crawl, timeout time.Duration) (*crawl.Crawl, error) {
 	ctx, cancel := context.WithTimeout(c.UserContext(), timeout)
 	defer cancel()
 	team := principal(c).TeamID

@@ -549,7 +549,7 @@ var checkStatuses = map[crawl.Status]string{crawl.StatusRunning: "running", craw
 	crawl.StatusTimedOut: "partial", crawl.StatusAborted: "failed", crawl.StatusFailed: "failed", crawl.StatusError: "failed"}
 
 // checkOf is crawl rec of schedule sc as a check.
-func (s *server) checkOf(ctx context.Context, sc *db.Schedule, rec *db.Crawl) (checkJSON, error) {
+func (s *server) checkOf(ctx context.Context, sc *db.Schedule, rec *crawl.Crawl) (checkJSON, error) {
 	failed, err := s.Store.FailedPages(ctx, rec.ID)
 	if err != nil {
 		return checkJSON{}, err
@@ -681,7 +681,7 @@ func (s *server) fcGetCheck(c *fiber.Ctx) error {
 }
 
 // checkPageOf is page p of a check, with what PreviousOf read.
-func checkPageOf(p db.Page, prev map[int64]db.Previous) checkPageJSON {
+func checkPageOf(p crawl.Page, prev map[int64]db.Previous) checkPageJSON {
 	current := strconv.FormatInt(p.ID, 10)
 	out := checkPageJSON{ID: current, TargetID: "crawl", URL: p.URL, StatusCode: p.StatusCode, Error: p.Error,
 		CreatedAt: p.DiscoveredAt.UTC()}

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/firecrawl"
 )
 
@@ -153,7 +152,7 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 
 // readStatus reads crawl t's Firecrawl status (without documents) and up
 // to firecrawl.MaxDocuments of its documents from the sent-th on.
-func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*db.Crawl, firecrawl.CrawlStatus, []firecrawl.Document, error) {
+func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*crawl.Crawl, firecrawl.CrawlStatus, []firecrawl.Document, error) {
 	rec, err := s.Store.GetCrawl(ctx, t.team, t.id)
 	if err != nil {
 		return nil, firecrawl.CrawlStatus{}, nil, err
@@ -178,7 +177,7 @@ func (s *server) readStatus(ctx context.Context, t watchTarget, sent int) (*db.C
 }
 
 // fcStatus is a crawl's Firecrawl status, without documents.
-func fcStatus(rec *db.Crawl, counts map[crawl.PageState]int, stored int) firecrawl.CrawlStatus {
+func fcStatus(rec *crawl.Crawl, counts map[crawl.PageState]int, stored int) firecrawl.CrawlStatus {
 	return firecrawl.CrawlStatus{Success: true, Status: firecrawl.StatusOf(rec.Status), Completed: stored,
 		Total:       stored + counts[crawl.PageQueued] + counts[crawl.PageClaimed] + counts[crawl.PageFetched] + counts[crawl.PageConverted] + counts[crawl.PageFailed],
 		CreditsUsed: stored, ExpiresAt: firecrawl.ExpiresAt(rec.CreatedAt), Data: []firecrawl.Document{}}

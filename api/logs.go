@@ -110,7 +110,7 @@ type logJSON struct {
 // listLogs handles GET /crawl-logs/{crawlId}: the crawl's log entries,
 // oldest first.
 func (s *server) listLogs(c *fiber.Ctx) error {
-	return paginate(s, c, "crawlId", maxLimit, s.Store.ListLogs, func(l db.CrawlLog) logJSON {
+	return paginate(s, c, "crawlId", maxLimit, s.Store.ListLogs, func(l crawl.CrawlLog) logJSON {
 		return logJSON{
 			ID: strconv.FormatInt(l.ID, 10), Message: l.Message, Level: l.Level,
 			Description: l.Description, CrawlID: l.CrawlID.String(), TeamID: l.TeamID.String(),
@@ -195,7 +195,7 @@ func (s *server) listPages(c *fiber.Ctx) error {
 		raw = b
 	}
 	var prev map[int64]db.Previous
-	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]db.Page, int, error) {
+	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]crawl.Page, int, error) {
 		pages, total, err := s.Store.ListResults(ctx, id, page, limit, raw)
 		if err != nil {
 			return nil, 0, err
@@ -204,7 +204,7 @@ func (s *server) listPages(c *fiber.Ctx) error {
 		return pages, total, err
 	}
 	base := c.BaseURL()
-	return paginate(s, c, "id", maxPagesLimit, list, func(p db.Page) pageJSON {
+	return paginate(s, c, "id", maxPagesLimit, list, func(p crawl.Page) pageJSON {
 		v := resultView(p, raw, base)
 		v.changeFields = changeFieldsOf(p, prev)
 		return v
@@ -212,7 +212,7 @@ func (s *server) listPages(c *fiber.Ctx) error {
 }
 
 // resultView is a result page as the API at base answers it.
-func resultView(p db.Page, raw bool, base string) pageJSON {
+func resultView(p crawl.Page, raw bool, base string) pageJSON {
 	v := pageJSON{URL: p.URL, Depth: p.Depth, Title: str(p.Title), Markdown: str(p.Markdown), Engine: str(p.Engine),
 		Extraction: json.RawMessage("null"), ExtractionError: str(p.ExtractionError)}
 	if raw {

@@ -109,7 +109,7 @@ func (s *server) scheduleRequest(ctx context.Context, team uuid.UUID, b schedule
 			WithField("crawl", "give one of crawl, firecrawl and crawlId")
 	}
 	field := "crawl"
-	var source *db.Crawl // with crawlId
+	var source *crawl.Crawl // with crawlId
 	switch {
 	case given(b.Crawl):
 		shape, request = schedule.ShapeNative, b.Crawl
@@ -154,7 +154,7 @@ func (s *server) scheduleRequest(ctx context.Context, team uuid.UUID, b schedule
 // is the crawl rec was: a scrape's, a batch's or a map's request reads as
 // a crawl of another reach (its own limit and depth came from its
 // endpoint, not from its request).
-func sameCrawl(o crawl.Options, rec *db.Crawl) bool {
+func sameCrawl(o crawl.Options, rec *crawl.Crawl) bool {
 	if rec == nil || rec.MapOnly || o.MaxDepth != rec.MaxDepth {
 		return false
 	}

@@ -29,29 +29,29 @@ import (
 // store is what the API needs of the database.
 type store interface {
 	Authenticate(ctx context.Context, key string) (db.Principal, error)
-	InsertCrawl(ctx context.Context, c *db.Crawl) error
-	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*db.Crawl, error)
-	ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]db.Crawl, int, error)
+	InsertCrawl(ctx context.Context, c *crawl.Crawl) error
+	GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*crawl.Crawl, error)
+	ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]crawl.Crawl, int, error)
 	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
 	crawllog.Ender
-	InsertLogs(ctx context.Context, logs []db.CrawlLog) error
-	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.CrawlLog, int, error)
-	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]db.Page, int, error)
-	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]db.Page, int, error)
-	ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]db.Page, error)
+	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
+	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error)
+	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error)
+	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error)
+	ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]crawl.Page, error)
 	MapURLs(ctx context.Context, crawlID uuid.UUID, limit int, words []string, ignoreQuery bool) ([]string, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 	ScreenshotByToken(ctx context.Context, token string) (*db.Screenshot, error)
-	PreviousOf(ctx context.Context, pages []db.Page) (map[int64]db.Previous, error)
-	ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]db.Page, int, error)
+	PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]db.Previous, error)
+	ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.Page, int, error)
 	InsertSchedule(ctx context.Context, sc *db.Schedule) error
 	GetSchedule(ctx context.Context, teamID, id uuid.UUID) (*db.Schedule, error)
 	ListSchedules(ctx context.Context, teamID uuid.UUID, page, limit int) ([]db.Schedule, int, error)
 	UpdateSchedule(ctx context.Context, sc *db.Schedule) error
 	DeleteSchedule(ctx context.Context, teamID, id uuid.UUID) error
-	ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]db.Crawl, error)
-	ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]db.Crawl, error)
-	CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]db.Page, int, error)
+	ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]crawl.Crawl, error)
+	ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]crawl.Crawl, error)
+	CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]crawl.Page, int, error)
 	FailedPages(ctx context.Context, crawlID uuid.UUID) (int, error)
 	SchedulesOf(ctx context.Context, teamID uuid.UUID, shape string, offset, limit int) ([]db.Schedule, error)
 }

@@ -72,6 +72,7 @@ const (
 	PageCanonicalKnown     PageCauseKind = "canonical-known"     // URL, already in the crawl
 	PageRobotsDisallowed   PageCauseKind = "robots-disallowed"
 	PageExcludedByChange   PageCauseKind = "excluded-by-change"
+	PageNoLongerLinked     PageCauseKind = "no-longer-linked" // a page of the previous crawl no page links to now
 	PageNeedsJavaScript    PageCauseKind = "needs-javascript" // JavaScript
 	PageLookupFailed       PageCauseKind = "lookup-failed"    // Detail: the crawl's state could not be read
 

@@ -74,7 +74,7 @@ const NoDepthLimit = -1
 // all that the rest of the service needs to know about it:
 //   - json: its name in a create request and in the Crawl object the API
 //     answers ("-": neither);
-//   - bun: its column in the crawls table (db.Crawl embeds Options);
+//   - bun: its column in the crawls table (Crawl, the record, embeds Options);
 //   - option: how ParseRequest reads it from a request (see optionRule);
 //     "custom" marks the fields whose rules ParseRequest spells out in code.
 //

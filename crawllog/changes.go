@@ -5,12 +5,11 @@ import (
 	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // Baseline is the entry that says what a change-tracking crawl compares
 // its pages with: crawl prev, or nothing (every page is new).
-func Baseline(c *db.Crawl, prev *db.Crawl) db.CrawlLog {
+func Baseline(c *crawl.Crawl, prev *crawl.Crawl) crawl.CrawlLog {
 	if prev == nil {
 		return entry(c, "baseline", Info, "Change tracking",
 			"No earlier succeeded crawl of these start URLs with this scope and these options"+scheduleNote(c)+
@@ -23,7 +22,7 @@ func Baseline(c *db.Crawl, prev *db.Crawl) db.CrawlLog {
 		crawlData(c, "previousCrawlId", prev.ID.String()))
 }
 
-func scheduleNote(c *db.Crawl) string {
+func scheduleNote(c *crawl.Crawl) string {
 	if c.ScheduleID == nil {
 		return ""
 	}
@@ -32,12 +31,12 @@ func scheduleNote(c *db.Crawl) string {
 
 // Removed is the entry of a page of the previous crawl that this one no
 // longer has.
-func Removed(c *db.Crawl, p db.Page) db.CrawlLog {
+func Removed(c *crawl.Crawl, p crawl.Page) crawl.CrawlLog {
 	why := deref(p.Error)
 	switch {
 	case p.State == crawl.PageFailed:
 		why = fmt.Sprintf("it now answers %d", derefInt(p.StatusCode))
-	case why == db.NoLongerLinked:
+	case why == Reason(crawl.Because(crawl.PageNoLongerLinked)):
 		why = "no page of the site links to it any more"
 	case why == "":
 		why = "it was not kept"
@@ -49,7 +48,7 @@ func Removed(c *db.Crawl, p db.Page) db.CrawlLog {
 
 // ChangesSettled is the entry that sums up how the crawl's pages compare
 // with the previous crawl's.
-func ChangesSettled(c *db.Crawl, n db.ChangeCounts) db.CrawlLog {
+func ChangesSettled(c *crawl.Crawl, n crawl.ChangeCounts) crawl.CrawlLog {
 	return entry(c, "changes", Info, "Changes found",
 		fmt.Sprintf("Compared with the previous crawl: %d new pages, %d changed, %d the same, %d removed.",
 			n.New, n.Changed, n.Same, n.Removed),
@@ -58,7 +57,7 @@ func ChangesSettled(c *db.Crawl, n db.ChangeCounts) db.CrawlLog {
 
 // Changed is the entry of a change to a running crawl: what changed, who
 // asked, and how many queued pages it dropped.
-func Changed(c *db.Crawl, ch crawl.Change, dropped int, id string) db.CrawlLog {
+func Changed(c *crawl.Crawl, ch crawl.Change, dropped int, id string) crawl.CrawlLog {
 	desc := fmt.Sprintf("Crawl changed by %s: %s.", orSomeone(ch.By), describeChange(ch))
 	if dropped > 0 {
 		desc += fmt.Sprintf(" %d queued pages now excluded were dropped.", dropped)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/hostbudget"
 )
 
@@ -31,14 +30,14 @@ const (
 )
 
 // entry builds an entry of crawl c.
-func entry(c *db.Crawl, key string, level Level, message, description string, data map[string]any) db.CrawlLog {
-	return db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: key, Level: string(level),
+func entry(c *crawl.Crawl, key string, level Level, message, description string, data map[string]any) crawl.CrawlLog {
+	return crawl.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: key, Level: string(level),
 		Message: message, Description: description, Data: data}
 }
 
 // crawlData is the data of an entry about the crawl as a whole: its first
 // start URL, no status code, and kv.
-func crawlData(c *db.Crawl, kv ...any) map[string]any {
+func crawlData(c *crawl.Crawl, kv ...any) map[string]any {
 	data := map[string]any{"url": c.StartURLs[0], "statusCode": 0}
 	for i := 0; i+1 < len(kv); i += 2 {
 		data[kv[i].(string)] = kv[i+1]
@@ -48,7 +47,7 @@ func crawlData(c *db.Crawl, kv ...any) map[string]any {
 
 // Started is a crawl's first entry: what it crawls and within which
 // bounds (budget result pages, concurrency pages at a time).
-func Started(c *db.Crawl, budget, concurrency int) db.CrawlLog {
+func Started(c *crawl.Crawl, budget, concurrency int) crawl.CrawlLog {
 	bounds := fmt.Sprintf("maxDepth %d, ", c.MaxDepth)
 	if c.MaxDepth < 0 {
 		bounds = "no depth limit, "
@@ -75,7 +74,7 @@ func startURLs(urls []string) string {
 }
 
 // EngineChosen says which engine fetches the crawl's pages, and why.
-func EngineChosen(c *db.Crawl, engine string) db.CrawlLog {
+func EngineChosen(c *crawl.Crawl, engine string) crawl.CrawlLog {
 	level, desc := Info, ""
 	switch {
 	case c.EngineType != crawl.EngineAuto:
@@ -101,7 +100,7 @@ type JavaScriptPage struct {
 
 // EngineSwitched says that the crawl goes on with the browser engine
 // because start pages need JavaScript (in the order of their URLs).
-func EngineSwitched(c *db.Crawl, pages []JavaScriptPage) db.CrawlLog {
+func EngineSwitched(c *crawl.Crawl, pages []JavaScriptPage) crawl.CrawlLog {
 	why := make([]string, len(pages))
 	for i, p := range pages {
 		why[i] = p.URL + ": " + JavaScript(p.Sign)
@@ -114,7 +113,7 @@ func EngineSwitched(c *db.Crawl, pages []JavaScriptPage) db.CrawlLog {
 
 // SitemapRead says what the crawl's sitemaps gave: the files read (found)
 // and the pages queued from them; with none, the crawl follows links.
-func SitemapRead(c *db.Crawl, found []string, pages int) db.CrawlLog {
+func SitemapRead(c *crawl.Crawl, found []string, pages int) crawl.CrawlLog {
 	data := crawlData(c, "sitemaps", found, "pages", pages)
 	switch {
 	case pages == 0 && len(found) == 0:
@@ -130,7 +129,7 @@ func SitemapRead(c *db.Crawl, found []string, pages int) db.CrawlLog {
 
 // Retried says that a fetch of page p failed for a passing reason
 // (statusCode 0: no response) and that the page is fetched again.
-func Retried(c *db.Crawl, p db.Page, statusCode int, cause crawl.PageCause, r crawl.Retry) db.CrawlLog {
+func Retried(c *crawl.Crawl, p crawl.Page, statusCode int, cause crawl.PageCause, r crawl.Retry) crawl.CrawlLog {
 	reason := Reason(cause)
 	return entry(c, fmt.Sprintf("retry:%d:%d", p.ID, r.Attempt), Warn, "Page retried",
 		fmt.Sprintf("Attempt %d of %d to fetch %s failed: %s. It is tried again in %s.", r.Attempt, r.Attempts, p.URL, reason, r.In),
@@ -142,7 +141,7 @@ func Retried(c *db.Crawl, p db.Page, statusCode int, cause crawl.PageCause, r cr
 // answered 429 or 503, and every crawl of it waits until w.Until (a
 // Retry-After) or, with w.Until zero, goes at most w.Limit requests at
 // once until the site recovers.
-func HostThrottled(c *db.Crawl, w hostbudget.Wait) db.CrawlLog {
+func HostThrottled(c *crawl.Crawl, w hostbudget.Wait) crawl.CrawlLog {
 	host, until, why, limit := w.Host, w.Until, w.Reason, w.Limit
 	if until.IsZero() {
 		return entry(c, fmt.Sprintf("host-slowed:%s:%d:%d", host, w.Since.Unix(), limit), Warn, "Slowing down for the site",
@@ -159,7 +158,7 @@ func HostThrottled(c *db.Crawl, w hostbudget.Wait) db.CrawlLog {
 // SentToBrowser says that page p, fetched statically, needs JavaScript
 // (sign) and is rendered in the browser instead, while the rest of the
 // crawl stays static.
-func SentToBrowser(c *db.Crawl, p db.Page, sign crawl.JavaScriptSign) db.CrawlLog {
+func SentToBrowser(c *crawl.Crawl, p crawl.Page, sign crawl.JavaScriptSign) crawl.CrawlLog {
 	why := JavaScript(sign)
 	return entry(c, fmt.Sprintf("to-browser:%d", p.ID), Info, "Page sent to the browser",
 		fmt.Sprintf("%s needs JavaScript (%s): it is rendered with the browser engine (playwright).", p.URL, why),
@@ -168,7 +167,7 @@ func SentToBrowser(c *db.Crawl, p db.Page, sign crawl.JavaScriptSign) db.CrawlLo
 
 // LimitReached says why a crawl stopped with notCrawled pages left in its
 // frontier: its maxResults, or the server's cap of serverCap pages.
-func LimitReached(c *db.Crawl, serverCap, notCrawled int) db.CrawlLog {
+func LimitReached(c *crawl.Crawl, serverCap, notCrawled int) crawl.CrawlLog {
 	budget := c.PageBudget(serverCap)
 	data := crawlData(c, "notCrawled", notCrawled)
 	if budget == serverCap && (c.MaxResults == nil || c.Unbounded() || *c.MaxResults > budget) {

@@ -10,11 +10,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
-func testCrawl(edit func(*db.Crawl)) *db.Crawl {
-	c := &db.Crawl{ID: uuid.New(), TeamID: uuid.New(), Status: crawl.StatusRunning}
+func testCrawl(edit func(*crawl.Crawl)) *crawl.Crawl {
+	c := &crawl.Crawl{ID: uuid.New(), TeamID: uuid.New(), Status: crawl.StatusRunning}
 	c.StartURLs, c.MaxDepth, c.EngineType, c.TimeoutSeconds = []string{"https://example.com/"}, 3, crawl.EngineAuto, 600
 	if edit != nil {
 		edit(c)
@@ -26,7 +25,7 @@ func ptr[T any](v T) *T { return &v }
 
 // check fails t unless e has the level, the message and a description
 // holding every part of want.
-func check(t *testing.T, name string, e db.CrawlLog, level Level, message string, want ...string) {
+func check(t *testing.T, name string, e crawl.CrawlLog, level Level, message string, want ...string) {
 	t.Helper()
 	if e.Level != string(level) || e.Message != message {
 		t.Errorf("%s: %s %q, want %s %q", name, e.Level, e.Message, level, message)
@@ -45,35 +44,35 @@ func check(t *testing.T, name string, e db.CrawlLog, level Level, message string
 }
 
 func TestPageEntries(t *testing.T) {
-	c := testCrawl(func(c *db.Crawl) { c.Extraction = "the price" })
-	stored := db.Page{ID: 7, URL: "https://example.com/a", State: crawl.PageStored, StatusCode: ptr(200), FetchMS: ptr(12),
+	c := testCrawl(func(c *crawl.Crawl) { c.Extraction = "the price" })
+	stored := crawl.Page{ID: 7, URL: "https://example.com/a", State: crawl.PageStored, StatusCode: ptr(200), FetchMS: ptr(12),
 		Title: ptr("A"), ExtractedAt: ptr(time.Now())}
 	for _, tc := range []struct {
 		name    string
-		page    db.Page
+		page    crawl.Page
 		level   Level
 		message string
 		want    string
 		entries int
 	}{
 		{"stored", stored, Info, "Page crawled", "Fetched https://example.com/a (depth 0, status 200, 12 ms)", 1},
-		{"stored with a note", with(stored, func(p *db.Page) { p.Error = ptr("the response was cut off at 10 bytes") }),
+		{"stored with a note", with(stored, func(p *crawl.Page) { p.Error = ptr("the response was cut off at 10 bytes") }),
 			Warn, "Page crawled", "Note: the response was cut off at 10 bytes.", 1},
-		{"fragments removed", with(stored, func(p *db.Page) { p.Fragments, p.FragmentsRemoved = ptr(5), ptr(2) }),
+		{"fragments removed", with(stored, func(p *crawl.Page) { p.Fragments, p.FragmentsRemoved = ptr(5), ptr(2) }),
 			Info, "Page crawled", "2 of its 5 text fragments already appeared", 1},
-		{"all fragments removed", with(stored, func(p *db.Page) { p.Fragments, p.FragmentsRemoved = ptr(5), ptr(5) }),
+		{"all fragments removed", with(stored, func(p *crawl.Page) { p.Fragments, p.FragmentsRemoved = ptr(5), ptr(5) }),
 			Info, "Page crawled", "its deduplicated markdown is empty", 1},
-		{"extraction failed", with(stored, func(p *db.Page) { p.ExtractionError = ptr("refused") }),
+		{"extraction failed", with(stored, func(p *crawl.Page) { p.ExtractionError = ptr("refused") }),
 			Info, "Page crawled", "and stored its markdown", 2},
-		{"extraction never finished", with(stored, func(p *db.Page) { p.ExtractedAt = nil }),
+		{"extraction never finished", with(stored, func(p *crawl.Page) { p.ExtractedAt = nil }),
 			Info, "Page crawled", "and stored its markdown", 2},
-		{"404 is the site's state", db.Page{ID: 8, URL: "https://example.com/gone", State: crawl.PageFailed, StatusCode: ptr(404),
+		{"404 is the site's state", crawl.Page{ID: 8, URL: "https://example.com/gone", State: crawl.PageFailed, StatusCode: ptr(404),
 			Error: ptr("the server answered 404")}, Warn, "Page failed", "Could not crawl https://example.com/gone: the server answered 404.", 1},
-		{"429 is a failure", db.Page{ID: 9, URL: "https://example.com/busy", State: crawl.PageFailed, StatusCode: ptr(429),
+		{"429 is a failure", crawl.Page{ID: 9, URL: "https://example.com/busy", State: crawl.PageFailed, StatusCode: ptr(429),
 			Error: ptr("the server answered 429")}, Error, "Page failed", "answered 429", 1},
-		{"404 after retries", db.Page{ID: 10, URL: "https://example.com/x", State: crawl.PageFailed, StatusCode: ptr(404), Attempts: 2,
+		{"404 after retries", crawl.Page{ID: 10, URL: "https://example.com/x", State: crawl.PageFailed, StatusCode: ptr(404), Attempts: 2,
 			Error: ptr("the server answered 404 (after 3 attempts)")}, Error, "Page failed", "after 3 attempts", 1},
-		{"skipped", db.Page{ID: 11, URL: "https://example.com/r", State: crawl.PageSkipped, Error: ptr("disallowed by the site's robots.txt")},
+		{"skipped", crawl.Page{ID: 11, URL: "https://example.com/r", State: crawl.PageSkipped, Error: ptr("disallowed by the site's robots.txt")},
 			Info, "Page skipped", "Skipped https://example.com/r: disallowed by the site's robots.txt.", 1},
 	} {
 		entries := Pages(c, tc.page)
@@ -90,13 +89,13 @@ func TestPageEntries(t *testing.T) {
 		}
 	}
 	for _, s := range []crawl.PageState{crawl.PageQueued, crawl.PageClaimed, crawl.PageFetched, crawl.PageConverted} {
-		if got := Pages(c, db.Page{State: s}); got != nil {
+		if got := Pages(c, crawl.Page{State: s}); got != nil {
 			t.Errorf("a page %s has entries: %v", s, got)
 		}
 	}
 }
 
-func with(p db.Page, edit func(*db.Page)) db.Page {
+func with(p crawl.Page, edit func(*crawl.Page)) crawl.Page {
 	edit(&p)
 	return p
 }
@@ -104,14 +103,14 @@ func with(p db.Page, edit func(*db.Page)) db.Page {
 func TestCrawlEntries(t *testing.T) {
 	c := testCrawl(nil)
 	check(t, "start", Started(c, 100, 16), Info, "Crawl started", "Crawling https://example.com/ (maxDepth 3, engine auto, 16 pages at a time, timeout 600s)")
-	unbounded := testCrawl(func(c *db.Crawl) { c.EntireWebsite = true })
+	unbounded := testCrawl(func(c *crawl.Crawl) { c.EntireWebsite = true })
 	check(t, "start unbounded", Started(unbounded, 5000, 4), Info, "Crawl started", "no depth limit, up to 5000 pages")
 
 	check(t, "engine auto", EngineChosen(c, crawl.EngineCheerio), Info, "Engine chosen", "unless the start page turns out to need JavaScript")
-	react := testCrawl(func(c *db.Crawl) { c.Stack = "react" })
+	react := testCrawl(func(c *crawl.Crawl) { c.Stack = "react" })
 	check(t, "react with a browser", EngineChosen(react, crawl.EnginePlaywright), Info, "Engine chosen", "rendered by the browser engine")
 	check(t, "react without a browser", EngineChosen(react, crawl.EngineCheerio), Warn, "Engine chosen", "which this server does not run")
-	asked := testCrawl(func(c *db.Crawl) { c.EngineType = crawl.EngineCheerio })
+	asked := testCrawl(func(c *crawl.Crawl) { c.EngineType = crawl.EngineCheerio })
 	check(t, "engine asked for", EngineChosen(asked, crawl.EngineCheerio), Info, "Engine chosen", "as the crawl asks")
 	check(t, "engine switch", EngineSwitched(c, []JavaScriptPage{{URL: "https://example.com/", Sign: crawl.JavaScriptSign{Kind: crawl.SignNoTextScripts, Scripts: 4}}}),
 		Info, "Engine switched", "(https://example.com/: the page shows no text without its 4 scripts)")
@@ -120,26 +119,26 @@ func TestCrawlEntries(t *testing.T) {
 	check(t, "empty sitemap", SitemapRead(c, []string{"https://example.com/sitemap.xml"}, 0), Warn, "Sitemap lists no page in scope")
 	check(t, "sitemap", SitemapRead(c, []string{"https://example.com/sitemap.xml"}, 12), Info, "Sitemap read", "Queued 12 pages from 1 sitemaps")
 
-	retry := Retried(c, db.Page{ID: 3, URL: "https://example.com/a"}, 503, crawl.PageCause{Kind: crawl.PageStatus, Status: 503}, crawl.Retry{Attempt: 2, Attempts: 6, In: 2 * time.Second})
+	retry := Retried(c, crawl.Page{ID: 3, URL: "https://example.com/a"}, 503, crawl.PageCause{Kind: crawl.PageStatus, Status: 503}, crawl.Retry{Attempt: 2, Attempts: 6, In: 2 * time.Second})
 	check(t, "retry", retry, Warn, "Page retried", "Attempt 2 of 6 to fetch https://example.com/a failed: the server answered 503. It is tried again in 2s.")
 	if retry.Key != "retry:3:2" {
 		t.Errorf("retry key %q", retry.Key)
 	}
 
-	limited := testCrawl(func(c *db.Crawl) { c.MaxResults = ptr(10) })
+	limited := testCrawl(func(c *crawl.Crawl) { c.MaxResults = ptr(10) })
 	check(t, "maxResults", LimitReached(limited, 1000, 7), Info, "maxResults reached", "maxResults (10 pages); 7 discovered pages")
 	check(t, "server cap", LimitReached(unbounded, 1000, 7), Warn, "Server page cap reached", "cap of 1000 pages per crawl")
 }
 
 // fakeEnder ends the crawl it holds as the database would.
 type fakeEnder struct {
-	crawl    *db.Crawl
-	unlogged []db.Page
-	written  []db.CrawlLog
+	crawl    *crawl.Crawl
+	unlogged []crawl.Page
+	written  []crawl.CrawlLog
 }
 
 func (f *fakeEnder) EndCrawl(_ context.Context, _ uuid.UUID, status crawl.Status, message string,
-	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error) {
 	if !f.crawl.Status.Terminal() {
 		f.crawl.Status, f.crawl.ErrorMessage = status, message
 		now := f.crawl.CreatedAt.Add(90 * time.Second)
@@ -150,8 +149,8 @@ func (f *fakeEnder) EndCrawl(_ context.Context, _ uuid.UUID, status crawl.Status
 }
 
 func TestEnd(t *testing.T) {
-	store := &fakeEnder{crawl: testCrawl(func(c *db.Crawl) { c.TotalPages = 4; c.CreatedAt = time.Now() }),
-		unlogged: []db.Page{{ID: 1, URL: "https://example.com/x", State: crawl.PageSkipped, Error: ptr("the crawl ended before this page was finished")}}}
+	store := &fakeEnder{crawl: testCrawl(func(c *crawl.Crawl) { c.TotalPages = 4; c.CreatedAt = time.Now() }),
+		unlogged: []crawl.Page{{ID: 1, URL: "https://example.com/x", State: crawl.PageSkipped, Error: ptr("the crawl ended before this page was finished")}}}
 	got, err := End(context.Background(), store, store.crawl.ID, crawl.StatusAborted, Because(EndAbortedByAPI))
 	if err != nil || got.Status != crawl.StatusAborted {
 		t.Fatalf("End: %v %v", got, err)
@@ -175,7 +174,7 @@ func TestEnd(t *testing.T) {
 
 	for status, level := range map[crawl.Status]Level{crawl.StatusSucceeded: Info, crawl.StatusFailed: Error,
 		crawl.StatusTimedOut: Warn, crawl.StatusError: Error} {
-		c := testCrawl(func(c *db.Crawl) { c.Status = status })
+		c := testCrawl(func(c *crawl.Crawl) { c.Status = status })
 		if e := Ended(c, status, ""); e.Level != string(level) || e.Message == "" {
 			t.Errorf("ended %s: level %s, message %q", status, e.Level, e.Message)
 		}

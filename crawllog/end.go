@@ -7,17 +7,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // Ender is what End needs of the database: to end a crawl and write the
 // entries the ending calls for, in one transaction.
 type Ender interface {
 	EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
-		logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error)
+		logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error)
 }
-
-var _ Ender = (*db.Store)(nil)
 
 // End ends a running crawl with status (compare-and-set: a crawl that
 // already ended keeps its status), closes the pages it left half-done, and
@@ -25,15 +22,15 @@ var _ Ender = (*db.Store)(nil)
 // crawl's last entry for whichever status it ended with, in one
 // transaction. The workflow (through the FinishCrawl activity), the API
 // and the reconciler all end crawls through it; it is idempotent.
-func End(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, cause EndCause) (*db.Crawl, error) {
+func End(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, cause EndCause) (*crawl.Crawl, error) {
 	return EndWith(ctx, store, id, status, cause.Sentence())
 }
 
 // EndWith is End with the reason worded already: a FinishCrawl sent by a
 // workflow from before typed causes.
-func EndWith(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, reason string) (*db.Crawl, error) {
-	return store.EndCrawl(ctx, id, status, reason, func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog {
-		var logs []db.CrawlLog
+func EndWith(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status, reason string) (*crawl.Crawl, error) {
+	return store.EndCrawl(ctx, id, status, reason, func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog {
+		var logs []crawl.CrawlLog
 		for _, p := range unlogged {
 			logs = append(logs, Pages(c, p)...)
 		}
@@ -44,7 +41,7 @@ func EndWith(ctx context.Context, store Ender, id uuid.UUID, status crawl.Status
 // Ended is a crawl's last entry; asked is the status the ending asked
 // for, reason why. When another party ended the crawl first, the entry
 // tells its status and message.
-func Ended(c *db.Crawl, asked crawl.Status, reason string) db.CrawlLog {
+func Ended(c *crawl.Crawl, asked crawl.Status, reason string) crawl.CrawlLog {
 	if c.Status != asked {
 		reason = c.ErrorMessage
 	}

@@ -6,18 +6,17 @@ import (
 	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // Pages returns the entries of a page in a final state: the page's own,
 // and for a result page whose extraction failed or never finished, an
 // error entry saying why. A page in any other state has none.
-func Pages(c *db.Crawl, p db.Page) []db.CrawlLog {
+func Pages(c *crawl.Crawl, p crawl.Page) []crawl.CrawlLog {
 	e, ok := pageEntry(c, p)
 	if !ok {
 		return nil
 	}
-	logs := []db.CrawlLog{e}
+	logs := []crawl.CrawlLog{e}
 	if p.State != crawl.PageStored || c.Extraction == "" {
 		return logs
 	}
@@ -34,7 +33,7 @@ func Pages(c *db.Crawl, p db.Page) []db.CrawlLog {
 }
 
 // pageEntry returns the entry of a page in a final state.
-func pageEntry(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
+func pageEntry(c *crawl.Crawl, p crawl.Page) (crawl.CrawlLog, bool) {
 	status := derefInt(p.StatusCode)
 	data := map[string]any{"url": p.URL, "statusCode": status, "depth": p.Depth}
 	if p.FinalURL != nil && *p.FinalURL != p.URL {
@@ -59,12 +58,12 @@ func pageEntry(c *db.Crawl, p db.Page) (db.CrawlLog, bool) {
 		data["reason"] = note
 		return entry(c, key, Info, "Page skipped", fmt.Sprintf("Skipped %s: %s.", p.URL, note), data), true
 	}
-	return db.CrawlLog{}, false
+	return crawl.CrawlLog{}, false
 }
 
 // storedEntry is the entry of a result page: what was fetched, what
 // deduplication removed, and a note (a cut-off body) as a warning.
-func storedEntry(c *db.Crawl, p db.Page, key string, data map[string]any, note string) db.CrawlLog {
+func storedEntry(c *crawl.Crawl, p crawl.Page, key string, data map[string]any, note string) crawl.CrawlLog {
 	desc := fmt.Sprintf("Fetched %s (depth %d, status %d, %d ms) and stored its markdown.",
 		p.URL, p.Depth, derefInt(p.StatusCode), derefInt(p.FetchMS))
 	if t := deref(p.Title); t != "" {
@@ -108,7 +107,7 @@ func derefInt(n *int) int {
 // Deduplicated is the entry of a result page that deduplication took
 // text from when the crawl settled it: how many of its fragments went, and
 // the first of them.
-func Deduplicated(c *db.Crawl, p db.Page, fragments, removed int, samples []string) db.CrawlLog {
+func Deduplicated(c *crawl.Crawl, p crawl.Page, fragments, removed int, samples []string) crawl.CrawlLog {
 	data := map[string]any{"url": p.URL, "statusCode": derefInt(p.StatusCode), "depth": p.Depth,
 		"fragments": fragments, "fragmentsRemoved": removed, "removed": samples}
 	quoted := make([]string, len(samples))
@@ -125,7 +124,7 @@ func Deduplicated(c *db.Crawl, p db.Page, fragments, removed int, samples []stri
 
 // DeduplicationSettled is the entry that closes deduplication: how many
 // result pages lost text repeated elsewhere, and how many fragments.
-func DeduplicationSettled(c *db.Crawl, pages, changed, removed int) db.CrawlLog {
+func DeduplicationSettled(c *crawl.Crawl, pages, changed, removed int) crawl.CrawlLog {
 	return entry(c, "dedupe", Info, "Deduplication settled",
 		fmt.Sprintf("Deduplicated the crawl's %d result pages: %d of them held text that other pages of the crawl also hold, "+
 			"and %d text fragments were removed in all. Each text is kept on one page: boilerplate on the page closest to the start, "+

@@ -69,6 +69,8 @@ func reason(c crawl.PageCause) string {
 		return fmt.Sprintf("its canonical URL %s is a page this crawl already has", c.URL)
 	case crawl.PageRobotsDisallowed:
 		return "disallowed by the site's robots.txt; not fetched"
+	case crawl.PageNoLongerLinked:
+		return "no longer linked from the site's pages: removed since the previous crawl"
 	case crawl.PageExcludedByChange:
 		return "excluded by a change of the running crawl's excludePaths"
 	case crawl.PageNeedsJavaScript:

@@ -41,6 +41,7 @@ func TestReasons(t *testing.T) {
 		crawl.PageCanonicalKnown:     {crawl.PageCause{URL: u}, "its canonical URL " + u + " is a page this crawl already has"},
 		crawl.PageRobotsDisallowed:   {crawl.PageCause{}, "disallowed by the site's robots.txt; not fetched"},
 		crawl.PageExcludedByChange:   {crawl.PageCause{}, "excluded by a change of the running crawl's excludePaths"},
+		crawl.PageNoLongerLinked:     {crawl.PageCause{}, "no longer linked from the site's pages: removed since the previous crawl"},
 		crawl.PageNeedsJavaScript: {crawl.PageCause{JavaScript: crawl.JavaScriptSign{Kind: crawl.SignNoTextScripts, Scripts: 3}},
 			"needs JavaScript (the page shows no text without its 3 scripts); queued again for the browser engine"},
 		crawl.PageLookupFailed:  {crawl.PageCause{Detail: "db down"}, "db down"},

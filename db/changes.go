@@ -21,7 +21,7 @@ import (
 // baseline key and the same schedule (none for a crawl of no schedule),
 // created before it. It returns the crawl's baseline (nil: none; every
 // page is new). A retry returns the same one.
-func (s *Store) ChooseBaseline(ctx context.Context, c *Crawl) (*uuid.UUID, error) {
+func (s *Store) ChooseBaseline(ctx context.Context, c *crawl.Crawl) (*uuid.UUID, error) {
 	if !c.ChangeTracking {
 		return nil, nil
 	}
@@ -194,27 +194,19 @@ WHERE p.id = d.id AND p.crawl_id = ?`,
 	return nil
 }
 
-// ChangeCounts are how many result pages of a crawl are new, changed and
-// same, and how many pages of the previous crawl it removed; RemovedPages
-// are those (URL, and the status and error the crawl recorded for them).
-type ChangeCounts struct {
-	New, Changed, Same, Removed int
-	RemovedPages                []Page
-}
-
 // SettleChanges finds, once a change-tracking crawl has crawled, the
 // pages of the previous crawl it no longer has: those this crawl found
 // gone (404, 410), and, when complete (its frontier ran out: neither its
 // limit nor its timeout stopped it), those it did not keep (skipped) and
 // those no page links to any more, which are added to the crawl as skipped
-// pages — unless a page of the crawl failed for a reason that may pass,
+// pages, for the reason noLongerLinked words — unless a page of the crawl failed for a reason that may pass,
 // which may have hidden the pages below it. Every one is marked removed; the counts are saved on the crawl
 // and returned. Running it again changes nothing.
-func (s *Store) SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool) (ChangeCounts, error) {
-	var counts ChangeCounts
+func (s *Store) SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool, noLongerLinked string) (crawl.ChangeCounts, error) {
+	var counts crawl.ChangeCounts
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if prev != nil {
-			if err := settleRemoved(ctx, tx, crawlID, *prev, complete); err != nil {
+			if err := settleRemoved(ctx, tx, crawlID, *prev, complete, noLongerLinked); err != nil {
 				return err
 			}
 		}
@@ -225,7 +217,7 @@ func (s *Store) SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid
 
 // settleRemoved marks the pages of crawl prev that crawlID removed (see
 // SettleChanges).
-func settleRemoved(ctx context.Context, tx bun.Tx, crawlID, prev uuid.UUID, complete bool) error {
+func settleRemoved(ctx context.Context, tx bun.Tx, crawlID, prev uuid.UUID, complete bool, noLongerLinked string) error {
 	_, err := tx.NewRaw(`
 UPDATE pages AS p SET change_status = ?, previous_page_id = q.id
 FROM pages AS q
@@ -248,7 +240,7 @@ WHERE q.crawl_id = ? AND q.state = ?
   AND NOT EXISTS (SELECT 1 FROM pages AS f WHERE f.crawl_id = ? AND f.state = ?
                   AND coalesce(f.status_code, 0) NOT IN (404, 410))
 ON CONFLICT DO NOTHING`,
-			crawlID, crawl.PageSkipped, NoLongerLinked, changes.Removed, prev, crawl.PageStored, crawlID,
+			crawlID, crawl.PageSkipped, noLongerLinked, changes.Removed, prev, crawl.PageStored, crawlID,
 			crawlID, crawl.PageFailed).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("add the pages no longer linked to crawl %s: %w", crawlID, err)
@@ -259,7 +251,7 @@ ON CONFLICT DO NOTHING`,
 
 // countChanges counts the changes of a crawl into counts, lists its
 // removed pages, and saves the counts on the crawl.
-func countChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, counts *ChangeCounts) error {
+func countChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, counts *crawl.ChangeCounts) error {
 	var rows []struct {
 		Status string `bun:"change_status"`
 		N      int    `bun:"n"`
@@ -271,7 +263,7 @@ func countChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, counts *Cha
 	if err != nil {
 		return fmt.Errorf("count the changes of crawl %s: %w", crawlID, err)
 	}
-	*counts = ChangeCounts{}
+	*counts = crawl.ChangeCounts{}
 	for _, r := range rows {
 		switch changes.Status(r.Status) {
 		case changes.New:
@@ -289,21 +281,17 @@ func countChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, counts *Cha
 	if err != nil {
 		return fmt.Errorf("removed pages of crawl %s: %w", crawlID, err)
 	}
-	_, err = tx.NewUpdate().Model((*Crawl)(nil)).
+	_, err = tx.NewUpdate().Model((*crawl.Crawl)(nil)).
 		Set("pages_new = ?", counts.New).Set("pages_changed = ?", counts.Changed).
 		Set("pages_same = ?", counts.Same).Set("pages_removed = ?", counts.Removed).
 		Where("id = ?", crawlID).Exec(ctx)
 	return err
 }
 
-// NoLongerLinked is why a page of the previous crawl that no page links
-// to any more is in a change-tracking crawl, removed.
-const NoLongerLinked = "no longer linked from the site's pages: removed since the previous crawl"
-
 // ListChanges returns one page of a crawl's changes (result pages new or
 // changed, and pages removed), in ID order, and how many there are.
-func (s *Store) ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]Page, int, error) {
-	pages := []Page{}
+func (s *Store) ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.Page, int, error) {
+	pages := []crawl.Page{}
 	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "links", "raw_markdown").
 		Where("crawl_id = ?", crawlID).
 		Where("(state = ? AND change_status IN (?, ?)) OR change_status = ?", crawl.PageStored, changes.New, changes.Changed, changes.Removed).
@@ -329,7 +317,7 @@ type Previous struct {
 
 // PreviousOf returns the previous pages of pages, by ID; only those of
 // changed pages carry their markdown and extraction.
-func (s *Store) PreviousOf(ctx context.Context, pages []Page) (map[int64]Previous, error) {
+func (s *Store) PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]Previous, error) {
 	var all, changed, currentIDs []int64
 	for _, p := range pages {
 		if p.PreviousPageID == nil {
@@ -364,7 +352,7 @@ func (s *Store) PreviousOf(ctx context.Context, pages []Page) (map[int64]Previou
 // ChangeView is how page p compares with its previous page, from what
 // PreviousOf read (prev); nil for a page of a crawl without change
 // tracking.
-func ChangeView(p Page, prev map[int64]Previous) *changes.View {
+func ChangeView(p crawl.Page, prev map[int64]Previous) *changes.View {
 	if p.ChangeStatus == nil {
 		return nil
 	}

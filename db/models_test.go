@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/webhook"
 )
 
@@ -53,7 +52,7 @@ func everyOption(t *testing.T) crawl.Options {
 }
 
 // insertCrawl stores a crawl with options o for a new team.
-func insertCrawl(t testing.TB, o crawl.Options) *db.Crawl {
+func insertCrawl(t testing.TB, o crawl.Options) *crawl.Crawl {
 	t.Helper()
 	ctx := context.Background()
 	key, err := store.CreateAPIKey(ctx, "team-"+uuid.NewString(), nil)
@@ -65,7 +64,7 @@ func insertCrawl(t testing.TB, o crawl.Options) *db.Crawl {
 		t.Fatal(err)
 	}
 	id := uuid.New()
-	c := db.NewCrawl(id, p.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), time.Now())
+	c := crawl.NewCrawl(id, p.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), time.Now())
 	if err := store.InsertCrawl(ctx, c); err != nil {
 		t.Fatal(err)
 	}

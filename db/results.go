@@ -105,7 +105,7 @@ FROM chosen WHERE p.id = chosen.id`,
 		}
 		n, _ := stored.RowsAffected()
 		res.Stored = int(n)
-		skipped, err := tx.NewUpdate().Model((*Page)(nil)).
+		skipped, err := tx.NewUpdate().Model((*crawl.Page)(nil)).
 			Set("state = ?", crawl.PageSkipped).
 			Set("error = ?", "not stored: the crawl had ended or reached its page limit").
 			Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageConverted).Exec(ctx)
@@ -123,7 +123,7 @@ FROM chosen WHERE p.id = chosen.id`,
 // time) and returns how many more results its budget takes: none once the
 // crawl has ended.
 func roomFor(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, budget int) (int, error) {
-	var c Crawl
+	var c crawl.Crawl
 	if err := tx.NewSelect().Model(&c).Column("status", "total_pages").
 		Where("id = ?", crawlID).For("UPDATE").Scan(ctx); err != nil {
 		return 0, fmt.Errorf("lock crawl %s: %w", crawlID, err)
@@ -139,7 +139,7 @@ func countStored(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, n int) error
 	if n == 0 {
 		return nil
 	}
-	_, err := tx.NewUpdate().Model((*Crawl)(nil)).
+	_, err := tx.NewUpdate().Model((*crawl.Crawl)(nil)).
 		Set("total_pages = total_pages + ?", n).
 		Set("updated_at = clock_timestamp()").
 		Where("id = ?", crawlID).Exec(ctx)
@@ -150,7 +150,7 @@ func countStored(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, n int) error
 // extraction is not done, in crawl order.
 func (s *Store) PendingExtractions(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error) {
 	var ids []int64
-	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
+	err := s.db.NewSelect().Model((*crawl.Page)(nil)).Column("id").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageStored).
 		Where("extracted_at IS NULL").Order("depth", "rank", "id").Scan(ctx, &ids)
 	if err != nil {
@@ -178,7 +178,7 @@ type ChunkAnswer struct {
 // ExtractionSource returns a result page's URL, its markdown before
 // deduplication, and the chunk answers an earlier attempt saved.
 func (s *Store) ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (ExtractionSource, error) {
-	var p Page
+	var p crawl.Page
 	err := s.db.NewSelect().Model(&p).Column("url", "final_url", "raw_markdown", "extracted_at", "state").
 		Where("id = ?", pageID).Where("crawl_id = ?", crawlID).Scan(ctx)
 	if err != nil {
@@ -237,7 +237,7 @@ func (s *Store) SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID in
 		if err != nil || !running {
 			return err
 		}
-		q := tx.NewUpdate().Model((*Page)(nil)).
+		q := tx.NewUpdate().Model((*crawl.Page)(nil)).
 			Set("extraction_error = ?", nullString(strings.ReplaceAll(failure, "\x00", ""))).
 			Set("extraction_ms = ?", ms).
 			Set("extracted_at = clock_timestamp()").
@@ -256,8 +256,8 @@ func (s *Store) SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID in
 // ListResults returns one page of a crawl's result pages in crawl order,
 // and the total number of results. Pages come with their markdown, or with
 // raw their markdown before deduplication (in RawMarkdown).
-func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]Page, int, error) {
-	pages := []Page{}
+func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error) {
+	pages := []crawl.Page{}
 	skip := "raw_markdown"
 	if raw {
 		skip = "markdown"
@@ -274,8 +274,8 @@ func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit 
 // ListResultsFrom returns up to limit of a crawl's stored pages from the
 // offset-th on, in the order ListResults gives them, without their HTML
 // or raw markdown, and how many there are in all.
-func (s *Store) ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]Page, int, error) {
-	pages := []Page{}
+func (s *Store) ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error) {
+	pages := []crawl.Page{}
 	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "links", "raw_markdown").
 		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
 		Order("stored_at", "id").Offset(int64(offset)).Limit(int64(limit)).ScanAndCount(ctx)
@@ -288,8 +288,8 @@ func (s *Store) ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, 
 // ListPageErrors returns up to limit of a crawl's pages that failed or
 // were skipped with a reason (robots.txt, a redirect out of scope), in
 // the order they were found, with their URL, state and error only.
-func (s *Store) ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]Page, error) {
-	pages := []Page{}
+func (s *Store) ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]crawl.Page, error) {
+	pages := []crawl.Page{}
 	err := s.db.NewSelect().Model(&pages).Column("id", "url", "state", "error", "fetched_at", "discovered_at").
 		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageFailed, crawl.PageSkipped})).
 		Where("error IS NOT NULL").Order("id").Limit(int64(limit)).Scan(ctx)

@@ -114,14 +114,14 @@ func (s *Store) DeleteSchedule(ctx context.Context, teamID, id uuid.UUID) error 
 
 // ScheduleCrawls returns the latest limit crawls of a schedule, newest
 // first.
-func (s *Store) ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]Crawl, error) {
+func (s *Store) ScheduleCrawls(ctx context.Context, scheduleID uuid.UUID, limit int) ([]crawl.Crawl, error) {
 	return s.ScheduleCrawlsFrom(ctx, scheduleID, 0, limit)
 }
 
 // ScheduleCrawlsFrom returns up to limit crawls of a schedule from the
 // offset-th newest on, newest first.
-func (s *Store) ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]Crawl, error) {
-	out := []Crawl{}
+func (s *Store) ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, offset, limit int) ([]crawl.Crawl, error) {
+	out := []crawl.Crawl{}
 	err := s.db.NewSelect().Model(&out).Where("schedule_id = ?", scheduleID).
 		Order("created_at DESC", "id DESC").Offset(int64(offset)).Limit(int64(limit)).Scan(ctx)
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Store) ScheduleCrawlsFrom(ctx context.Context, scheduleID uuid.UUID, of
 
 // InsertScheduledCrawl stores the crawl of a schedule's run, once: a
 // retry finds the crawl already there and changes nothing.
-func (s *Store) InsertScheduledCrawl(ctx context.Context, c *Crawl) error {
+func (s *Store) InsertScheduledCrawl(ctx context.Context, c *crawl.Crawl) error {
 	if _, err := s.db.NewInsert().Model(c).On("CONFLICT (id) DO NOTHING").Exec(ctx); err != nil {
 		return fmt.Errorf("insert crawl %s: %w", c.ID, err)
 	}
@@ -154,8 +154,8 @@ func (s *Store) TeamHasKey(ctx context.Context, teamID uuid.UUID) (bool, error) 
 // there are: its result pages (with their change status), the previous
 // crawl's pages it removed, and the pages that failed. status narrows them
 // to one change status ("error": the failed ones; "" all).
-func (s *Store) CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]Page, int, error) {
-	pages := []Page{}
+func (s *Store) CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]crawl.Page, int, error) {
+	pages := []crawl.Page{}
 	q := s.db.NewSelect().Model(&pages).
 		Column("id", "url", "state", "status_code", "error", "change_status", "previous_page_id", "raw_markdown",
 			"extraction", "fetched_at", "discovered_at").
@@ -180,7 +180,7 @@ func (s *Store) CheckPages(ctx context.Context, crawlID uuid.UUID, status string
 // FailedPages counts a crawl's failed pages that no change status
 // explains (a 404 of a page the previous crawl had is removed instead).
 func (s *Store) FailedPages(ctx context.Context, crawlID uuid.UUID) (int, error) {
-	n, err := s.db.NewSelect().Model((*Page)(nil)).Where("crawl_id = ?", crawlID).
+	n, err := s.db.NewSelect().Model((*crawl.Page)(nil)).Where("crawl_id = ?", crawlID).
 		Where("state = ?", crawl.PageFailed).Where("change_status IS NULL").Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("failed pages of %s: %w", crawlID, err)

@@ -14,8 +14,8 @@ import (
 // StoredAfter returns up to limit of the crawl's result pages with an ID
 // above after, by ID, with what deduplication needs of them: their place
 // in the crawl's order, URL, noindex mark and raw markdown.
-func (s *Store) StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]Page, error) {
-	var pages []Page
+func (s *Store) StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]crawl.Page, error) {
+	var pages []crawl.Page
 	err := s.selectStored(&pages, crawlID).Where("id > ?", after).Order("id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("result pages after %d: %w", after, err)
@@ -25,8 +25,8 @@ func (s *Store) StoredAfter(ctx context.Context, crawlID uuid.UUID, after int64,
 
 // StoredPages returns the crawl's result pages ids (those that are
 // results), by ID, with what StoredAfter reads of them.
-func (s *Store) StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
-	var pages []Page
+func (s *Store) StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error) {
+	var pages []crawl.Page
 	err := s.selectStored(&pages, crawlID).Where("id = ANY(?)", pgdialect.Array(ids)).Order("id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%d result pages: %w", len(ids), err)
@@ -36,7 +36,7 @@ func (s *Store) StoredPages(ctx context.Context, crawlID uuid.UUID, ids []int64)
 
 // selectStored selects into pages the crawl's result pages, with the
 // columns deduplication reads.
-func (s *Store) selectStored(pages *[]Page, crawlID uuid.UUID) *bun.SelectQuery {
+func (s *Store) selectStored(pages *[]crawl.Page, crawlID uuid.UUID) *bun.SelectQuery {
 	return s.db.NewSelect().Model(pages).Column("id", "url", "depth", "rank", "noindex", "raw_markdown", "status_code").
 		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored)
 }

@@ -24,7 +24,7 @@ import (
 // and the pages it skipped; a crawl that has ended is left as it is (ok
 // false). Applying the same change again changes nothing more.
 func (s *Store) ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Change, keep func(u *url.URL) bool,
-	reason string, logs func(c *Crawl, skipped []Page) []CrawlLog) (c *Crawl, skipped []Page, ok bool, err error) {
+	reason string, logs func(c *crawl.Crawl, skipped []crawl.Page) []crawl.CrawlLog) (c *crawl.Crawl, skipped []crawl.Page, ok bool, err error) {
 	err = s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		running, err := lockRunning(ctx, tx, crawlID, "UPDATE")
 		if err != nil || !running {
@@ -32,7 +32,7 @@ func (s *Store) ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Cha
 			return err
 		}
 		ok = true
-		q := tx.NewUpdate().Model((*Crawl)(nil)).Set("updated_at = clock_timestamp()").Where("id = ?", crawlID)
+		q := tx.NewUpdate().Model((*crawl.Crawl)(nil)).Set("updated_at = clock_timestamp()").Where("id = ?", crawlID)
 		if ch.MaxResults != nil {
 			q = q.Set("max_results = ?", *ch.MaxResults)
 		}
@@ -58,7 +58,7 @@ func (s *Store) ApplyChange(ctx context.Context, crawlID uuid.UUID, ch crawl.Cha
 		}
 		skipped = skipped[:0]
 		if len(ch.ExcludePaths) > 0 {
-			var queued []Page
+			var queued []crawl.Page
 			if err := tx.NewSelect().Model(&queued).Column("id", "url").
 				Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageQueued).Where("depth > 0").Scan(ctx); err != nil {
 				return fmt.Errorf("queued pages of %s: %w", crawlID, err)

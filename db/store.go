@@ -166,7 +166,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (Principal, error)
 }
 
 // InsertCrawl stores a new crawl.
-func (s *Store) InsertCrawl(ctx context.Context, c *Crawl) error {
+func (s *Store) InsertCrawl(ctx context.Context, c *crawl.Crawl) error {
 	if _, err := s.db.NewInsert().Model(c).Exec(ctx); err != nil {
 		return fmt.Errorf("insert crawl: %w", err)
 	}
@@ -175,8 +175,8 @@ func (s *Store) InsertCrawl(ctx context.Context, c *Crawl) error {
 
 // GetCrawl returns the team's crawl id, or ENOTFOUND, also when the crawl
 // belongs to another team.
-func (s *Store) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*Crawl, error) {
-	c := new(Crawl)
+func (s *Store) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*crawl.Crawl, error) {
+	c := new(crawl.Crawl)
 	err := s.db.NewSelect().Model(c).Where("id = ?", id).Where("team_id = ?", teamID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
@@ -189,8 +189,8 @@ func (s *Store) GetCrawl(ctx context.Context, teamID, id uuid.UUID) (*Crawl, err
 
 // ListCrawls returns one page of a team's crawls, newest first, and how
 // many there are; status "" lists every status.
-func (s *Store) ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]Crawl, int, error) {
-	crawls := []Crawl{}
+func (s *Store) ListCrawls(ctx context.Context, teamID uuid.UUID, status crawl.Status, page, limit int) ([]crawl.Crawl, int, error) {
+	crawls := []crawl.Crawl{}
 	q := s.db.NewSelect().Model(&crawls).Where("team_id = ?", teamID)
 	if status != "" {
 		q = q.Where("status = ?", status)
@@ -209,7 +209,7 @@ func (s *Store) CountCrawls(ctx context.Context) (map[string]int, error) {
 		Status string `bun:"status"`
 		N      int    `bun:"n"`
 	}
-	if err := s.db.NewSelect().Model((*Crawl)(nil)).Column("status").ColumnExpr("count(*) AS n").
+	if err := s.db.NewSelect().Model((*crawl.Crawl)(nil)).Column("status").ColumnExpr("count(*) AS n").
 		Group("status").Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("count crawls: %w", err)
 	}
@@ -221,12 +221,12 @@ func (s *Store) CountCrawls(ctx context.Context) (map[string]int, error) {
 }
 
 // CrawlByID returns a crawl whatever its team, for the worker.
-func (s *Store) CrawlByID(ctx context.Context, id uuid.UUID) (*Crawl, error) {
+func (s *Store) CrawlByID(ctx context.Context, id uuid.UUID) (*crawl.Crawl, error) {
 	return crawlByID(ctx, s.db, id)
 }
 
-func crawlByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*Crawl, error) {
-	c := new(Crawl)
+func crawlByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*crawl.Crawl, error) {
+	c := new(crawl.Crawl)
 	err := db.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, crawl.Errorf(crawl.ENOTFOUND, "crawl %s not found", id)
@@ -242,12 +242,12 @@ func crawlByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*Crawl, error) {
 // changed. A crawl that is no longer running is left as it is
 // (compare-and-set), so concurrent or repeated endings agree. EndCrawl is
 // the ending with its log entries.
-func (s *Store) SetEndStatus(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
+func (s *Store) SetEndStatus(ctx context.Context, id uuid.UUID, status crawl.Status, message string) (*crawl.Crawl, bool, error) {
 	return setEndStatus(ctx, s.db, id, status, message)
 }
 
-func setEndStatus(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Status, message string) (*Crawl, bool, error) {
-	res, err := db.NewUpdate().Model((*Crawl)(nil)).
+func setEndStatus(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.Status, message string) (*crawl.Crawl, bool, error) {
+	res, err := db.NewUpdate().Model((*crawl.Crawl)(nil)).
 		Set("status = ?", status).
 		Set("error_message = ?", message).
 		Set("completed_at = clock_timestamp()").
@@ -268,8 +268,8 @@ func setEndStatus(ctx context.Context, db bun.IDB, id uuid.UUID, status crawl.St
 // its pages without an entry: all in one transaction, so that a reader who
 // sees the crawl ended also sees its last entries.
 func (s *Store) EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
-	logs func(c *Crawl, unlogged []Page) []CrawlLog) (*Crawl, error) {
-	var out *Crawl
+	logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error) {
+	var out *crawl.Crawl
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c, _, err := setEndStatus(ctx, tx, id, status, message)
 		if err != nil {
@@ -291,8 +291,8 @@ func (s *Store) EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status,
 // RunningCrawls returns up to limit crawls that are running and were
 // created before createdBefore, oldest first, starting after the crawl
 // after (uuid.Nil for the first page).
-func (s *Store) RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]Crawl, error) {
-	var cs []Crawl
+func (s *Store) RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]crawl.Crawl, error) {
+	var cs []crawl.Crawl
 	q := s.db.NewSelect().Model(&cs).Column("id", "workflow_id", "created_at").
 		Where("status = ?", crawl.StatusRunning).Where("created_at < ?", createdBefore)
 	if after != uuid.Nil {
@@ -327,10 +327,10 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 		return 0, nil
 	}
 	// One row per URL, the closest discovery winning, as across calls.
-	rows := make([]Page, 0, len(pages))
+	rows := make([]crawl.Page, 0, len(pages))
 	at := make(map[string]int, len(pages))
 	for _, p := range pages {
-		row := Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: crawl.PageQueued}
+		row := crawl.Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: crawl.PageQueued}
 		i, dup := at[p.NormalizedURL]
 		switch {
 		case !dup:
@@ -360,7 +360,7 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 // ClaimBatch returns the pages of fetch batch number batch, claiming up to
 // limit queued pages (shallowest first, then by rank) when the batch has
 // none yet. A retried claim returns the same pages.
-func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode ClaimMode) ([]Page, error) {
+func (s *Store) ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode ClaimMode) ([]crawl.Page, error) {
 	pages, err := s.BatchPages(ctx, crawlID, batch)
 	if err != nil || len(pages) > 0 {
 		return pages, err
@@ -397,7 +397,7 @@ const (
 
 // RenderQueued counts the crawl's queued pages marked for the browser.
 func (s *Store) RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error) {
-	n, err := s.db.NewSelect().Model((*Page)(nil)).Where("crawl_id = ?", crawlID).
+	n, err := s.db.NewSelect().Model((*crawl.Page)(nil)).Where("crawl_id = ?", crawlID).
 		Where("state = ?", crawl.PageQueued).Where("render").Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("pages queued for the browser: %w", err)
@@ -429,8 +429,8 @@ func (s *Store) RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, tim
 
 // BatchPages returns the pages of a batch in claim order, without their HTML
 // and markdown.
-func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]Page, error) {
-	var pages []Page
+func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]crawl.Page, error) {
+	var pages []crawl.Page
 	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).
 		Order("depth", "rank", "id").Scan(ctx)
@@ -444,7 +444,7 @@ func (s *Store) BatchPages(ctx context.Context, crawlID uuid.UUID, batch int) ([
 // conversion, in claim order.
 func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) ([]int64, error) {
 	var ids []int64
-	err := s.db.NewSelect().Model((*Page)(nil)).Column("id").
+	err := s.db.NewSelect().Model((*crawl.Page)(nil)).Column("id").
 		Where("crawl_id = ?", crawlID).Where("batch = ?", batch).Where("state = ?", crawl.PageFetched).
 		Order("depth", "rank", "id").Scan(ctx, &ids)
 	if err != nil {
@@ -454,8 +454,8 @@ func (s *Store) FetchedPages(ctx context.Context, crawlID uuid.UUID, batch int) 
 }
 
 // PagesWithHTML returns the pages ids that still hold their HTML.
-func (s *Store) PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
-	var pages []Page
+func (s *Store) PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error) {
+	var pages []crawl.Page
 	err := s.db.NewSelect().Model(&pages).
 		Where("crawl_id = ?", crawlID).Where("id IN (?)", bun.In(ids)).Where("state = ?", crawl.PageFetched).
 		Order("depth", "rank", "id").Scan(ctx)
@@ -465,7 +465,7 @@ func (s *Store) PagesWithHTML(ctx context.Context, crawlID uuid.UUID, ids []int6
 	return pages, nil
 }
 
-func sortPages(p []Page) {
+func sortPages(p []crawl.Page) {
 	sort.Slice(p, func(i, j int) bool {
 		if p[i].Depth != p[j].Depth {
 			return p[i].Depth < p[j].Depth
@@ -480,7 +480,7 @@ func sortPages(p []Page) {
 // Known reports whether the crawl already has the URL with key in its
 // frontier or results.
 func (s *Store) Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error) {
-	ok, err := s.db.NewSelect().Model((*Page)(nil)).
+	ok, err := s.db.NewSelect().Model((*crawl.Page)(nil)).
 		Where("crawl_id = ?", crawlID).Where("normalized_url = ?", key).Exists(ctx)
 	if err != nil {
 		return false, fmt.Errorf("look up %s: %w", key, err)
@@ -505,7 +505,7 @@ type FetchOutcome struct {
 	// RetryIn, with State crawl.PageQueued, puts the page back in the frontier
 	// for another attempt after this long; Log is written with it.
 	RetryIn time.Duration
-	Log     *CrawlLog
+	Log     *crawl.CrawlLog
 	// Render, with State crawl.PageQueued, leaves the page to the browser
 	// engine (it needs JavaScript).
 	Render bool
@@ -559,7 +559,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		}
 		if err == nil {
 			var links []NewPage
-			var logs []CrawlLog
+			var logs []crawl.CrawlLog
 			for _, o := range outs {
 				if savedIDs[o.PageID] {
 					saved = append(saved, o.PageID)
@@ -603,7 +603,7 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 				saved = append(saved, o.PageID)
 				links = append(links, o.Links...)
 				if o.Log != nil {
-					if err := insertLogs(ctx, tx, []CrawlLog{*o.Log}); err != nil {
+					if err := insertLogs(ctx, tx, []crawl.CrawlLog{*o.Log}); err != nil {
 						return err
 					}
 				}
@@ -703,7 +703,7 @@ func saveDocumentPages(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs [
 }
 
 func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
-	q := tx.NewUpdate().Model((*Page)(nil)).
+	q := tx.NewUpdate().Model((*crawl.Page)(nil)).
 		Set("state = ?", o.State).
 		Set("final_url = ?", nullString(o.FinalURL)).
 		Set("status_code = ?", nullInt(o.StatusCode)).
@@ -771,7 +771,7 @@ func savepoint[T any](ctx context.Context, tx bun.Tx, fn func() (T, error)) (T, 
 // ended.
 func lockRunning(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, mode string) (bool, error) {
 	var status crawl.Status
-	err := tx.NewSelect().Model((*Crawl)(nil)).Column("status").
+	err := tx.NewSelect().Model((*crawl.Crawl)(nil)).Column("status").
 		Where("id = ?", crawlID).For(mode).Scan(ctx, &status)
 	if err != nil {
 		return false, fmt.Errorf("lock crawl %s: %w", crawlID, err)
@@ -798,7 +798,7 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 			crawlID, target.URL, target.NormalizedURL, target.Depth, crawl.PageSkipped, note, crawl.PageQueued).Exec(ctx); err != nil {
 			return err
 		}
-		var row Page
+		var row crawl.Page
 		if err := tx.NewSelect().Model(&row).Column("state", "error").
 			Where("crawl_id = ?", crawlID).Where("normalized_url = ?", target.NormalizedURL).Scan(ctx); err != nil {
 			return err
@@ -814,7 +814,7 @@ func (s *Store) ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, page
 
 // SkipPage marks a fetched page as skipped, with the reason.
 func (s *Store) SkipPage(ctx context.Context, crawlID uuid.UUID, pageID int64, reason string) error {
-	_, err := s.db.NewUpdate().Model((*Page)(nil)).
+	_, err := s.db.NewUpdate().Model((*crawl.Page)(nil)).
 		Set("state = ?", crawl.PageSkipped).Set("error = ?", reason).Set("html = NULL").
 		Where("id = ?", pageID).Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageFetched, crawl.PageClaimed})).
 		Exec(ctx)
@@ -832,7 +832,7 @@ func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.Pa
 	}
 	// The previous crawl's pages a change-tracking crawl found unlinked
 	// are rows of it (for /changes), not pages it discovered.
-	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").ColumnExpr("count(*) AS n").
+	err := s.db.NewSelect().Model((*crawl.Page)(nil)).Column("state").ColumnExpr("count(*) AS n").
 		Where("crawl_id = ?", crawlID).Where("NOT (change_status IS NOT NULL AND change_status = 'removed' AND batch IS NULL)").
 		Group("state").Scan(ctx, &rows)
 	if err != nil {
@@ -847,11 +847,11 @@ func (s *Store) CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.Pa
 
 // InsertLogs writes log entries; an entry whose key the crawl already has
 // is skipped, so rewriting the same entries is harmless.
-func (s *Store) InsertLogs(ctx context.Context, logs []CrawlLog) error {
+func (s *Store) InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error {
 	return insertLogs(ctx, s.db, logs)
 }
 
-func insertLogs(ctx context.Context, db bun.IDB, logs []CrawlLog) error {
+func insertLogs(ctx context.Context, db bun.IDB, logs []crawl.CrawlLog) error {
 	if len(logs) == 0 {
 		return nil
 	}
@@ -871,8 +871,8 @@ func insertLogs(ctx context.Context, db bun.IDB, logs []CrawlLog) error {
 
 // ListLogs returns one page of a crawl's log, oldest first, and the total
 // number of entries.
-func (s *Store) ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]CrawlLog, int, error) {
-	logs := []CrawlLog{}
+func (s *Store) ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error) {
+	logs := []crawl.CrawlLog{}
 	total, err := s.db.NewSelect().Model(&logs).Where("crawl_id = ?", crawlID).
 		Order("created_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {
@@ -930,7 +930,7 @@ func (s *Store) SaveRobots(ctx context.Context, rows []Robots) error {
 // (claimed but not saved, fetched but not converted): they are skipped and
 // their HTML is dropped.
 func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
-	_, err := db.NewUpdate().Model((*Page)(nil)).
+	_, err := db.NewUpdate().Model((*crawl.Page)(nil)).
 		Set("state = ?", crawl.PageSkipped).
 		Set("html = NULL").
 		Set("error = ?", "the crawl ended before this page was finished").
@@ -944,8 +944,8 @@ func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
 
 // unloggedPages returns the crawl's pages that were fetched (or decided
 // on) but have no log entry, in crawl order.
-func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, error) {
-	var pages []Page
+func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]crawl.Page, error) {
+	var pages []crawl.Page
 	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
 		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
 		Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageStored, crawl.PageFailed, crawl.PageSkipped})).
@@ -961,7 +961,7 @@ func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]Page, 
 // crawl knows it at all.
 func (s *Store) StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error) {
 	var state crawl.PageState
-	err := s.db.NewSelect().Model((*Page)(nil)).Column("state").
+	err := s.db.NewSelect().Model((*crawl.Page)(nil)).Column("state").
 		Where("crawl_id = ?", crawlID).Where("normalized_url = ?", key).Scan(ctx, &state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
-	"github.com/google/uuid"
 )
 
 var store *db.Store
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // newCrawl stores a running crawl of a new team.
-func newCrawl(t testing.TB) *db.Crawl {
+func newCrawl(t testing.TB) *crawl.Crawl {
 	t.Helper()
 	o, err := crawl.ParseRequest([]byte(`{"startUrl":"https://example.com/","maxResults":3}`), crawl.Server{})
 	if err != nil {
@@ -131,7 +132,7 @@ func TestListCrawls(t *testing.T) {
 	for i := range 5 {
 		id := uuid.New()
 		o := first.Options
-		c := db.NewCrawl(id, first.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), first.CreatedAt.Add(time.Duration(i+1)*time.Second))
+		c := crawl.NewCrawl(id, first.TeamID, nil, "crawl-"+id.String(), o, json.RawMessage(`{}`), first.CreatedAt.Add(time.Duration(i+1)*time.Second))
 		if err := store.InsertCrawl(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +328,7 @@ func TestSaveFetchesConverted(t *testing.T) {
 		if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
 			t.Fatal(err)
 		}
-		var got []db.Page
+		var got []crawl.Page
 		if err := store.DB().NewSelect().Model(&got).Where("crawl_id = ?", c.ID).Order("id").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -369,7 +370,7 @@ func deref(s *string) string {
 
 // fetchedBatch enqueues paths as start pages ranked in order, claims them
 // as batch 0 and saves them fetched; it returns their ids in rank order.
-func fetchedBatch(t testing.TB, c *db.Crawl, paths ...string) []int64 {
+func fetchedBatch(t testing.TB, c *crawl.Crawl, paths ...string) []int64 {
 	t.Helper()
 	ctx := context.Background()
 	for i, p := range paths {
@@ -406,7 +407,7 @@ func TestStoreConvertedRespectsBudgetAndStatus(t *testing.T) {
 		t.Fatalf("two pages under a budget of one: %+v, %v", res, err)
 	}
 	// The one kept is the first in crawl order, with its markdown.
-	var first db.Page
+	var first crawl.Page
 	if err := store.DB().NewSelect().Model(&first).Where("id = ?", ids[0]).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func TestSettledMarkdown(t *testing.T) {
 		{PageID: ids[0], Markdown: "not written", Fragments: 2, Whole: true}}); err != nil {
 		t.Fatal(err)
 	}
-	var counted db.Page
+	var counted crawl.Page
 	if err := store.DB().NewSelect().Model(&counted).Where("id = ?", ids[0]).Scan(ctx); err != nil || counted.Fragments == nil || *counted.Fragments != 2 {
 		t.Errorf("the page saved whole has fragments %v (%v), want 2", counted.Fragments, err)
 	}
@@ -540,9 +541,9 @@ func TestClaimRedirectTarget(t *testing.T) {
 func TestLogs(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)
-	var logs []db.CrawlLog
+	var logs []crawl.CrawlLog
 	for i := 0; i < 25; i++ {
-		logs = append(logs, db.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("k%d", i), Level: "info", Message: fmt.Sprint(i)})
+		logs = append(logs, crawl.CrawlLog{CrawlID: c.ID, TeamID: c.TeamID, Key: fmt.Sprintf("k%d", i), Level: "info", Message: fmt.Sprint(i)})
 	}
 	for i := 0; i < 2; i++ {
 		if err := store.InsertLogs(ctx, logs); err != nil {

@@ -130,7 +130,7 @@ func (s *Store) WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (WebhookB
 // SaveWebhookAttempt records the outcome of an attempt (the event's
 // attempts, status, error, and delivered_at, given_up_at or
 // next_attempt_at) with its log entry, in one transaction.
-func (s *Store) SaveWebhookAttempt(ctx context.Context, ev *WebhookEvent, entry CrawlLog) error {
+func (s *Store) SaveWebhookAttempt(ctx context.Context, ev *WebhookEvent, entry crawl.CrawlLog) error {
 	return s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		_, err := tx.NewUpdate().Model(ev).
 			Column("attempts", "next_attempt_at", "delivered_at", "given_up_at", "last_status", "last_error").
@@ -138,14 +138,14 @@ func (s *Store) SaveWebhookAttempt(ctx context.Context, ev *WebhookEvent, entry 
 		if err != nil {
 			return fmt.Errorf("save attempt of event %s: %w", ev.ID, err)
 		}
-		return insertLogs(ctx, tx, []CrawlLog{entry})
+		return insertLogs(ctx, tx, []crawl.CrawlLog{entry})
 	})
 }
 
 // ResultPages returns the crawl's pages ids that are results (or pages
 // of the previous crawl it removed), with what a document of each shows.
-func (s *Store) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]Page, error) {
-	var pages []Page
+func (s *Store) ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error) {
+	var pages []crawl.Page
 	err := s.db.NewSelect().Model(&pages).
 		Column("id", "url", "final_url", "status_code", "content_type", "title", "markdown", "formats", "error",
 			"extraction", "extraction_error", "change_status", "previous_page_id").

@@ -78,7 +78,7 @@ type Page struct {
 }
 
 // StoredPage is what a document needs of page p of a crawl with formats.
-func StoredPage(p db.Page, formats []string) Page {
+func StoredPage(p crawl.Page, formats []string) Page {
 	out := Page{URL: p.URL, Formats: formats, Extra: p.Formats, JSON: p.Extraction}
 	for dst, src := range map[*string]*string{&out.FinalURL: p.FinalURL, &out.Title: p.Title,
 		&out.Markdown: p.Markdown, &out.ContentType: p.ContentType, &out.Error: p.Error, &out.JSONError: p.ExtractionError} {
@@ -95,7 +95,7 @@ func StoredPage(p db.Page, formats []string) Page {
 // StoredDocument is the document of page p of crawl c, as the API at
 // base answers it; prev holds what PreviousOf read of the previous
 // crawl's pages (nil: none).
-func StoredDocument(p db.Page, c *db.Crawl, prev map[int64]db.Previous, base string) Document {
+func StoredDocument(p crawl.Page, c *crawl.Crawl, prev map[int64]db.Previous, base string) Document {
 	page := StoredPage(p, c.Formats)
 	page.Base = base
 	if c.ChangeTracking {

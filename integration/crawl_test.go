@@ -29,7 +29,6 @@ import (
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawlflow"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -696,7 +695,7 @@ func TestWorkflowStartFailure(t *testing.T) {
 	if status != http.StatusInternalServerError || e.Error.Code != "internal" {
 		t.Fatalf("POST /crawls = %d %s, want 500", status, raw)
 	}
-	var rec db.Crawl
+	var rec crawl.Crawl
 	err := env.store.DB().NewSelect().Model(&rec).Where("start_urls[1] = ?", "https://start-failure.example/").Scan(context.Background())
 	if err != nil {
 		t.Fatalf("the crawl was not recorded: %v", err)

@@ -27,7 +27,7 @@ type reconcileStore interface {
 	// RunningCrawls returns up to limit crawls still running that were
 	// created before createdBefore, oldest first, starting after the crawl
 	// after (uuid.Nil for the first page).
-	RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]db.Crawl, error)
+	RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]crawl.Crawl, error)
 	crawllog.Ender
 }
 

@@ -16,13 +16,12 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // fakeStore keeps crawls in the order RunningCrawls pages them (created
 // at, then ID) and ends them compare-and-set, as db.Store does.
 type fakeStore struct {
-	crawls []*db.Crawl
+	crawls []*crawl.Crawl
 	// failEnd makes EndCrawl of these crawls fail.
 	failEnd map[uuid.UUID]bool
 	// pages records the after and limit of each RunningCrawls call.
@@ -30,7 +29,7 @@ type fakeStore struct {
 	// ended records each EndCrawl call, logs the entries it was asked to
 	// write.
 	ended []endCall
-	logs  []db.CrawlLog
+	logs  []crawl.CrawlLog
 }
 
 type pageCall struct {
@@ -47,33 +46,33 @@ type endCall struct {
 
 var _ reconcileStore = (*fakeStore)(nil)
 
-func (s *fakeStore) RunningCrawls(_ context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]db.Crawl, error) {
+func (s *fakeStore) RunningCrawls(_ context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]crawl.Crawl, error) {
 	s.pages = append(s.pages, pageCall{createdBefore, after, limit})
 	if len(s.pages) > 100 {
 		return nil, errors.New("fake: RunningCrawls called more than 100 times")
 	}
 	start := 0
 	if after != uuid.Nil {
-		i := slices.IndexFunc(s.crawls, func(c *db.Crawl) bool { return c.ID == after })
+		i := slices.IndexFunc(s.crawls, func(c *crawl.Crawl) bool { return c.ID == after })
 		if i < 0 {
 			return nil, fmt.Errorf("fake: after %s is no crawl", after)
 		}
 		start = i + 1
 	}
-	var out []db.Crawl
+	var out []crawl.Crawl
 	for _, c := range s.crawls[start:] {
 		if len(out) == limit {
 			break
 		}
 		if c.Status == crawl.StatusRunning && c.CreatedAt.Before(createdBefore) {
-			out = append(out, db.Crawl{ID: c.ID, WorkflowID: c.WorkflowID, CreatedAt: c.CreatedAt})
+			out = append(out, crawl.Crawl{ID: c.ID, WorkflowID: c.WorkflowID, CreatedAt: c.CreatedAt})
 		}
 	}
 	return out, nil
 }
 
 func (s *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Status, message string,
-	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error) {
 	s.ended = append(s.ended, endCall{id, status, message})
 	if s.failEnd[id] {
 		return nil, errors.New("fake: end crawl failed")
@@ -90,7 +89,7 @@ func (s *fakeStore) EndCrawl(_ context.Context, id uuid.UUID, status crawl.Statu
 	return &out, nil
 }
 
-func (s *fakeStore) crawl(id uuid.UUID) *db.Crawl {
+func (s *fakeStore) crawl(id uuid.UUID) *crawl.Crawl {
 	for _, c := range s.crawls {
 		if c.ID == id {
 			return c
@@ -101,9 +100,9 @@ func (s *fakeStore) crawl(id uuid.UUID) *db.Crawl {
 
 // add appends a running crawl created age ago, whose workflow the
 // describer answers with state.
-func (s *fakeStore) add(d fakeDescriber, age time.Duration, state workflowState) *db.Crawl {
+func (s *fakeStore) add(d fakeDescriber, age time.Duration, state workflowState) *crawl.Crawl {
 	id := uuid.New()
-	c := &db.Crawl{ID: id, TeamID: uuid.New(), Status: crawl.StatusRunning, WorkflowID: "crawl-" + id.String(),
+	c := &crawl.Crawl{ID: id, TeamID: uuid.New(), Status: crawl.StatusRunning, WorkflowID: "crawl-" + id.String(),
 		CreatedAt: time.Now().Add(-age)}
 	c.StartURLs = []string{"https://a.example/"}
 	s.crawls = append(s.crawls, c)
@@ -248,7 +247,7 @@ func TestOncePagesOverRunningCrawls(t *testing.T) {
 // the next pass; the crawls after it are still settled and counted.
 func TestOnceSkipsCrawlItCannotEnd(t *testing.T) {
 	s, d := &fakeStore{failEnd: map[uuid.UUID]bool{}}, fakeDescriber{}
-	var cs []*db.Crawl
+	var cs []*crawl.Crawl
 	for range 3 {
 		cs = append(cs, s.add(d, time.Hour, status(enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT)))
 	}
@@ -296,7 +295,7 @@ type endFirst struct {
 }
 
 func (e *endFirst) EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status, message string,
-	logs func(c *db.Crawl, unlogged []db.Page) []db.CrawlLog) (*db.Crawl, error) {
+	logs func(c *crawl.Crawl, unlogged []crawl.Page) []crawl.CrawlLog) (*crawl.Crawl, error) {
 	if id == e.id {
 		e.crawl(id).Status = e.status
 	}
@@ -353,7 +352,7 @@ func TestOnceReturnsReadError(t *testing.T) {
 
 type failSecondPage struct{ *fakeStore }
 
-func (f *failSecondPage) RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]db.Crawl, error) {
+func (f *failSecondPage) RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]crawl.Crawl, error) {
 	if after != uuid.Nil {
 		return nil, errors.New("fake: connection lost")
 	}
