@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 )
@@ -43,8 +44,8 @@ func (f *fakeStore) SettleChanges(_ context.Context, _ uuid.UUID, _ *uuid.UUID, 
 	return f.changeCounts, nil
 }
 
-func (f *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]db.Previous, error) {
-	return map[int64]db.Previous{}, f.call("PreviousOf")
+func (f *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]changes.Previous, error) {
+	return map[int64]changes.Previous{}, f.call("PreviousOf")
 }
 
 func (f *fakeStore) SetSitemapLastMod(context.Context, uuid.UUID, map[string]time.Time) error {

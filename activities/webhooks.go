@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -26,7 +27,7 @@ type webhookStore interface {
 	WebhookBacklog(ctx context.Context, crawlID uuid.UUID) (db.WebhookBacklog, error)
 	SaveWebhookAttempt(ctx context.Context, ev *db.WebhookEvent, entry crawl.CrawlLog) error
 	ResultPages(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error)
-	PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]db.Previous, error)
+	PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]changes.Previous, error)
 }
 
 // WebhookSender makes one attempt to deliver an event (webhook.Sender).
@@ -237,7 +238,7 @@ func (d *delivery) bodies(ctx context.Context, events []db.WebhookEvent) (map[uu
 		}
 	}
 	pages := map[int64]crawl.Page{}
-	var prev map[int64]db.Previous
+	var prev map[int64]changes.Previous
 	if len(ids) > 0 {
 		rows, err := d.store.ResultPages(ctx, d.crawl.ID, ids)
 		if err != nil {

@@ -9,13 +9,12 @@ import (
 
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // previousOf reads what the answers about pages of crawl rec show of
 // their pages in the previous crawl; nil for a crawl without change
 // tracking.
-func (s *server) previousOf(ctx context.Context, rec *crawl.Crawl, pages []crawl.Page) (map[int64]db.Previous, error) {
+func (s *server) previousOf(ctx context.Context, rec *crawl.Crawl, pages []crawl.Page) (map[int64]changes.Previous, error) {
 	if !rec.ChangeTracking {
 		return nil, nil
 	}
@@ -38,8 +37,8 @@ type changeFields struct {
 }
 
 // changeFieldsOf shows how page p compares, from what previousOf read.
-func changeFieldsOf(p crawl.Page, prev map[int64]db.Previous) changeFields {
-	v := db.ChangeView(p, prev)
+func changeFieldsOf(p crawl.Page, prev map[int64]changes.Previous) changeFields {
+	v := changes.ViewOf(p, prev)
 	if v == nil {
 		return changeFields{}
 	}
@@ -63,7 +62,7 @@ type changeJSON struct {
 // crawl found different from the previous crawl (pages new, changed and
 // removed; the same ones are left out), in the order the crawl met them.
 func (s *server) listChanges(c *fiber.Ctx) error {
-	var prev map[int64]db.Previous
+	var prev map[int64]changes.Previous
 	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]crawl.Page, int, error) {
 		pages, total, err := s.Store.ListChanges(ctx, id, page, limit)
 		if err != nil {

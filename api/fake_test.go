@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 )
@@ -162,8 +163,8 @@ func (s *fakeStore) ScreenshotByToken(context.Context, string) (*db.Screenshot, 
 }
 
 // The fake has no change-tracking crawls: no previous pages, no changes.
-func (s *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]db.Previous, error) {
-	return map[int64]db.Previous{}, nil
+func (s *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]changes.Previous, error) {
+	return map[int64]changes.Previous{}, nil
 }
 
 func (s *fakeStore) ListChanges(context.Context, uuid.UUID, int, int) ([]crawl.Page, int, error) {

@@ -681,14 +681,14 @@ func (s *server) fcGetCheck(c *fiber.Ctx) error {
 }
 
 // checkPageOf is page p of a check, with what PreviousOf read.
-func checkPageOf(p crawl.Page, prev map[int64]db.Previous) checkPageJSON {
+func checkPageOf(p crawl.Page, prev map[int64]changes.Previous) checkPageJSON {
 	current := strconv.FormatInt(p.ID, 10)
 	out := checkPageJSON{ID: current, TargetID: "crawl", URL: p.URL, StatusCode: p.StatusCode, Error: p.Error,
 		CreatedAt: p.DiscoveredAt.UTC()}
 	if p.FetchedAt != nil {
 		out.CreatedAt = p.FetchedAt.UTC()
 	}
-	v := db.ChangeView(p, prev)
+	v := changes.ViewOf(p, prev)
 	switch {
 	case v == nil:
 		out.Status = "error"

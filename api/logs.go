@@ -11,8 +11,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/pageformats"
 )
 
@@ -194,7 +194,7 @@ func (s *server) listPages(c *fiber.Ctx) error {
 		}
 		raw = b
 	}
-	var prev map[int64]db.Previous
+	var prev map[int64]changes.Previous
 	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]crawl.Page, int, error) {
 		pages, total, err := s.Store.ListResults(ctx, id, page, limit, raw)
 		if err != nil {

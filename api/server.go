@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -42,7 +43,7 @@ type store interface {
 	MapURLs(ctx context.Context, crawlID uuid.UUID, limit int, words []string, ignoreQuery bool) ([]string, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 	ScreenshotByToken(ctx context.Context, token string) (*db.Screenshot, error)
-	PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]db.Previous, error)
+	PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]changes.Previous, error)
 	ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.Page, int, error)
 	InsertSchedule(ctx context.Context, sc *db.Schedule) error
 	GetSchedule(ctx context.Context, teamID, id uuid.UUID) (*db.Schedule, error)

@@ -302,22 +302,9 @@ func (s *Store) ListChanges(ctx context.Context, crawlID uuid.UUID, page, limit 
 	return pages, int(total), nil
 }
 
-// Previous is what a page's answer shows of its page in the previous
-// crawl: when it was fetched, and (for a changed page) its markdown and
-// extraction to compare with.
-type Previous struct {
-	ID         int64           `bun:"id"`
-	FetchedAt  *time.Time      `bun:"fetched_at"`
-	Markdown   *string         `bun:"raw_markdown"`
-	Extraction json.RawMessage `bun:"extraction,type:jsonb"`
-	// Current is the raw markdown of the changed page that this one
-	// preceded, which its diff is made against.
-	Current *string `bun:"current"`
-}
-
 // PreviousOf returns the previous pages of pages, by ID; only those of
 // changed pages carry their markdown and extraction.
-func (s *Store) PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]Previous, error) {
+func (s *Store) PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]changes.Previous, error) {
 	var all, changed, currentIDs []int64
 	for _, p := range pages {
 		if p.PreviousPageID == nil {
@@ -329,11 +316,11 @@ func (s *Store) PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]P
 			changed = append(changed, *p.PreviousPageID)
 		}
 	}
-	out := map[int64]Previous{}
+	out := map[int64]changes.Previous{}
 	if len(all) == 0 {
 		return out, nil
 	}
-	var rows []Previous
+	var rows []changes.Previous
 	err := s.db.NewSelect().TableExpr("pages AS q").ColumnExpr("q.id, q.fetched_at").
 		ColumnExpr("CASE WHEN q.id = ANY(?) THEN q.raw_markdown END AS raw_markdown", pgdialect.Array(changed)).
 		ColumnExpr("CASE WHEN q.id = ANY(?) THEN q.extraction END AS extraction", pgdialect.Array(changed)).
@@ -347,23 +334,4 @@ func (s *Store) PreviousOf(ctx context.Context, pages []crawl.Page) (map[int64]P
 		out[r.ID] = r
 	}
 	return out, nil
-}
-
-// ChangeView is how page p compares with its previous page, from what
-// PreviousOf read (prev); nil for a page of a crawl without change
-// tracking.
-func ChangeView(p crawl.Page, prev map[int64]Previous) *changes.View {
-	if p.ChangeStatus == nil {
-		return nil
-	}
-	var q Previous
-	if p.PreviousPageID != nil {
-		q = prev[*p.PreviousPageID]
-	}
-	current := q.Current
-	if current == nil {
-		current = p.RawMarkdown
-	}
-	v := changes.Describe(changes.Status(*p.ChangeStatus), q.FetchedAt, deref(q.Markdown), deref(current), q.Extraction, p.Extraction)
-	return &v
 }

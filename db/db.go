@@ -2,6 +2,17 @@
 // Postgres through bun. Postgres is the service's source of truth: the API
 // reads only from here, and every write the activities make is idempotent
 // so that a retried activity changes nothing twice.
+//
+// The records of crawls, pages and logs are package crawl's; this package
+// maps them and its own rows to tables, one file per table or concern:
+// crawls.go (a crawl's record), frontier.go (pages queued and claimed),
+// fetches.go (saving a batch's outcomes), results.go (pages made results,
+// extraction), settle.go (deduplication's reads and writes), changes.go
+// (change tracking), steer.go (changes of a running crawl), logs.go,
+// robots.go, keys.go (teams and API keys), schedules.go, webhooks.go,
+// screenshots.go, hostbudget.go, mapping.go (the URLs of a map), retry.go
+// (transactions and the failures they are retried for), store.go (the
+// Store and what every file shares) and db.go (opening and migrating).
 package db
 
 import (

@@ -9,7 +9,6 @@ import (
 
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/pageformats"
 	"github.com/durablecrawl/crawler/webhook"
 )
@@ -95,11 +94,11 @@ func StoredPage(p crawl.Page, formats []string) Page {
 // StoredDocument is the document of page p of crawl c, as the API at
 // base answers it; prev holds what PreviousOf read of the previous
 // crawl's pages (nil: none).
-func StoredDocument(p crawl.Page, c *crawl.Crawl, prev map[int64]db.Previous, base string) Document {
+func StoredDocument(p crawl.Page, c *crawl.Crawl, prev map[int64]changes.Previous, base string) Document {
 	page := StoredPage(p, c.Formats)
 	page.Base = base
 	if c.ChangeTracking {
-		page.Change = db.ChangeView(p, prev)
+		page.Change = changes.ViewOf(p, prev)
 	}
 	return DocumentOf(page)
 }

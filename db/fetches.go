@@ -1,0 +1,276 @@
+package db
+
+// Saving what a batch's fetches made of its claimed pages.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/durablecrawl/crawler/crawl"
+)
+
+// FetchOutcome is what fetching a claimed page produced.
+type FetchOutcome struct {
+	PageID      int64
+	State       crawl.PageState // PageFetched, PageFailed, PageSkipped, or PageQueued for a retry
+	FinalURL    string
+	StatusCode  int
+	ContentType string
+	HTML        string
+	Engine      string
+	Error       string
+	Bytes       int
+	FetchMS     int
+	// Links are the in-scope pages the page links to, enqueued with it.
+	Links []NewPage
+	// RetryIn, with State crawl.PageQueued, puts the page back in the frontier
+	// for another attempt after this long; Log is written with it.
+	RetryIn time.Duration
+	Log     *crawl.CrawlLog
+	// Render, with State crawl.PageQueued, leaves the page to the browser
+	// engine (it needs JavaScript).
+	Render bool
+	// Converted, with State crawl.PageConverted, is the page's markdown,
+	// made as it was fetched: its HTML is never written to the database.
+	Converted *Converted
+	// Screenshot, with Converted, is the page's screenshot.
+	Screenshot *Screenshot
+	// Change, on a page of a change-tracking crawl that is converted (or
+	// reuses its previous markdown), is how it compares with the previous
+	// crawl.
+	Change *PageChange
+}
+
+// Size is about how many bytes the outcome writes: its HTML or markdown,
+// and its screenshot.
+func (o FetchOutcome) Size() int {
+	n := 0
+	if o.Screenshot != nil {
+		n = len(o.Screenshot.Data)
+	}
+	if o.Converted != nil {
+		return n + len(o.Converted.Markdown)
+	}
+	return n + len(o.HTML)
+}
+
+// SaveFetches records the fetches of claimed pages and enqueues their
+// links, in one transaction, while the crawl runs; a crawl that has ended
+// keeps its pages as they are. A page that is no longer claimed (saved by
+// an earlier attempt of the same batch) is left alone, and so are its
+// links. A page whose record the database refuses is marked failed rather
+// than failing the others, for the reason notRecorded words. It returns
+// the pages it saved, whose links are now in the frontier.
+func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome, notRecorded func(error) string) ([]int64, error) {
+	if len(outs) == 0 {
+		return nil, nil
+	}
+	var saved []int64
+	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		saved = saved[:0]
+		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
+		if err != nil || !running {
+			return err
+		}
+		// One statement for the group; when the database refuses it (a
+		// page it cannot store), page by page, so that only that page fails.
+		savedIDs, err := savepoint(ctx, tx, func() (map[int64]bool, error) { return saveFetchGroup(ctx, tx, crawlID, outs) })
+		if Transient(err) {
+			return err // the whole transaction is tried again
+		}
+		if err == nil {
+			var links []NewPage
+			var logs []crawl.CrawlLog
+			for _, o := range outs {
+				if savedIDs[o.PageID] {
+					saved = append(saved, o.PageID)
+					links = append(links, o.Links...)
+					if o.Log != nil {
+						logs = append(logs, *o.Log)
+					}
+				}
+			}
+			if err := insertLogs(ctx, tx, logs); err != nil {
+				return err
+			}
+			if err := saveScreenshots(ctx, tx, crawlID, outs, savedIDs); err != nil {
+				return err
+			}
+			if err := saveDocumentPages(ctx, tx, crawlID, outs, savedIDs); err != nil {
+				return err
+			}
+			if err := saveChanges(ctx, tx, crawlID, outs, savedIDs); err != nil {
+				return err
+			}
+			_, err = enqueue(ctx, tx, crawlID, links)
+			return err
+		}
+		var links []NewPage
+		for _, o := range outs {
+			ok, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
+			if Transient(err) {
+				return err
+			}
+			if err != nil {
+				// Recorded as failed instead; its links are not followed.
+				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
+					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
+					Error: notRecorded(err)}); err != nil {
+					return err
+				}
+				continue
+			}
+			if ok {
+				saved = append(saved, o.PageID)
+				links = append(links, o.Links...)
+				if o.Log != nil {
+					if err := insertLogs(ctx, tx, []crawl.CrawlLog{*o.Log}); err != nil {
+						return err
+					}
+				}
+				if err := saveScreenshots(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
+					return err
+				}
+				if err := saveChanges(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = enqueue(ctx, tx, crawlID, links)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return saved, nil
+}
+
+// saveFetchGroup records the fetches of claimed pages in one statement and
+// returns the pages it saved (those still claimed), as saveFetch does one.
+func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome) (map[int64]bool, error) {
+	n := len(outs)
+	ids, retryMS := make([]int64, n), make([]int64, n)
+	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
+	render := make([]bool, n)
+	titles, markdowns, convertMS, noindex := make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
+	formats := make([]string, n) // "" for none
+	for i, o := range outs {
+		if c := o.Converted; o.State == crawl.PageConverted && c != nil {
+			titles[i], markdowns[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.ConvertMS, c.NoIndex
+			formats[i] = string(c.Formats)
+		}
+		render[i] = o.State == crawl.PageQueued && o.Render
+		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
+		engines[i], errs[i], bytes[i], ms[i] = o.Engine, o.Error, o.Bytes, o.FetchMS
+		if o.State == crawl.PageFetched {
+			htmls[i] = o.HTML
+		}
+		if o.State == crawl.PageQueued {
+			retryMS[i] = o.RetryIn.Milliseconds()
+		}
+	}
+	var saved []int64
+	err := tx.NewRaw(`
+UPDATE pages AS p SET
+    state = d.state, final_url = nullif(d.final_url, ''), status_code = nullif(d.status, 0),
+    content_type = nullif(d.content_type, ''), engine = nullif(d.engine, ''),
+    error = nullif(d.error, ''),
+    bytes = d.bytes, fetch_ms = d.ms, fetched_at = clock_timestamp(),
+    html = CASE WHEN d.state = ? THEN d.html ELSE p.html END,
+    title = CASE WHEN d.state = ? THEN d.title ELSE p.title END,
+    raw_markdown = CASE WHEN d.state = ? THEN d.markdown ELSE p.raw_markdown END,
+    convert_ms = CASE WHEN d.state = ? THEN d.convert_ms ELSE p.convert_ms END,
+    formats = CASE WHEN d.state = ? THEN nullif(d.formats, '')::jsonb ELSE p.formats END,
+    noindex = p.noindex OR d.noindex,
+    batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
+    attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
+    not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END,
+    render = p.render OR d.render
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
+        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[])
+    AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
+        title, markdown, convert_ms, noindex, formats)
+WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
+RETURNING p.id`,
+		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
+		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
+		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
+		pgdialect.Array(retryMS), pgdialect.Array(render),
+		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex), pgdialect.Array(formats),
+		crawlID, crawl.PageClaimed).Scan(ctx, &saved)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
+	}
+	out := make(map[int64]bool, len(saved))
+	for _, id := range saved {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// saveDocumentPages records the page counts of the documents (PDFs)
+// among the saved outcomes.
+func saveDocumentPages(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, saved map[int64]bool) error {
+	for _, o := range outs {
+		if c := o.Converted; c != nil && c.DocumentPages > 0 && saved[o.PageID] {
+			if _, err := tx.NewRaw(`UPDATE pages SET document_pages = ? WHERE id = ? AND crawl_id = ?`,
+				c.DocumentPages, o.PageID, crawlID).Exec(ctx); err != nil {
+				return fmt.Errorf("page count of document %d: %w", o.PageID, err)
+			}
+		}
+	}
+	return nil
+}
+
+func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome) (bool, error) {
+	q := tx.NewUpdate().Model((*crawl.Page)(nil)).
+		Set("state = ?", o.State).
+		Set("final_url = ?", nullString(o.FinalURL)).
+		Set("status_code = ?", nullInt(o.StatusCode)).
+		Set("content_type = ?", nullString(o.ContentType)).
+		Set("engine = ?", nullString(o.Engine)).
+		Set("error = ?", nullString(o.Error)).
+		Set("bytes = ?", o.Bytes).
+		Set("fetch_ms = ?", o.FetchMS).
+		Set("fetched_at = clock_timestamp()").
+		Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageClaimed)
+	if o.State == crawl.PageFetched {
+		q = q.Set("html = ?", o.HTML)
+	}
+	if c := o.Converted; o.State == crawl.PageConverted && c != nil {
+		q = q.Set("title = ?", c.Title).Set("raw_markdown = ?", c.Markdown).Set("convert_ms = ?", c.ConvertMS)
+		if c.DocumentPages > 0 {
+			q = q.Set("document_pages = ?", c.DocumentPages)
+		}
+		if len(c.Formats) > 0 {
+			q = q.Set("formats = ?::jsonb", string(c.Formats))
+		}
+		if c.NoIndex {
+			q = q.Set("noindex = true")
+		}
+	}
+	if o.State == crawl.PageQueued {
+		q = q.Set("batch = NULL") // back in the frontier, for another engine or a retry
+		if o.Render {
+			q = q.Set("render = true")
+		}
+	}
+	if o.State == crawl.PageQueued && o.RetryIn > 0 {
+		q = q.Set("attempts = attempts + 1").
+			Set("not_before = clock_timestamp() + ? * interval '1 millisecond'", o.RetryIn.Milliseconds())
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("save fetch of page %d: %w", o.PageID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
