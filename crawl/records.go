@@ -20,7 +20,7 @@ type Crawl struct {
 	ID      uuid.UUID       `bun:"id,pk,type:uuid"`
 	TeamID  uuid.UUID       `bun:"team_id,type:uuid,notnull"`
 	BrandID *string         `bun:"brand_id"`
-	Status  Status    `bun:"status,notnull"`
+	Status  Status          `bun:"status,notnull"`
 	Request json.RawMessage `bun:"request,type:jsonb,notnull"`
 
 	Options
@@ -74,14 +74,14 @@ func emptyNilLists(o *Options) {
 
 // Page is a URL of a crawl: first a frontier entry, then a result.
 type Page struct {
-	ID            int64           `bun:"id,pk,autoincrement"`
-	CrawlID       uuid.UUID       `bun:"crawl_id,type:uuid,notnull"`
-	URL           string          `bun:"url,notnull"`
-	NormalizedURL string          `bun:"normalized_url,notnull"`
-	Depth         int             `bun:"depth,notnull"`
-	Rank          string          `bun:"rank,notnull"`
+	ID            int64     `bun:"id,pk,autoincrement"`
+	CrawlID       uuid.UUID `bun:"crawl_id,type:uuid,notnull"`
+	URL           string    `bun:"url,notnull"`
+	NormalizedURL string    `bun:"normalized_url,notnull"`
+	Depth         int       `bun:"depth,notnull"`
+	Rank          string    `bun:"rank,notnull"`
 	State         PageState `bun:"state,notnull"`
-	Batch         *int            `bun:"batch"`
+	Batch         *int      `bun:"batch"`
 	// Attempts counts the page's failed fetches that were retried;
 	// NotBefore is when a page queued again for a retry may be fetched.
 	Attempts  int        `bun:"attempts,notnull,default:0"`
@@ -158,4 +158,3 @@ type CrawlLog struct {
 	Data        map[string]any `bun:"data,type:jsonb,notnull"`
 	CreatedAt   time.Time      `bun:"created_at,nullzero,notnull,default:clock_timestamp()"`
 }
-
