@@ -1,8 +1,8 @@
 // Package activities holds the crawl workflow's activities: thin adapters
 // between Temporal and the parts that do the work. Each activity loads what
-// it needs from the database, hands it to the domain packages (frontier for
-// the per-page rules, markdown, dedupe, extract, crawllog for the log
-// entries) and stores what they decide. Each depends on a small interface
+// it needs from the database, hands it to the domain packages (batch, the
+// crawl engine, for FetchPages and RenderPages; markdown, dedupe, extract,
+// crawllog for the log entries) and stores what they decide. Each depends on a small interface
 // of the database methods it uses, declared beside it.
 //
 // Every activity takes and returns IDs and counters only; page content
@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
@@ -35,7 +36,7 @@ import (
 // activity's own interface.
 type Store interface {
 	lifecycleStore
-	fetchStore
+	batch.Store
 	convertStore
 	resultStore
 	extractStore
@@ -57,9 +58,7 @@ type crawlLoader interface {
 
 // PageFetcher fetches pages: over plain HTTP (static.Fetcher) or in a
 // browser (browser.Fetcher).
-type PageFetcher interface {
-	FetchAll(ctx context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error
-}
+type PageFetcher = batch.Fetcher
 
 var _ PageFetcher = (*static.Fetcher)(nil)
 
@@ -139,11 +138,8 @@ type Activities struct {
 	PDF *pdfdoc.Converter
 }
 
-// FetchObserver hears of each page fetch: the engine (static or browser),
-// the status (0 when no answer came), the body's size and the time taken.
-type FetchObserver interface {
-	PageFetched(engine string, status, bytes int, d time.Duration)
-}
+// FetchObserver hears of each page fetch (see batch.Observer).
+type FetchObserver = batch.Observer
 
 // loadCrawl returns a crawl and its options. A crawl ID that is not one,
 // or names no crawl, fails the activity for good.

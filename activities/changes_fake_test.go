@@ -3,38 +3,22 @@ package activities
 import (
 	"context"
 	"net/url"
-
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // The fake store's change tracking: ChooseBaseline answers f.baseline,
-// PreviousPages the pages of f.previous under the keys asked for, and
-// SettleChanges f.changeCounts.
+// and SettleChanges f.changeCounts.
 
 func (f *fakeStore) ChooseBaseline(_ context.Context, c *crawl.Crawl) (*uuid.UUID, error) {
 	if err := f.call("ChooseBaseline"); err != nil {
 		return nil, err
 	}
 	return f.baseline, nil
-}
-
-func (f *fakeStore) PreviousPages(_ context.Context, _ uuid.UUID, keys []string) (map[string]db.PreviousPage, error) {
-	if err := f.call("PreviousPages"); err != nil {
-		return nil, err
-	}
-	out := map[string]db.PreviousPage{}
-	for _, k := range keys {
-		if p, ok := f.previous[k]; ok {
-			out[k] = p
-		}
-	}
-	return out, nil
 }
 
 func (f *fakeStore) SettleChanges(_ context.Context, _ uuid.UUID, _ *uuid.UUID, _ bool, _ string) (crawl.ChangeCounts, error) {

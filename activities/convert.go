@@ -3,20 +3,14 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/url"
-	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
-	"github.com/durablecrawl/crawler/frontier"
-	"github.com/durablecrawl/crawler/markdown"
-	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // convertStore is what ConvertPages needs of the database.
@@ -79,7 +73,7 @@ func convertPages(ctx context.Context, store convertStore, in ConvertPagesInput)
 	if err != nil {
 		return ConvertPagesResult{}, err
 	}
-	mdOptions, err := markdownOptions(o)
+	mdOptions, err := conversionOf(o)
 	if err != nil {
 		return ConvertPagesResult{}, err
 	}
@@ -100,39 +94,11 @@ func convertPages(ctx context.Context, store convertStore, in ConvertPagesInput)
 	return res, nil
 }
 
-// conversion is how a crawl's pages are converted: into markdown, and
-// into the other formats the crawl asked for.
-type conversion struct {
-	markdown.Options
-	Formats []string
-	// MapOnly skips the conversion: the crawl wants the pages' links only.
-	MapOnly bool
-}
-
-// markdownOptions are how a crawl's pages become markdown, and which other
-// formats they are kept in.
-func markdownOptions(o crawl.Options) (conversion, error) {
-	mo := markdown.Options{
-		MainContentOnly: o.ExcludeNonMainTags,
-		IncludeLinks:    o.IncludeLinks,
-		IncludeOnlyTags: o.IncludeOnlyTags,
-		ExcludeTags:     o.ExcludeTags,
-	}
-	if !o.IncludeExternalLinks {
-		rules, err := frontier.RulesOf(o)
-		if err != nil {
-			return conversion{}, nonRetryable(err)
-		}
-		mo.KeepLink = rules.SameSite
-	}
-	return conversion{Options: mo, Formats: o.Formats, MapOnly: o.MapOnly}, nil
-}
-
 // convertGroups converts the pages ids, convertGroup at a time, in three
 // overlapping steps: the next group loads from the database while this one
 // converts on every core and the last one is saved. A failed load or save
 // ends it (converting on would be wasted).
-func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, o conversion, progress *atomic.Int64) (ConvertPagesResult, error) {
+func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, ids []int64, o batch.Conversion, progress *atomic.Int64) (ConvertPagesResult, error) {
 	type group struct {
 		ids     []int64
 		results []converted
@@ -197,13 +163,11 @@ func convertGroups(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 var errStopped = errors.New("stopped")
 
 // convertAll converts pages on every core; it stops early when ctx ends.
-func convertAll(ctx context.Context, pages []crawl.Page, o conversion) []converted {
+func convertAll(ctx context.Context, pages []crawl.Page, o batch.Conversion) []converted {
 	results := make([]converted, len(pages))
 	onEveryCore(len(pages), func(i int) {
 		if ctx.Err() == nil {
-			converters <- struct{}{} // shared with the fetch activities' conversions
 			results[i] = convertPage(pages[i], o)
-			<-converters
 		}
 	})
 	return results
@@ -239,7 +203,7 @@ type converted struct {
 
 // convertPage turns one fetched page into markdown; o is copied, so that
 // pages convert concurrently.
-func convertPage(p crawl.Page, o conversion) converted {
+func convertPage(p crawl.Page, o batch.Conversion) converted {
 	base := p.URL
 	if p.FinalURL != nil {
 		base = *p.FinalURL
@@ -248,39 +212,22 @@ func convertPage(p crawl.Page, o conversion) converted {
 	if p.HTML != nil {
 		html = *p.HTML
 	}
-	c, err := convertHTML(base, []byte(html), o, "")
+	c, err := batch.Convert(base, []byte(html), o, "")
 	c.PageID = p.ID
 	return converted{page: c, err: err}
-}
-
-// convertHTML turns a page's HTML, fetched from pageURL, into markdown.
-// It runs on goroutines of its own, where a panic in the HTML libraries
-// would end the worker: it ends this page instead.
-func convertHTML(pageURL string, html []byte, o conversion, shot string) (out db.Converted, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = db.Converted{}, fmt.Errorf("the converter failed: %v", r)
-		}
-	}()
-	if o.MapOnly {
-		return db.Converted{}, nil
-	}
-	o.PageURL, _ = url.Parse(pageURL)
-	o.HTML = slices.Contains(o.Formats, pageformats.HTML)
-	began := time.Now()
-	doc, err := markdown.Convert(html, o.Options)
-	if err != nil {
-		return db.Converted{}, err
-	}
-	formats, err := pageformats.Make(html, o.PageURL, o.Formats, doc.HTML, shot)
-	if err != nil {
-		return db.Converted{}, err
-	}
-	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Formats: formats,
-		ConvertMS: int(time.Since(began) / time.Millisecond)}, nil
 }
 
 // convertFailed is why a page the converter failed on is skipped.
 func convertFailed(err error) string {
 	return crawllog.Reason(crawl.PageCause{Kind: crawl.PageConvertFailed, Detail: err.Error()})
+}
+
+// conversionOf is batch.ConversionOf, failing for good on the crawl's
+// rules.
+func conversionOf(o crawl.Options) (batch.Conversion, error) {
+	c, err := batch.ConversionOf(o)
+	if batch.Permanent(err) {
+		return c, nonRetryable(err)
+	}
+	return c, err
 }

@@ -8,15 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
-	"github.com/durablecrawl/crawler/fetch"
 )
 
 // fakeStore is an in-memory database: canned answers in, recorded calls
@@ -24,6 +23,10 @@ import (
 // what its activity asks for. Its methods may be called from the
 // goroutines of a batch, hence the lock.
 type fakeStore struct {
+	// The batch's methods are package batch's, tested there with a fake
+	// of their own: calling one here panics.
+	batch.Store
+
 	mu sync.Mutex
 
 	crawl *crawl.Crawl // nil: no such crawl
@@ -31,27 +34,18 @@ type fakeStore struct {
 	fail map[string]error
 
 	// Answers.
-	unsaved    map[int64]bool          // SaveFetches: pages an earlier attempt already saved
 	counts     map[crawl.PageState]int // CountPages
-	claim      []crawl.Page            // ClaimBatch
-	renderQ    int                     // RenderQueued
-	waiting    int                     // RetriesWaiting
-	retryIn    time.Duration
-	owned      map[string]bool            // ClaimRedirectTarget, by target key
-	known      map[string]bool            // Known
-	states     map[string]crawl.PageState // StateOf
-	robots     map[string]db.Robots       // Robots, by origin; SaveRobots adds
-	fetched    []int64                    // FetchedPages
-	pages      map[int64]crawl.Page       // PagesWithHTML, BatchPages
-	stored     db.StoreResult             // StoreConverted; adds Stored to TotalPages
-	pending    []int64                    // PendingExtractions
-	source     db.ExtractionSource        // ExtractionSource
-	batchPages []crawl.Page               // BatchPages
-	results    []crawl.Page               // StoredAfter, by ID; ResultPages
-	hooks      []db.WebhookEvent          // webhook events (see webhooks_fake_test.go)
+	robots     map[string]db.Robots    // Robots, by origin; SaveRobots adds
+	fetched    []int64                 // FetchedPages
+	pages      map[int64]crawl.Page    // PagesWithHTML, BatchPages
+	stored     db.StoreResult          // StoreConverted; adds Stored to TotalPages
+	pending    []int64                 // PendingExtractions
+	source     db.ExtractionSource     // ExtractionSource
+	batchPages []crawl.Page            // BatchPages
+	results    []crawl.Page            // StoredAfter, by ID; ResultPages
+	hooks      []db.WebhookEvent       // webhook events (see webhooks_fake_test.go)
 	// Change tracking (see changes_fake_test.go).
 	baseline     *uuid.UUID
-	previous     map[string]db.PreviousPage
 	changeCounts crawl.ChangeCounts
 	// Schedules (see schedules_test.go).
 	schedule *db.Schedule
@@ -62,9 +56,6 @@ type fakeStore struct {
 	logs         []crawl.CrawlLog // InsertLogs, and EndCrawl's entries after them
 	ended        []crawl.Status
 	endReason    string
-	outcomes     []db.FetchOutcome
-	claimModes   []db.ClaimMode
-	redirects    []db.NewPage // ClaimRedirectTarget's targets
 	savedRobots  []db.Robots
 	htmlLoads    [][]int64 // PagesWithHTML's ids, a slice a call
 	converted    []db.Converted
@@ -166,61 +157,6 @@ func (f *fakeStore) CountPages(context.Context, uuid.UUID) (map[crawl.PageState]
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.counts, f.call("CountPages")
-}
-
-func (f *fakeStore) ClaimBatch(_ context.Context, _ uuid.UUID, _, _ int, mode db.ClaimMode) ([]crawl.Page, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.claimModes = append(f.claimModes, mode)
-	return f.claim, f.call("ClaimBatch")
-}
-
-func (f *fakeStore) RenderQueued(context.Context, uuid.UUID) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.renderQ, f.call("RenderQueued")
-}
-
-func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Duration, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.waiting, f.retryIn, f.call("RetriesWaiting")
-}
-
-func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome, _ func(error) string) ([]int64, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.call("SaveFetches"); err != nil {
-		return nil, err
-	}
-	f.outcomes = append(f.outcomes, outs...)
-	var saved []int64
-	for _, o := range outs {
-		if !f.unsaved[o.PageID] {
-			saved = append(saved, o.PageID)
-		}
-	}
-	return saved, nil
-}
-
-func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage, _ string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.redirects = append(f.redirects, target)
-	return f.owned[target.NormalizedURL], f.call("ClaimRedirectTarget")
-}
-
-func (f *fakeStore) Known(_ context.Context, _ uuid.UUID, key string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.known[key], f.call("Known")
-}
-
-func (f *fakeStore) StateOf(_ context.Context, _ uuid.UUID, key string) (crawl.PageState, bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	state, ok := f.states[key]
-	return state, ok, f.call("StateOf")
 }
 
 func (f *fakeStore) Robots(_ context.Context, _ uuid.UUID, origins []string) (map[string]db.Robots, error) {
@@ -378,50 +314,6 @@ func (f *fakeStore) BatchPages(context.Context, uuid.UUID, int) ([]crawl.Page, e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.batchPages, f.call("BatchPages")
-}
-
-// fakeFetcher serves prepared results by URL (a 404 for any other URL)
-// and records the URLs it was asked for. Like the real fetchers, it asks
-// Batch.Admit before each request and emits every URL it admits.
-type fakeFetcher struct {
-	results map[string]fetch.Result
-	err     error // FetchAll's return
-
-	mu    sync.Mutex
-	asked []string
-}
-
-var _ PageFetcher = (*fakeFetcher)(nil)
-
-func (f *fakeFetcher) FetchAll(_ context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error {
-	for _, u := range urls {
-		if b.Admit != nil && !b.Admit(u) {
-			continue
-		}
-		f.mu.Lock()
-		f.asked = append(f.asked, u)
-		f.mu.Unlock()
-		r, ok := f.results[u]
-		if !ok {
-			r = fetch.Result{StatusCode: 404, ContentType: "text/plain"}
-		}
-		r.URL = u
-		if r.FinalURL == "" {
-			r.FinalURL = u
-		}
-		emit(r)
-	}
-	return f.err
-}
-
-// htmlResult is a 200 response with an HTML body.
-func htmlResult(body string) fetch.Result {
-	return fetch.Result{StatusCode: 200, ContentType: "text/html; charset=utf-8", Body: []byte(body)}
-}
-
-// textResult is a 200 response with a plain text or XML body.
-func textResult(body string) fetch.Result {
-	return fetch.Result{StatusCode: 200, ContentType: "text/plain", Body: []byte(body)}
 }
 
 // fakeLLM answers chunks by index; answers[i] for chunk i, or errs[i].

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -82,7 +83,7 @@ func startCrawl(ctx context.Context, store lifecycleStore, s Settings, in StartC
 	if c.Status.Terminal() {
 		return plan, nil
 	}
-	if _, err := store.Enqueue(ctx, c.ID, newPages(frontier.SeedsOf(o))); err != nil {
+	if _, err := store.Enqueue(ctx, c.ID, batch.NewPages(frontier.SeedsOf(o))); err != nil {
 		return CrawlPlan{}, err
 	}
 	logs := []crawl.CrawlLog{crawllog.Started(c, plan.Budget, s.concurrency(o)), crawllog.EngineChosen(c, plan.Engine)}
@@ -169,15 +170,6 @@ func engineOf(o crawl.Options, browserAvailable bool) string {
 // (30 s each by default) within the activity's time limit.
 func batchSize(concurrency int) int {
 	return min(max(16*concurrency, 64), 256, 60*concurrency)
-}
-
-// newPages turns frontier links into the rows that enqueue them.
-func newPages(links []frontier.Link) []db.NewPage {
-	out := make([]db.NewPage, len(links))
-	for i, l := range links {
-		out[i] = db.NewPage{URL: l.URL, NormalizedURL: l.Key, Depth: l.Depth, Rank: l.Rank}
-	}
-	return out
 }
 
 // FinishCrawlInput asks to end a crawl with a status.

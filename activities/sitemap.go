@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -18,7 +19,7 @@ import (
 // sitemapStore is what SeedFromSitemap needs of the database.
 type sitemapStore interface {
 	crawlLoader
-	robotsStore
+	batch.RobotsStore
 	Enqueue(ctx context.Context, crawlID uuid.UUID, pages []db.NewPage) (int, error)
 	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 	SetSitemapLastMod(ctx context.Context, crawlID uuid.UUID, lastMod map[string]time.Time) error
@@ -62,7 +63,7 @@ func seedFromSitemap(ctx context.Context, store sitemapStore, static PageFetcher
 	}
 	defer keepAlive(ctx, func() any { return "reading sitemaps" })()
 	origins := frontier.Origins(o.StartURLs)
-	policies, err := robotsReader{store: store, fetcher: static, settings: s}.policies(ctx, c.ID, o, origins)
+	policies, err := batch.RobotsReader{Store: store, Fetcher: static, UserAgent: s.UserAgent}.Policies(ctx, c.ID, s.batch(o), origins)
 	if err != nil {
 		return SeedSitemapResult{}, err
 	}
@@ -81,13 +82,13 @@ func seedFromSitemap(ctx context.Context, store sitemapStore, static PageFetcher
 		}
 	}
 	for start := 0; start < len(r.pages); start += 1000 {
-		if _, err := store.Enqueue(ctx, c.ID, newPages(r.pages[start:min(start+1000, len(r.pages))])); err != nil {
+		if _, err := store.Enqueue(ctx, c.ID, batch.NewPages(r.pages[start:min(start+1000, len(r.pages))])); err != nil {
 			return SeedSitemapResult{}, err
 		}
 	}
 	if o.ChangeTracking {
 		// A page not changed since the previous crawl fetched it is not
-		// asked for again (see fetchBatch.skipUnmodified).
+		// asked for again (see batch.Batch.skipUnmodified).
 		if err := store.SetSitemapLastMod(ctx, c.ID, r.lastMod); err != nil {
 			return SeedSitemapResult{}, err
 		}

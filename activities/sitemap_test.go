@@ -9,6 +9,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/internal/fakefetch"
 )
 
 func urlset(locs ...string) string {
@@ -20,11 +21,11 @@ func urlset(locs ...string) string {
 }
 
 // sitemapSite serves a robots.txt that names a sitemap, and /sitemap.xml.
-func sitemapSite() *fakeFetcher {
-	return &fakeFetcher{results: map[string]fetch.Result{
-		"https://example.com/robots.txt":       textResult("User-agent: *\nDisallow:\nSitemap: https://example.com/docs-sitemap.xml\n"),
-		"https://example.com/docs-sitemap.xml": textResult(urlset("https://example.com/docs/c")),
-		"https://example.com/sitemap.xml": textResult(urlset(
+func sitemapSite() *fakefetch.Fetcher {
+	return &fakefetch.Fetcher{Results: map[string]fetch.Result{
+		"https://example.com/robots.txt":       fakefetch.Text("User-agent: *\nDisallow:\nSitemap: https://example.com/docs-sitemap.xml\n"),
+		"https://example.com/docs-sitemap.xml": fakefetch.Text(urlset("https://example.com/docs/c")),
+		"https://example.com/sitemap.xml": fakefetch.Text(urlset(
 			"https://example.com/docs/a", "https://example.com/blog/x", "https://other.org/docs/y", "https://example.com/docs/c")),
 	}}
 }
@@ -79,7 +80,7 @@ func TestSeedFromSitemapCap(t *testing.T) {
 func TestSeedFromSitemapNone(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/docs/"}, UseSitemap: true})
 	f := &fakeStore{crawl: c}
-	res, err := seedFromSitemap(context.Background(), f, &fakeFetcher{}, settings, SeedSitemapInput{CrawlID: c.ID.String()})
+	res, err := seedFromSitemap(context.Background(), f, &fakefetch.Fetcher{}, settings, SeedSitemapInput{CrawlID: c.ID.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +105,8 @@ func TestSeedFromSitemapErrors(t *testing.T) {
 	if res, err := seedFromSitemap(ctx, f, static, settings, in); err != nil || res != (SeedSitemapResult{}) {
 		t.Errorf("ended crawl: %+v, %v", res, err)
 	}
-	if len(static.asked) != 0 || len(f.enqueued) != 0 || len(f.logs) != 0 {
-		t.Errorf("ended crawl: fetched %q, queued %d, logged %d", static.asked, len(f.enqueued), len(f.logs))
+	if len(static.Asked()) != 0 || len(f.enqueued) != 0 || len(f.logs) != 0 {
+		t.Errorf("ended crawl: fetched %q, queued %d, logged %d", static.Asked(), len(f.enqueued), len(f.logs))
 	}
 
 	_, err := seedFromSitemap(ctx, &fakeStore{}, sitemapSite(), settings, in)
@@ -119,7 +120,7 @@ func TestSeedFromSitemapErrors(t *testing.T) {
 		}
 	}
 	broken := errors.New("fetcher broke")
-	if _, err := seedFromSitemap(ctx, &fakeStore{crawl: c}, &fakeFetcher{err: broken}, settings, in); !errors.Is(err, broken) {
+	if _, err := seedFromSitemap(ctx, &fakeStore{crawl: c}, &fakefetch.Fetcher{Err: broken}, settings, in); !errors.Is(err, broken) {
 		t.Errorf("error %v, want %v", err, broken)
 	}
 }

@@ -190,17 +190,6 @@ func sortPages(p []crawl.Page) {
 	})
 }
 
-// Known reports whether the crawl already has the URL with key in its
-// frontier or results.
-func (s *Store) Known(ctx context.Context, crawlID uuid.UUID, key string) (bool, error) {
-	ok, err := s.db.NewSelect().Model((*crawl.Page)(nil)).
-		Where("crawl_id = ?", crawlID).Where("normalized_url = ?", key).Exists(ctx)
-	if err != nil {
-		return false, fmt.Errorf("look up %s: %w", key, err)
-	}
-	return ok, nil
-}
-
 // ClaimRedirectTarget makes sure that a page reached through a redirect is
 // kept once. It records target in the crawl's visited set on behalf of page
 // pageID and reports whether pageID may keep the content: false when

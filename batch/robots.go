@@ -1,4 +1,4 @@
-package activities
+package batch
 
 import (
 	"context"
@@ -7,15 +7,14 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/robots"
 )
 
-// robotsStore keeps the robots.txt files a crawl read.
-type robotsStore interface {
+// RobotsStore keeps the robots.txt files a crawl read.
+type RobotsStore interface {
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)
 	SaveRobots(ctx context.Context, rows []db.Robots) error
 }
@@ -24,18 +23,20 @@ type robotsStore interface {
 // files are cut, as search engines do.
 const maxRobotsBytes = 512 << 10
 
-// robotsReader reads the robots.txt files of a crawl's sites, once a
-// crawl: the crawl then applies the recorded file for its whole run.
-type robotsReader struct {
-	store    robotsStore
-	fetcher  PageFetcher
-	settings Settings
+// RobotsReader reads the robots.txt files of a crawl's sites, once a
+// crawl: the crawl then applies the recorded file for its whole run. Its
+// groups are those of UserAgent.
+type RobotsReader struct {
+	Store     RobotsStore
+	Fetcher   Fetcher
+	UserAgent string
 }
 
-// policies returns the robots.txt policy of each origin, fetching and
-// recording first the files the crawl has not read yet.
-func (r robotsReader) policies(ctx context.Context, crawlID uuid.UUID, o crawl.Options, origins []string) (map[string]robots.Policy, error) {
-	known, err := r.store.Robots(ctx, crawlID, origins)
+// Policies returns the robots.txt policy of each origin, fetching and
+// recording first the files the crawl has not read yet (requested as the
+// crawl's pages are, req).
+func (r RobotsReader) Policies(ctx context.Context, crawlID uuid.UUID, req fetch.Batch, origins []string) (map[string]robots.Policy, error) {
+	known, err := r.Store.Robots(ctx, crawlID, origins)
 	if err != nil {
 		return nil, err
 	}
@@ -46,27 +47,27 @@ func (r robotsReader) policies(ctx context.Context, crawlID uuid.UUID, o crawl.O
 		}
 	}
 	if len(missing) > 0 {
-		if err := r.read(ctx, crawlID, o, missing); err != nil {
+		if err := r.read(ctx, crawlID, req, missing); err != nil {
 			return nil, err
 		}
-		if known, err = r.store.Robots(ctx, crawlID, origins); err != nil {
+		if known, err = r.Store.Robots(ctx, crawlID, origins); err != nil {
 			return nil, err
 		}
 	}
 	out := make(map[string]robots.Policy, len(origins))
 	for _, org := range origins {
 		f := known[org]
-		out[org] = robots.Parse(f.StatusCode, []byte(f.Body), r.settings.UserAgent)
+		out[org] = robots.Parse(f.StatusCode, []byte(f.Body), r.UserAgent)
 	}
 	return out, nil
 }
 
 // read fetches the robots.txt files at urls and records them, with their
 // status (a file that did not come is recorded empty).
-func (r robotsReader) read(ctx context.Context, crawlID uuid.UUID, o crawl.Options, urls []string) error {
+func (r RobotsReader) read(ctx context.Context, crawlID uuid.UUID, req fetch.Batch, urls []string) error {
 	var mu sync.Mutex
 	var rows []db.Robots
-	err := r.fetcher.FetchAll(ctx, urls, r.settings.batch(o), func(res fetch.Result) {
+	err := r.Fetcher.FetchAll(ctx, urls, req, func(res fetch.Result) {
 		u, err := url.Parse(res.URL)
 		if err != nil {
 			return
@@ -82,5 +83,5 @@ func (r robotsReader) read(ctx context.Context, crawlID uuid.UUID, o crawl.Optio
 	if err != nil {
 		return err
 	}
-	return r.store.SaveRobots(ctx, rows)
+	return r.Store.SaveRobots(ctx, rows)
 }

@@ -1,0 +1,198 @@
+package batch
+
+// Judging a fetched page: robots.txt and path rules before the fetch,
+// frontier.Judge and its questions to the store after, and the hand-off
+// of pages that need JavaScript to the browser.
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/durablecrawl/crawler/browser"
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
+	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/frontier"
+	"github.com/durablecrawl/crawler/hostbudget"
+)
+
+// applyRobots drops the URLs robots.txt disallows (saving them as
+// skipped) and returns the others with the longest Crawl-delay of their
+// sites. Without ObeyRobots it changes nothing.
+func (b *Batch) applyRobots(ctx context.Context, o crawl.Options, urls []string) ([]string, time.Duration, error) {
+	if !b.e.ObeyRobots || len(urls) == 0 {
+		return urls, 0, nil
+	}
+	var err error
+	if b.policies, err = b.robots.Policies(ctx, b.crawl.ID, b.request, frontier.Origins(urls)); err != nil {
+		return nil, 0, err
+	}
+	allowed, disallowed, delay := frontier.ApplyRobots(urls, b.policies)
+	for _, u := range disallowed {
+		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed))})
+	}
+	if b.hosts == nil {
+		return allowed, delay, nil
+	}
+	// A Crawl-delay is the host's, for every crawl of it: the longest of
+	// its origins' (http and https).
+	delays := map[string]time.Duration{}
+	for origin, p := range b.policies {
+		if u, err := url.Parse(origin); err == nil {
+			delays[u.Host] = max(delays[u.Host], p.CrawlDelay())
+		}
+	}
+	for host, d := range delays {
+		b.hosts.SetCrawlDelay(host, d)
+	}
+	return allowed, 0, nil
+}
+
+// noticeWait returns what the batch does when a request waits for a host
+// a throttle paused or slowed: one log entry for each, saying why.
+func (b *Batch) noticeWait(ctx context.Context) func(hostbudget.Wait) {
+	var mu sync.Mutex
+	seen := map[hostbudget.Wait]bool{}
+	return func(w hostbudget.Wait) {
+		mu.Lock()
+		first := !seen[w]
+		seen[w] = true
+		mu.Unlock()
+		if first {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = b.store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.HostThrottled(b.crawl, w)})
+		}
+	}
+}
+
+// dropExcluded saves as skipped the claimed pages (below the start pages)
+// that the crawl's path rules refuse now: rules a change of the running
+// crawl added after they were queued. It returns the others.
+func (b *Batch) dropExcluded(urls []string) []string {
+	kept := urls[:0:0]
+	for _, u := range urls {
+		p := b.claimed[u]
+		if parsed, err := url.Parse(u); err == nil && p.Depth > 0 && !b.rules.Keeps(parsed) {
+			b.writer.add(db.FetchOutcome{PageID: p.ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageExcludedByChange))})
+			continue
+		}
+		kept = append(kept, u)
+	}
+	return kept
+}
+
+// refusal returns the crawl's frontier.Refusal: why a redirect is not
+// followed.
+func (b *Batch) refusal(ctx context.Context) frontier.Refusal {
+	known := func(key string) bool {
+		_, known, err := b.store.StateOf(ctx, b.crawl.ID, key)
+		return err == nil && known
+	}
+	return func(from, to *url.URL) (crawl.PageCause, bool) {
+		return b.rules.RedirectRefusal(from, to, b.policies, known)
+	}
+}
+
+// judge decides what a fetch result means for its page, asking the
+// database what the rules need, and hands the outcome to the writer.
+func (b *Batch) judge(ctx context.Context, r fetch.Result, refusal frontier.Refusal) {
+	if r.Err != nil && ctx.Err() != nil {
+		return // cut short by the cancellation: leave the page claimed
+	}
+	if b.observer != nil {
+		engine := "browser"
+		if b.engineName != crawl.EnginePlaywright {
+			engine = "static"
+		}
+		b.observer.PageFetched(engine, r.StatusCode, len(r.Body), r.Duration)
+	}
+	b.decide(ctx, r, refusal)
+}
+
+// decide is judge past the fetch's own accounting: what r makes of its
+// page, saved through the writer.
+func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Refusal) {
+	static := b.engineName != crawl.EnginePlaywright
+	// The lookups run even if the activity is being cancelled, so that a
+	// page in hand is not recorded as failed for that; reading a
+	// document (seconds) stops with it (live).
+	live := ctx
+	ctx = context.WithoutCancel(ctx)
+	page := b.claimed[r.URL]
+	prev, hasPrev := b.previous[page.NormalizedURL]
+	status := r.StatusCode
+	// A 304 stands for the previous fetch when the request asked for one
+	// (or was not made at all).
+	notModified := status == http.StatusNotModified && hasPrev && (prev.Conditional() || b.unfetched[r.URL] && prev.Reusable())
+	if notModified {
+		r = unchanged(r, prev)
+	}
+	out := frontier.Judge(frontier.Page{URL: page.URL, Key: page.NormalizedURL, Depth: page.Depth, Rank: page.Rank, Attempts: page.Attempts},
+		r, b.rules, !b.in.NoLinks || b.crawl.SitemapAndLinks, refusal)
+	if target, ok := out.RedirectTarget(); ok {
+		note := crawllog.Reason(crawl.PageCause{Kind: crawl.PageRedirectTarget, Page: page.ID})
+		owned, err := b.store.ClaimRedirectTarget(ctx, b.crawl.ID, page.ID, NewPages([]frontier.Link{target})[0], note)
+		out = out.Redirected(owned, err)
+	}
+	if canon, ok := out.CanonicalTarget(); ok {
+		out = out.Canonicalized(b.store.StateOf(ctx, b.crawl.ID, canon.Key))
+	}
+	var toBrowser *crawl.JavaScriptSign // why the page goes to the browser alone
+	// Only a static fetch is judged: a rendered page has had its scripts.
+	if static && b.in.Detect && !notModified && out.State == crawl.PageFetched && !r.IsPDF() && (page.Depth == 0 || b.in.RenderDeep) {
+		if why, js := browser.NeedsJavaScript(r.Body); js {
+			out = out.ToBrowser(why)
+			b.mu.Lock()
+			if page.Depth == 0 {
+				b.switchWhy = append(b.switchWhy, crawllog.JavaScriptPage{URL: r.URL, Sign: why})
+			} else {
+				toBrowser = &why
+				b.res.ToBrowser++
+			}
+			b.mu.Unlock()
+		}
+	}
+	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
+		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
+		State: out.State, Error: crawllog.Reason(out.Cause), Links: NewPages(out.Links), Render: toBrowser != nil}
+	switch {
+	case rec.State != crawl.PageFetched:
+	case r.IsPDF() && b.markdown == nil:
+		// Kept for ConvertPages, which reads HTML only: an older run's.
+		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFHTMLOnly))
+	case b.tracking:
+		b.track(live, &rec, page.URL, r, prev, hasPrev, notModified)
+	case b.markdown != nil:
+		b.convert(live, &rec, page.URL, r)
+	default:
+		rec.HTML = string(out.Body) // saved for ConvertPages
+	}
+	if rec.State == crawl.PageClaimed {
+		return // a document's reading cut short by the cancellation: left claimed
+	}
+	if toBrowser != nil {
+		entry := crawllog.SentToBrowser(b.crawl, page, *toBrowser)
+		rec.Log = &entry
+	}
+	if out.Retry != nil {
+		rec.RetryIn = out.Retry.In
+		entry := crawllog.Retried(b.crawl, page, r.StatusCode, out.Cause, *out.Retry)
+		rec.Log = &entry
+	}
+	b.judged.Add(1)
+	b.writer.add(rec)
+}
+
+// NewPages turns frontier links into the rows that enqueue them.
+func NewPages(links []frontier.Link) []db.NewPage {
+	out := make([]db.NewPage, len(links))
+	for i, l := range links {
+		out[i] = db.NewPage{URL: l.URL, NormalizedURL: l.Key, Depth: l.Depth, Rank: l.Rank}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package batch
+
+// Saving a batch's outcomes (through the writer of writer.go) and what
+// the batch reports.
+
+import (
+	"context"
+	"time"
+
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
+	"github.com/durablecrawl/crawler/db"
+)
+
+// save records a group of outcomes and counts them. Results in hand are
+// saved even when the activity is being cancelled: a retry then need not
+// fetch them again, and a crawl that ended refuses them anyway.
+func (b *Batch) save(outs []db.FetchOutcome) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range outs {
+		outs[i].Links = b.links.Unknown(b.crawl.ID, outs[i].Links)
+	}
+	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, crawllog.NotRecorded)
+	if err != nil {
+		return err
+	}
+	if len(saved) > 0 {
+		linked := make(map[int64]bool, len(saved))
+		for _, id := range saved {
+			linked[id] = true
+		}
+		for _, o := range outs {
+			if linked[o.PageID] {
+				b.links.Enqueued(b.crawl.ID, o.Links)
+			}
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, o := range outs {
+		if o.RetryIn > 0 {
+			b.res.Retried++
+			continue
+		}
+		b.res.count(o.State)
+	}
+	return nil
+}
+
+// switchEngine, when start pages turned out to need JavaScript, logs that
+// the crawl goes on with the browser engine and says so in the result.
+func (b *Batch) switchEngine(ctx context.Context) error {
+	if len(b.switchWhy) == 0 {
+		return nil
+	}
+	b.res.SwitchTo = crawl.EnginePlaywright
+	return b.store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.EngineSwitched(b.crawl, b.switchWhy)})
+}
+
+// inFlightPages bounds a batch's pages in flight: admitted for fetching and
+// not saved yet. Twice the parallelism lets one group of responses be saved
+// while the next is fetched; a worker that dies loses at most these.
+func inFlightPages(parallelism int) int { return 2 * parallelism }
+
+// countRenderQueued, for a crawl that sends pages to the browser, says how
+// many wait for it.
+func (b *Batch) countRenderQueued(ctx context.Context) error {
+	if !b.in.RenderDeep {
+		return nil
+	}
+	n, err := b.store.RenderQueued(ctx, b.crawl.ID)
+	b.res.RenderQueued = n
+	return err
+}
