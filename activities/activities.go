@@ -23,6 +23,7 @@ import (
 
 	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/fetch/static"
@@ -50,6 +51,9 @@ type Store interface {
 }
 
 var _ Store = (*db.Store)(nil)
+
+// The store is what crawllog.End needs to end a crawl.
+var _ crawllog.Ender = (*db.Store)(nil)
 
 // crawlLoader reads a crawl; every activity starts with it.
 type crawlLoader interface {

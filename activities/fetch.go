@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
@@ -38,23 +39,33 @@ func (a *Activities) runBatch(ctx context.Context, in FetchPagesInput, fetcher P
 	// Heartbeats start with the activity: a claim that waits on the
 	// database must not look like a dead worker, or Temporal would run a
 	// retry of the batch beside this attempt.
-	var b *batch.Batch
+	var running atomic.Pointer[batch.Batch] // read by the heartbeat's goroutine
 	defer keepAlive(ctx, func() any {
-		if b == nil {
-			return int64(0)
+		if b := running.Load(); b != nil {
+			return b.Judged()
 		}
-		return b.Judged()
+		return int64(0)
 	})()
 	c, o, err := loadCrawl(ctx, a.Store, in.CrawlID)
 	if err != nil || c.Status.Terminal() {
 		return FetchPagesResult{}, err
 	}
-	b = a.engine().New(c, in, fetcher, engine, a.Settings.batch(o))
+	b := a.engine().New(c, in, fetcher, engine, a.Settings.batch(o))
+	running.Store(b)
 	res, err := b.Run(ctx)
-	if batch.Permanent(err) {
-		return FetchPagesResult{}, nonRetryable(err)
+	if err != nil {
+		return FetchPagesResult{}, batchError(err)
 	}
-	return res, err
+	return res, nil
+}
+
+// batchError is the activity's error for a batch's: final when the batch
+// says no retry can fix it, retried otherwise.
+func batchError(err error) error {
+	if batch.Permanent(err) {
+		return nonRetryable(err)
+	}
+	return err
 }
 
 // engine is the batch engine over the activities' dependencies.

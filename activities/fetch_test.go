@@ -2,10 +2,13 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/internal/fakefetch"
 )
 
@@ -26,6 +29,18 @@ func TestFetchPagesOfAnEndedCrawl(t *testing.T) {
 	if len(engine.Asked()) != 0 {
 		t.Errorf("fetched %q", engine.Asked())
 	}
+}
+
+// TestBatchErrors: a batch's permanent errors fail the activity for good,
+// the others are retried.
+func TestBatchErrors(t *testing.T) {
+	broken := errors.New("fetcher broke")
+	if err := batchError(broken); !errors.Is(err, broken) {
+		t.Errorf("error %v, want %v", err, broken)
+	} else {
+		wantRetryable(t, err)
+	}
+	wantNonRetryable(t, batchError(&batch.PermanentError{Err: fetch.ErrNoEgressProxy}))
 }
 
 // TestFetchPagesErrors: a crawl that does not exist, path rules that do

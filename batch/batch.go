@@ -133,7 +133,8 @@ func (r *Result) count(state crawl.PageState) {
 // server's rules.
 type Engine struct {
 	Store Store
-	// Static reads robots.txt files (and fetches a static batch's pages).
+	// Static reads robots.txt files (a batch's pages are fetched by the
+	// fetcher New is given).
 	Static Fetcher
 	// Observer is told of every page fetch (metrics); nil is no one.
 	Observer Observer
@@ -225,8 +226,8 @@ func Permanent(err error) bool {
 
 func permanent(err error) error { return &PermanentError{Err: err} }
 
-// Run runs the batch. Errors are the database's (worth a retry of the
-// batch) or Permanent.
+// Run runs the batch. Its errors are the database's or the fetcher's
+// (worth a retry of the batch), or Permanent.
 func (b *Batch) Run(ctx context.Context) (Result, error) {
 	c, o := b.crawl, b.crawl.Options
 	var err error

@@ -159,6 +159,14 @@ func TestFetchBatch(t *testing.T) {
 		if !reflect.DeepEqual(f.redirects, want) {
 			t.Errorf("redirect targets claimed %+v, want %+v", f.redirects, want)
 		}
+		// The target's reason names the page that followed the redirect,
+		// which marks the claim as its own.
+		if note := fmt.Sprintf("reached through a redirect; kept as page %d", o.PageID); !reflect.DeepEqual(f.notes, []string{note}) {
+			t.Errorf("redirect target claimed with %q, want %q", f.notes, note)
+		}
+		if f.notRecorded != "the page could not be recorded: refused" {
+			t.Errorf("a page the database refuses would read %q", f.notRecorded)
+		}
 	})
 	t.Run("canonical page unknown", func(t *testing.T) {
 		o := outs[5]

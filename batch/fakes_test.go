@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -37,6 +38,8 @@ type fakeStore struct {
 	outcomes    []db.FetchOutcome
 	claimModes  []db.ClaimMode
 	redirects   []db.NewPage // ClaimRedirectTarget's targets
+	notes       []string     // and the notes they are claimed with
+	notRecorded string       // SaveFetches' reason for a page it could not record, worded for an error "refused"
 	savedRobots []db.Robots
 	calls       []string // every method called, in order
 }
@@ -81,9 +84,10 @@ func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Durati
 	return f.waiting, f.retryIn, f.call("RetriesWaiting")
 }
 
-func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome, _ func(error) string) ([]int64, error) {
+func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome, notRecorded func(error) string) ([]int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.notRecorded = notRecorded(errors.New("refused"))
 	if err := f.call("SaveFetches"); err != nil {
 		return nil, err
 	}
@@ -97,10 +101,11 @@ func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchO
 	return saved, nil
 }
 
-func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage, _ string) (bool, error) {
+func (f *fakeStore) ClaimRedirectTarget(_ context.Context, _ uuid.UUID, _ int64, target db.NewPage, note string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.redirects = append(f.redirects, target)
+	f.notes = append(f.notes, note)
 	return f.owned[target.NormalizedURL], f.call("ClaimRedirectTarget")
 }
 

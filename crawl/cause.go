@@ -19,6 +19,8 @@ type PageCause struct {
 	Status int
 	// ContentType is the response's type, for PageNotDocument.
 	ContentType string
+	// Truncated marks a kept page whose body was cut off, at Bytes.
+	Truncated bool
 	// Bytes is a size: where a kept body was cut off (PageKept), the
 	// size of a PDF over the page size cap (PagePDFTooLarge).
 	Bytes int
@@ -39,7 +41,7 @@ type PageCause struct {
 type PageCauseKind string
 
 // The kinds of cause. PageKept, the empty kind, is a kept page's: it says
-// nothing unless the body was cut off (Bytes) or the engine left a note
+// nothing unless the body was cut off (Truncated) or the engine left a note
 // (Detail).
 const (
 	PageKept PageCauseKind = ""

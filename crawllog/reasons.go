@@ -22,7 +22,7 @@ func reason(c crawl.PageCause) string {
 	switch c.Kind {
 	case crawl.PageKept:
 		var notes []string
-		if c.Bytes > 0 {
+		if c.Truncated {
 			notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", c.Bytes))
 		}
 		if c.Detail != "" {

@@ -20,7 +20,7 @@ func TestReasons(t *testing.T) {
 		cause crawl.PageCause
 		want  string
 	}{
-		crawl.PageKept:               {crawl.PageCause{Bytes: 10, Detail: "taken as it stood"}, "the response was cut off at 10 bytes; taken as it stood"},
+		crawl.PageKept:               {crawl.PageCause{Truncated: true, Bytes: 10, Detail: "taken as it stood"}, "the response was cut off at 10 bytes; taken as it stood"},
 		crawl.PageRefusedAddress:     {crawl.PageCause{}, "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"},
 		crawl.PageTimedOut:           {crawl.PageCause{Attempts: 2}, "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT) (after 2 attempts)"},
 		crawl.PageFetchError:         {crawl.PageCause{Detail: "EOF"}, "EOF"},
@@ -70,6 +70,11 @@ func TestReasons(t *testing.T) {
 	}
 	if got := NotRecorded(errors.New("x")); got != "the page could not be recorded: x" {
 		t.Errorf("NotRecorded: %q", got)
+	}
+	// The PDF reader's own account, when it gives one, is the reason.
+	const read = "the PDF has no text to read (scanned pages or images only) in the 3 pages read of 3"
+	if got := Reason(crawl.PageCause{Kind: crawl.PagePDFNoText, Detail: read}); got != read {
+		t.Errorf("a PDF without text: %q", got)
 	}
 }
 

@@ -199,9 +199,10 @@ WHERE p.id = d.id AND p.crawl_id = ?`,
 // gone (404, 410), and, when complete (its frontier ran out: neither its
 // limit nor its timeout stopped it), those it did not keep (skipped) and
 // those no page links to any more, which are added to the crawl as skipped
-// pages, for the reason noLongerLinked words — unless a page of the crawl failed for a reason that may pass,
-// which may have hidden the pages below it. Every one is marked removed; the counts are saved on the crawl
-// and returned. Running it again changes nothing.
+// pages, for the reason noLongerLinked words — unless a page of the crawl
+// failed for a reason that may pass, which may have hidden the pages below
+// it. Every one is marked removed; the counts are saved on the crawl and
+// returned. Running it again changes nothing.
 func (s *Store) SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool, noLongerLinked string) (crawl.ChangeCounts, error) {
 	var counts crawl.ChangeCounts
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {

@@ -5,17 +5,12 @@ import (
 	"testing"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/crawllog"
-	"github.com/durablecrawl/crawler/db"
 )
 
 // TestRecordTables: the crawl, page and log records live in package crawl
 // with no storage code; bun names their tables after the types. Their
 // tables and aliases must stay those of the migrations and of the queries
 // that name them.
-// The store is what crawllog.End needs.
-var _ crawllog.Ender = (*db.Store)(nil)
-
 func TestRecordTables(t *testing.T) {
 	for _, tc := range []struct {
 		model any

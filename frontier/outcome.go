@@ -97,7 +97,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 	out.State, out.Body = crawl.PageFetched, r.Body
 	out.Cause.Detail = r.Note
 	if r.Truncated {
-		out.Cause.Bytes = len(r.Body)
+		out.Cause.Truncated, out.Cause.Bytes = true, len(r.Body)
 	}
 	return out
 }

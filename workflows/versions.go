@@ -17,7 +17,12 @@ package workflows
 //
 //	temporal workflow list --query 'WorkflowType="CrawlWorkflow" AND ExecutionStatus="Running" AND StartTime < "<deployed at>"'
 //
-// An empty answer means the floor is safe. Retired so far:
+// An empty answer means the floor is safe. Time alone also answers it: a
+// crawl's workflow (with its continue-as-new runs) ends within its
+// execution timeout (crawl.ExecutionTimeout: at most 7 days, 15 minutes,
+// and for a webhook two retry windows and an hour, 7 days 13 hours 15
+// minutes with the default window), so a gate deployed longer ago than
+// that has no run left on its old branch. Retired so far:
 //   - pipelined-batches (added 2026-11-23): the loop that fetched, stored
 //     and logged one batch at a time, and with it deduplicate-and-extract
 //     (which only that loop asked), are gone; every recorded history of
