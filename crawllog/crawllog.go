@@ -142,7 +142,7 @@ func Retried(c *crawl.Crawl, p crawl.Page, statusCode int, cause crawl.PageCause
 // Retry-After) or, with w.Until zero, goes at most w.Limit requests at
 // once until the site recovers.
 func HostThrottled(c *crawl.Crawl, w hostbudget.Wait) crawl.CrawlLog {
-	host, until, why, limit := w.Host, w.Until, w.Reason, w.Limit
+	host, until, why, limit := w.Host, w.Until, throttled(w.Cause), w.Limit
 	if until.IsZero() {
 		return entry(c, fmt.Sprintf("host-slowed:%s:%d:%d", host, w.Since.Unix(), limit), Warn, "Slowing down for the site",
 			fmt.Sprintf("Requests to %s wait for their turn: %s. Every crawl of the site sends it at most %d requests at once for now; the pace comes back as it recovers.",
@@ -177,4 +177,12 @@ func LimitReached(c *crawl.Crawl, serverCap, notCrawled int) crawl.CrawlLog {
 	}
 	return entry(c, "limit", Info, "maxResults reached",
 		fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, notCrawled), data)
+}
+
+// throttled words what a throttled host answered.
+func throttled(t hostbudget.Throttle) string {
+	if t.RetryAfter > 0 {
+		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, t.RetryAfter)
+	}
+	return fmt.Sprintf("the site answered %d", t.Status)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/hostbudget"
 )
 
 func testCrawl(edit func(*crawl.Crawl)) *crawl.Crawl {
@@ -118,6 +119,14 @@ func TestCrawlEntries(t *testing.T) {
 	check(t, "no sitemap", SitemapRead(c, nil, 0), Warn, "No sitemap found", "follows links instead")
 	check(t, "empty sitemap", SitemapRead(c, []string{"https://example.com/sitemap.xml"}, 0), Warn, "Sitemap lists no page in scope")
 	check(t, "sitemap", SitemapRead(c, []string{"https://example.com/sitemap.xml"}, 12), Info, "Sitemap read", "Queued 12 pages from 1 sitemaps")
+
+	paused := hostbudget.Wait{Host: "example.com", Until: time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC),
+		Cause: hostbudget.Throttle{Status: 429, RetryAfter: 30 * time.Second}}
+	check(t, "host paused", HostThrottled(c, paused), Warn, "Waiting for the site",
+		"Requests to example.com wait until 10:00:30: the site answered 429 with Retry-After 30s.")
+	slowed := hostbudget.Wait{Host: "example.com", Cause: hostbudget.Throttle{Status: 503}, Limit: 8, Since: time.Unix(1, 0)}
+	check(t, "host slowed", HostThrottled(c, slowed), Warn, "Slowing down for the site",
+		"Requests to example.com wait for their turn: the site answered 503. Every crawl of the site sends it at most 8 requests at once")
 
 	retry := Retried(c, crawl.Page{ID: 3, URL: "https://example.com/a"}, 503, crawl.PageCause{Kind: crawl.PageStatus, Status: 503}, crawl.Retry{Attempt: 2, Attempts: 6, In: 2 * time.Second})
 	check(t, "retry", retry, Warn, "Page retried", "Attempt 2 of 6 to fetch https://example.com/a failed: the server answered 503. It is tried again in 2s.")

@@ -18,8 +18,10 @@ type hostRow struct {
 	Factor       float64
 	ThrottledAt  *time.Time
 	BackoffUntil *time.Time
-	Reason       string
-	Now          time.Time
+	// ThrottleStatus and ThrottleRetryAfterMS are what the host answered.
+	ThrottleStatus       int
+	ThrottleRetryAfterMS int64
+	Now                  time.Time
 }
 
 // leaseRow is one holder's lease of a host (host_leases).
@@ -41,7 +43,7 @@ func (s *Store) Lease(ctx context.Context, req hostbudget.Request, ttl time.Dura
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		var h hostRow
 		if err := tx.NewRaw(`INSERT INTO host_budgets (host) VALUES (?) ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
-RETURNING factor, throttled_at, backoff_until, reason, clock_timestamp() AS now`, req.Host).Scan(ctx, &h); err != nil {
+RETURNING factor, throttled_at, backoff_until, throttle_status, throttle_retry_after_ms, clock_timestamp() AS now`, req.Host).Scan(ctx, &h); err != nil {
 			return fmt.Errorf("lock host %s: %w", req.Host, err)
 		}
 		var rows []leaseRow
@@ -73,8 +75,9 @@ ON CONFLICT (host, holder) DO UPDATE SET slots = EXCLUDED.slots, wanted = EXCLUD
 				return fmt.Errorf("announce the back-off of host %s: %w", req.Host, err)
 			}
 		}
-		if _, err := tx.NewRaw(`UPDATE host_budgets SET factor = ?, throttled_at = ?, backoff_until = ?, reason = ? WHERE host = ?`,
-			after.Factor, nullTime(after.ThrottledAt), nullTime(after.BackoffUntil), after.Reason, req.Host).Exec(ctx); err != nil {
+		if _, err := tx.NewRaw(`UPDATE host_budgets SET factor = ?, throttled_at = ?, backoff_until = ?, throttle_status = ?, throttle_retry_after_ms = ?
+WHERE host = ?`,
+			after.Factor, nullTime(after.ThrottledAt), nullTime(after.BackoffUntil), after.Cause.Status, after.Cause.RetryAfter.Milliseconds(), req.Host).Exec(ctx); err != nil {
 			return fmt.Errorf("back off host %s: %w", req.Host, err)
 		}
 		return nil
@@ -83,7 +86,8 @@ ON CONFLICT (host, holder) DO UPDATE SET slots = EXCLUDED.slots, wanted = EXCLUD
 }
 
 func (h hostRow) state() hostbudget.State {
-	st := hostbudget.State{Factor: h.Factor, Reason: h.Reason}
+	st := hostbudget.State{Factor: h.Factor, Cause: hostbudget.Throttle{Status: h.ThrottleStatus,
+		RetryAfter: time.Duration(h.ThrottleRetryAfterMS) * time.Millisecond}}
 	if h.ThrottledAt != nil {
 		st.ThrottledAt = *h.ThrottledAt
 	}

@@ -83,9 +83,11 @@ func TestHostBudgetAcrossHolders(t *testing.T) {
 		}
 		s.Release()
 	}
-	var reason string
-	if err := store.DB().NewRaw(`SELECT reason FROM host_budgets WHERE host = ?`, host).Scan(ctx, &reason); err != nil || reason == "" {
-		t.Errorf("host_budgets reason %q (%v)", reason, err)
+	var status int
+	var retryAfterMS int64
+	if err := store.DB().NewRaw(`SELECT throttle_status, throttle_retry_after_ms FROM host_budgets WHERE host = ?`, host).
+		Scan(ctx, &status, &retryAfterMS); err != nil || status != 429 || retryAfterMS != 3000 {
+		t.Errorf("host_budgets keeps what the host answered as %d, %d ms (%v), want 429, 3000 ms", status, retryAfterMS, err)
 	}
 	for _, b := range budgets {
 		b.Close()

@@ -84,12 +84,12 @@ type host struct {
 	// was last renewed.
 	expires, renewed time.Time
 	backoffUntil     time.Time
-	reason           string
+	backoffCause     Throttle
 	// slow says why the host's limits are below the budget's (a
-	// throttle), "" when they are not, and slowSince since when; slowedAt
-	// is when this process last halved them; limit the host's in-flight
-	// limit now.
-	slow      string
+	// throttle), the zero Throttle when they are not, and slowSince since
+	// when; slowedAt is when this process last halved them; limit the
+	// host's in-flight limit now.
+	slow      Throttle
 	slowSince time.Time
 	slowedAt  time.Time
 	limit     int
@@ -161,10 +161,11 @@ func (b *Budget) Limits() Limits { return b.limits }
 // Wait is a request held back by a host's throttle: paused until Until
 // (a Retry-After), or, with Until zero, slowed to Limit requests at once.
 type Wait struct {
-	Host   string
-	Until  time.Time
-	Reason string
-	Limit  int
+	Host  string
+	Until time.Time
+	// Cause is what the host answered.
+	Cause Throttle
+	Limit int
 	// Since is when the host was slowed (with Until zero).
 	Since time.Time
 }
@@ -212,9 +213,9 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 		now := time.Now()
 		switch {
 		case now.Before(h.backoffUntil):
-			until, why := h.backoffUntil, h.reason
+			until, why := h.backoffUntil, h.backoffCause
 			b.mu.Unlock()
-			notify(Wait{Host: hostName, Until: until, Reason: why})
+			notify(Wait{Host: hostName, Until: until, Cause: why})
 			t := time.NewTimer(time.Until(until))
 			select {
 			case <-t.C:
@@ -230,12 +231,12 @@ func (b *Budget) Acquire(ctx context.Context, hostName string) (*Slot, error) {
 		default:
 			w := &waiter{ch: make(chan struct{})}
 			h.waiters = append(h.waiters, w)
-			slowed := Wait{Host: hostName, Reason: h.slow, Limit: h.limit, Since: h.slowSince}
+			slowed := Wait{Host: hostName, Cause: h.slow, Limit: h.limit, Since: h.slowSince}
 			if h.slots == 0 || !now.Before(h.expires) || now.Sub(h.renewed) >= contendedEvery {
 				b.wakeRenewer() // a renewal may get it more
 			}
 			b.mu.Unlock()
-			if slowed.Reason != "" {
+			if slowed.Cause != (Throttle{}) {
 				notify(slowed)
 			}
 			select {
@@ -371,10 +372,10 @@ func (s *Slot) Report(status int, retryAfter time.Duration) {
 	// halving it applies) follows with the renewal this asks for.
 	now := time.Now()
 	if until := now.Add(min(retryAfter, MaxBackoff)); until.After(h.backoffUntil) {
-		h.backoffUntil, h.reason = until, reason(t)
+		h.backoffUntil, h.backoffCause = until, cause(t)
 	}
 	if now.Sub(h.slowedAt) >= SlowEvery {
-		h.slowedAt, h.slow, h.slowSince = now, reason(t), now
+		h.slowedAt, h.slow, h.slowSince = now, cause(t), now
 		if h.slots > 1 {
 			h.slots /= 2
 		}
@@ -593,14 +594,14 @@ func (b *Budget) apply(name string, l Lease, start time.Time) {
 	}
 	h.leased = true
 	h.slots, h.limit = l.Slots, l.Limit
-	h.slow = ""
-	if l.Limit < b.limits.MaxInFlight && l.Reason != "" {
-		h.slow, h.slowSince = l.Reason, now.Add(-l.Throttled)
+	h.slow = Throttle{}
+	if l.Limit < b.limits.MaxInFlight && l.Cause != (Throttle{}) {
+		h.slow, h.slowSince = l.Cause, now.Add(-l.Throttled)
 	}
 	h.expires = start.Add(TTL - TTL/4) // ahead of the store's clock, never behind
 	if l.Backoff > 0 {
 		if until := now.Add(l.Backoff); until.After(h.backoffUntil) {
-			h.backoffUntil, h.reason = until, l.Reason
+			h.backoffUntil, h.backoffCause = until, l.Cause
 		}
 	}
 	b.crawlDelayLocked(h, b.delays[name])

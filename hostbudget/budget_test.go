@@ -59,7 +59,7 @@ func TestGrantThrottle(t *testing.T) {
 	limits := Limits{MaxInFlight: 32, Rate: 100}
 	req := Request{Host: "h", Holder: "a", Want: 32, Limits: limits, Throttle: &Throttle{Status: 429, RetryAfter: 30 * time.Second}}
 	st, _, l := Grant(State{}, nil, req, now)
-	if l.Backoff != 30*time.Second || l.Limit != 16 || l.Rate != 50 || l.Reason == "" {
+	if l.Backoff != 30*time.Second || l.Limit != 16 || l.Rate != 50 || l.Cause != (Throttle{Status: 429, RetryAfter: 30 * time.Second}) {
 		t.Fatalf("after a 429 with Retry-After 30: %+v", l)
 	}
 	// In flight when the first came: the same episode, not halved again.
@@ -72,7 +72,7 @@ func TestGrantThrottle(t *testing.T) {
 	later := now.Add(31 * time.Second) // the second 429 moved the end to 31 s
 	req.Throttle = &Throttle{Status: 503}
 	st, _, l = Grant(st, nil, req, later)
-	if l.Backoff != 0 || l.Limit != 8 || l.Reason != "the site answered 503" {
+	if l.Backoff != 0 || l.Limit != 8 || l.Cause != (Throttle{Status: 503}) {
 		t.Fatalf("503 without Retry-After after the pause: %+v", l)
 	}
 	// Within SlowEvery: the same overload, not halved again.
@@ -87,7 +87,7 @@ func TestGrantThrottle(t *testing.T) {
 		t.Fatalf("one RecoverEvery later: %+v, want 16", l)
 	}
 	_, _, l = Grant(st, nil, req, later.Add(2*RecoverEvery))
-	if l.Limit != 32 || l.Rate != 100 || l.Reason != "" {
+	if l.Limit != 32 || l.Rate != 100 || l.Cause != (Throttle{}) {
 		t.Fatalf("recovered: %+v", l)
 	}
 	if !st.Recovered(later.Add(2 * time.Minute)) {
@@ -227,7 +227,7 @@ func TestThrottleStopsEveryHolder(t *testing.T) {
 	}
 	mu.Lock()
 	// The pause, then perhaps the slowed pace (half the slots).
-	if len(waits) == 0 || waits[0].Host != "h" || waits[0].Until.IsZero() || waits[0].Reason == "" {
+	if len(waits) == 0 || waits[0].Host != "h" || waits[0].Until.IsZero() || waits[0].Cause.Status == 0 {
 		t.Errorf("notices %+v, want the pause first, naming the host and why", waits)
 	}
 	for _, w := range waits[1:] {

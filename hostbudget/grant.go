@@ -28,7 +28,6 @@
 package hostbudget
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -57,7 +56,8 @@ const (
 	minFactor = 1.0 / 64
 )
 
-// Throttle is a 429 or 503 answer from a host.
+// Throttle is a 429 or 503 answer from a host; the zero Throttle is none.
+// It is also why a host is paused or slowed, which package crawllog words.
 type Throttle struct {
 	Status     int
 	RetryAfter time.Duration // 0 when the answer named none
@@ -73,10 +73,10 @@ type State struct {
 	Factor float64
 	// ThrottledAt is when a throttle last halved the limits;
 	// BackoffUntil when the pause a Retry-After asked for ends (no later
-	// than ThrottledAt without one). Reason says what the host answered.
+	// than ThrottledAt without one). Cause is what the host answered.
 	ThrottledAt  time.Time
 	BackoffUntil time.Time
-	Reason       string
+	Cause        Throttle
 }
 
 // Holding is one holder's lease of a host as the store keeps it.
@@ -112,10 +112,10 @@ type Lease struct {
 	Rate  float64
 	// Limit is the host's in-flight limit now, all holders together.
 	Limit int
-	// Backoff is how long no request may start; Reason says why the host
-	// is paused or slowed, Throttled how long ago the last throttle was.
+	// Backoff is how long no request may start; Cause is why the host is
+	// paused or slowed, Throttled how long ago the last throttle was.
 	Backoff   time.Duration
-	Reason    string
+	Cause     Throttle
 	Throttled time.Duration
 	// Shared is set when other holders lease the host too.
 	Shared bool
@@ -147,21 +147,21 @@ func (s State) throttled(t Throttle, now time.Time) State {
 	f, paused := s.factorAt(now), now.Before(s.BackoffUntil)
 	if until := now.Add(min(t.RetryAfter, MaxBackoff)); t.RetryAfter > 0 && until.After(s.BackoffUntil) {
 		s.BackoffUntil = until
-		s.Reason = reason(t)
+		s.Cause = cause(t)
 	}
 	if !paused && now.Sub(s.ThrottledAt) >= SlowEvery {
 		s.Factor = max(f/2, minFactor)
 		s.ThrottledAt, s.BackoffUntil = now, later(s.BackoffUntil, now)
-		s.Reason = reason(t)
+		s.Cause = cause(t)
 	}
 	return s
 }
 
-func reason(t Throttle) string {
-	if t.RetryAfter > 0 {
-		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, min(t.RetryAfter, MaxBackoff).Round(time.Second))
-	}
-	return fmt.Sprintf("the site answered %d", t.Status)
+// cause is t as the host's state keeps it: its wait bounded and rounded
+// to the second.
+func cause(t Throttle) Throttle {
+	t.RetryAfter = min(t.RetryAfter, MaxBackoff).Round(time.Second)
+	return t
 }
 
 // fairShares splits limit slots among the holders that want some, by
@@ -247,7 +247,7 @@ func Grant(st State, others []Holding, req Request, now time.Time) (State, Holdi
 	held := Holding{Holder: req.Holder, Slots: max(slots, req.InUse), Wanted: req.Want, Rate: rate, CrawlDelay: req.CrawlDelay}
 	lease := Lease{Slots: slots, Rate: rate, Limit: limit, Shared: len(others) > 0}
 	if f < 1 || now.Before(st.BackoffUntil) {
-		lease.Reason, lease.Throttled = st.Reason, now.Sub(st.ThrottledAt)
+		lease.Cause, lease.Throttled = st.Cause, now.Sub(st.ThrottledAt)
 	}
 	if rateLimit <= 0 {
 		lease.Rate = math.Inf(1)
