@@ -25,6 +25,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/netguard"
 )
@@ -184,7 +185,7 @@ type Page struct {
 	Canonical string
 	Duration  time.Duration
 	// Note says how the page was taken when its render did not finish.
-	Note string
+	Note crawl.EngineNote
 	// Screenshot is the rendered page as a JPEG, when asked for.
 	Screenshot []byte
 	// Document is set when the response is a document (a PDF, typed so
@@ -494,7 +495,7 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	// taken as it stands after the bound.
 	if err := p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
 		Timeout: playwright.Float(float64(s.b.opts.LoadTimeout / time.Millisecond))}); err != nil {
-		out.Note = fmt.Sprintf("the page had not finished loading after %v; it was taken as it stood", s.b.opts.LoadTimeout)
+		out.Note.LoadTimeout = s.b.opts.LoadTimeout
 	}
 	// Quiet network is a bound, not a condition: a page that polls forever
 	// is taken as it is when the bound runs out.
@@ -538,17 +539,14 @@ func (s *Session) screenshot(p playwright.Page, shot string, out *Page) {
 	img, err := p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(shot == ShotFullPage),
 		Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(screenshotQuality),
 		Timeout: playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond))})
-	note := ""
 	switch {
 	case err != nil:
-		note = fmt.Sprintf("the screenshot failed: %v", err)
+		out.Note.ScreenshotError = err.Error()
 	case len(img) > MaxScreenshotBytes:
-		note = fmt.Sprintf("the screenshot was %d bytes, more than the %d kept: the page has none", len(img), MaxScreenshotBytes)
+		out.Note.ScreenshotBytes, out.Note.ScreenshotMax = len(img), MaxScreenshotBytes
 	default:
 		out.Screenshot = img
-		return
 	}
-	out.Note = strings.TrimPrefix(out.Note+"; "+note, "; ")
 }
 
 // Close closes the session's pages and context.

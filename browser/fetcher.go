@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -60,11 +59,7 @@ func (f Fetcher) fetchStatically(ctx context.Context, u string, b fetch.Batch, r
 	b.Admit = nil
 	out := fetch.Result{URL: u, Err: renderErr}
 	_ = f.Static.FetchAll(ctx, []string{u}, b, func(r fetch.Result) {
-		note := fmt.Sprintf("the browser could not render it (%v); it was fetched statically", renderErr)
-		if r.Note != "" {
-			note = r.Note + "; " + note
-		}
-		r.Note = note
+		r.Note.RenderError = renderErr.Error()
 		out = r
 	})
 	return out

@@ -25,8 +25,11 @@ type PageCause struct {
 	// size of a PDF over the page size cap (PagePDFTooLarge).
 	Bytes int
 	// Detail is text the cause carries from elsewhere: an error's
-	// message, a fetch engine's note on a kept page.
+	// message.
 	Detail string
+	// Engine is how the fetch engine took a kept page, when that was not
+	// as asked.
+	Engine EngineNote
 	// Attempts is how many fetches the page had when a failure came
 	// after retries (0: the first fetch failed).
 	Attempts int
@@ -42,7 +45,7 @@ type PageCauseKind string
 
 // The kinds of cause. PageKept, the empty kind, is a kept page's: it says
 // nothing unless the body was cut off (Truncated) or the engine left a note
-// (Detail).
+// (Engine).
 const (
 	PageKept PageCauseKind = ""
 
@@ -91,6 +94,21 @@ const (
 
 // Because is the cause of kind k with no fields.
 func Because(k PageCauseKind) PageCause { return PageCause{Kind: k} }
+
+// EngineNote is how a fetch engine took a page when that was not as asked;
+// the zero EngineNote says nothing.
+type EngineNote struct {
+	// LoadTimeout is set when the page had not finished loading after it,
+	// and was taken as it stood.
+	LoadTimeout time.Duration
+	// ScreenshotError is why the page's screenshot failed; or the
+	// screenshot was ScreenshotBytes, more than the ScreenshotMax kept.
+	ScreenshotError                string
+	ScreenshotBytes, ScreenshotMax int
+	// RenderError is why the browser could not render the page, which
+	// was then fetched statically.
+	RenderError string
+}
 
 // Retry says which fetch of a page failed for a passing reason, and when
 // the page is fetched again.

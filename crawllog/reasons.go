@@ -25,10 +25,7 @@ func reason(c crawl.PageCause) string {
 		if c.Truncated {
 			notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", c.Bytes))
 		}
-		if c.Detail != "" {
-			notes = append(notes, c.Detail)
-		}
-		return strings.Join(notes, "; ")
+		return strings.Join(append(notes, engineNotes(c.Engine)...), "; ")
 	case crawl.PageRefusedAddress:
 		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
 	case crawl.PageTimedOut:
@@ -100,6 +97,24 @@ func reason(c crawl.PageCause) string {
 		return fmt.Sprintf("%s: %s", c.Kind, c.Detail)
 	}
 	return string(c.Kind)
+}
+
+// engineNotes words how the fetch engine took a page.
+func engineNotes(n crawl.EngineNote) []string {
+	var notes []string
+	if n.LoadTimeout > 0 {
+		notes = append(notes, fmt.Sprintf("the page had not finished loading after %v; it was taken as it stood", n.LoadTimeout))
+	}
+	if n.ScreenshotError != "" {
+		notes = append(notes, "the screenshot failed: "+n.ScreenshotError)
+	}
+	if n.ScreenshotBytes > 0 {
+		notes = append(notes, fmt.Sprintf("the screenshot was %d bytes, more than the %d kept: the page has none", n.ScreenshotBytes, n.ScreenshotMax))
+	}
+	if n.RenderError != "" {
+		notes = append(notes, fmt.Sprintf("the browser could not render it (%s); it was fetched statically", n.RenderError))
+	}
+	return notes
 }
 
 // NotRecorded words why a page's outcome was not saved (err): the page is

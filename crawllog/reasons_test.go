@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
 )
@@ -20,7 +21,11 @@ func TestReasons(t *testing.T) {
 		cause crawl.PageCause
 		want  string
 	}{
-		crawl.PageKept:               {crawl.PageCause{Truncated: true, Bytes: 10, Detail: "taken as it stood"}, "the response was cut off at 10 bytes; taken as it stood"},
+		crawl.PageKept: {crawl.PageCause{Truncated: true, Bytes: 10, Engine: crawl.EngineNote{LoadTimeout: 5 * time.Second,
+			ScreenshotError: "timeout", ScreenshotBytes: 9000000, ScreenshotMax: 8000000, RenderError: "crashed"}},
+			"the response was cut off at 10 bytes; the page had not finished loading after 5s; it was taken as it stood; " +
+				"the screenshot failed: timeout; the screenshot was 9000000 bytes, more than the 8000000 kept: the page has none; " +
+				"the browser could not render it (crashed); it was fetched statically"},
 		crawl.PageRefusedAddress:     {crawl.PageCause{}, "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"},
 		crawl.PageTimedOut:           {crawl.PageCause{Attempts: 2}, "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT) (after 2 attempts)"},
 		crawl.PageFetchError:         {crawl.PageCause{Detail: "EOF"}, "EOF"},

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/net/html/charset"
 
+	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/netguard"
 )
 
@@ -37,7 +38,7 @@ type Result struct {
 	Truncated bool
 	// Note says how the page was taken when that was not as asked (a
 	// render that had not finished loading), for its log.
-	Note string
+	Note crawl.EngineNote
 	// Location is the target of a redirect that was not followed.
 	Location string
 	// Links are the absolute targets of the page's <a href> elements, in

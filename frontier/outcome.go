@@ -95,7 +95,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 		out.canonical = &Link{URL: canon.String(), Key: rules.Key(canon), Depth: p.Depth, Rank: p.Rank}
 	}
 	out.State, out.Body = crawl.PageFetched, r.Body
-	out.Cause.Detail = r.Note
+	out.Cause.Engine = r.Note
 	if r.Truncated {
 		out.Cause.Truncated, out.Cause.Bytes = true, len(r.Body)
 	}

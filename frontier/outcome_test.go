@@ -39,8 +39,12 @@ func TestJudge(t *testing.T) {
 		attempts int
 	}{
 		{name: "kept", page: page, result: html(page.URL), state: crawl.PageFetched, links: 1},
-		{name: "kept, cut off", page: page, result: func() fetch.Result { r := html(page.URL); r.Truncated, r.Note = true, "taken as it stood"; return r }(),
-			state: crawl.PageFetched, links: 1, cause: crawl.PageCause{Truncated: true, Bytes: 9, Detail: "taken as it stood"}},
+		{name: "kept, cut off", page: page, result: func() fetch.Result {
+			r := html(page.URL)
+			r.Truncated, r.Note = true, crawl.EngineNote{LoadTimeout: time.Second}
+			return r
+		}(),
+			state: crawl.PageFetched, links: 1, cause: crawl.PageCause{Truncated: true, Bytes: 9, Engine: crawl.EngineNote{LoadTimeout: time.Second}}},
 		{name: "sitemap crawl: links not followed", page: page, result: html(page.URL), noLinks: true, state: crawl.PageFetched},
 		{name: "no response, passing", page: page, result: fetch.Result{Err: io.EOF}, state: crawl.PageQueued,
 			cause: crawl.PageCause{Kind: crawl.PageFetchError, Detail: "EOF"}, retryIn: time.Second, attempts: fetchAttempts},
