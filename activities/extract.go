@@ -16,6 +16,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/schema"
@@ -91,8 +93,8 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 	}
 	began := time.Now()
 	elapsed := func() int { return int(time.Since(began) / time.Millisecond) }
-	fail := func(why string) (ExtractPageResult, error) {
-		return ExtractPageResult{Failed: true}, store.SaveExtraction(ctx, c.ID, in.PageID, nil, why, elapsed())
+	fail := func(why crawl.ExtractionCause) (ExtractPageResult, error) {
+		return ExtractPageResult{Failed: true}, store.SaveExtraction(ctx, c.ID, in.PageID, nil, crawllog.ExtractionFailure(why), elapsed())
 	}
 	if strings.TrimSpace(src.Markdown) == "" {
 		// Nothing to read: no call is paid for.
@@ -102,13 +104,13 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 	var sch *schema.Schema
 	if len(o.ExtractionSchema) > 0 {
 		if sch, err = schema.Compile(o.ExtractionSchema); err != nil {
-			return fail("the crawl's extraction schema: " + err.Error())
+			return fail(crawl.ExtractionCause{Kind: crawl.ExtractionBadSchema, Detail: err.Error()})
 		}
 		instructions += schemaInstructions + string(o.ExtractionSchema)
 	}
 	chunks, err := llm.Split(src.URL, instructions, src.Markdown)
 	if err != nil {
-		return fail(err.Error())
+		return fail(crawl.ExtractionCause{Kind: crawl.ExtractionRefused, Detail: err.Error()})
 	}
 
 	answers := make([]string, len(chunks))
@@ -138,14 +140,14 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 			break
 		}
 		if round > schemaRepairs {
-			return fail(fmt.Sprintf("the model's answer does not validate against the extraction schema (asked %d times): %v", round, invalid))
+			return fail(crawl.ExtractionCause{Kind: crawl.ExtractionInvalid, Attempts: round, Detail: invalid.Error()})
 		}
 		// Asked again with what was wrong: the first part of the page
 		// and the earlier answer, which holds what the other parts gave.
 		again := instructions + fmt.Sprintf(repairInstructions, cut(string(value), maxRepairEcho), invalid)
 		parts, err := llm.Split(src.URL, again, src.Markdown)
 		if err != nil {
-			return fail(err.Error())
+			return fail(crawl.ExtractionCause{Kind: crawl.ExtractionRefused, Detail: err.Error()})
 		}
 		answer, err := llm.Ask(ctx, again, parts[0])
 		if err != nil || ctx.Err() != nil {
@@ -188,7 +190,7 @@ func cut(s string, n int) string {
 // (Temporal retries it, after the provider's Retry-After) until the last
 // one, which records the page's extraction as failed, as any other
 // refusal does (fail).
-func askFailed(ctx context.Context, err error, what string, fail func(string) (ExtractPageResult, error)) (ExtractPageResult, error) {
+func askFailed(ctx context.Context, err error, what string, fail func(crawl.ExtractionCause) (ExtractPageResult, error)) (ExtractPageResult, error) {
 	if ctx.Err() != nil {
 		return ExtractPageResult{}, ctx.Err()
 	}
@@ -199,9 +201,9 @@ func askFailed(ctx context.Context, err error, what string, fail func(string) (E
 			fmt.Sprintf("%s: %v", what, err), "LLMUnavailable",
 			temporal.ApplicationErrorOptions{NextRetryDelay: min(llmErr.RetryAfter, maxRetryAfter)})
 	case errors.As(err, &llmErr) && llmErr.Retryable:
-		return fail(fmt.Sprintf("gave up after %d attempts: %v", activity.GetInfo(ctx).Attempt, err))
+		return fail(crawl.ExtractionCause{Kind: crawl.ExtractionGaveUp, Attempts: int(activity.GetInfo(ctx).Attempt), Detail: err.Error()})
 	default:
-		return fail(err.Error())
+		return fail(crawl.ExtractionCause{Kind: crawl.ExtractionRefused, Detail: err.Error()})
 	}
 }
 

@@ -137,3 +137,26 @@ const (
 	SignNoscript        JavaScriptSignKind = "noscript"          // Text
 	SignNoTextScripts   JavaScriptSignKind = "no-text-scripts"   // Scripts
 )
+
+// ExtractionCause is why a page's extraction failed; package crawllog
+// words it (the page's extraction error, and its log entry).
+type ExtractionCause struct {
+	Kind ExtractionCauseKind
+	// Detail is the error: the schema's, the model's, the answer's
+	// mismatch with the schema.
+	Detail string
+	// Attempts is how many times the model was asked (ExtractionInvalid)
+	// or the activity tried (ExtractionGaveUp).
+	Attempts int
+}
+
+// ExtractionCauseKind names a kind of extraction failure.
+type ExtractionCauseKind string
+
+// The kinds of extraction failure.
+const (
+	ExtractionBadSchema ExtractionCauseKind = "bad-schema" // the crawl's schema does not compile
+	ExtractionRefused   ExtractionCauseKind = "refused"    // the model (or splitting the page) failed for good
+	ExtractionInvalid   ExtractionCauseKind = "invalid"    // the answers never validated against the schema
+	ExtractionGaveUp    ExtractionCauseKind = "gave-up"    // the model stayed unavailable through every attempt
+)

@@ -135,3 +135,17 @@ func JavaScript(s crawl.JavaScriptSign) string {
 	}
 	return string(s.Kind)
 }
+
+// ExtractionFailure words why a page's extraction failed (c), as its
+// record keeps it and its "Extraction failed" entry quotes it.
+func ExtractionFailure(c crawl.ExtractionCause) string {
+	switch c.Kind {
+	case crawl.ExtractionBadSchema:
+		return "the crawl's extraction schema: " + c.Detail
+	case crawl.ExtractionInvalid:
+		return fmt.Sprintf("the model's answer does not validate against the extraction schema (asked %d times): %s", c.Attempts, c.Detail)
+	case crawl.ExtractionGaveUp:
+		return fmt.Sprintf("gave up after %d attempts: %s", c.Attempts, c.Detail)
+	}
+	return c.Detail // the model's own account (ExtractionRefused)
+}

@@ -137,3 +137,29 @@ func constantsOf(t *testing.T, typ string) []string {
 	}
 	return out
 }
+
+// TestExtractionFailures pins the words of every kind of extraction
+// failure: the page's extraction error, and what its log entry quotes.
+func TestExtractionFailures(t *testing.T) {
+	cases := map[crawl.ExtractionCauseKind]struct {
+		cause crawl.ExtractionCause
+		want  string
+	}{
+		crawl.ExtractionBadSchema: {crawl.ExtractionCause{Detail: "type: unknown"}, "the crawl's extraction schema: type: unknown"},
+		crawl.ExtractionRefused:   {crawl.ExtractionCause{Detail: "the LLM answered 400: bad request"}, "the LLM answered 400: bad request"},
+		crawl.ExtractionInvalid: {crawl.ExtractionCause{Attempts: 3, Detail: "price: want number"},
+			"the model's answer does not validate against the extraction schema (asked 3 times): price: want number"},
+		crawl.ExtractionGaveUp: {crawl.ExtractionCause{Attempts: 5, Detail: "the LLM answered 503"}, "gave up after 5 attempts: the LLM answered 503"},
+	}
+	for kind, tc := range cases {
+		tc.cause.Kind = kind
+		if got := ExtractionFailure(tc.cause); got != tc.want {
+			t.Errorf("%q: %q, want %q", kind, got, tc.want)
+		}
+	}
+	for _, kind := range constantsOf(t, "ExtractionCauseKind") {
+		if _, ok := cases[crawl.ExtractionCauseKind(kind)]; !ok {
+			t.Errorf("extraction failure %q has no words pinned here", kind)
+		}
+	}
+}
