@@ -184,7 +184,8 @@ type Page struct {
 	Links     []string
 	Canonical string
 	Duration  time.Duration
-	// Note says how the page was taken when its render did not finish.
+	// Note says how the page was taken when that was not as asked: a
+	// render that did not finish loading, a screenshot it could not keep.
 	Note crawl.EngineNote
 	// Screenshot is the rendered page as a JPEG, when asked for.
 	Screenshot []byte

@@ -25,7 +25,7 @@ type PageCause struct {
 	// size of a PDF over the page size cap (PagePDFTooLarge).
 	Bytes int
 	// Detail is text the cause carries from elsewhere: an error's
-	// message.
+	// message, the PDF reader's account of a document without text.
 	Detail string
 	// Engine is how the fetch engine took a kept page, when that was not
 	// as asked.

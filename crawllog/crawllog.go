@@ -179,10 +179,14 @@ func LimitReached(c *crawl.Crawl, serverCap, notCrawled int) crawl.CrawlLog {
 		fmt.Sprintf("The crawl stopped at maxResults (%d pages); %d discovered pages were not crawled.", budget, notCrawled), data)
 }
 
-// throttled words what a throttled host answered.
+// throttled words what a throttled host answered (Status 0: a throttle
+// recorded by a worker from before the status was kept).
 func throttled(t hostbudget.Throttle) string {
-	if t.RetryAfter > 0 {
-		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, t.RetryAfter)
+	switch {
+	case t.Status == 0:
+		return "the site asked for fewer requests"
+	case t.RetryAfter > 0:
+		return fmt.Sprintf("the site answered %d with Retry-After %s", t.Status, t.RetryAfter.Round(time.Second))
 	}
 	return fmt.Sprintf("the site answered %d", t.Status)
 }

@@ -124,6 +124,13 @@ func TestCrawlEntries(t *testing.T) {
 		Cause: hostbudget.Throttle{Status: 429, RetryAfter: 30 * time.Second}}
 	check(t, "host paused", HostThrottled(c, paused), Warn, "Waiting for the site",
 		"Requests to example.com wait until 10:00:30: the site answered 429 with Retry-After 30s.")
+	// A Retry-After under half a second is still named; a throttle
+	// another worker recorded without its status still reads.
+	short := hostbudget.Wait{Host: "example.com", Until: time.Date(2026, 11, 27, 10, 0, 1, 0, time.UTC),
+		Cause: hostbudget.Throttle{Status: 429, RetryAfter: 300 * time.Millisecond}}
+	check(t, "host paused briefly", HostThrottled(c, short), Warn, "Waiting for the site", "the site answered 429 with Retry-After 0s.")
+	unknown := hostbudget.Wait{Host: "example.com", Until: short.Until}
+	check(t, "host paused, cause unknown", HostThrottled(c, unknown), Warn, "Waiting for the site", "the site asked for fewer requests.")
 	slowed := hostbudget.Wait{Host: "example.com", Cause: hostbudget.Throttle{Status: 503}, Limit: 8, Since: time.Unix(1, 0)}
 	check(t, "host slowed", HostThrottled(c, slowed), Warn, "Slowing down for the site",
 		"Requests to example.com wait for their turn: the site answered 503. Every crawl of the site sends it at most 8 requests at once")

@@ -77,7 +77,7 @@ ON CONFLICT (host, holder) DO UPDATE SET slots = EXCLUDED.slots, wanted = EXCLUD
 		}
 		if _, err := tx.NewRaw(`UPDATE host_budgets SET factor = ?, throttled_at = ?, backoff_until = ?, throttle_status = ?, throttle_retry_after_ms = ?
 WHERE host = ?`,
-			after.Factor, nullTime(after.ThrottledAt), nullTime(after.BackoffUntil), after.Cause.Status, after.Cause.RetryAfter.Milliseconds(), req.Host).Exec(ctx); err != nil {
+			after.Factor, nullTime(after.ThrottledAt), nullTime(after.BackoffUntil), after.Cause.Status, ceilMS(after.Cause.RetryAfter), req.Host).Exec(ctx); err != nil {
 			return fmt.Errorf("back off host %s: %w", req.Host, err)
 		}
 		return nil
@@ -96,6 +96,10 @@ func (h hostRow) state() hostbudget.State {
 	}
 	return st
 }
+
+// ceilMS is d in whole milliseconds, rounded up: a wait, however short,
+// stays one.
+func ceilMS(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
 func nullTime(t time.Time) *time.Time {
 	if t.IsZero() {

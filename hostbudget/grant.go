@@ -157,10 +157,10 @@ func (s State) throttled(t Throttle, now time.Time) State {
 	return s
 }
 
-// cause is t as the host's state keeps it: its wait bounded and rounded
-// to the second.
+// cause is t as the host's state keeps it: its wait bounded by
+// MaxBackoff.
 func cause(t Throttle) Throttle {
-	t.RetryAfter = min(t.RetryAfter, MaxBackoff).Round(time.Second)
+	t.RetryAfter = min(t.RetryAfter, MaxBackoff)
 	return t
 }
 
