@@ -140,10 +140,11 @@ func (s *Store) EndCrawl(ctx context.Context, id uuid.UUID, status crawl.Status,
 
 // RunningCrawls returns up to limit crawls that are running and were
 // created before createdBefore, oldest first, starting after the crawl
-// after (uuid.Nil for the first page).
+// after (uuid.Nil for the first page), with what the reconciler decides
+// on: their ID, workflow, creation time and schedule.
 func (s *Store) RunningCrawls(ctx context.Context, createdBefore time.Time, after uuid.UUID, limit int) ([]crawl.Crawl, error) {
 	var cs []crawl.Crawl
-	q := s.db.NewSelect().Model(&cs).Column("id", "workflow_id", "created_at").
+	q := s.db.NewSelect().Model(&cs).Column("id", "workflow_id", "created_at", "schedule_id").
 		Where("status = ?", crawl.StatusRunning).Where("created_at < ?", createdBefore)
 	if after != uuid.Nil {
 		q = q.Where("(created_at, id) > (SELECT created_at, id FROM crawls WHERE id = ?)", after)

@@ -124,6 +124,33 @@ func TestRevokeAPIKey(t *testing.T) {
 	}
 }
 
+// TestRunningCrawls: the reconciler's list holds what it decides on: a
+// running crawl's ID, workflow, age and schedule.
+func TestRunningCrawls(t *testing.T) {
+	ctx := context.Background()
+	first := newCrawl(t)
+	id, schedule := uuid.New(), uuid.New()
+	created := time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(time.Now().UnixNano() % int64(time.Hour))).Truncate(time.Microsecond)
+	c := crawl.NewCrawl(id, first.TeamID, nil, "crawl-"+id.String(), first.Options, json.RawMessage(`{}`), created)
+	c.ScheduleID = &schedule
+	if err := store.InsertCrawl(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	running, err := store.RunningCrawls(ctx, created.Add(time.Second), uuid.Nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(running, func(r crawl.Crawl) bool { return r.ID == id })
+	if i < 0 {
+		t.Fatalf("crawl %s not listed among %d running crawls", id, len(running))
+	}
+	got := running[i]
+	if got.WorkflowID != c.WorkflowID || !got.CreatedAt.Equal(created) || got.ScheduleID == nil || *got.ScheduleID != schedule {
+		t.Errorf("running crawl read as %s, %s, schedule %v; want %s, %s, schedule %s", got.WorkflowID, got.CreatedAt, got.ScheduleID,
+			c.WorkflowID, created, schedule)
+	}
+}
+
 // TestListCrawls: a team's crawls, newest first, filtered by status.
 func TestListCrawls(t *testing.T) {
 	ctx := context.Background()

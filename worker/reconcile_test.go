@@ -65,7 +65,7 @@ func (s *fakeStore) RunningCrawls(_ context.Context, createdBefore time.Time, af
 			break
 		}
 		if c.Status == crawl.StatusRunning && c.CreatedAt.Before(createdBefore) {
-			out = append(out, crawl.Crawl{ID: c.ID, WorkflowID: c.WorkflowID, CreatedAt: c.CreatedAt})
+			out = append(out, crawl.Crawl{ID: c.ID, WorkflowID: c.WorkflowID, CreatedAt: c.CreatedAt, ScheduleID: c.ScheduleID})
 		}
 	}
 	return out, nil
@@ -332,6 +332,44 @@ func TestOnceSparesYoungCrawls(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOnceWaitsForScheduledRuns: a schedule's run records its crawl
+// before it starts the crawl's workflow, so a young crawl of a schedule
+// without a workflow is left to its run (for scheduledGrace); an older one,
+// or one whose workflow ended, is settled.
+func TestOnceWaitsForScheduledRuns(t *testing.T) {
+	s, d := &fakeStore{}, fakeDescriber{}
+	missing := workflowState{err: serviceerror.NewNotFound("not started yet")}
+	young := s.add(d, 10*time.Minute, missing)
+	old := s.add(d, scheduledGrace+time.Minute, missing)
+	ended := s.add(d, 10*time.Minute, status(enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED))
+	unscheduled := s.add(d, 10*time.Minute, missing)
+	schedule := uuid.New()
+	for _, c := range []*crawl.Crawl{young, old, ended} {
+		c.ScheduleID = &schedule
+	}
+	n, err := newReconciler(s, d).Once(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		c    *crawl.Crawl
+		want crawl.Status
+	}{
+		{"young scheduled crawl without its workflow", young, crawl.StatusRunning},
+		{"scheduled crawl without its workflow past the grace", old, crawl.StatusError},
+		{"young scheduled crawl whose workflow was terminated", ended, crawl.StatusAborted},
+		{"crawl of no schedule without its workflow", unscheduled, crawl.StatusError},
+	} {
+		if tc.c.Status != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, tc.c.Status, tc.want)
+		}
+	}
+	if n != 3 {
+		t.Errorf("settled %d crawls, want 3", n)
 	}
 }
 
