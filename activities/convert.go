@@ -180,7 +180,7 @@ func saveConverted(ctx context.Context, store convertStore, crawlID uuid.UUID, i
 	var ready []db.Converted
 	for i, r := range results {
 		if r.err != nil {
-			if err := store.SkipPage(ctx, crawlID, ids[i], convertFailed(r.err)); err != nil {
+			if err := store.SkipPage(ctx, crawlID, ids[i], crawllog.ConvertFailed(r.err)); err != nil {
 				return err
 			}
 			res.Skipped++
@@ -215,11 +215,6 @@ func convertPage(p crawl.Page, o batch.Conversion) converted {
 	c, err := batch.Convert(base, []byte(html), o, "")
 	c.PageID = p.ID
 	return converted{page: c, err: err}
-}
-
-// convertFailed is why a page the converter failed on is skipped.
-func convertFailed(err error) string {
-	return crawllog.Reason(crawl.PageCause{Kind: crawl.PageConvertFailed, Detail: err.Error()})
 }
 
 // conversionOf is batch.ConversionOf, failing for good on the crawl's

@@ -107,7 +107,7 @@ func (b *Batch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL strin
 	}
 	c, err := Convert(pageURL, r.Body, *b.markdown, shot)
 	if err != nil {
-		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.PageCause{Kind: crawl.PageConvertFailed, Detail: err.Error()})
+		rec.State, rec.Error = crawl.PageSkipped, crawllog.ConvertFailed(err)
 		return
 	}
 	c.PageID = rec.PageID

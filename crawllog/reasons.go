@@ -123,6 +123,12 @@ func NotRecorded(err error) string {
 	return Reason(crawl.PageCause{Kind: crawl.PageNotRecorded, Detail: err.Error()})
 }
 
+// ConvertFailed words why a page the converter failed on (err) is
+// skipped.
+func ConvertFailed(err error) string {
+	return Reason(crawl.PageCause{Kind: crawl.PageConvertFailed, Detail: err.Error()})
+}
+
 // JavaScript words the sign that a page needs a browser.
 func JavaScript(s crawl.JavaScriptSign) string {
 	switch s.Kind {

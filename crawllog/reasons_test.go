@@ -73,6 +73,9 @@ func TestReasons(t *testing.T) {
 	if got := Reason(crawl.PageCause{}); got != "" {
 		t.Errorf("a kept page with no note: %q", got)
 	}
+	if got := ConvertFailed(errors.New("no body")); got != "could not convert the page: no body" {
+		t.Errorf("ConvertFailed: %q", got)
+	}
 	if got := NotRecorded(errors.New("x")); got != "the page could not be recorded: x" {
 		t.Errorf("NotRecorded: %q", got)
 	}
