@@ -92,33 +92,37 @@ func TestDeduplicatePagesErrors(t *testing.T) {
 	}
 }
 
-// TestSettleDeduplication: when the crawl ends, each result page keeps
-// its own text; the print page that gathers the chapters gives way, the
-// start page keeps the menu every page repeats, and each page that lost
-// text has a log entry naming it.
+// TestSettleDeduplication: when the crawl ends, the menu every page
+// repeats is kept by the start page alone; each chapter keeps its own
+// text, and so does the print page that gathers two of them (text two of
+// seven pages share is content, not furniture); each page that lost text
+// has a log entry naming it.
 func TestSettleDeduplication(t *testing.T) {
 	menu := "- [Home](/)\n- [One](/one)\n- [Two](/two)\n- [Print](/print)\n\n"
-	one, two := "# One\n\nThe first chapter's own text.", "# Two\n\nThe second chapter's own text."
-	raw := map[int64]string{1: menu + "# Home\n\nWelcome.", 2: menu + one, 3: menu + two, 4: menu + one + "\n\n" + two}
+	chapter := func(i int64) string { return fmt.Sprintf("# Chapter %d\n\nChapter %d's own text.", i, i) }
+	raw := map[int64]string{1: menu + "# Home\n\nWelcome.", 7: menu + chapter(2) + "\n\n" + chapter(3)}
+	want := map[int64]string{1: raw[1], 7: chapter(2) + "\n\n" + chapter(3)}
+	for id := int64(2); id <= 6; id++ {
+		raw[id], want[id] = menu+chapter(id), chapter(id)
+	}
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, DeduplicateContent: true})
 	f := &fakeStore{crawl: c}
-	for id := int64(1); id <= 4; id++ {
+	for id := int64(1); id <= 7; id++ {
 		md := raw[id]
 		f.results = append(f.results, crawl.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: min(int(id)-1, 1),
-			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 4, RawMarkdown: &md, Markdown: &md}) // stored whole until settled
+			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 7, RawMarkdown: &md, Markdown: &md}) // stored whole until settled
 	}
 	res, err := settleDeduplication(context.Background(), f, SettleDeduplicationInput{CrawlID: c.ID.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]string{1: raw[1], 2: one, 3: two, 4: "# One\n\n# Two"}
 	for id, w := range want {
 		if got := f.settled[id].Markdown; got != w {
 			t.Errorf("page %d keeps %q, want %q", id, got, w)
 		}
 	}
-	if res.Pages != 4 || res.Changed != 3 {
-		t.Errorf("result %+v, want 4 pages, 3 changed", res)
+	if res.Pages != 7 || res.Changed != 6 || res.Removed != 24 {
+		t.Errorf("result %+v, want 7 pages, 6 changed, 24 fragments removed", res)
 	}
 	// The start page loses nothing: its markdown stays as stored, and
 	// only its count of fragments is written.
@@ -131,7 +135,7 @@ func TestSettleDeduplication(t *testing.T) {
 	if s := f.settled[1]; !s.Whole || s.Fragments != fragments || s.Removed != 0 {
 		t.Errorf("start page settled %+v, want whole with %d fragments", s, fragments)
 	}
-	for id := int64(2); id <= 4; id++ {
+	for id := int64(2); id <= 7; id++ {
 		if f.settled[id].Whole {
 			t.Errorf("page %d, which loses text, is saved whole", id)
 		}
@@ -140,7 +144,7 @@ func TestSettleDeduplication(t *testing.T) {
 	for _, l := range f.logs {
 		entries = append(entries, l.Message)
 	}
-	if got := strings.Join(entries, ","); got != "Page deduplicated,Page deduplicated,Page deduplicated,Deduplication settled" {
+	if got := strings.Join(entries, ","); got != strings.Repeat("Page deduplicated,", 6)+"Deduplication settled" {
 		t.Errorf("log entries %s", got)
 	}
 	// Without deduplicateContent nothing is read.

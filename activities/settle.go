@@ -69,8 +69,7 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 					counts[i]++
 				}
 			}
-			site[i] = dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, NoIndex: p.NoIndex,
-				Hashes: dedupe.Hashes(blocks)}
+			site[i] = dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, Hashes: dedupe.Hashes(blocks)}
 		})
 		pages, fragments = append(pages, site...), append(fragments, counts...)
 		progress.Add(int64(len(chunk)))

@@ -1,12 +1,13 @@
-// Package dedupe keeps each text fragment that several pages of a crawl
-// hold on one page only (deduplicateContent).
+// Package dedupe keeps the text a large share of a crawl's pages repeat
+// (menus, footers, banners) on one page only (deduplicateContent).
 //
 // A page's markdown is split into blocks: paragraphs, headings, list
 // items, table rows, code blocks, and the structure between them (rules,
 // table delimiter rows). Each block with text is a fragment, identified by
-// the hash of its normalized text. Decide (site.go) chooses, for the whole
-// crawl, the page that keeps each shared fragment, and Assemble rebuilds
-// one page's markdown from what it keeps.
+// the hash of its normalized text. Decide (site.go) finds, for the whole
+// crawl, the fragments that are the site's furniture (on a large share of
+// its pages) and the one page that keeps each, and Assemble rebuilds one
+// page's markdown from what it keeps.
 package dedupe
 
 import (
@@ -213,13 +214,13 @@ func normalize(b Block) string {
 	return strings.ToLower(strings.Join(strings.Fields(text), " "))
 }
 
-// Hashes returns the distinct fragment hashes of blocks, sorted: claiming
-// them in one order everywhere keeps concurrent claims from deadlocking.
+// Hashes returns the distinct hashes of the fragments of blocks that can
+// be removed (Removable), sorted.
 func Hashes(blocks []Block) []Hash {
 	seen := make(map[Hash]bool, len(blocks))
 	var out []Hash
 	for _, b := range blocks {
-		if b.Fragment && !seen[b.Hash] {
+		if b.Fragment && Removable(b.Kind) && !seen[b.Hash] {
 			seen[b.Hash] = true
 			out = append(out, b.Hash)
 		}
@@ -233,47 +234,29 @@ type Result struct {
 	Markdown string
 	// Fragments counts the page's fragments, Removed those it lost.
 	Fragments, Removed int
-	// Released are hashes the page owns but does not show: headings whose
-	// content all went. Other pages may claim them.
-	Released []Hash
 }
 
 // Assemble rebuilds a page's markdown from the blocks it keeps: the
-// fragments it owns, the headings that still have content under them, and
-// the structure around what is left.
+// removable fragments it owns, every fragment that is not removable
+// (code, tables, headings), the headings that still have text under them,
+// and the structure around what is left. A page left with no fragment
+// comes out empty.
 func Assemble(blocks []Block, owned func(Hash) bool) Result {
-	return assemble(blocks, owned, false)
-}
-
-// assemble is Assemble; with outline, the headings owned stay even when
-// the text under them went.
-func assemble(blocks []Block, owned func(Hash) bool, outline bool) Result {
 	var res Result
 	keep := make([]bool, len(blocks))
 	for i, b := range blocks {
 		switch {
 		case b.Fragment:
 			res.Fragments++
-			keep[i] = owned(b.Hash)
-		case b.Kind != TableDelimiter:
-			keep[i] = true // no text to compare (an empty list item, a rule): structure
+			keep[i] = !Removable(b.Kind) || owned(b.Hash)
+		default:
+			keep[i] = true // no text to compare (an empty list item, a rule, a table's delimiter): structure
 		}
 	}
-	if !outline {
-		dropEmptiedHeadings(blocks, keep)
-	}
-	texts := keepTables(blocks, keep)
-	var shown map[Hash]bool
-	res.Markdown, res.Removed, shown = write(blocks, keep, texts)
+	dropEmptiedHeadings(blocks, keep)
+	res.Markdown, res.Removed = write(blocks, keep)
 	if res.Removed > 0 && res.Removed == res.Fragments {
 		res.Markdown = "" // nothing of the page is left but structure
-	}
-	released := map[Hash]bool{}
-	for _, b := range blocks {
-		if b.Fragment && owned(b.Hash) && !shown[b.Hash] && !released[b.Hash] {
-			released[b.Hash] = true
-			res.Released = append(res.Released, b.Hash)
-		}
 	}
 	return res
 }
@@ -300,42 +283,16 @@ func dropEmptiedHeadings(blocks []Block, keep []bool) {
 	}
 }
 
-// keepTables keeps a table's delimiter row while any of its rows stay; a
-// header row owned by another page is then left with empty cells, so that
-// the rows still read as a table. It returns the text of each block.
-func keepTables(blocks []Block, keep []bool) []string {
-	texts := make([]string, len(blocks))
-	for i, b := range blocks {
-		texts[i] = b.Text
-		if b.Kind != TableHeader {
-			continue
-		}
-		rows := false
-		for j := i + 2; j < len(blocks) && blocks[j].Kind == TableRow && !blocks[j].blankBefore; j++ {
-			rows = rows || keep[j]
-		}
-		switch {
-		case rows && !keep[i]:
-			keep[i], texts[i] = true, emptyRow(b.Text)
-			keep[i+1] = true
-		case keep[i]:
-			keep[i+1] = true
-		}
-	}
-	return texts
-}
-
 // write joins the kept blocks, with the blank lines between them that the
 // page had; rules stay between kept blocks only. It returns the markdown,
-// how many fragments were removed (or emptied), and the fragments shown.
-func write(blocks []Block, keep []bool, texts []string) (string, int, map[Hash]bool) {
+// and how many fragments were removed.
+func write(blocks []Block, keep []bool) (string, int) {
 	lastText := -1
 	for i, b := range blocks {
 		if keep[i] && b.Kind != Rule {
 			lastText = i
 		}
 	}
-	shown := make(map[Hash]bool)
 	removed := 0
 	var sb strings.Builder
 	blank, last := false, -1
@@ -343,7 +300,7 @@ func write(blocks []Block, keep []bool, texts []string) (string, int, map[Hash]b
 		if i > 0 && b.blankBefore {
 			blank = true
 		}
-		if b.Fragment && (!keep[i] || texts[i] != b.Text) {
+		if b.Fragment && !keep[i] {
 			removed++
 		}
 		if !keep[i] {
@@ -358,17 +315,8 @@ func write(blocks []Block, keep []bool, texts []string) (string, int, map[Hash]b
 				sb.WriteString("\n")
 			}
 		}
-		sb.WriteString(texts[i])
+		sb.WriteString(b.Text)
 		blank, last = false, i
-		if b.Fragment && texts[i] == b.Text {
-			shown[b.Hash] = true
-		}
 	}
-	return sb.String(), removed, shown
-}
-
-// emptyRow returns a table row with the cells of row, emptied.
-func emptyRow(row string) string {
-	n := strings.Count(strings.Trim(strings.TrimSpace(row), "|"), "|") + 1
-	return "|" + strings.Repeat("  |", n)
+	return sb.String(), removed
 }

@@ -6,22 +6,18 @@ import (
 	"testing"
 )
 
-// crawlPages deduplicates pages in order the way a crawl does: a page owns
-// the fragments nobody claimed before it, and gives back what it released.
-func crawlPages(pages ...string) []Result {
-	owner := map[Hash]int{}
+// othersOwn assembles each page as if another page kept every fragment
+// the others hold too: what a page loses when that text is furniture.
+func othersOwn(pages ...string) []Result {
+	holders := map[Hash]int{}
+	for _, md := range pages {
+		for _, h := range Hashes(Split(md)) {
+			holders[h]++
+		}
+	}
 	var out []Result
 	for i, md := range pages {
-		blocks := Split(md)
-		for _, h := range Hashes(blocks) {
-			if _, ok := owner[h]; !ok {
-				owner[h] = i
-			}
-		}
-		r := Assemble(blocks, func(h Hash) bool { return owner[h] == i })
-		for _, h := range r.Released {
-			delete(owner, h)
-		}
+		r := Assemble(Split(md), func(h Hash) bool { return i == 0 || holders[h] == 1 })
 		out = append(out, r)
 	}
 	return out
@@ -125,14 +121,16 @@ func TestNormalizedFragmentsMatch(t *testing.T) {
 	}
 }
 
-func TestCrawlOrderKeepsFirst(t *testing.T) {
+// TestAssemble: what a page keeps when the fragments it shares with the
+// first page are the first page's.
+func TestAssemble(t *testing.T) {
 	tests := []struct {
 		name  string
 		pages []string
 		want  []string
 	}{
 		{
-			name: "shared boilerplate goes from later pages",
+			name: "shared paragraphs and list items go from later pages",
 			pages: []string{
 				"- Home\n- About\n\n# Welcome\n\nFirst page text.\n\nCopyright 2026 Example",
 				"- Home\n- About\n\n# Second\n\nSecond page text.\n\nCopyright 2026 Example",
@@ -150,11 +148,11 @@ func TestCrawlOrderKeepsFirst(t *testing.T) {
 			},
 			want: []string{
 				"# A\n\n## Shipping\n\nShips in two days.\n\n## Returns\n\nThirty days.",
-				"# B\n\n## Sizes\n\nS, M and L.\n\nThirty days, free.",
+				"# B\n\n## Sizes\n\nS, M and L.\n\n## Returns\n\nThirty days, free.",
 			},
 		},
 		{
-			name: "a section that keeps only an emptied sub-heading goes",
+			name: "a page that loses every fragment comes out empty (the decision then keeps it whole)",
 			pages: []string{
 				"Intro.\n\n### Note\n\nShared note.",
 				"## Unique heading\n\n### Other note\n\nShared note.",
@@ -172,27 +170,25 @@ func TestCrawlOrderKeepsFirst(t *testing.T) {
 			want: []string{"Same line.\n\nSame line."},
 		},
 		{
-			name: "table rows are fragments; the header reads on with empty cells",
+			name: "tables are never taken, whole or row by row",
 			pages: []string{
 				"| Plan | Price |\n|---|---|\n| Free | 0 |\n| Pro | 10 |",
-				"| Plan | Price |\n|---|---|\n| Free | 0 |\n| Team | 50 |",
-				"| Plan | Price |\n|---|---|\n| Pro | 10 |",
+				"Plans.\n\n| Plan | Price |\n|---|---|\n| Free | 0 |\n| Team | 50 |",
 			},
 			want: []string{
 				"| Plan | Price |\n|---|---|\n| Free | 0 |\n| Pro | 10 |",
-				"|  |  |\n|---|---|\n| Team | 50 |",
-				"",
+				"Plans.\n\n| Plan | Price |\n|---|---|\n| Free | 0 |\n| Team | 50 |",
 			},
 		},
 		{
-			name: "code blocks are one fragment",
+			name: "code blocks are never taken",
 			pages: []string{
 				"```\nnpm install thing\n```\n\nSetup.",
-				"Usage.\n\n```\nnpm install thing\n```",
+				"Usage.\n\n```\nnpm install thing\n```\n\nSetup.",
 			},
 			want: []string{
 				"```\nnpm install thing\n```\n\nSetup.",
-				"Usage.",
+				"Usage.\n\n```\nnpm install thing\n```",
 			},
 		},
 		{
@@ -206,19 +202,10 @@ func TestCrawlOrderKeepsFirst(t *testing.T) {
 				"Body.",
 			},
 		},
-		{
-			name: "a heading released by an emptied page is claimed by the next",
-			pages: []string{
-				"Shared.",
-				"## Specs\n\nShared.",
-				"## Specs\n\nNew specs.",
-			},
-			want: []string{"Shared.", "", "## Specs\n\nNew specs."},
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := crawlPages(tt.pages...)
+			got := othersOwn(tt.pages...)
 			for i := range tt.want {
 				if got[i].Markdown != tt.want[i] {
 					t.Errorf("page %d:\n got %q\nwant %q", i, got[i].Markdown, tt.want[i])
@@ -229,12 +216,21 @@ func TestCrawlOrderKeepsFirst(t *testing.T) {
 }
 
 func TestCounts(t *testing.T) {
-	r := crawlPages("A.\n\nB.", "A.\n\nC.\n\n| x |\n|---|\n| y |")
+	r := othersOwn("A.\n\nB.", "A.\n\nC.\n\n| x |\n|---|\n| y |")
 	if r[0].Fragments != 2 || r[0].Removed != 0 {
 		t.Errorf("first page: %d fragments, %d removed", r[0].Fragments, r[0].Removed)
 	}
 	if r[1].Fragments != 4 || r[1].Removed != 1 {
 		t.Errorf("second page: %d fragments, %d removed; want 4, 1", r[1].Fragments, r[1].Removed)
+	}
+}
+
+// TestHashesAreRemovableOnly: code, tables and headings are never
+// furniture, so their hashes are not counted across pages.
+func TestHashesAreRemovableOnly(t *testing.T) {
+	blocks := Split("# Title\n\nText.\n\n- item\n\n```\ncode\n```\n\n| a |\n|---|\n| b |")
+	if n := len(Hashes(blocks)); n != 2 {
+		t.Errorf("%d hashes, want the paragraph's and the list item's", n)
 	}
 }
 
@@ -263,11 +259,17 @@ func FuzzAssemble(f *testing.F) {
 		blocks := Split(md)
 		all := Assemble(blocks, func(Hash) bool { return true })
 		none := Assemble(blocks, func(Hash) bool { return false })
-		if none.Removed != none.Fragments {
-			t.Fatalf("owning nothing kept %d of %d fragments", none.Fragments-none.Removed, none.Fragments)
+		removable := 0
+		for _, b := range blocks {
+			if b.Fragment && Removable(b.Kind) {
+				removable++
+			}
 		}
-		if all.Removed != 0 || len(all.Released) != 0 {
-			t.Fatalf("owning everything removed %d of %d fragments, released %d", all.Removed, all.Fragments, len(all.Released))
+		if none.Removed > removable {
+			t.Fatalf("owning nothing removed %d fragments, only %d can go", none.Removed, removable)
+		}
+		if all.Removed != 0 {
+			t.Fatalf("owning everything removed %d of %d fragments", all.Removed, all.Fragments)
 		}
 	})
 }

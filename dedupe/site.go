@@ -12,29 +12,43 @@ import (
 // page is known, so that what a page keeps does not depend on the order in
 // which pages were fetched.
 //
-// A fragment held by one page is that page's. A fragment held by several
-// is kept by one of them and removed from the others:
-//   - Text that repeats across much of the site (held by at least
-//     commonShare of the pages, and at least minCommon) is boilerplate:
-//     navigation, footers, banners. The page closest to the start keeps it
-//     (depth, then rank), so that the site's shared parts appear once.
-//   - Text held by a few pages is a page's own text that other pages
-//     repeat: a print version holding every chapter, an archive or a tag
-//     page holding whole posts. The page that shares such text with the
-//     fewest other pages keeps it (an aggregate shares with every page it
-//     gathers); a page marked noindex gives way to one that is not.
+// Deduplication takes out the site's furniture, nothing else. A fragment
+// is furniture when a large share of the crawl's pages hold it (see
+// furnitureShare): a menu, a footer, a banner, a "subscribe" box. The page
+// closest to the start (depth, then rank, then URL) keeps it, so that the
+// site's shared parts still appear once; every other page loses it.
 //
-// No page is emptied: a page that would keep none of its fragments keeps
-// its headings when it gathers several pages (an outline of them), else
-// the fragments held by the fewest pages (a copy of another page keeps
-// all of its text).
+// Text that a few pages share is content and stays on each of them: a
+// summary and the page it summarises, a release note repeating a line of
+// the one before, the example a tutorial shows on three pages, a print
+// version gathering every chapter. Code blocks and tables are never taken
+// (Removable), and headings go only with the text under them.
+//
+// No page is emptied: a page that would keep none of its text keeps all
+// of it.
 
-// minCommon and commonShare: a fragment held by at least
-// max(minCommon, commonShare of the pages) pages is boilerplate.
+// furnitureShare and minFurniture: a fragment held by at least
+// max(minFurniture, furnitureShare of the crawl's pages) pages is
+// furniture. Site-wide furniture (a menu, a footer) is on every page; a
+// third leaves room for sites whose pages come in two or three templates
+// (a blog's posts, its tag pages, its about pages) while text that a
+// section of a manual repeats (its own menu, a notice on each of its
+// pages) is a section's, and stays. The pages of a small crawl are few:
+// two of them holding the same paragraph is what deduplicateContent
+// describes, and it goes from one.
 const (
-	minCommon   = 3
-	commonShare = 0.1
+	furnitureShare = 1.0 / 3
+	minFurniture   = 2
 )
+
+// Removable reports whether a block of kind k can be taken from a page
+// for being furniture. Code and tables are a page's own even when other
+// pages repeat them (an import line, a table of options), and a heading
+// goes only with the text under it (Assemble drops a heading whose
+// section lost all its text).
+func Removable(k Kind) bool {
+	return k == Paragraph || k == ListItem
+}
 
 // SitePage is a stored page as the site-wide decision needs it.
 type SitePage struct {
@@ -44,56 +58,31 @@ type SitePage struct {
 	Depth int
 	Rank  string
 	URL   string
-	// NoIndex is set when the page asks search engines not to index it
-	// (a print version, a tag page).
-	NoIndex bool
-	// Hashes are the page's distinct fragments (Hashes of its blocks).
+	// Hashes are the page's distinct removable fragments (Hashes of its
+	// blocks).
 	Hashes []Hash
 }
 
-// Decision is who keeps each fragment of a crawl.
+// Decision is who keeps each piece of furniture of a crawl.
 type Decision struct {
-	// shared holds each fragment several pages hold: how many, and the
-	// page that keeps it. A fragment not in it is held by one page.
-	shared map[Hash]sharedFragment
-	// common is the least number of holders of a boilerplate fragment.
-	common int32
+	// owner holds each fragment that is furniture and the page that keeps
+	// it. A fragment not in it stays on every page holding it.
+	owner map[Hash]int64
+	// Threshold is the least number of pages holding a fragment that
+	// makes it furniture.
+	Threshold int
 }
-
-type sharedFragment struct {
-	holders int32
-	owner   int64
-}
-
-// holders counts the pages holding fragment h (one when it is no page's
-// but the asker's: every fragment asked about is some page's).
-func (d *Decision) holders(h Hash) int32 {
-	if s, ok := d.shared[h]; ok {
-		return s.holders
-	}
-	return 1
-}
-
-// owner is the page keeping a shared fragment h; 0 for a fragment one
-// page holds.
-func (d *Decision) owner(h Hash) int64 { return d.shared[h].owner }
 
 // Loses reports whether page id, holding the distinct fragments hashes,
 // loses any of them to another page: only then does Assemble change it.
 func (d *Decision) Loses(id int64, hashes []Hash) bool {
 	for _, h := range hashes {
-		if s, ok := d.shared[h]; ok && s.owner != id {
+		if o, ok := d.owner[h]; ok && o != id {
 			return true
 		}
 	}
 	return false
 }
-
-// maxPartners bounds the partners counted for a page: pages that share
-// text with more than that many others are all aggregates, and among them
-// the crawl's order decides. It bounds the memory and the time a site of
-// pages that all share text with one another would take.
-const maxPartners = 256
 
 // holding is one fragment of one page (its index among the pages).
 type holding struct {
@@ -101,15 +90,18 @@ type holding struct {
 	page int32
 }
 
-// Decide decides, for every fragment that several of pages hold, which
-// one keeps it. Its memory is a pair (fragment, page) for each fragment
-// of each page while it decides, and an entry for each shared fragment
+// Threshold is the number of pages that must hold a fragment for it to be
+// the furniture of a crawl of n pages.
+func Threshold(n int) int {
+	return max(minFurniture, int(float64(n)*furnitureShare+0.999999))
+}
+
+// Decide decides which fragments of pages are furniture and which page
+// keeps each. Its memory is a pair (fragment, page) for each fragment of
+// each page while it decides, and an entry for each piece of furniture
 // afterwards.
 func Decide(pages []SitePage) *Decision {
-	d := &Decision{shared: map[Hash]sharedFragment{},
-		common: int32(max(minCommon, int(float64(len(pages))*commonShare+0.999)))}
-	held := holdings(pages)
-	partners := partnersOf(held, len(pages), d.common)
+	d := &Decision{owner: map[Hash]int64{}, Threshold: Threshold(len(pages))}
 	closer := func(a, b int32) bool { // a comes before b in the crawl's order
 		pa, pb := &pages[a], &pages[b]
 		if pa.Depth != pb.Depth {
@@ -120,27 +112,17 @@ func Decide(pages []SitePage) *Decision {
 		}
 		return pa.URL < pb.URL
 	}
-	owns := func(a, b int32) bool { // a rather than b keeps shared text
-		if pages[a].NoIndex != pages[b].NoIndex {
-			return !pages[a].NoIndex
-		}
-		if na, nb := len(partners[a]), len(partners[b]); na != nb {
-			return na < nb
-		}
-		return closer(a, b)
-	}
-	eachShared(held, func(h Hash, hs []int32) {
-		better := owns
-		if int32(len(hs)) >= d.common {
-			better = closer
+	eachShared(holdings(pages), func(h Hash, hs []int32) {
+		if len(hs) < d.Threshold {
+			return
 		}
 		best := hs[0]
 		for _, i := range hs[1:] {
-			if better(i, best) {
+			if closer(i, best) {
 				best = i
 			}
 		}
-		d.shared[h] = sharedFragment{holders: int32(len(hs)), owner: pages[best].ID}
+		d.owner[h] = pages[best].ID
 	})
 	return d
 }
@@ -190,35 +172,6 @@ func eachShared(held []holding, fn func(h Hash, hs []int32)) {
 	}
 }
 
-// partnersOf holds, for each of n pages, the other pages it shares text
-// with that is not boilerplate (held by fewer than common pages), up to
-// maxPartners.
-func partnersOf(held []holding, n int, common int32) []map[int32]struct{} {
-	partners := make([]map[int32]struct{}, n)
-	eachShared(held, func(_ Hash, hs []int32) {
-		if int32(len(hs)) >= common {
-			return
-		}
-		for _, a := range hs {
-			if len(partners[a]) >= maxPartners {
-				continue
-			}
-			if partners[a] == nil {
-				partners[a] = map[int32]struct{}{}
-			}
-			for _, b := range hs {
-				if a != b {
-					partners[a][b] = struct{}{}
-					if len(partners[a]) >= maxPartners {
-						break
-					}
-				}
-			}
-		}
-	})
-	return partners
-}
-
 // Keep is what a page keeps of its blocks under the decision. Samples
 // are the first few fragments it lost (shortened), for its log.
 type Keep struct {
@@ -233,64 +186,27 @@ const (
 )
 
 // Assemble rebuilds page id's markdown raw (split as blocks) from what the
-// decision leaves it; a page that loses nothing keeps raw byte for byte.
+// decision leaves it; a page that loses nothing, or would lose all its
+// text, keeps raw byte for byte.
 func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 	owned := func(h Hash) bool {
-		return d.holders(h) <= 1 || d.owner(h) == id
+		o, furniture := d.owner[h]
+		return !furniture || o == id
 	}
 	r := Assemble(blocks, owned)
-	if r.Fragments > 0 && r.Markdown == "" {
-		r, owned = d.notEmpty(id, blocks)
-	}
-	if r.Removed == 0 {
-		r.Markdown = raw
+	if r.Removed == 0 || r.Markdown == "" {
+		return Keep{Result: Result{Markdown: raw, Fragments: r.Fragments}}
 	}
 	k := Keep{Result: r}
 	for _, b := range blocks {
 		if len(k.Samples) == maxRemovedShown {
 			break
 		}
-		if b.Fragment && !owned(b.Hash) {
+		if b.Fragment && Removable(b.Kind) && !owned(b.Hash) {
 			k.Samples = append(k.Samples, shorten(strings.Join(strings.Fields(b.Text), " "), maxRemovedText))
 		}
 	}
 	return k
-}
-
-// notEmpty is what a page keeps that would keep none of its fragments.
-// A page that gathers the text of several others (a print version, an
-// archive) keeps its headings: an outline of what it gathers, whose text
-// is on those pages. Any other (a copy of one page, a page made of shared
-// sections) keeps the fragments held by the fewest pages.
-func (d *Decision) notEmpty(id int64, blocks []Block) (Result, func(Hash) bool) {
-	gathered := map[int64]bool{}
-	fewest := int32(-1)
-	for _, b := range blocks {
-		if !b.Fragment {
-			continue
-		}
-		n := d.holders(b.Hash)
-		if n < d.common {
-			gathered[d.owner(b.Hash)] = true
-		}
-		if fewest < 0 || n < fewest {
-			fewest = n
-		}
-	}
-	if len(gathered) >= 2 {
-		headings := map[Hash]bool{}
-		for _, b := range blocks {
-			if b.Fragment && b.Kind == Heading {
-				headings[b.Hash] = true
-			}
-		}
-		outline := func(h Hash) bool { return headings[h] }
-		if r := assemble(blocks, outline, true); r.Markdown != "" {
-			return r, outline
-		}
-	}
-	fewestHeld := func(h Hash) bool { return d.holders(h) <= fewest || d.owner(h) == id }
-	return Assemble(blocks, fewestHeld), fewestHeld
 }
 
 // shorten cuts s to at most n characters, marking the cut.

@@ -44,7 +44,7 @@ type Document struct {
 	Markdown string
 	// NoIndex is set when the page asks search engines not to index it
 	// (<meta name="robots" content="noindex">): a print version, a tag
-	// page. Deduplication lets its text go to the pages it repeats.
+	// page. It is stored with the page.
 	NoIndex bool
 	// HTML, with Options.HTML, is the content the markdown is made of, as
 	// HTML: the main content (or the chosen tags, or the body), without
