@@ -1,6 +1,6 @@
 // Command maineval scores the main-content extraction (excludeNonMainTags)
-// on two public evaluation sets that ship in Go modules the service
-// already depends on:
+// on public evaluation sets that ship in Go modules the service already
+// depends on:
 //
 //   - trafilatura's comparison set (go-trafilatura module): for each page,
 //     snippets the main content must hold and snippets it must not;
@@ -10,12 +10,17 @@
 //     word tokens of the markdown's text against the expected text, per
 //     page, and are averaged over pages (the pages under 10 KB are unit
 //     tests of the readability library, not pages, and are left out).
+//   - go-trafilatura's realworld mock set: saved pages and the snippets
+//     its realworld test asserts each page's text holds or does not,
+//     scored as the comparison set is (mock.go).
 //
 // For each it prints this service's markdown (default options: links
 // kept, and with links dropped) and go-trafilatura alone on the same
-// pages.
+// pages, on all pages and on each of two halves fixed by the pages'
+// names (halves.go): rules are to be tuned on the tuning half and checked
+// on the held-out one.
 //
-//	go run ./internal/maineval [-set snippets|tokens|both|newer] [-diff] [-n N] [-page NAME] [-worst N [-recall]]
+//	go run ./internal/maineval [-set snippets|tokens|mock|both|newer] [-half tuning|held-out|both] [-diff] [-n N] [-page NAME] [-worst N [-recall]] [-versus]
 package main
 
 import (
@@ -72,7 +77,7 @@ var trafilaturaAlone = extractor{"go-trafilatura + fallback        ", func(page 
 }}
 
 func main() {
-	set := flag.String("set", "both", "which set to score: snippets, tokens, both, or newer (readability pages added since, downloaded)")
+	set := flag.String("set", "both", "which set to score: snippets, tokens, mock, both (these three), or newer (readability pages added since, downloaded)")
 	limit := flag.Int("n", 0, "score only the first n pages of each set (0: all)")
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
@@ -80,7 +85,16 @@ func main() {
 	flag.BoolVar(&versus, "versus", false, "list the pages where this service's precision or recall is below go-trafilatura's")
 	flag.BoolVar(&headlines, "headlines", false, "score the headline as the article's (token sets): the expected text starts with the page's title, go-trafilatura's with the title it found")
 	flag.StringVar(&only, "page", "", "score only the pages whose name holds this")
+	flag.StringVar(&half, "half", both, "which half of each set to score and list: tuning, held-out, or both (the figures of all pages and of each half; listings of all pages)")
 	flag.Parse()
+	if half != tuning && half != heldOut && half != both {
+		log.Fatalf("-half %q: want tuning, held-out or both", half)
+	}
+	switch *set {
+	case "snippets", "tokens", "mock", "both", "newer":
+	default:
+		log.Fatalf("-set %q: want snippets, tokens, mock, both or newer", *set)
+	}
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
 	if *set == "snippets" || *set == "both" {
 		dir := moduleDir("github.com/markusmobius/go-trafilatura")
@@ -104,6 +118,14 @@ func main() {
 		if *set != "newer" {
 			scoreSet("readability test pages (word tokens)", pages, extractors, *limit, *diff, *worst)
 		}
+	}
+	if *set == "mock" || *set == "both" {
+		dir := moduleDir("github.com/markusmobius/go-trafilatura")
+		pages, err := readMockSet(dir)
+		if err != nil {
+			log.Fatal(err)
+		}
+		scoreSet("go-trafilatura's realworld mock set (snippets)", pages, extractors, *limit, *diff, *worst)
 	}
 	if *set == "newer" {
 		// The pages added to the readability tests since go-shiori's copy,
@@ -156,7 +178,6 @@ type total struct {
 	sum     score
 	p, r, f float64
 	pages   int
-	elapsed time.Duration
 }
 
 func (t *total) add(s score) {
@@ -170,52 +191,110 @@ func (t *total) add(s score) {
 	t.pages++
 }
 
-func (t total) String() string {
-	n := float64(t.pages)
-	p, r := t.sum.precision(), t.sum.recall()
-	return fmt.Sprintf("per page: precision %.3f recall %.3f F1 %.3f | pooled: precision %.3f recall %.3f F1 %.3f | %v",
-		t.p/n, t.r/n, t.f/n, p, r, f1(p, r), t.elapsed.Round(time.Millisecond))
+// perPage is the precision, recall and F1 averaged over pages.
+func (t total) perPage() string {
+	n := float64(max(t.pages, 1))
+	return fmt.Sprintf("%.3f %.3f %.3f", t.p/n, t.r/n, t.f/n)
 }
 
-func scoreSet(title string, pages []page, extractors []extractor, limit int, diff bool, worst int) {
-	if only != "" {
-		var some []page
-		for _, p := range pages {
-			if strings.Contains(p.name, only) {
-				some = append(some, p)
-			}
+// pooled is the precision, recall and F1 of the summed counts.
+func (t total) pooled() string {
+	p, r := t.sum.precision(), t.sum.recall()
+	return fmt.Sprintf("%.3f %.3f %.3f", p, r, f1(p, r))
+}
+
+// selectPages keeps the pages scored: those named as -page asks, in the
+// half -half asks, the first limit of them when limit is set.
+func selectPages(pages []page, limit int) []page {
+	var some []page
+	for _, p := range pages {
+		if strings.Contains(p.name, only) && inHalf(p.name) {
+			some = append(some, p)
 		}
-		pages = some
 	}
-	if limit > 0 && len(pages) > limit {
-		pages = pages[:limit]
+	if limit > 0 && len(some) > limit {
+		some = some[:limit]
 	}
-	fmt.Printf("%s: %d pages\n", title, len(pages))
+	return some
+}
+
+// scoreSet scores each extractor on a set's pages and prints a table: a
+// row per extractor, with the precision, recall and F1 averaged over the
+// pages of each column (columns), the pooled figures of all pages scored
+// and the time taken. The listings (-diff, -versus, -worst) are of the
+// pages scored, so of the half -half asks.
+func scoreSet(title string, pages []page, extractors []extractor, limit int, diff bool, worst int) {
+	pages = selectPages(pages, limit)
+	tune, held := halfSizes(pages)
+	fmt.Printf("%s: %d pages (%d tuning, %d held-out)\n", title, len(pages), tune, held)
+	checkBalance(title, tune, held)
+	cols := columns()
+	printHeader(cols, pages)
 	var first, last []scored
 	for i, x := range extractors {
-		var t total
-		for _, p := range pages {
-			start := time.Now()
-			text := x.run(p.html)
-			t.elapsed += time.Since(start)
-			s := p.score(text)
-			t.add(s)
-			if i == 0 {
-				first = append(first, scored{p.name, s})
-				if diff {
-					p.diff(text)
-				}
-			}
-			if i == len(extractors)-1 {
-				last = append(last, scored{p.name, s})
-			}
+		results, elapsed := run(x, pages, diff && i == 0)
+		printRow(x.name, cols, results, elapsed)
+		if i == 0 {
+			first = results
 		}
-		fmt.Printf("  %s %s\n", x.name, t)
+		last = results
 	}
 	if versus {
 		printVersus(first, last)
 	}
 	printWorst(first, worst)
+}
+
+// run scores x on each page and times it; with diff it prints where the
+// text and the expectation disagree.
+func run(x extractor, pages []page, diff bool) ([]scored, time.Duration) {
+	var elapsed time.Duration
+	results := make([]scored, len(pages))
+	for j, p := range pages {
+		start := time.Now()
+		text := x.run(p.html)
+		elapsed += time.Since(start)
+		results[j] = scored{p.name, p.score(text)}
+		if diff {
+			p.diff(text)
+		}
+	}
+	return results, elapsed
+}
+
+// nameWidth is the width of the extractor column of a set's table.
+const nameWidth = 33
+
+func printHeader(cols []column, pages []page) {
+	fmt.Printf("  %-*s", nameWidth, "per page P R F1 on:")
+	for _, c := range cols {
+		n := 0
+		for _, p := range pages {
+			if c.in(p.name) {
+				n++
+			}
+		}
+		fmt.Printf(" | %-17s", fmt.Sprintf("%s (%d)", c.name, n))
+	}
+	fmt.Printf(" | %-17s | time\n", "pooled P R F1")
+}
+
+func printRow(name string, cols []column, results []scored, elapsed time.Duration) {
+	fmt.Printf("  %-*s", nameWidth, strings.TrimSpace(name))
+	var all total
+	for _, c := range cols {
+		var t total
+		for _, r := range results {
+			if c.in(r.name) {
+				t.add(r.score)
+			}
+		}
+		fmt.Printf(" | %s", t.perPage())
+	}
+	for _, r := range results {
+		all.add(r.score)
+	}
+	fmt.Printf(" | %s | %v\n", all.pooled(), elapsed.Round(time.Millisecond))
 }
 
 // versus makes scoreSet list the pages where this service's precision or
