@@ -79,6 +79,9 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 		return SettleDeduplicationResult{}, err
 	}
 	decision := dedupe.Decide(pages)
+	if o.ExcludeNonMainTags {
+		decision.MaxLoss = dedupe.MainContentLoss
+	}
 	res := SettleDeduplicationResult{Pages: len(pages)}
 	// A page that loses nothing keeps its markdown as stored: only its
 	// count of fragments is written. The others are read again and

@@ -25,7 +25,13 @@ import (
 // (Removable), and headings go only with the text under them.
 //
 // No page is emptied: a page that would keep none of its text keeps all
-// of it.
+// of it. When the pages are main content already (MaxLoss below one), a
+// page that would lose more than MaxLoss of its text keeps all of it too:
+// main content has taken the site's furniture, and what is left that many
+// pages repeat is at most a line or two of each (a "subscribe" line, a
+// notice); a block that is a large part of a page is content many pages
+// share (the methods an API's types inherit, documented on each type's
+// page), not furniture.
 
 // furnitureShare and minFurniture: a fragment held by at least
 // max(minFurniture, furnitureShare of the crawl's pages) pages is
@@ -71,7 +77,14 @@ type Decision struct {
 	// Threshold is the least number of pages holding a fragment that
 	// makes it furniture.
 	Threshold int
+	// MaxLoss is the largest share of a page's text (in bytes of its
+	// fragments) it may lose; 0 stands for 1, no bound.
+	MaxLoss float64
 }
+
+// MainContentLoss is Decision.MaxLoss for pages whose markdown is their
+// main content: a page loses at most a fifth of its text to furniture.
+const MainContentLoss = 0.2
 
 // Loses reports whether page id, holding the distinct fragments hashes,
 // loses any of them to another page: only then does Assemble change it.
@@ -194,7 +207,7 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 		return !furniture || o == id
 	}
 	r := Assemble(blocks, owned)
-	if r.Removed == 0 || r.Markdown == "" {
+	if r.Removed == 0 || r.Markdown == "" || d.MaxLoss > 0 && d.MaxLoss < 1 && lostShare(blocks, owned) > d.MaxLoss {
 		return Keep{Result: Result{Markdown: raw, Fragments: r.Fragments}}
 	}
 	k := Keep{Result: r}
@@ -207,6 +220,25 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 		}
 	}
 	return k
+}
+
+// lostShare is the share of the text of blocks' fragments, in bytes,
+// that goes when only the owned removable ones stay.
+func lostShare(blocks []Block, owned func(Hash) bool) float64 {
+	total, lost := 0, 0
+	for _, b := range blocks {
+		if !b.Fragment {
+			continue
+		}
+		total += len(b.Text)
+		if Removable(b.Kind) && !owned(b.Hash) {
+			lost += len(b.Text)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(lost) / float64(total)
 }
 
 // shorten cuts s to at most n characters, marking the cut.

@@ -177,3 +177,33 @@ func TestNeverEmptied(t *testing.T) {
 		t.Errorf("/red removed %d fragments, samples %q; want the menu's 3", k.Removed, k.Samples)
 	}
 }
+
+// TestMaxLoss: when pages are main content, a page that would lose more
+// than a fifth of its text keeps it all (the methods many types inherit);
+// a page losing a line of furniture loses it.
+func TestMaxLoss(t *testing.T) {
+	inherited := "Takes a closure and creates an iterator which calls that closure on each element, as every iterator does."
+	var pages []sitePage
+	for i := 0; i < 6; i++ {
+		md := fmt.Sprintf("# Type %d\n\nType %d has a purpose of its own, described here in a sentence or two of its own words, and what it is for in a second sentence.\n\nSubscribe to the newsletter.", i, i)
+		if i%2 == 1 {
+			md += "\n\n## Provided methods\n\n" + inherited
+		}
+		pages = append(pages, sitePage{url: fmt.Sprintf("/t%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
+	}
+	var site []SitePage
+	for i, p := range pages {
+		site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(Split(p.markdown))})
+	}
+	d := Decide(site)
+	d.MaxLoss = MainContentLoss
+	for i, p := range pages {
+		md := d.Assemble(int64(i+1), p.markdown, Split(p.markdown)).Markdown
+		if i%2 == 1 && i > 1 && !strings.Contains(md, inherited) {
+			t.Errorf("%s lost the methods it inherits, a large part of it:\n%s", p.url, md)
+		}
+		if i%2 == 0 && i > 0 && strings.Contains(md, "Subscribe") {
+			t.Errorf("%s keeps the newsletter line:\n%s", p.url, md)
+		}
+	}
+}

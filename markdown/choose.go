@@ -176,7 +176,7 @@ func (c *chosen) extend(title string) {
 	span := lowestCommonAncestor(c.units[first].n, c.units[last].n)
 	for i := first + 1; i < last; i++ {
 		u := c.units[i]
-		if !u.kept && inside(u.n, span) && (contentByKind(u) || proseUnit(u)) {
+		if !u.kept && inside(u.n, span) && (contentByKind(u) || proseUnit(u) || linkedSentence(u)) {
 			u.kept = true
 		}
 	}
@@ -265,6 +265,23 @@ func linked(n *html.Node) bool {
 func proseUnit(u *unit) bool {
 	return u.n.Data == "p" && u.total >= minSentence && 2*u.links < u.total && !u.inLink
 }
+
+// linkedSentence reports whether u is a paragraph that reads as a
+// sentence, however much of it is links ("See the API reference and the
+// changelog."): words of its own around its links, and a sentence's end.
+// Inside the article it is the article's.
+func linkedSentence(u *unit) bool {
+	if u.n.Data != "p" || u.inLink || u.card || u.total < minSentence || u.total-u.links < minOwnWords {
+		return false
+	}
+	text := strings.TrimSpace(nodeText(u.n))
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(".!?…。", r)
+}
+
+// minOwnWords is the least text outside links, spaces aside, of a
+// linked sentence: "See the … and an …".
+const minOwnWords = 8
 
 // minSentence is the least text, spaces aside, of a paragraph that
 // stays inside the article for being one.

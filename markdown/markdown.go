@@ -78,22 +78,32 @@ var invisible = strings.NewReplacer("\u00ad", "", "\u200b", "", "\u200c", "", "\
 
 // Convert renders page as markdown.
 func Convert(page []byte, o Options) (Document, error) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	doc, err := parse(page)
 	if err != nil {
-		return Document{}, fmt.Errorf("parse html: %w", err)
+		return Document{}, err
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 	clean(doc, o)
-
-	root := doc.Find("body").First()
-	if root.Length() == 0 {
-		root = doc.Selection
-	}
+	root := bodyOf(doc)
 	switch {
 	case len(o.IncludeOnlyTags) > 0:
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
 	case o.MainContentOnly:
+		region := ownRegion(root.Get(0))
+		own := ownText(region)
 		root = mainContent(root, d.Title)
+		if keptText(root.Nodes) < maxSliver && float64(keptOwnText(root.Nodes, region)) < minOwnShare*float64(own) {
+			// The article weighed holds a sliver of what the page's
+			// own structure says is its content (region.go), or none
+			// of it: the page is a list, an index, a reference, and is
+			// taken whole. It is parsed again: choosing the article
+			// took the rest out of the tree.
+			if doc, err = parse(page); err != nil {
+				return Document{}, err
+			}
+			clean(doc, o)
+			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0))).Selection
+		}
 	}
 	if o.HTML {
 		d.HTML = contentHTML(root)
@@ -105,6 +115,23 @@ func Convert(page []byte, o Options) (Document, error) {
 	})
 	d.Markdown, err = render(root)
 	return d, err
+}
+
+// parse parses page.
+func parse(page []byte) (*goquery.Document, error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		return nil, fmt.Errorf("parse html: %w", err)
+	}
+	return doc, nil
+}
+
+// bodyOf is the page's body, or the whole document when it has none.
+func bodyOf(doc *goquery.Document) *goquery.Selection {
+	if root := doc.Find("body").First(); root.Length() > 0 {
+		return root
+	}
+	return doc.Selection
 }
 
 // contentHTML is the HTML of the chosen elements, without comments, event

@@ -128,15 +128,30 @@ ensure_browser() {
 }
 
 # REALDOCS_PACKAGES are Debian packages of real HTML manuals, each with
-# the part of it the tests crawl: mdBook (the Rust Book) and rustdoc (a
-# module of the standard library) from rust-doc, Sphinx's own manual,
-# PostgreSQL's DocBook manual, and Git's manual pages and guides (Asciidoc). Their licences are in each package's
-# copyright file, extracted beside the pages.
+# the part of it the tests crawl, made by fifteen generators: mdBook (the
+# Rust Book) and rustdoc (a module of the standard library) from
+# rust-doc, Sphinx's own manual, PostgreSQL's DocBook manual, Git's manual
+# pages and guides (Asciidoc), GNU m4's manual (Texinfo), jsoup's API
+# (Javadoc), JsonCpp's API (Doxygen), cairo's reference (gtk-doc),
+# JSON-GLib's reference (gi-docgen), YARD's own (YARD), megaparsec's
+# (Haddock), an OCaml calendar library's (odoc), Docutils' own (Docutils)
+# and SQLite's hand-written documentation. Their licences are in each
+# package's copyright file, extracted beside the pages.
 REALDOCS_PACKAGES=(
   "rust-doc:usr/share/doc/rust-doc/html/book usr/share/doc/rust-doc/html/std/collections usr/share/doc/rust-doc/copyright"
   "sphinx-doc:usr/share/doc/sphinx-doc/html usr/share/doc/sphinx-doc/copyright"
   "postgresql-doc-15:usr/share/doc/postgresql-doc-15/html usr/share/doc/postgresql-doc-15/copyright"
   "git-doc:usr/share/doc/git-doc"
+  "m4-doc:usr/share/doc/m4 usr/share/doc/m4-doc/copyright"
+  "libjsoup-java-doc:usr/share/doc/libjsoup-java/api usr/share/doc/libjsoup-java-doc/copyright"
+  "libjsoncpp-doc:usr/share/doc/libjsoncpp-doc"
+  "libcairo2-doc:usr/share/gtk-doc/html/cairo usr/share/doc/libcairo2-doc/copyright"
+  "libjson-glib-doc:usr/share/doc/json-glib-1.0 usr/share/doc/libjson-glib-doc/copyright"
+  "yard-doc:usr/share/doc/yard/doc usr/share/doc/yard-doc/copyright"
+  "libghc-megaparsec-doc:usr/share/doc/libghc-megaparsec-doc"
+  "libcalendar-ocaml-doc:usr/share/doc/libcalendar-ocaml/_html usr/share/doc/libcalendar-ocaml-doc/copyright"
+  "docutils-doc:usr/share/doc/docutils-doc"
+  "sqlite3-doc:usr/share/doc/sqlite3 usr/share/doc/sqlite3-doc/copyright"
 )
 
 # deb_download PKG DIR: Debian's package PKG into DIR (its .deb), once;

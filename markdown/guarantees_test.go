@@ -1,0 +1,95 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The guarantees of main content (excludeNonMainTags) on pages of shapes
+// the weighing does not expect: each fails without the rule that keeps it.
+
+func mainOf(t *testing.T, page string) string {
+	t.Helper()
+	d, err := Convert([]byte(page), Options{MainContentOnly: true, IncludeLinks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Markdown
+}
+
+// TestNeverEmpty: a page whose only text is its title, in a <header>
+// beside its navigation (an API module without documentation), keeps
+// the title.
+func TestNeverEmpty(t *testing.T) {
+	page := `<html><head><title>Ftime</title></head><body>
+<nav><a href="../">Up</a> – <a href="../../">calendar</a> » Ftime</nav>
+<header><h1>Module <code>Ftime</code></h1></header>
+<div class="content"></div></body></html>`
+	if md := mainOf(t, page); !strings.Contains(md, "Module `Ftime`") {
+		t.Errorf("the page's only text is gone: %q", md)
+	}
+}
+
+// contentsPage is a manual's section page: a title, a sentence, and the
+// list of its chapters, each a link with a line of description, then the
+// site's footer with its prose.
+func contentsPage(items int) string {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Text Processing Services</title></head><body>
+<div class="related" role="navigation"><ul><li><a href="/">Home</a></li><li><a href="/library/">Library</a></li></ul></div>
+<div class="document"><div class="body" role="main">
+<h1>Text Processing Services</h1>
+<p>The modules described here provide string operations.</p>
+<div class="toctree-wrapper"><ul>`)
+	for i := 1; i <= items; i++ {
+		fmt.Fprintf(&b, `<li><a href="/library/m%d.html">module%d — operations number %d</a></li>`, i, i, i)
+	}
+	b.WriteString(`</ul></div></div></div>
+<div class="footer"><p>© Copyright 2001-2023, the Foundation. This page is licensed under the Foundation's licence, version 2.
+See the history and licence for more information, and the notes on how to reuse it.</p>
+<p>The Foundation is a non-profit corporation. Please donate. Last updated on Jun 06, 2023. Found a bug?
+Created using the generator 4.5.0, with a theme of its own.</p></div>
+</body></html>`)
+	return b.String()
+}
+
+// TestListPageKeepsItsList: a page whose body is a list of links keeps
+// every entry, with the introduction before it.
+func TestListPageKeepsItsList(t *testing.T) {
+	md := mainOf(t, contentsPage(12))
+	for i := 1; i <= 12; i++ {
+		if want := fmt.Sprintf("[module%d — operations number %d](/library/m%d.html)", i, i, i); !strings.Contains(md, want) {
+			t.Errorf("entry %d of the list is gone:\n%s", i, md)
+			break
+		}
+	}
+	if !strings.Contains(md, "provide string operations") {
+		t.Errorf("the introduction is gone:\n%s", md)
+	}
+}
+
+// TestFooterNeverChosen: on the same page, the footer's sentences and the
+// navigation are not the content.
+func TestFooterNeverChosen(t *testing.T) {
+	md := mainOf(t, contentsPage(12))
+	for _, furniture := range []string{"Found a bug?", "© Copyright", "[Home](/)"} {
+		if strings.Contains(md, furniture) {
+			t.Errorf("the page's furniture %q is in its content:\n%s", furniture, md)
+		}
+	}
+}
+
+// TestLinkedSentenceStays: the last paragraph of an article, a sentence
+// that is half links, is the article's.
+func TestLinkedSentenceStays(t *testing.T) {
+	para := "<p>The service reads every page of a site, turns each into markdown and keeps a log of what it did with it, page by page.</p>"
+	page := `<html><head><title>Crawling</title></head><body><nav><a href="/">Home</a> <a href="/docs">Docs</a></nav>
+<article><h1>Crawling</h1>` + strings.Repeat(para, 4) + `
+<p>See the <a href="/api">API reference</a> and <a href="https://example.org/">an outside page</a>.</p></article>
+<footer>© 2026 Example</footer></body></html>`
+	md := mainOf(t, page)
+	if !strings.Contains(md, "See the [API reference](/api) and [an outside page](https://example.org/).") {
+		t.Errorf("the article's last sentence is gone:\n%s", md)
+	}
+}

@@ -1,0 +1,174 @@
+package markdown
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// This file holds what the page's own structure says its content is, and
+// the check that the weighed article did not lose most of it.
+//
+// The weighing (score.go, choose.go) looks for an article: paragraphs of
+// prose. A page that is not one (a manual's index, a section's table of
+// contents, an API reference made of signatures and one-line
+// descriptions, a keyword index) has little prose, and the weighing then
+// keeps a sliver of it: the introduction before the list, or one entry.
+// Such a page says where its content is by its structure: its <main>
+// (or role=main), else its body, in both cases without the landmarks and
+// furniture around the content (navigation, banners, footers, asides,
+// hidden elements, widgets). When the article chosen holds less than
+// minOwnShare of that region's text, the region is the page's content.
+
+// minOwnShare is the least share of the page's own region's text the
+// chosen article must hold. News articles hold most of theirs: what is
+// around the text of a story inside its page's main part (teasers, a
+// comment form, captions) is rarely more than the story. A list page
+// whose weighing kept only its introduction holds a few hundredths.
+const minOwnShare = 0.25
+
+// maxSliver is the most text (white space aside) of a chosen article
+// that can be a sliver of the page: more is an article of substance,
+// wherever it stands, and the page's region around it (a news site's
+// lists of other stories, a part marked main that is not the story) is
+// not its content.
+const maxSliver = 1000
+
+// ownRegion is the element the page names as its main part: the first
+// <main> or role=main element that holds text, else body.
+func ownRegion(body *html.Node) *html.Node {
+	if m := firstBelow(body, func(n *html.Node) bool {
+		return (n.Data == "main" || attrIs(n, "role", "main")) && trimmedLen(n) > 0
+	}); m != nil {
+		return m
+	}
+	return body
+}
+
+// attrIs reports whether n's attribute key is v, case and spaces aside.
+func attrIs(n *html.Node, key, v string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return strings.EqualFold(strings.TrimSpace(a.Val), v)
+		}
+	}
+	return false
+}
+
+// regionFurniture reports whether n, inside the page's own region, is
+// not its content: an element hidden from every reader, a widget by its
+// role, a section named for what it is (comments, sharing), navigation,
+// an aside, a footer, a form, or a block named as furniture; a <header>
+// unless it holds the page's <h1> (a module's title and synopsis). An
+// element that holds the page's title or its main part is never
+// furniture, whatever its name: a layout whose whole page sits in
+// <div class="content-with-sidebar">.
+func regionFurniture(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	if n.Data == "header" {
+		return !holdsPage(n)
+	}
+	return (notArticle(n) || furniture(n)) && !holdsPage(n)
+}
+
+// holdsPage reports whether n holds the page's title (<h1>) or its main
+// part (<main>, role=main, <article>).
+func holdsPage(n *html.Node) bool {
+	return firstBelow(n, func(c *html.Node) bool {
+		return c.Data == "h1" || c.Data == "main" || c.Data == "article" || attrIs(c, "role", "main")
+	}) != nil
+}
+
+// ownText is the length of the text of the page's own region (white
+// space aside), furniture and what no reader sees aside.
+func ownText(region *html.Node) int {
+	return regionText(region, true)
+}
+
+// regionText is the length of the text below n, white space aside,
+// without the region's furniture, counting from the start when inside
+// is set, else from the page's own region down.
+func regionText(n *html.Node, inside bool) int {
+	total := 0
+	var walk func(n *html.Node, inside bool)
+	walk = func(n *html.Node, inside bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode && inside:
+				total += spacelessLen(c.Data)
+			case c.Type == html.ElementNode && !neverTags[c.Data] && !regionFurniture(c):
+				walk(c, inside || c.Data == "main" || attrIs(c, "role", "main"))
+			}
+		}
+	}
+	walk(n, inside)
+	return total
+}
+
+// keptOwnText is the length of the text of the chosen nodes that is the
+// page's own (inside region, the page's own region, and not its
+// furniture): what the article holds of what the page says is its
+// content. An article chosen in the page's footer holds none.
+func keptOwnText(nodes []*html.Node, region *html.Node) int {
+	if region.Data == "body" {
+		// The page names no main part: what the weighing chose is
+		// judged by its size alone.
+		return keptText(nodes)
+	}
+	total := 0
+	for _, n := range nodes {
+		inside := n == region
+		for p := n.Parent; p != nil && !inside; p = p.Parent {
+			inside = p == region
+		}
+		furnished := false
+		for p := n; p != nil && p != region; p = p.Parent {
+			furnished = furnished || regionFurniture(p)
+		}
+		if furnished {
+			continue
+		}
+		total += regionText(n, inside)
+	}
+	return total
+}
+
+// keptText is the length of the text below nodes, white space aside.
+func keptText(nodes []*html.Node) int {
+	total := 0
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			total += spacelessLen(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return total
+}
+
+// structuralContent narrows body to the page's own region and removes
+// the furniture inside it (body is changed).
+func structuralContent(body *html.Node) *html.Node {
+	region := ownRegion(body)
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if regionFurniture(c) {
+				n.RemoveChild(c)
+			} else if c.Type == html.ElementNode {
+				walk(c)
+			}
+			c = next
+		}
+	}
+	walk(region)
+	return region
+}
