@@ -83,8 +83,8 @@ type Decision struct {
 }
 
 // MainContentLoss is Decision.MaxLoss for pages whose markdown is their
-// main content: a page loses at most a fifth of its text to furniture.
-const MainContentLoss = 0.2
+// main content: a page loses at most a tenth of its text to furniture.
+const MainContentLoss = 0.1
 
 // Loses reports whether page id, holding the distinct fragments hashes,
 // loses any of them to another page: only then does Assemble change it.

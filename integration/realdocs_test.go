@@ -42,7 +42,7 @@ func TestRealManuals(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(m.Start))); err != nil {
 				t.Fatalf("the manual is missing (make test downloads it): %v", err)
 			}
-			srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+			srv := httptest.NewServer(noListings(root, http.FileServer(http.Dir(root))))
 			t.Cleanup(srv.Close)
 			body := map[string]any{"startUrl": srv.URL + m.Start, "maxConcurrentPages": 16}
 			if m.MaxResults > 0 {
@@ -60,6 +60,21 @@ func TestRealManuals(t *testing.T) {
 		})
 	}
 	t.Log(figureTable())
+}
+
+// noListings answers 404 for a folder without an index.html, as a
+// manual's web server would, instead of the file server's listing of it
+// (a manual's link to a folder of pictures).
+func noListings(root string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(path.Clean(r.URL.Path)), "index.html")); err != nil {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // dumpManual writes each page's markdown, raw and deduplicated, below
@@ -142,7 +157,7 @@ func checkManual(t *testing.T, m realdocs.Manual, root string, c crawled, raw ma
 		if page.Engine != "cheerio" && m.Strict {
 			t.Errorf("%s was sent to the browser: its text is in its HTML", p)
 		}
-		if strings.Contains(p, "?") {
+		if strings.Contains(p, "?") && m.Strict {
 			t.Errorf("%s: a page under a query string", p)
 		}
 		rawMD := raw[p]
