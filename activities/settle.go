@@ -69,7 +69,8 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 					counts[i]++
 				}
 			}
-			site[i] = dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, Hashes: dedupe.Hashes(blocks)}
+			site[i] = dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, Hashes: dedupe.Hashes(blocks),
+				Headings: dedupe.HeadingHashes(blocks)}
 		})
 		pages, fragments = append(pages, site...), append(fragments, counts...)
 		progress.Add(int64(len(chunk)))
@@ -79,9 +80,7 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 		return SettleDeduplicationResult{}, err
 	}
 	decision := dedupe.Decide(pages)
-	if o.ExcludeNonMainTags {
-		decision.MaxLoss = dedupe.MainContentLoss
-	}
+	decision.SharedSections = o.ExcludeNonMainTags
 	res := SettleDeduplicationResult{Pages: len(pages)}
 	// A page that loses nothing keeps its markdown as stored: only its
 	// count of fragments is written. The others are read again and

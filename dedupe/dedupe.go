@@ -217,16 +217,28 @@ func normalize(b Block) string {
 // Hashes returns the distinct hashes of the fragments of blocks that can
 // be removed (Removable), sorted.
 func Hashes(blocks []Block) []Hash {
+	return distinct(blocks, func(b Block) bool { return Removable(b.Kind) })
+}
+
+// distinct returns the distinct hashes of the fragments of blocks that
+// match, sorted.
+func distinct(blocks []Block, match func(Block) bool) []Hash {
 	seen := make(map[Hash]bool, len(blocks))
 	var out []Hash
 	for _, b := range blocks {
-		if b.Fragment && Removable(b.Kind) && !seen[b.Hash] {
+		if b.Fragment && match(b) && !seen[b.Hash] {
 			seen[b.Hash] = true
 			out = append(out, b.Hash)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return string(out[i][:]) < string(out[j][:]) })
 	return out
+}
+
+// HeadingHashes returns the distinct hashes of the headings of blocks,
+// sorted.
+func HeadingHashes(blocks []Block) []Hash {
+	return distinct(blocks, func(b Block) bool { return b.Kind == Heading })
 }
 
 // Result is a page's markdown after deduplication.

@@ -25,13 +25,13 @@ import (
 // (Removable), and headings go only with the text under them.
 //
 // No page is emptied: a page that would keep none of its text keeps all
-// of it. When the pages are main content already (MaxLoss below one), a
-// page that would lose more than MaxLoss of its text keeps all of it too:
-// main content has taken the site's furniture, and what is left that many
-// pages repeat is at most a line or two of each (a "subscribe" line, a
-// notice); a block that is a large part of a page is content many pages
-// share (the methods an API's types inherit, documented on each type's
-// page), not furniture.
+// of it. When the pages are main content already (SharedSections), a
+// fragment in a section whose heading a third of the pages hold too stays:
+// main content has taken the site's furniture, and a section many pages
+// repeat under the same heading is documentation a family of pages
+// shares (the methods an API's types inherit, each documented under its
+// signature on every type's page), not furniture. A notice at the end of
+// every article, under each article's own heading, goes.
 
 // furnitureShare and minFurniture: a fragment held by at least
 // max(minFurniture, furnitureShare of the crawl's pages) pages is
@@ -65,8 +65,8 @@ type SitePage struct {
 	Rank  string
 	URL   string
 	// Hashes are the page's distinct removable fragments (Hashes of its
-	// blocks).
-	Hashes []Hash
+	// blocks); Headings, its headings' (HeadingHashes).
+	Hashes, Headings []Hash
 }
 
 // Decision is who keeps each piece of furniture of a crawl.
@@ -74,17 +74,15 @@ type Decision struct {
 	// owner holds each fragment that is furniture and the page that keeps
 	// it. A fragment not in it stays on every page holding it.
 	owner map[Hash]int64
+	// sharedHeadings holds the headings held by Threshold pages or more.
+	sharedHeadings map[Hash]bool
 	// Threshold is the least number of pages holding a fragment that
 	// makes it furniture.
 	Threshold int
-	// MaxLoss is the largest share of a page's text (in bytes of its
-	// fragments) it may lose; 0 stands for 1, no bound.
-	MaxLoss float64
+	// SharedSections keeps a fragment whose section's heading is held
+	// by Threshold pages or more: set when the pages are main content.
+	SharedSections bool
 }
-
-// MainContentLoss is Decision.MaxLoss for pages whose markdown is their
-// main content: a page loses at most a tenth of its text to furniture.
-const MainContentLoss = 0.1
 
 // Loses reports whether page id, holding the distinct fragments hashes,
 // loses any of them to another page: only then does Assemble change it.
@@ -114,7 +112,7 @@ func Threshold(n int) int {
 // each page while it decides, and an entry for each piece of furniture
 // afterwards.
 func Decide(pages []SitePage) *Decision {
-	d := &Decision{owner: map[Hash]int64{}, Threshold: Threshold(len(pages))}
+	d := &Decision{owner: map[Hash]int64{}, sharedHeadings: map[Hash]bool{}, Threshold: Threshold(len(pages))}
 	closer := func(a, b int32) bool { // a comes before b in the crawl's order
 		pa, pb := &pages[a], &pages[b]
 		if pa.Depth != pb.Depth {
@@ -125,7 +123,7 @@ func Decide(pages []SitePage) *Decision {
 		}
 		return pa.URL < pb.URL
 	}
-	eachShared(holdings(pages), func(h Hash, hs []int32) {
+	eachShared(holdings(pages, func(p SitePage) []Hash { return p.Hashes }), func(h Hash, hs []int32) {
 		if len(hs) < d.Threshold {
 			return
 		}
@@ -137,19 +135,24 @@ func Decide(pages []SitePage) *Decision {
 		}
 		d.owner[h] = pages[best].ID
 	})
+	eachShared(holdings(pages, func(p SitePage) []Hash { return p.Headings }), func(h Hash, hs []int32) {
+		if len(hs) >= d.Threshold {
+			d.sharedHeadings[h] = true
+		}
+	})
 	return d
 }
 
-// holdings lists each fragment of each page, sorted by fragment, then by
+// holdings lists each fragment of each page (of gives a page's), sorted by fragment, then by
 // page.
-func holdings(pages []SitePage) []holding {
+func holdings(pages []SitePage, of func(SitePage) []Hash) []holding {
 	n := 0
 	for _, p := range pages {
-		n += len(p.Hashes)
+		n += len(of(p))
 	}
 	held := make([]holding, 0, n)
 	for i, p := range pages {
-		for _, h := range p.Hashes {
+		for _, h := range of(p) {
 			held = append(held, holding{h, int32(i)})
 		}
 	}
@@ -206,8 +209,14 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 		o, furniture := d.owner[h]
 		return !furniture || o == id
 	}
+	if d.SharedSections {
+		if kept := d.inSharedSections(blocks); len(kept) > 0 {
+			furniture := owned
+			owned = func(h Hash) bool { return furniture(h) || kept[h] }
+		}
+	}
 	r := Assemble(blocks, owned)
-	if r.Removed == 0 || r.Markdown == "" || d.MaxLoss > 0 && d.MaxLoss < 1 && lostShare(blocks, owned) > d.MaxLoss {
+	if r.Removed == 0 || r.Markdown == "" {
 		return Keep{Result: Result{Markdown: raw, Fragments: r.Fragments}}
 	}
 	k := Keep{Result: r}
@@ -222,23 +231,23 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 	return k
 }
 
-// lostShare is the share of the text of blocks' fragments, in bytes,
-// that goes when only the owned removable ones stay.
-func lostShare(blocks []Block, owned func(Hash) bool) float64 {
-	total, lost := 0, 0
+// inSharedSections is the set of removable fragments of blocks that
+// stand in a section whose heading is shared (sharedHeadings).
+func (d *Decision) inSharedSections(blocks []Block) map[Hash]bool {
+	var kept map[Hash]bool
+	shared := false
 	for _, b := range blocks {
-		if !b.Fragment {
-			continue
-		}
-		total += len(b.Text)
-		if Removable(b.Kind) && !owned(b.Hash) {
-			lost += len(b.Text)
+		switch {
+		case b.Kind == Heading:
+			shared = b.Fragment && d.sharedHeadings[b.Hash]
+		case shared && b.Fragment && Removable(b.Kind):
+			if kept == nil {
+				kept = map[Hash]bool{}
+			}
+			kept[b.Hash] = true
 		}
 	}
-	if total == 0 {
-		return 0
-	}
-	return float64(lost) / float64(total)
+	return kept
 }
 
 // shorten cuts s to at most n characters, marking the cut.

@@ -44,8 +44,9 @@ func bookPages(chapters int) []sitePage {
 func settle(pages []sitePage) map[string]Keep {
 	var site []SitePage
 	for i, p := range pages {
+		blocks := Split(p.markdown)
 		site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url,
-			Hashes: Hashes(Split(p.markdown))})
+			Hashes: Hashes(blocks), Headings: HeadingHashes(blocks)})
 	}
 	d := Decide(site)
 	out := map[string]Keep{}
@@ -178,32 +179,36 @@ func TestNeverEmptied(t *testing.T) {
 	}
 }
 
-// TestMaxLoss: when pages are main content, a page that would lose more
-// than a tenth of its text keeps it all (the methods many types inherit);
-// a page losing a line of furniture loses it.
-func TestMaxLoss(t *testing.T) {
-	inherited := "Takes a closure and creates an iterator which calls that closure on each element, as every iterator does."
+// TestSharedSections: when pages are main content, a section that a
+// third of the pages hold under the same heading (the methods many types
+// inherit) stays on each; a notice each page ends with, under its own
+// title, goes from all but the first.
+func TestSharedSections(t *testing.T) {
+	inherited := "Takes a closure and creates an iterator which calls that closure on each element."
 	var pages []sitePage
 	for i := 0; i < 6; i++ {
-		md := fmt.Sprintf("# Type %d\n\nType %d has a purpose of its own, described here in a sentence or two of its own words, and what it is for in a second sentence, and a third sentence on how it is used, with an example of its use.\n\nSubscribe.", i, i)
+		md := fmt.Sprintf("# Type %d\n\nType %d has a purpose of its own.\n\nThis notice ends every page.", i, i)
 		if i%2 == 1 {
-			md += "\n\n## Provided methods\n\n" + inherited
+			md += "\n\n## Provided methods\n\n### fn map\n\n" + inherited
 		}
 		pages = append(pages, sitePage{url: fmt.Sprintf("/t%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
 	}
-	var site []SitePage
-	for i, p := range pages {
-		site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(Split(p.markdown))})
-	}
-	d := Decide(site)
-	d.MaxLoss = MainContentLoss
-	for i, p := range pages {
-		md := d.Assemble(int64(i+1), p.markdown, Split(p.markdown)).Markdown
-		if i%2 == 1 && i > 1 && !strings.Contains(md, inherited) {
-			t.Errorf("%s lost the methods it inherits, a large part of it:\n%s", p.url, md)
+	for _, shared := range []bool{true, false} {
+		var site []SitePage
+		for i, p := range pages {
+			blocks := Split(p.markdown)
+			site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(blocks), Headings: HeadingHashes(blocks)})
 		}
-		if i%2 == 0 && i > 0 && strings.Contains(md, "Subscribe") {
-			t.Errorf("%s keeps the newsletter line:\n%s", p.url, md)
+		d := Decide(site)
+		d.SharedSections = shared
+		for i, p := range pages {
+			md := d.Assemble(int64(i+1), p.markdown, Split(p.markdown)).Markdown
+			if i%2 == 1 && i > 1 && strings.Contains(md, inherited) != shared {
+				t.Errorf("shared sections kept %v: %s keeps the inherited method: %v\n%s", shared, p.url, !shared, md)
+			}
+			if i > 0 && strings.Contains(md, "This notice") {
+				t.Errorf("shared sections kept %v: %s keeps the notice every page ends with:\n%s", shared, p.url, md)
+			}
 		}
 	}
 }

@@ -93,3 +93,34 @@ func TestLinkedSentenceStays(t *testing.T) {
 		t.Errorf("the article's last sentence is gone:\n%s", md)
 	}
 }
+
+// TestReferencePageWhole: an API page of signatures, each with a line
+// of description, keeps every entry and its summary, without the bar of
+// links its generator sets above the title.
+func TestReferencePageWhole(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Period</title></head><body>
+<div class="header"><p>Next: <a href="next.html">Span</a>, Previous: <a href="prev.html">Date</a>, Up: <a href="up.html">Calendar</a></p></div><hr>
+<h1>Module <code>Period</code></h1>
+<p>A period is the number of seconds between two times.</p>
+<h2>Summary</h2><ul>`)
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, `<li><a href="#f%d"><code>f%d</code></a> — short%d</li>`, i, i, i)
+	}
+	b.WriteString(`</ul><h2>Values</h2><dl>`)
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, `<dt id="f%d"><code>val f%d : int -&gt; period</code></dt><dd><p>Makes period number %d.</p></dd>`, i, i, i)
+	}
+	b.WriteString(`</dl></body></html>`)
+	md := mainOf(t, b.String())
+	for i := 1; i <= 6; i++ {
+		for _, want := range []string{fmt.Sprintf("`val f%d : int -> period`", i), fmt.Sprintf("Makes period number %d.", i), fmt.Sprintf("— short%d", i)} {
+			if !strings.Contains(md, want) {
+				t.Errorf("the reference lost %q:\n%s", want, md)
+			}
+		}
+	}
+	if !strings.Contains(md, "# Module `Period`") || strings.Contains(md, "Previous") {
+		t.Errorf("the title is gone or the bar of links stayed:\n%s", md)
+	}
+}

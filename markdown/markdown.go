@@ -680,6 +680,11 @@ func codeLanguages(root *goquery.Selection) {
 // stands out (a listing of other pages' teasers, a landing page) gets the
 // rule-based selection below.
 func mainContent(body *goquery.Selection, title string) *goquery.Selection {
+	// A reference page (region.go) is its own region, whole: the
+	// weighing looks for prose, and would keep a sliver of it.
+	if reference(body.Get(0)) {
+		return goquery.NewDocumentFromNode(structuralContent(body.Get(0))).Selection
+	}
 	brParagraphs(body.Get(0))
 	pruneSections(body.Get(0))
 	picked, ok := choose(body.Get(0), title)

@@ -170,5 +170,104 @@ func structuralContent(body *html.Node) *html.Node {
 		}
 	}
 	walk(region)
+	dropLeadingBars(region)
 	return region
 }
+
+// dropLeadingBars removes, before the region's first heading, the bars
+// of links a generator sets above each page (its Prev/Up/Next line, a
+// breadcrumb, a row of section links) and the rules beside them. Lists
+// of links after a heading are the page's (a table of contents); a region
+// without a heading keeps everything.
+func dropLeadingBars(region *html.Node) {
+	first := firstBelow(region, heading)
+	if first == nil {
+		return
+	}
+	for n := first; n != nil && n != region; n = n.Parent {
+		for c := n.PrevSibling; c != nil; {
+			prev := c.PrevSibling
+			if c.Type == html.ElementNode && (c.Data == "hr" || linkBar(c)) {
+				c.Parent.RemoveChild(c)
+			}
+			c = prev
+		}
+	}
+}
+
+// linkBar reports whether n is a bar of links: mostly links, or links
+// parted by labels of a word or two ("Next:", "Up:", "|", "»").
+func linkBar(n *html.Node) bool {
+	links, linked, other := 0, 0, 0
+	var walk func(n *html.Node, inLink bool)
+	walk = func(n *html.Node, inLink bool) {
+		switch {
+		case n.Type == html.TextNode && inLink:
+			linked += spacelessLen(n.Data)
+		case n.Type == html.TextNode:
+			other += spacelessLen(n.Data)
+		case n.Type == html.ElementNode && n.Data == "a" && !inLink:
+			links++
+			inLink = true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink)
+		}
+	}
+	walk(n, false)
+	return links > 0 && (float64(linked) >= minBarLinks*float64(linked+other) || links >= 2 && other <= maxBarLabel*links)
+}
+
+// minBarLinks is the least share of a bar's text that is links;
+// maxBarLabel, the most text (spaces aside) between a bar's links, for
+// each link.
+const (
+	minBarLinks = 0.6
+	maxBarLabel = 10
+)
+
+// reference reports whether the page is a reference (an API's page, a
+// manual's index, a list of commands): its own region holds code blocks,
+// definition terms and code outside paragraphs (signatures, names in a
+// table or a list of members) in numbers an article does not have. Code
+// inside paragraphs, which articles about programming have plenty of,
+// does not count; nor is a page whose text is mostly paragraphs of prose (a
+// tutorial, an article with many code blocks) a reference.
+func reference(body *html.Node) bool {
+	marks, prose, total := 0, 0, 0
+	var walk func(x *html.Node, inParagraph bool)
+	walk = func(x *html.Node, inParagraph bool) {
+		for c := x.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				total += spacelessLen(c.Data)
+				continue
+			}
+			if c.Type != html.ElementNode || neverTags[c.Data] || regionFurniture(c) {
+				continue
+			}
+			switch c.Data {
+			case "pre", "dt":
+				marks++
+			case "code", "tt", "kbd", "samp":
+				if !inParagraph {
+					marks++
+				}
+			case "p":
+				if size := trimmedLen(c); size >= minProseParagraph && !inParagraph {
+					prose += size
+				}
+			}
+			walk(c, inParagraph || c.Data == "p")
+		}
+	}
+	walk(ownRegion(body), false)
+	return marks >= minReferenceMarks && 2*prose < total
+}
+
+// minProseParagraph is the least text of a paragraph of prose, in
+// characters: a reference's paragraphs are one-line descriptions.
+const minProseParagraph = 200
+
+// minReferenceMarks is the least number of code blocks, definition terms
+// and code outside paragraphs that makes a page a reference.
+const minReferenceMarks = 5

@@ -1,11 +1,12 @@
 // Command doceval converts every page of the real manuals (package
-// realdocs; make test downloads them) with the default options and prints,
-// per manual and for the tuning and held-out halves of its pages, how
-// much of each page's own words its markdown keeps: pages emptied, pages
-// under 80 %, the mean share. It is conversion alone, without a crawl or
-// deduplication (TestRealManuals measures both), and takes seconds.
+// realdocs; make test downloads them) with the default options, then
+// deduplicates each manual's pages as a crawl of all of them would, and
+// prints, per manual and for the tuning and held-out halves of its pages,
+// how much of each page's own words its markdown keeps, converted and
+// deduplicated: pages emptied, pages under 80 %, the mean share. It needs
+// no crawl and takes seconds (TestRealManuals crawls the manuals).
 //
-//	go run ./internal/doceval [-docs DIR] [-manual NAME] [-half tuning|held-out|both] [-worst N] [-page PATH]
+//	go run ./internal/doceval [-docs DIR] [-manual NAME] [-half tuning|held-out|both] [-worst N] [-page PATH] [-removed]
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/durablecrawl/crawler/dedupe"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/internal/realdocs"
 	"github.com/durablecrawl/crawler/markdown"
@@ -32,8 +34,10 @@ func main() {
 	docs := flag.String("docs", os.Getenv("CRAWLER_REALDOCS"), "the folder holding usr/share/doc (default $CRAWLER_REALDOCS, else .data/realdocs)")
 	only := flag.String("manual", "", "only the manuals whose name holds this")
 	half := flag.String("half", "both", "which pages to list with -worst: tuning, held-out or both")
-	worst := flag.Int("worst", 0, "list the n pages of each manual that keep the least of their words")
-	page := flag.String("page", "", "print the markdown of the pages whose path holds this")
+	worst := flag.Int("worst", 0, "list the n pages of each manual that keep the least of their words (deduplicated)")
+	page := flag.String("page", "", "print the markdown of the pages whose path holds this, converted and deduplicated")
+	removed := flag.Bool("removed", false, "list the fragments deduplication takes, with how many pages lose each")
+	flag.BoolVar(&sharedSections, "shared-sections", true, "keep the sections whose heading a third of the pages hold (dedupe.Decision.SharedSections)")
 	flag.Parse()
 	if *docs == "" {
 		*docs = ".data/realdocs"
@@ -41,58 +45,73 @@ func main() {
 	if *half != "both" && *half != "tuning" && *half != "held-out" {
 		log.Fatalf("-half %q: want tuning, held-out or both", *half)
 	}
-	fmt.Println("| manual | half | pages | emptied | under 80 % | mean share |")
-	fmt.Println("|---|---|---:|---:|---:|---:|")
-	var total [2]tally
+	fmt.Println("| manual | half | pages | emptied | under 80 % | mean share | emptied (dedup) | under 80 % (dedup) | mean share (dedup) |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+	var total [2][2]tally
 	for _, m := range realdocs.Manuals {
 		if !strings.Contains(m.Name, *only) {
 			continue
 		}
-		root := filepath.Join(*docs, m.Root)
-		pages, err := convertAll(m, root, *page)
+		pages, err := convertAll(m, filepath.Join(*docs, m.Root))
 		if err != nil {
 			log.Fatalf("%s: %v (make test downloads the manuals)", m.Name, err)
 		}
-		var halves [2]tally
+		deduplicate(pages, *removed)
+		var halves [2][2]tally
 		for _, p := range pages {
-			h := 0
-			if realdocs.HeldOut(p.path) {
-				h = 1
+			h := halfOf(p.path)
+			for i := range p.share {
+				halves[h][i].add(p, i)
+				total[h][i].add(p, i)
 			}
-			halves[h].add(p)
-			total[h].add(p)
+			if *page != "" && strings.Contains(p.path, *page) {
+				fmt.Printf("----- %s (%.2f, deduplicated %.2f, of %d words)\n%s\n----- deduplicated\n%s\n", p.path, p.share[0], p.share[1], p.words, p.markdown[0], p.markdown[1])
+			}
 		}
 		for h, t := range halves {
-			fmt.Printf("| %s | %s | %s |\n", m.Name, halfName[h], t)
+			fmt.Printf("| %s | %s | %s | %s |\n", m.Name, halfName[h], t[0], t[1].figures())
 		}
 		if *worst > 0 {
-			sort.Slice(pages, func(i, j int) bool { return pages[i].share < pages[j].share })
+			sort.Slice(pages, func(i, j int) bool { return pages[i].share[1] < pages[j].share[1] })
 			shown := 0
 			for _, p := range pages {
 				if shown == *worst {
 					break
 				}
-				if *half != "both" && (*half == "held-out") != realdocs.HeldOut(p.path) {
+				if *half != "both" && halfName[halfOf(p.path)] != *half {
 					continue
 				}
-				fmt.Printf("    %.2f %s (%d words)\n", p.share, p.path, p.words)
+				fmt.Printf("    %.2f %.2f %s (%d words)\n", p.share[0], p.share[1], p.path, p.words)
 				shown++
 			}
 		}
 	}
 	for h, t := range total {
-		fmt.Printf("| all | %s | %s |\n", halfName[h], t)
+		fmt.Printf("| all | %s | %s | %s |\n", halfName[h], t[0], t[1].figures())
 	}
 }
 
 var halfName = [2]string{"tuning", "held-out"}
 
-// converted is one page's figure.
+// sharedSections is -shared-sections.
+var sharedSections bool
+
+func halfOf(path string) int {
+	if realdocs.HeldOut(path) {
+		return 1
+	}
+	return 0
+}
+
+// converted is one page: its region's words, and its markdown and the
+// share of those words it keeps, converted (0) and deduplicated (1).
 type converted struct {
-	path    string
-	share   float64
-	words   int
-	emptied bool
+	path     string
+	region   map[string]int
+	words    int
+	markdown [2]string
+	share    [2]float64
+	emptied  [2]bool
 }
 
 type tally struct {
@@ -100,30 +119,40 @@ type tally struct {
 	sum                     float64
 }
 
-func (t *tally) add(p converted) {
+func (t *tally) add(p converted, i int) {
 	t.pages++
-	t.sum += p.share
-	if p.emptied {
+	t.sum += p.share[i]
+	if p.emptied[i] {
 		t.emptied++
 	}
-	if p.share < 0.8 {
+	if p.share[i] < 0.8 {
 		t.under80++
 	}
 }
 
 func (t tally) String() string {
+	return fmt.Sprintf("%d | %s", t.pages, t.figures())
+}
+
+func (t tally) figures() string {
 	mean := 0.0
 	if t.pages > 0 {
 		mean = t.sum / float64(t.pages)
 	}
-	return fmt.Sprintf("%d | %d | %d | %.3f", t.pages, t.emptied, t.under80, mean)
+	return fmt.Sprintf("%d | %d | %.3f", t.emptied, t.under80, mean)
 }
 
 var mdImage = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
 var mdLinkTarget = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
 
+// measure sets page's share of its words that md keeps, as figure i.
+func (p *converted) measure(i int, md string) {
+	got := realdocs.WordCounts(mdLinkTarget.ReplaceAllString(mdImage.ReplaceAllString(md, "$1"), "]"))
+	p.markdown[i], p.share[i], p.emptied[i] = md, realdocs.Share(p.region, got), len(got) == 0
+}
+
 // convertAll converts every HTML page below root whose region has words.
-func convertAll(m realdocs.Manual, root, show string) ([]converted, error) {
+func convertAll(m realdocs.Manual, root string) ([]converted, error) {
 	var out []converted
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
@@ -138,26 +167,47 @@ func convertAll(m realdocs.Manual, root, show string) ([]converted, error) {
 		if err != nil {
 			return err
 		}
-		region := realdocs.Words(m.OwnRegion(doc))
+		c := converted{path: rel, region: realdocs.Words(m.OwnRegion(doc))}
+		for _, n := range c.region {
+			c.words += n
+		}
+		if c.words == 0 {
+			return nil
+		}
 		pageURL := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: rel}
 		md, err := markdown.Convert(fetch.TextUTF8(raw, "text/html"), markdown.Options{PageURL: pageURL, MainContentOnly: true, IncludeLinks: true})
 		if err != nil {
 			return err
 		}
-		got := realdocs.WordCounts(mdLinkTarget.ReplaceAllString(mdImage.ReplaceAllString(md.Markdown, "$1"), "]"))
-		share := realdocs.Share(region, got)
-		if share < 0 {
-			return nil
-		}
-		words := 0
-		for _, n := range region {
-			words += n
-		}
-		if show != "" && strings.Contains(rel, show) {
-			fmt.Printf("----- %s (%.2f of %d words)\n%s\n", rel, share, words, md.Markdown)
-		}
-		out = append(out, converted{path: rel, share: share, words: words, emptied: len(got) == 0})
+		c.measure(0, md.Markdown)
+		out = append(out, c)
 		return nil
 	})
 	return out, err
+}
+
+// deduplicate decides deduplication over all the pages, as at the end of
+// a crawl of them with main content on (depth: the folders of a page's
+// path), and measures what each keeps.
+func deduplicate(pages []converted, listRemoved bool) {
+	site := make([]dedupe.SitePage, len(pages))
+	for i, p := range pages {
+		site[i] = dedupe.SitePage{ID: int64(i + 1), Depth: strings.Count(p.path, "/"), Rank: p.path, URL: p.path,
+			Hashes: dedupe.Hashes(dedupe.Split(p.markdown[0])), Headings: dedupe.HeadingHashes(dedupe.Split(p.markdown[0]))}
+	}
+	d := dedupe.Decide(site)
+	d.SharedSections = sharedSections
+	taken := map[string]int{}
+	for i := range pages {
+		k := d.Assemble(int64(i+1), pages[i].markdown[0], dedupe.Split(pages[i].markdown[0]))
+		pages[i].measure(1, k.Markdown)
+		for _, s := range k.Samples {
+			taken[s]++
+		}
+	}
+	if listRemoved {
+		for s, n := range taken {
+			fmt.Printf("    taken from %d pages: %q\n", n, s)
+		}
+	}
 }
