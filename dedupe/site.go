@@ -25,8 +25,10 @@ import (
 // (Removable), and headings go only with the text under them.
 //
 // No page is emptied: a page that would keep none of its text keeps all
-// of it. When the pages are main content already (SharedSections), a
-// fragment in a section whose heading a third of the pages hold too stays:
+// of it. When the pages are main content already (SharedSections), what
+// ties a repeated fragment to the page's own text keeps it (pagesOwn): a
+// label before the page's own text, a list holding items of the page's
+// own, and a section whose heading a third of the pages hold too:
 // main content has taken the site's furniture, and a section many pages
 // repeat under the same heading is documentation a family of pages
 // shares (the methods an API's types inherit, each documented under its
@@ -210,7 +212,7 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 		return !furniture || o == id
 	}
 	if d.SharedSections {
-		if kept := d.inSharedSections(blocks); len(kept) > 0 {
+		if kept := d.pagesOwn(blocks, owned); len(kept) > 0 {
 			furniture := owned
 			owned = func(h Hash) bool { return furniture(h) || kept[h] }
 		}
@@ -231,24 +233,72 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 	return k
 }
 
-// inSharedSections is the set of removable fragments of blocks that
-// stand in a section whose heading is shared (sharedHeadings).
-func (d *Decision) inSharedSections(blocks []Block) map[Hash]bool {
-	var kept map[Hash]bool
+// pagesOwn is the set of removable fragments of blocks that other pages
+// hold too but that belong to this page's own text, when pages are main
+// content (see SharedSections): those in a section whose heading a third
+// of the pages hold (sharedHeadings), the items of a list that holds
+// items of the page's own (an inheritance tree starting at "Object"), and
+// a label announcing the page's own text ("Defined in:" before the file's
+// name), with what stands between them.
+func (d *Decision) pagesOwn(blocks []Block, owned func(Hash) bool) map[Hash]bool {
+	kept := map[Hash]bool{}
+	own := func(b Block) bool { return b.Fragment && (!Removable(b.Kind) || owned(b.Hash)) }
 	shared := false
-	for _, b := range blocks {
+	for i, b := range blocks {
 		switch {
 		case b.Kind == Heading:
 			shared = b.Fragment && d.sharedHeadings[b.Hash]
-		case shared && b.Fragment && Removable(b.Kind):
-			if kept == nil {
-				kept = map[Hash]bool{}
-			}
+		case !b.Fragment || !Removable(b.Kind) || owned(b.Hash):
+		case shared:
 			kept[b.Hash] = true
+		case b.Kind == Paragraph && isLabel(b.Text):
+			// The label and what stands between it and the page's own
+			// text it announces ("Inherits:", "Object", then the tree).
+			for j := i + 1; j < len(blocks) && j <= i+maxLabelled && blocks[j].Kind != Heading; j++ {
+				if own(blocks[j]) {
+					for _, l := range blocks[i:j] {
+						if l.Fragment {
+							kept[l.Hash] = true
+						}
+					}
+					break
+				}
+			}
 		}
+	}
+	// A list is the run of items between blank lines or other blocks.
+	for start := 0; start < len(blocks); {
+		end := start + 1
+		if blocks[start].Kind == ListItem {
+			for end < len(blocks) && blocks[end].Kind == ListItem && !blocks[end].blankBefore {
+				end++
+			}
+			if slices.ContainsFunc(blocks[start:end], own) {
+				for _, b := range blocks[start:end] {
+					if b.Fragment {
+						kept[b.Hash] = true
+					}
+				}
+			}
+		}
+		start = end
 	}
 	return kept
 }
+
+// isLabel reports whether text is a label: a few words ending with a
+// colon.
+func isLabel(text string) bool {
+	t := strings.TrimSpace(strings.Trim(strings.TrimSpace(text), "*_"))
+	return strings.HasSuffix(t, ":") && utf8.RuneCountInString(t) <= maxLabel
+}
+
+// maxLabel is the longest label, in characters; maxLabelled, the most
+// blocks a label's own text may stand after it.
+const (
+	maxLabel    = 40
+	maxLabelled = 3
+)
 
 // shorten cuts s to at most n characters, marking the cut.
 func shorten(s string, n int) string {

@@ -181,13 +181,14 @@ func TestNeverEmptied(t *testing.T) {
 
 // TestSharedSections: when pages are main content, a section that a
 // third of the pages hold under the same heading (the methods many types
-// inherit) stays on each; a notice each page ends with, under its own
-// title, goes from all but the first.
+// inherit) stays on each, and so do a label before the page's own text
+// and the shared items of a list holding its own; a notice each page ends
+// with, under its own title, goes from all but the first.
 func TestSharedSections(t *testing.T) {
 	inherited := "Takes a closure and creates an iterator which calls that closure on each element."
 	var pages []sitePage
 	for i := 0; i < 6; i++ {
-		md := fmt.Sprintf("# Type %d\n\nType %d has a purpose of its own.\n\nThis notice ends every page.", i, i)
+		md := fmt.Sprintf("# Type %d\n\nDefined in:\n\nlib/type%d.rb\n\n- Object\n- Type %d\n\nType %d has a purpose of its own.\n\nThis notice ends every page.", i, i, i, i)
 		if i%2 == 1 {
 			md += "\n\n## Provided methods\n\n### fn map\n\n" + inherited
 		}
@@ -205,6 +206,9 @@ func TestSharedSections(t *testing.T) {
 			md := d.Assemble(int64(i+1), p.markdown, Split(p.markdown)).Markdown
 			if i%2 == 1 && i > 1 && strings.Contains(md, inherited) != shared {
 				t.Errorf("shared sections kept %v: %s keeps the inherited method: %v\n%s", shared, p.url, !shared, md)
+			}
+			if i > 0 && (strings.Contains(md, "Defined in:\n\nlib/") != shared || strings.Contains(md, "- Object\n- Type") != shared) {
+				t.Errorf("shared sections kept %v: %s keeps the label and the list's shared item: %v\n%s", shared, p.url, !shared, md)
 			}
 			if i > 0 && strings.Contains(md, "This notice") {
 				t.Errorf("shared sections kept %v: %s keeps the notice every page ends with:\n%s", shared, p.url, md)

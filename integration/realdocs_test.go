@@ -343,7 +343,7 @@ func languageOf(pre *goquery.Selection) string {
 var (
 	quoteMarks     = regexp.MustCompile(`(?m)^(> ?)+`)
 	trailingSpaces = regexp.MustCompile(`(?m)[ \t]+$`)
-	tableDelimiter = regexp.MustCompile(`(?m)^\|[ :|-]*-[ :|-]*\|$`)
+	tableDelimiter = regexp.MustCompile(`(?m)^[ \t]*\|[ :|-]*-[ :|-]*\|$`)
 	mdImage        = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
 	mdLinkTarget   = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
 )
