@@ -90,9 +90,13 @@ func Convert(page []byte, o Options) (Document, error) {
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
 	case o.MainContentOnly:
 		region := ownRegion(root.Get(0))
-		own := ownText(region)
+		stats := measureRegion(region)
+		if stats.reference() {
+			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0))).Selection
+			break
+		}
 		root = mainContent(root, d.Title)
-		if keptText(root.Nodes) < maxSliver && float64(keptOwnText(root.Nodes, region)) < minOwnShare*float64(own) {
+		if keptText(root.Nodes, maxSliver) < maxSliver && float64(keptOwnText(root.Nodes, region)) < minOwnShare*float64(stats.text) {
 			// The article weighed holds a sliver of what the page's
 			// own structure says is its content (region.go), or none
 			// of it: the page is a list, an index, a reference, and is
@@ -680,11 +684,6 @@ func codeLanguages(root *goquery.Selection) {
 // stands out (a listing of other pages' teasers, a landing page) gets the
 // rule-based selection below.
 func mainContent(body *goquery.Selection, title string) *goquery.Selection {
-	// A reference page (region.go) is its own region, whole: the
-	// weighing looks for prose, and would keep a sliver of it.
-	if reference(body.Get(0)) {
-		return goquery.NewDocumentFromNode(structuralContent(body.Get(0))).Selection
-	}
 	brParagraphs(body.Get(0))
 	pruneSections(body.Get(0))
 	picked, ok := choose(body.Get(0), title)

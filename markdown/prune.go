@@ -465,10 +465,20 @@ func trimmedLen(n *html.Node) int {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
-			for _, r := range n.Data {
+			s := n.Data
+			for i := 0; i < len(s); {
+				space := false
+				if c := s[i]; c < utf8.RuneSelf {
+					space = c == ' ' || c >= '\t' && c <= '\r'
+					i++
+				} else {
+					r, size := utf8.DecodeRuneInString(s[i:])
+					space = unicode.IsSpace(r)
+					i += size
+				}
 				total++
 				switch {
-				case !unicode.IsSpace(r):
+				case !space:
 					seen, trail = true, 0
 				case seen:
 					trail++

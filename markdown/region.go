@@ -38,11 +38,21 @@ const maxSliver = 1000
 // <main> or role=main element that holds text, else body.
 func ownRegion(body *html.Node) *html.Node {
 	if m := firstBelow(body, func(n *html.Node) bool {
-		return (n.Data == "main" || attrIs(n, "role", "main")) && trimmedLen(n) > 0
+		return (n.Data == "main" || attrIs(n, "role", "main")) && hasText(n)
 	}); m != nil {
 		return m
 	}
 	return body
+}
+
+// hasText reports whether n holds text other than white space.
+func hasText(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // attrIs reports whether n's attribute key is v, case and spaces aside.
@@ -81,12 +91,6 @@ func holdsPage(n *html.Node) bool {
 	}) != nil
 }
 
-// ownText is the length of the text of the page's own region (white
-// space aside), furniture and what no reader sees aside.
-func ownText(region *html.Node) int {
-	return regionText(region, true)
-}
-
 // regionText is the length of the text below n, white space aside,
 // without the region's furniture, counting from the start when inside
 // is set, else from the page's own region down.
@@ -115,7 +119,7 @@ func keptOwnText(nodes []*html.Node, region *html.Node) int {
 	if region.Data == "body" {
 		// The page names no main part: what the weighing chose is
 		// judged by its size alone.
-		return keptText(nodes)
+		return keptText(nodes, 0)
 	}
 	total := 0
 	for _, n := range nodes {
@@ -135,20 +139,23 @@ func keptOwnText(nodes []*html.Node, region *html.Node) int {
 	return total
 }
 
-// keptText is the length of the text below nodes, white space aside.
-func keptText(nodes []*html.Node) int {
+// keptText is the length of the text below nodes, white space aside,
+// counted up to limit (0: all of it).
+func keptText(nodes []*html.Node, limit int) int {
 	total := 0
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
 			total += spacelessLen(n.Data)
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
+		for c := n.FirstChild; c != nil && (limit == 0 || total < limit); c = c.NextSibling {
 			walk(c)
 		}
 	}
 	for _, n := range nodes {
-		walk(n)
+		if walk(n); limit > 0 && total >= limit {
+			break
+		}
 	}
 	return total
 }
@@ -226,20 +233,24 @@ const (
 	maxBarLabel = 10
 )
 
-// reference reports whether the page is a reference (an API's page, a
-// manual's index, a list of commands): its own region holds code blocks,
-// definition terms and code outside paragraphs (signatures, names in a
-// table or a list of members) in numbers an article does not have. Code
-// inside paragraphs, which articles about programming have plenty of,
-// does not count; nor is a page whose text is mostly paragraphs of prose (a
-// tutorial, an article with many code blocks) a reference.
-func reference(body *html.Node) bool {
-	marks, prose, total := 0, 0, 0
-	var walk func(x *html.Node, inParagraph bool)
-	walk = func(x *html.Node, inParagraph bool) {
+// regionStats are what the page's own region holds: its text (white
+// space aside, furniture aside), the part of it in paragraphs of prose,
+// and its marks of a reference (code blocks, definition terms, code
+// outside paragraphs).
+type regionStats struct {
+	text, prose, marks int
+}
+
+// measureRegion walks the page's own region once for its regionStats.
+func measureRegion(region *html.Node) regionStats {
+	var st regionStats
+	// walk counts the text below x into st and returns it.
+	var walk func(x *html.Node, inParagraph bool) int
+	walk = func(x *html.Node, inParagraph bool) int {
+		text := 0
 		for c := x.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
-				total += spacelessLen(c.Data)
+				text += spacelessLen(c.Data)
 				continue
 			}
 			if c.Type != html.ElementNode || neverTags[c.Data] || regionFurniture(c) {
@@ -247,21 +258,35 @@ func reference(body *html.Node) bool {
 			}
 			switch c.Data {
 			case "pre", "dt":
-				marks++
+				st.marks++
 			case "code", "tt", "kbd", "samp":
 				if !inParagraph {
-					marks++
-				}
-			case "p":
-				if size := trimmedLen(c); size >= minProseParagraph && !inParagraph {
-					prose += size
+					st.marks++
 				}
 			}
-			walk(c, inParagraph || c.Data == "p")
+			size := walk(c, inParagraph || c.Data == "p")
+			if c.Data == "p" && !inParagraph && size >= minProseParagraph {
+				st.prose += size
+			}
+			text += size
 		}
+		return text
 	}
-	walk(ownRegion(body), false)
-	return marks >= minReferenceMarks && 2*prose < total
+	st.text = walk(region, false)
+	return st
+}
+
+// reference reports whether the page is a reference (an API's page, a
+// manual's index, a list of commands): its own region holds code blocks,
+// definition terms and code outside paragraphs (signatures, names in a
+// table or a list of members) in numbers an article does not have. Code
+// inside paragraphs, which articles about programming have plenty of,
+// does not count; nor is a page whose text is mostly paragraphs of prose
+// (a tutorial, an article with many code blocks) a reference. Such a page
+// is its own region, whole: the weighing looks for prose, and would keep
+// a sliver of it.
+func (st regionStats) reference() bool {
+	return st.marks >= minReferenceMarks && 2*st.prose < st.text
 }
 
 // minProseParagraph is the least text of a paragraph of prose, in
