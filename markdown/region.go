@@ -289,8 +289,8 @@ func (st regionStats) reference() bool {
 	return st.marks >= minReferenceMarks && 2*st.prose < st.text
 }
 
-// minProseParagraph is the least text of a paragraph of prose, in
-// characters: a reference's paragraphs are one-line descriptions.
+// minProseParagraph is the least text of a paragraph of prose, in bytes,
+// spaces aside: a reference's paragraphs are one-line descriptions.
 const minProseParagraph = 200
 
 // minReferenceMarks is the least number of code blocks, definition terms
