@@ -344,8 +344,6 @@ var (
 	quoteMarks     = regexp.MustCompile(`(?m)^(> ?)+`)
 	trailingSpaces = regexp.MustCompile(`(?m)[ \t]+$`)
 	tableDelimiter = regexp.MustCompile(`(?m)^[ \t]*\|[ :|-]*-[ :|-]*\|$`)
-	mdImage        = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
-	mdLinkTarget   = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
 )
 
 // invisible are the characters the markdown leaves out: they only steer
@@ -404,9 +402,7 @@ func headingSays(md, words string) bool {
 }
 
 // plainMarkdown drops link targets and image addresses from markdown.
-func plainMarkdown(md string) string {
-	return mdLinkTarget.ReplaceAllString(mdImage.ReplaceAllString(md, "$1"), "]")
-}
+func plainMarkdown(md string) string { return realdocs.PlainMarkdown(md) }
 
 // wordsOnly is s's letters and digits, lower case, in order: what must
 // come out of a paragraph whatever the markup around its words.

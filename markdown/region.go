@@ -17,8 +17,10 @@ import (
 // Such a page says where its content is by its structure: its <main>
 // (or role=main), else its body, in both cases without the landmarks and
 // furniture around the content (navigation, banners, footers, asides,
-// hidden elements, widgets). When the article chosen holds less than
-// minOwnShare of that region's text, the region is the page's content.
+// hidden elements, widgets). That region, whole, is the content of a
+// reference page (regionStats.reference), and of a page whose chosen
+// article is a sliver of it: under maxSliver of text and under
+// minOwnShare of the region's.
 
 // minOwnShare is the least share of the page's own region's text the
 // chosen article must hold. News articles hold most of theirs: what is

@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -142,12 +141,9 @@ func (t tally) figures() string {
 	return fmt.Sprintf("%d | %d | %.3f", t.emptied, t.under80, mean)
 }
 
-var mdImage = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
-var mdLinkTarget = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
-
 // measure sets page's share of its words that md keeps, as figure i.
 func (p *converted) measure(i int, md string) {
-	got := realdocs.WordCounts(mdLinkTarget.ReplaceAllString(mdImage.ReplaceAllString(md, "$1"), "]"))
+	got := realdocs.WordCounts(realdocs.PlainMarkdown(md))
 	p.markdown[i], p.share[i], p.emptied[i] = md, realdocs.Share(p.region, got), len(got) == 0
 }
 

@@ -7,6 +7,7 @@ package realdocs
 
 import (
 	"hash/fnv"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -121,4 +122,15 @@ func HeldOut(page string) bool {
 	h := fnv.New32a()
 	h.Write([]byte(page))
 	return h.Sum32()%2 == 1
+}
+
+var (
+	mdImage      = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
+	mdLinkTarget = regexp.MustCompile(`\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)`)
+)
+
+// PlainMarkdown is md without link targets and image addresses (an
+// image reads as its alt text): the words a reader reads.
+func PlainMarkdown(md string) string {
+	return mdLinkTarget.ReplaceAllString(mdImage.ReplaceAllString(md, "$1"), "]")
 }
