@@ -124,3 +124,28 @@ func TestReferencePageWhole(t *testing.T) {
 		t.Errorf("the title is gone or the bar of links stayed:\n%s", md)
 	}
 }
+
+// A reference page's blocks named like a news story's labels ("tags",
+// "caption") are its content: a method's parameters and examples, what a
+// function raises. A news page taken whole loses its photo credit.
+func TestReferenceKeepsItsLabels(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Parser</title></head><body><div id="content"><h1>Class: Parser</h1><p class="caption">Module Parser</p>`)
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, `<h3 id="m%d"><code>parse%d(source)</code></h3><div class="tags"><p class="tag_title">Parameters:</p>`+
+			`<ul class="param"><li><span class="name">source</span> — <p>The text number %d to read.</p></li></ul>`+
+			`<pre><code>Parser.parse%d("x")</code></pre><ul class="at-tags"><li><span class="at-tag">raises</span> <p>Failure %d when the text is empty.</p></li></ul></div>`, i, i, i, i, i)
+	}
+	b.WriteString(`</div></body></html>`)
+	md := mainOf(t, b.String())
+	for i := 1; i <= 6; i++ {
+		for _, want := range []string{fmt.Sprintf("The text number %d to read.", i), fmt.Sprintf(`Parser.parse%d("x")`, i), fmt.Sprintf("Failure %d when the text is empty.", i)} {
+			if !strings.Contains(md, want) {
+				t.Errorf("the reference lost %q:\n%s", want, md)
+			}
+		}
+	}
+	if !strings.Contains(md, "Module Parser") {
+		t.Errorf("the reference lost its caption:\n%s", md)
+	}
+}

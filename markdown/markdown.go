@@ -92,7 +92,7 @@ func Convert(page []byte, o Options) (Document, error) {
 		region := ownRegion(root.Get(0))
 		stats := measureRegion(region)
 		if stats.reference() {
-			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0))).Selection
+			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), true)).Selection
 			break
 		}
 		root = mainContent(root, d.Title)
@@ -106,7 +106,7 @@ func Convert(page []byte, o Options) (Document, error) {
 				return Document{}, err
 			}
 			clean(doc, o)
-			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0))).Selection
+			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0), false)).Selection
 		}
 	}
 	if o.HTML {

@@ -25,12 +25,36 @@ var sectionWords = func() map[string]bool {
 		"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
 		"share": true, "sharing": true, "sharebar": true, "social": true,
 		"breadcrumb": true, "breadcrumbs": true,
-		"byline": true, "caption": true, "credit": true, "credits": true,
-		"tags": true, "bio": true, "author": true,
 		"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
 	}
 	for w := range threadWords {
 		m[w] = true
+	}
+	for w := range labelWords {
+		m[w] = true
+	}
+	return m
+}()
+
+// labelWords are the section words that name a label set beside a news
+// story (its byline, a picture's caption or credit, its list of tags, the
+// author's card). Generators of manuals use the same words for parts of
+// the content: YARD's "tags" hold a method's parameters and examples,
+// odoc's "at-tags" what a function raises, Haddock's "caption" a module's
+// name. On a reference page (structuralContent) they name nothing to
+// remove.
+var labelWords = map[string]bool{
+	"byline": true, "caption": true, "credit": true, "credits": true,
+	"tags": true, "bio": true, "author": true,
+}
+
+// regionSectionWords are the section words without the label words.
+var regionSectionWords = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range sectionWords {
+		if !labelWords[w] {
+			m[w] = true
+		}
 	}
 	return m
 }()
@@ -210,6 +234,11 @@ func insetGallery(n, core *html.Node) bool {
 // other than the article. Names count on blocks only: a word inside a
 // sentence (<span class="author">) is part of it.
 func notArticle(n *html.Node) bool {
+	return notArticleBy(n, sectionWords)
+}
+
+// notArticleBy is notArticle with the given section words.
+func notArticleBy(n *html.Node, words map[string]bool) bool {
 	if newWindowLabel(n) {
 		return true
 	}
@@ -231,7 +260,7 @@ func notArticle(n *html.Node) bool {
 			// Names keep their case here: a camel-cased one is cut into
 			// its words.
 			for _, c := range strings.Fields(a.Val) {
-				if hiddenClasses[strings.ToLower(c)] || block && namesSection(c, 0) {
+				if hiddenClasses[strings.ToLower(c)] || block && namesSection(c, 0, words) {
 					return true
 				}
 			}
@@ -250,7 +279,7 @@ func notArticle(n *html.Node) bool {
 			// ("sharing-with-a-single-developer"), not a name; so is
 			// one made of the words of the heading the element starts
 			// with (a manual's section "Comments & Proposals").
-			if block && namesSection(strings.TrimSpace(a.Val), maxIDWords) && !headingAnchor(n, v) {
+			if block && namesSection(strings.TrimSpace(a.Val), maxIDWords, words) && !headingAnchor(n, v) {
 				return true
 			}
 		}
@@ -372,9 +401,9 @@ var sectionNumber = regexp.MustCompile(`^(\d+\.)+\d*[\s\x{00a0}]`)
 const maxIDWords = 3
 
 // namesSection reports whether one of name's words (runs of letters and
-// digits) is a section word, and name has at most maxWords words (0: any
-// number).
-func namesSection(name string, maxWords int) bool {
+// digits) is one of the section words given, and name has at most
+// maxWords words (0: any number).
+func namesSection(name string, maxWords int, sectionWords map[string]bool) bool {
 	words := wordsOf(name)
 	if maxWords > 0 && len(words) > maxWords {
 		return false

@@ -76,13 +76,18 @@ func attrIs(n *html.Node, key, v string) bool {
 // furniture, whatever its name: a layout whose whole page sits in
 // <div class="content-with-sidebar">.
 func regionFurniture(n *html.Node) bool {
+	return regionFurnitureBy(n, sectionWords)
+}
+
+// regionFurnitureBy is regionFurniture with the given section words.
+func regionFurnitureBy(n *html.Node, words map[string]bool) bool {
 	if n.Type != html.ElementNode {
 		return false
 	}
 	if n.Data == "header" {
 		return !holdsPage(n)
 	}
-	return (notArticle(n) || furniture(n)) && !holdsPage(n)
+	return (notArticleBy(n, words) || furniture(n)) && !holdsPage(n)
 }
 
 // holdsPage reports whether n holds the page's title (<h1>) or its main
@@ -163,14 +168,22 @@ func keptText(nodes []*html.Node, limit int) int {
 }
 
 // structuralContent narrows body to the page's own region and removes
-// the furniture inside it (body is changed).
-func structuralContent(body *html.Node) *html.Node {
+// the furniture inside it (body is changed). On a reference page, a block
+// named as a label (labelWords) stays: a reference has no bylines or
+// photo credits, and its generator's "tags" and "captions" are parts of
+// it. A page taken whole because its article was a sliver may be a news
+// page, and loses them.
+func structuralContent(body *html.Node, reference bool) *html.Node {
 	region := ownRegion(body)
+	words := sectionWords
+	if reference {
+		words = regionSectionWords
+	}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if regionFurniture(c) {
+			if regionFurnitureBy(c, words) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode {
 				walk(c)

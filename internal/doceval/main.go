@@ -6,7 +6,7 @@
 // deduplicated: pages emptied, pages under 80 %, the mean share. It needs
 // no crawl and takes seconds (TestRealManuals crawls the manuals).
 //
-//	go run ./internal/doceval [-docs DIR] [-manual NAME] [-half tuning|held-out|both] [-worst N] [-page PATH] [-removed]
+//	go run ./internal/doceval [-docs DIR] [-manual NAME] [-half tuning|held-out|both] [-worst N] [-page PATH [-missing]] [-removed]
 package main
 
 import (
@@ -36,6 +36,7 @@ func main() {
 	worst := flag.Int("worst", 0, "list the n pages of each manual that keep the least of their words (deduplicated)")
 	page := flag.String("page", "", "print the markdown of the pages whose path holds this, converted and deduplicated")
 	removed := flag.Bool("removed", false, "list the fragments deduplication takes, with how many pages lose each")
+	missing := flag.Bool("missing", false, "with -page, print only the words each page's region holds that its deduplicated markdown lacks")
 	flag.BoolVar(&sharedSections, "shared-sections", true, "keep the sections whose heading a third of the pages hold (dedupe.Decision.SharedSections)")
 	flag.Parse()
 	if *docs == "" {
@@ -64,7 +65,11 @@ func main() {
 				total[h][i].add(p, i)
 			}
 			if *page != "" && strings.Contains(p.path, *page) {
-				fmt.Printf("----- %s (%.2f, deduplicated %.2f, of %d words)\n%s\n----- deduplicated\n%s\n", p.path, p.share[0], p.share[1], p.words, p.markdown[0], p.markdown[1])
+				if *missing {
+					fmt.Printf("----- %s (%.2f, deduplicated %.2f, of %d words) misses: %s\n", p.path, p.share[0], p.share[1], p.words, p.missing(1))
+				} else {
+					fmt.Printf("----- %s (%.2f, deduplicated %.2f, of %d words)\n%s\n----- deduplicated\n%s\n", p.path, p.share[0], p.share[1], p.words, p.markdown[0], p.markdown[1])
+				}
 			}
 		}
 		for h, t := range halves {
@@ -139,6 +144,33 @@ func (t tally) figures() string {
 		mean = t.sum / float64(t.pages)
 	}
 	return fmt.Sprintf("%d | %d | %.3f", t.emptied, t.under80, mean)
+}
+
+// missing lists the words of the page's region that markdown i lacks,
+// with how many times each is missing, most missed first.
+func (p *converted) missing(i int) string {
+	got := realdocs.WordCounts(realdocs.PlainMarkdown(p.markdown[i]))
+	type miss struct {
+		word string
+		n    int
+	}
+	var ms []miss
+	for w, n := range p.region {
+		if d := n - got[w]; d > 0 {
+			ms = append(ms, miss{w, d})
+		}
+	}
+	sort.Slice(ms, func(a, b int) bool {
+		if ms[a].n != ms[b].n {
+			return ms[a].n > ms[b].n
+		}
+		return ms[a].word < ms[b].word
+	})
+	var b strings.Builder
+	for _, m := range ms {
+		fmt.Fprintf(&b, "%s×%d ", m.word, m.n)
+	}
+	return b.String()
 }
 
 // measure sets page's share of its words that md keeps, as figure i.

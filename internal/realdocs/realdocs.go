@@ -55,7 +55,7 @@ var Manuals = []Manual{
 
 // Unseen are the elements of any manual's region that are not its text:
 // what no reader sees, navigation, DocBook's navigation bars, buttons.
-const Unseen = "script, style, noscript, nav, .navheader, .navfooter, button"
+const Unseen = "script, style, noscript, nav, .navheader, .navfooter, button, svg"
 
 // OwnRegion is the page's content region with Unseen and the manual's
 // furniture removed (doc is changed).
