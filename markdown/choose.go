@@ -192,6 +192,60 @@ func (c *chosen) extend(title string) {
 	c.keepHeadline(first, title)
 }
 
+// maxAnnouncement is the longest line, in characters, that announces the
+// list after it ("76 Methods:", "The options are:").
+const maxAnnouncement = 80
+
+// announcement reports whether a line's text announces a list of the
+// article's: it ends with a colon and does not point elsewhere (other
+// stories, related ones, comments).
+func announcement(text string) bool {
+	return strings.HasSuffix(text, ":") && !pointerStart.MatchString(text) && !tailHeading.MatchString(strings.TrimSuffix(text, ":")) &&
+		!hasWord(nameWords(text), threadWords)
+}
+
+// announces reports whether block b, a short line, announces list, the
+// element after it (see announcement).
+func announces(b block, list *html.Node) bool {
+	return b.runes <= maxAnnouncement && announcedList(b.n) == list && announcement(b.text)
+}
+
+// announcedList is the list (ul, ol, dl) right after n, or the list a
+// wrapper right after n holds as its only child (a block laying the list
+// out in columns).
+func announcedList(n *html.Node) *html.Node {
+	next := nextElement(n)
+	for next != nil {
+		switch next.Data {
+		case "ul", "ol", "dl":
+			return next
+		}
+		only := onlyChildElement(next)
+		if only == nil {
+			return nil
+		}
+		next = only
+	}
+	return nil
+}
+
+// onlyChildElement is n's one child element when n holds no other
+// element and no text beside it.
+func onlyChildElement(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		case c.Type == html.ElementNode && only != nil:
+			return nil
+		case c.Type == html.ElementNode:
+			only = c
+		}
+	}
+	return only
+}
+
 // standing is where a block stands: inside a link, inside an element a
 // style hides.
 type standing struct{ link, hidden bool }

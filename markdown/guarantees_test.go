@@ -149,3 +149,23 @@ func TestReferenceKeepsItsLabels(t *testing.T) {
 		t.Errorf("the reference lost its caption:\n%s", md)
 	}
 }
+
+// A list of links that a line of the article announces ("76 Methods:")
+// is the article's, wherever it stands; one announced as other stories
+// ("Related articles:") is not.
+func TestAnnouncedListStays(t *testing.T) {
+	page := `<html><body><h1>Connection handle</h1>
+<p>Each open database is represented by a pointer to an instance of an opaque structure. It is useful to think of the pointer as an object, with constructors, destructors and many methods.</p>
+<p>76 Methods:<div class="columns"><ul><li><a href="a.html">handle_open</a></li><li><a href="b.html">handle_close</a></li><li><a href="c.html">handle_busy</a></li></ul></div></p>
+<p><b>Related articles:</b></p><ul><li><a href="x.html">Another story about handles</a></li><li><a href="y.html">A third story</a></li></ul>
+</body></html>`
+	md := mainOf(t, page)
+	for _, want := range []string{"76 Methods:", "handle_open", "handle_close", "handle_busy"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the announced list lost %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Another story") {
+		t.Errorf("the related stories stayed:\n%s", md)
+	}
+}

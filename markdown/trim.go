@@ -31,7 +31,8 @@ import (
 //     word for word.
 //
 // A list of links between two paragraphs of prose is the article's own
-// (its sources, a changelog) and stays.
+// (its sources, a changelog) and stays; so is one the line before it
+// announces (see announces).
 func trimArticle(content *html.Node, title string) {
 	dropCredits(content)
 	blocks := blocksOf(content)
@@ -54,7 +55,7 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true // "Share your thoughts and debate the big issues"
 		case b.n.Data == "figcaption" && credit(b.text):
 			drop[i] = true // a caption that only credits the picture
-		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)):
+		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)) && !(i > 0 && announces(blocks[i-1], b.n)):
 			drop[i] = true
 		case i > first && i >= last && paragraph(b) && copyrightLine(b.text):
 			drop[i] = true // the site's, in its footer; a manual's title page may say it before its text
@@ -462,7 +463,7 @@ var tailHeading = regexp.MustCompile(`(?i)^((` +
 	`(featured|recent|latest|popular|related|recommended|trending) (news|stories|articles|posts|videos|content|links|reading|slide ?shows)|` +
 	`\d+ comments?|leave a (reply|comment)|join the (conversation|discussion)|` +
 	`(das|dies) (könnte|dürfte) sie auch interessieren|weitere (aktuelle )?(artikel|beiträge|themen|nachrichten|meldungen)|mehr (themen|zum thema|aus|von|zu)|ähnliche (artikel|beiträge)|` +
-	`zum weiterlesen|lesen sie auch|schon gelesen|neueste (artikel|beiträge|nachrichten)|videos? zum thema|entdecke weitere|kommentierte artikel|\d+ kommentare?|` +
+	`zum weiterlesen|lesen sie auch|verwandte (artikel|beiträge|themen)|schon gelesen|neueste (artikel|beiträge|nachrichten)|videos? zum thema|entdecke weitere|kommentierte artikel|\d+ kommentare?|` +
 	`(le|te) puede interesar|también te puede interesar|más (sobre|noticias|de)|noticias relacionadas|lo más (leído|visto)|\d+ comentarios?|` +
 	`(à )?lire aussi|sur le même (sujet|thème)|articles? similaires|\d+ commentaires?|` +
 	`leggi anche|articoli correlati|potrebbe interessarti|\d+ commenti|` +
