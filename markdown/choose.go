@@ -455,6 +455,9 @@ func (c *chosen) keepHeadline(first int, title string) {
 		if heading(u.n) && u.total > 0 {
 			if u.n.Data == "h1" || repeatsTitle(nodeText(u.n), title) {
 				u.kept = true
+				if i < first-maxHeadlineGap {
+					c.keepContents(i, first)
+				}
 			}
 			return
 		}
@@ -466,6 +469,45 @@ func (c *chosen) keepHeadline(first int, title string) {
 			return
 		}
 	}
+}
+
+// keepContents keeps the table of contents that stands between the
+// page's headline (unit headline) and its first paragraph (unit first):
+// the entries of the lists there, when the headline, the lists and the
+// paragraph share one container below the body (a manual's chapter page;
+// a news page's menus stand outside its story's container).
+func (c *chosen) keepContents(headline, first int) {
+	box := lowestCommonAncestor(c.units[headline].n, c.units[first].n)
+	if box == nil || box.Data == "body" {
+		return
+	}
+	// Only a table of contents stands between: entries that are
+	// links, in lists, and short labels ("Table of Contents").
+	var entries []*unit
+	for j := headline + 1; j < first; j++ {
+		u := c.units[j]
+		switch {
+		case u.total == 0 || u.inLink:
+		case inList(u.n, box) && 2*u.links >= u.total:
+			entries = append(entries, u)
+		case u.total >= minSentence:
+			return
+		}
+	}
+	for _, u := range entries {
+		u.kept = true
+	}
+}
+
+// inList reports whether n is inside a list (ul, ol, dl) below box.
+func inList(n, box *html.Node) bool {
+	for p := n.Parent; p != nil && p != box; p = p.Parent {
+		switch p.Data {
+		case "ul", "ol", "dl":
+			return true
+		}
+	}
+	return false
 }
 
 // inside reports whether n is below (or is) ancestor.

@@ -169,3 +169,33 @@ func TestAnnouncedListStays(t *testing.T) {
 		t.Errorf("the related stories stayed:\n%s", md)
 	}
 }
+
+// A chapter page's table of contents between its title and its
+// introduction is the page's: its list of sections stays.
+func TestChapterKeepsItsContents(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Chapter 35. Large Objects</title></head><body><div class="navheader"><table width="100%"><tr><th colspan="3">Chapter 35. Large Objects</th></tr>
+<tr><td><a href="prev.html">Prev</a></td><td><a href="up.html">Up</a></td><th>Part IV. Client Interfaces</th><td><a href="next.html">Next</a></td></tr></table><hr></div>
+<div class="chapter"><div class="titlepage"><div><div><h2>Chapter 35. Large Objects</h2></div></div></div><div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">`)
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&b, `<dt><span class="sect1"><a href="lo-%d.html">35.%d. Section number %d</a></span></dt><dd><dl>`, i, i, i)
+		for j := 1; j <= 4; j++ {
+			fmt.Fprintf(&b, `<dt><span class="sect2"><a href="lo-%d.html#s%d">35.%d.%d. Part %d of section %d</a></span></dt>`, i, j, i, j, j, i)
+		}
+		b.WriteString(`</dl></dd>`)
+	}
+	b.WriteString(`</dl></div><p>The database has a large object facility, which provides stream-style access to user data that is stored in a special large-object structure. Streaming access is useful when working with data values that are too large to manipulate conveniently as a whole.</p>
+<p>This chapter describes the implementation and the programming and query language interfaces to large object data. The examples use the C library of the client, but most programming interfaces support the same functions. Other interfaces might use the large object interface inside to support large values in general. That is not described here.</p></div>
+<div class="navfooter"><hr><table width="100%"><tr><td><a href="prev.html">Prev</a></td><td><a href="up.html">Up</a></td><td><a href="next.html">Next</a></td></tr></table></div></body></html>`)
+	md := mainOf(t, b.String())
+	for i := 1; i <= 4; i++ {
+		for _, want := range []string{fmt.Sprintf("35.%d. Section number %d", i, i), fmt.Sprintf("35.%d.4. Part 4 of section %d", i, i)} {
+			if !strings.Contains(md, want) {
+				t.Errorf("the chapter lost %q:\n%s", want, md)
+			}
+		}
+	}
+	if !strings.Contains(md, "Chapter 35. Large Objects") || !strings.Contains(md, "stream-style access") {
+		t.Errorf("the chapter lost its title or its text:\n%s", md)
+	}
+}
