@@ -47,7 +47,7 @@ var Manuals = []Manual{
 	{Name: "gtk-doc (cairo)", Root: "usr/share/gtk-doc/html/cairo", Start: "/index.html", Region: "body", Furniture: "table.navigation, div.footer"},
 	{Name: "gi-docgen (JSON-GLib)", Root: "usr/share/doc/json-glib-1.0", Start: "/index.html", Region: "section#main"},
 	{Name: "YARD (its own)", Root: "usr/share/doc/yard/doc", Start: "/index.html", Region: "#content"},
-	{Name: "Haddock (megaparsec)", Root: "usr/share/doc/libghc-megaparsec-doc/html", Start: "/index.html", Region: "#content"},
+	{Name: "Haddock (megaparsec)", Root: "usr/share/doc/libghc-megaparsec-doc/html", Start: "/index.html", Region: "#content", Furniture: "#alphabet"},
 	{Name: "odoc (an OCaml calendar library)", Root: "usr/share/doc/libcalendar-ocaml/_html", Start: "/index.html", Region: "body"},
 	{Name: "Docutils (its own)", Root: "usr/share/doc/docutils-doc", Start: "/docs/index.html", Region: "div.document"},
 	{Name: "hand-written (SQLite)", Root: "usr/share/doc/sqlite3", Start: "/index.html", Region: "body", Furniture: "div.nosearch, div.rightsidebar", MaxResults: 250},
