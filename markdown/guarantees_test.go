@@ -199,3 +199,45 @@ func TestChapterKeepsItsContents(t *testing.T) {
 		t.Errorf("the chapter lost its title or its text:\n%s", md)
 	}
 }
+
+// A page that names its main part and holds an introduction and a list
+// of links to its sections (a manual's section index) keeps the list,
+// even when the introduction is nearly half the text.
+func TestSectionIndexKeepsItsList(t *testing.T) {
+	page := `<html><body><div class="sidebar" role="navigation"><ul><li><a href="/a">Home</a></li></ul></div>
+<div class="body" role="main"><section><h1>Contribute to the project</h1>
+<p>This guide holds what there is to know about the project itself: how it is managed, and how to take part in it with code, documentation or reports of bugs.</p>
+<div class="toctree-wrapper"><ul><li><a href="contributing.html">Contributing</a><ul><li><a href="contributing.html#help">Get help</a></li><li><a href="contributing.html#bugs">Bug reports</a></li></ul></li>
+<li><a href="release.html">The release process</a><ul><li><a href="release.html#branches">Branch model</a></li><li><a href="release.html#deprecation">Deprecating a feature</a></li><li><a href="release.html#python">Supported versions of the language</a></li></ul></li>
+<li><a href="organization.html">Organization of the project</a><ul><li><a href="organization.html#core">Core developers</a></li><li><a href="organization.html#others">Other contributors</a></li></ul></li>
+<li><a href="conduct.html">Code of conduct</a></li></ul></div></section></div></body></html>`
+	md := mainOf(t, page)
+	for _, want := range []string{"how it is managed", "Contributing", "Get help", "Bug reports", "The release process", "Other contributors", "Code of conduct"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the section index lost %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Home") {
+		t.Errorf("the navigation stayed:\n%s", md)
+	}
+}
+
+// A page taken whole for its short story still loses its tail: a
+// heading such as "Latest articles" with the teasers after it.
+func TestWholePageLosesItsTail(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><div class="page"><h1>Parties in the new parliament</h1>
+<p>Seven parties won seats in the new parliament, two more than in the last one, and none of them holds a majority of its own.</p>
+<h2>Latest articles</h2>`)
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&b, `<div class="teaser"><h3><a href="/story-%d">Story number %d about something else</a></h3><p>A short line of teaser %d.</p></div>`, i, i, i)
+	}
+	b.WriteString(`</div></body></html>`)
+	md := mainOf(t, b.String())
+	if !strings.Contains(md, "Seven parties won seats") {
+		t.Errorf("the story is gone:\n%s", md)
+	}
+	if strings.Contains(md, "Latest articles") || strings.Contains(md, "Story number") {
+		t.Errorf("the tail stayed:\n%s", md)
+	}
+}

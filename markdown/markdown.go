@@ -96,17 +96,23 @@ func Convert(page []byte, o Options) (Document, error) {
 			break
 		}
 		root = mainContent(root, d.Title)
-		if keptText(root.Nodes, maxSliver) < maxSliver && float64(keptOwnText(root.Nodes, region)) < minOwnShare*float64(stats.text) {
+		least := minOwnShare
+		if region.Data != "body" {
+			least = minNamedShare
+		}
+		if keptText(root.Nodes, maxSliver) < maxSliver && float64(keptOwnText(root.Nodes, region)) < least*float64(stats.text) {
 			// The article weighed holds a sliver of what the page's
 			// own structure says is its content (region.go), or none
 			// of it: the page is a list, an index, a reference, and is
-			// taken whole. It is parsed again: choosing the article
-			// took the rest out of the tree.
+			// taken whole, less a tail of other stories after its
+			// prose. It is parsed again: choosing the article took the
+			// rest out of the tree.
 			if doc, err = parse(page); err != nil {
 				return Document{}, err
 			}
 			clean(doc, o)
 			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0), false)).Selection
+			trimTail(root.Get(0))
 		}
 	}
 	if o.HTML {

@@ -29,6 +29,13 @@ import (
 // whose weighing kept only its introduction holds a few hundredths.
 const minOwnShare = 0.25
 
+// minNamedShare is minOwnShare for a page that names its main part
+// (<main>, role=main): what it marks as its content is its content more
+// surely than a body is, and a section's index there (its introduction,
+// then the list of its pages) keeps its list when the introduction is
+// nearly half of it.
+const minNamedShare = 0.5
+
 // maxSliver is the most text (white space aside) of a chosen article
 // that can be a sliver of the page: more is an article of substance,
 // wherever it stands, and the page's region around it (a news site's

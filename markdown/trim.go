@@ -792,3 +792,30 @@ func linkShare(n *html.Node) float64 {
 	}
 	return float64(linked) / float64(all)
 }
+
+// trimTail removes from content the page's tail (see tail): a heading
+// that opens it after a paragraph of prose ("Latest articles", "More
+// from …") with everything after it, when that is no prose, little text
+// or other stories' teasers. A page taken whole (region.go) keeps the
+// rest of what trimArticle would remove: its lists and labels are its
+// content.
+func trimTail(content *html.Node) {
+	blocks := blocksOf(content)
+	first, last := len(blocks), -1
+	for i, b := range blocks {
+		if prose(b) {
+			first = min(first, i)
+			last = i
+		}
+	}
+	if first > last {
+		return
+	}
+	if t := tail(blocks, first, last); t >= 0 {
+		for _, b := range blocks[t:] {
+			if b.n.Parent != nil {
+				b.n.Parent.RemoveChild(b.n)
+			}
+		}
+	}
+}
