@@ -566,7 +566,20 @@ func teasers(blocks []block) bool {
 // pointer reports whether p is a short paragraph that points to another
 // page: it starts like one and holds a link.
 func pointer(p block) bool {
-	return p.runes <= maxByline && pointerStart.MatchString(p.text) && p.share > 0
+	return p.runes <= maxByline && pointerStart.MatchString(p.text) && p.share > 0 && links(p.n) == 1
+}
+
+// links counts the links below n.
+func links(n *html.Node) int {
+	count := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "a" {
+			count++
+		} else if c.Type == html.ElementNode {
+			count += links(c)
+		}
+	}
+	return count
 }
 
 // labels are paragraphs that only label what stood there.
