@@ -241,3 +241,25 @@ func TestWholePageLosesItsTail(t *testing.T) {
 		t.Errorf("the tail stayed:\n%s", md)
 	}
 }
+
+// A manual's "See also:" line inside the text names other pages of it,
+// one or several, and stays; a line pointing to another story by its
+// headline goes.
+func TestSeeAlsoNamesStay(t *testing.T) {
+	page := `<html><body><article><h1>drop-index-stmt</h1>
+<p>The statement removes an index added with the statement that creates one. The index is removed from the schema and its pages are freed for reuse by the database.</p>
+<p>See also: <a href="../lang_dropindex.html">lang_dropindex.html</a></p>
+<p>See also: <a href="../a.html">create-index-stmt</a> <a href="../b.html">reindex-stmt</a></p>
+<p>Related: <a href="/news/other">Council votes to close the old harbour bridge</a></p>
+<p>Dropping an index does not change what any query returns; it changes only how fast some of them run, and how much room the database takes on the disk.</p>
+</article></body></html>`
+	md := mainOf(t, page)
+	for _, want := range []string{"lang_dropindex.html", "create-index-stmt", "reindex-stmt"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the manual's see-also line lost %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "harbour bridge") {
+		t.Errorf("the pointer to another story stayed:\n%s", md)
+	}
+}

@@ -566,8 +566,17 @@ func teasers(blocks []block) bool {
 // pointer reports whether p is a short paragraph that points to another
 // page: it starts like one and holds a link.
 func pointer(p block) bool {
-	return p.runes <= maxByline && pointerStart.MatchString(p.text) && p.share > 0 && links(p.n) == 1
+	if p.runes > maxByline || p.share == 0 || links(p.n) != 1 {
+		return false
+	}
+	m := pointerStart.FindStringIndex(p.text)
+	return m != nil && len(strings.Fields(p.text[m[1]:])) >= minPointerWords
 }
+
+// minPointerWords is the fewest words that follow a pointer's label: a
+// story's headline. One word after "See also:" names a page of a manual
+// (lang_dropindex.html) or a function.
+const minPointerWords = 3
 
 // links counts the links below n.
 func links(n *html.Node) int {
