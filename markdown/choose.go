@@ -189,7 +189,49 @@ func (c *chosen) extend(title string) {
 		}
 	}
 	c.keepCaptions(first, last, span)
+	c.keepNamedContents(last)
 	c.keepHeadline(first, title)
+}
+
+// keepNamedContents keeps the table of contents that follows the
+// article's last block, when the page names it one (a class or id of
+// "toc", "toctree", "contents": Texinfo's section-toc, Sphinx's
+// toctree-wrapper): a chapter's introduction, then the list of its
+// sections.
+func (c *chosen) keepNamedContents(last int) {
+	var toc *html.Node
+	for n := c.units[last].n; n != nil && toc == nil; n = n.Parent {
+		if next := nextElement(n); next != nil && namesContents(next) {
+			toc = next
+		}
+		if n.Parent != nil && n.Parent.Data == "body" {
+			break
+		}
+	}
+	if toc == nil {
+		return
+	}
+	for j := last + 1; j < len(c.units) && inside(c.units[j].n, toc); j++ {
+		if !c.units[j].inLink {
+			c.units[j].kept = true
+		}
+	}
+}
+
+// contentsWords name a table of contents by a word of a class or id.
+var contentsWords = map[string]bool{"toc": true, "toctree": true, "contents": true}
+
+// namesContents reports whether a word of n's class or id names a table
+// of contents.
+func namesContents(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key == "class" || a.Key == "id" {
+			if hasWord(wordsOf(a.Val), contentsWords) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxAnnouncement is the longest line, in characters, that announces the
@@ -202,6 +244,20 @@ const maxAnnouncement = 80
 func announcement(text string) bool {
 	return strings.HasSuffix(text, ":") && !pointerStart.MatchString(text) && !tailHeading.MatchString(strings.TrimSuffix(text, ":")) &&
 		!hasWord(nameWords(text), threadWords)
+}
+
+// namedContents reports whether n is, or is the only element of, a
+// block the page names its table of contents (namesContents).
+func namedContents(n *html.Node) bool {
+	for ; n != nil && n.Data != "body"; n = n.Parent {
+		if namesContents(n) {
+			return true
+		}
+		if n.Parent == nil || onlyChildElement(n.Parent) != n {
+			return false
+		}
+	}
+	return false
 }
 
 // announces reports whether block b, a short line, announces list, the

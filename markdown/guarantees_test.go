@@ -263,3 +263,19 @@ func TestSeeAlsoNamesStay(t *testing.T) {
 		t.Errorf("the pointer to another story stayed:\n%s", md)
 	}
 }
+
+// A chapter's introduction followed by the list of its sections, which
+// the page names its table of contents, keeps the list.
+func TestNamedContentsStay(t *testing.T) {
+	page := `<html><body><div class="chapter"><h2>4 How to invoke macros</h2>
+<p>This chapter covers macro invocation, macro arguments and how macro expansion is treated.</p>
+<ul class="section-toc"><li><a href="Invocation.html">Macro invocation</a></li><li><a href="Inhibiting.html">Preventing macro invocation</a></li>
+<li><a href="Arguments.html">Macro arguments</a></li><li><a href="Quoting.html">On quoting arguments to macros</a></li><li><a href="Expansion.html">Macro expansion</a></li></ul>
+</div></body></html>`
+	md := mainOf(t, page)
+	for _, want := range []string{"This chapter covers", "Macro invocation", "Preventing macro invocation", "On quoting arguments to macros", "Macro expansion"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the chapter lost %q:\n%s", want, md)
+		}
+	}
+}
