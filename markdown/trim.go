@@ -36,13 +36,7 @@ import (
 func trimArticle(content *html.Node, title string) {
 	dropCredits(content)
 	blocks := blocksOf(content)
-	first, last := len(blocks), -1
-	for i, b := range blocks {
-		if prose(b) {
-			first = min(first, i)
-			last = i
-		}
-	}
+	first, last := proseSpan(blocks)
 	drop := make([]bool, len(blocks))
 	seen := map[string]bool{}
 	headings := map[string]bool{}
@@ -823,13 +817,7 @@ func linkShare(n *html.Node) float64 {
 // content.
 func trimTail(content *html.Node) {
 	blocks := blocksOf(content)
-	first, last := len(blocks), -1
-	for i, b := range blocks {
-		if prose(b) {
-			first = min(first, i)
-			last = i
-		}
-	}
+	first, last := proseSpan(blocks)
 	if first > last {
 		return
 	}
@@ -840,4 +828,18 @@ func trimTail(content *html.Node) {
 			}
 		}
 	}
+}
+
+// proseSpan is the article's span among blocks: the indexes of its first
+// and last paragraphs of prose (see prose); first > last when there is
+// none.
+func proseSpan(blocks []block) (first, last int) {
+	first, last = len(blocks), -1
+	for i, b := range blocks {
+		if prose(b) {
+			first = min(first, i)
+			last = i
+		}
+	}
+	return first, last
 }
