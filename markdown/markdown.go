@@ -695,9 +695,12 @@ func mainContent(body *goquery.Selection, title string) *goquery.Selection {
 	picked, ok := choose(body.Get(0), title)
 	if !ok {
 		// Trimmed as a chosen article is; a title box before it
-		// (ruleBasedContent's first node of two) is left whole.
+		// (ruleBasedContent's first node of two) is left whole. Without a
+		// paragraph of prose there is no article to trim around: the
+		// page is a list (a directory's files, an index), and its
+		// entries, each a link, are what it says.
 		sel := ruleBasedContent(body)
-		if n := len(sel.Nodes); n > 0 {
+		if n := len(sel.Nodes); n > 0 && holdsProse(sel.Nodes[n-1]) {
 			trimArticle(sel.Nodes[n-1], title)
 		}
 		return sel

@@ -830,6 +830,12 @@ func trimTail(content *html.Node) {
 	}
 }
 
+// holdsProse reports whether content holds a paragraph of prose.
+func holdsProse(content *html.Node) bool {
+	first, last := proseSpan(blocksOf(content))
+	return first <= last
+}
+
 // proseSpan is the article's span among blocks: the indexes of its first
 // and last paragraphs of prose (see prose); first > last when there is
 // none.
