@@ -294,3 +294,21 @@ func TestProselessListKeepsItsEntries(t *testing.T) {
 		keepsAll(t, md, "the directory page", fmt.Sprintf("[source_%d.c](src%d.html)", i, i))
 	}
 }
+
+// TestBuilderWidgetHoldsTheArticle: a page builder names the block around
+// a post's text a widget; inside the page's <main>, that block is the
+// article, not furniture, on every path (the weighing, and the page's
+// region measured and taken whole).
+func TestBuilderWidgetHoldsTheArticle(t *testing.T) {
+	page := `<html><head><title>Harbour notes</title></head><body>
+<nav><a href="/">Home</a> <a href="/blog/">Blog</a></nav>
+<main><div class="builder-section"><div class="builder-widget builder-widget-heading"><h2>Harbour notes</h2></div>
+<div class="builder-widget builder-widget-post-content"><div class="builder-widget-container">
+<p>The ferry to the outer islands left at dawn, an hour late because of fog over the sound.</p>
+<p>Passengers waited in the shelter by the pier, where the kiosk sold coffee and yesterday's papers.</p>
+<p>By noon the wind had turned, and the crossing home took half the time it had taken to get there.</p>
+</div></div><ul class="builder-list"><li><a href="/blog/older">An older note</a></li></ul></div></main>
+<footer><p>Contact the harbour office for timetables.</p></footer></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the post", "The ferry to the outer islands", "Passengers waited in the shelter", "By noon the wind had turned")
+}

@@ -82,13 +82,15 @@ func attrIs(n *html.Node, key, v string) bool {
 // element that holds the page's title or its main part is never
 // furniture, whatever its name: a layout whose whole page sits in
 // <div class="content-with-sidebar">.
-func regionFurniture(n *html.Node) bool {
-	return regionFurnitureBy(n, sectionWords)
+// Nor is an element of core (see regionCore): the article the region
+// holds, named as a widget by its page builder.
+func regionFurniture(n *html.Node, core map[*html.Node]bool) bool {
+	return regionFurnitureBy(n, sectionWords, core)
 }
 
 // regionFurnitureBy is regionFurniture with the given section words.
-func regionFurnitureBy(n *html.Node, words map[string]bool) bool {
-	if n.Type != html.ElementNode {
+func regionFurnitureBy(n *html.Node, words map[string]bool, core map[*html.Node]bool) bool {
+	if n.Type != html.ElementNode || core[n] {
 		return false
 	}
 	if n.Data == "header" {
@@ -96,6 +98,37 @@ func regionFurnitureBy(n *html.Node, words map[string]bool) bool {
 	}
 	return (notArticleBy(n, words) || furniture(n)) && !holdsPage(n)
 }
+
+// regionCore is the region's article core (articleCore: the element
+// whose paragraphs hold the most text) and the elements around it up to
+// the region, when those paragraphs hold at least minCoreShare of the
+// region's text; else nil. Page builders name every block of a page for
+// what it is in the builder ("elementor-widget" around a post's text),
+// and a name does not make an article furniture.
+func regionCore(region *html.Node) map[*html.Node]bool {
+	core := articleCore(region)
+	if core == nil {
+		return nil
+	}
+	paragraphs := 0
+	for c := core.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.Data == "p" || c.Data == "pre") {
+			paragraphs += keptText([]*html.Node{c}, 0)
+		}
+	}
+	if float64(paragraphs) < minCoreShare*float64(keptText([]*html.Node{region}, 0)) {
+		return nil
+	}
+	chain := map[*html.Node]bool{}
+	for n := core; n != nil && n != region; n = n.Parent {
+		chain[n] = true
+	}
+	return chain
+}
+
+// minCoreShare is the least share of its region's text the article core's
+// paragraphs must hold to be kept whatever its name.
+const minCoreShare = 0.3
 
 // holdsPage reports whether n holds the page's title (<h1>) or its main
 // part (<main>, role=main, <article>).
@@ -108,7 +141,7 @@ func holdsPage(n *html.Node) bool {
 // regionText is the length of the text below n, white space aside,
 // without the region's furniture, counting from the start when inside
 // is set, else from the page's own region down.
-func regionText(n *html.Node, inside bool) int {
+func regionText(n *html.Node, inside bool, core map[*html.Node]bool) int {
 	total := 0
 	var walk func(n *html.Node, inside bool)
 	walk = func(n *html.Node, inside bool) {
@@ -116,7 +149,7 @@ func regionText(n *html.Node, inside bool) int {
 			switch {
 			case c.Type == html.TextNode && inside:
 				total += spacelessLen(c.Data)
-			case c.Type == html.ElementNode && !neverTags[c.Data] && !regionFurniture(c):
+			case c.Type == html.ElementNode && !neverTags[c.Data] && !regionFurniture(c, core):
 				walk(c, inside || c.Data == "main" || attrIs(c, "role", "main"))
 			}
 		}
@@ -135,7 +168,7 @@ func keptOwnText(nodes []*html.Node, region *html.Node) int {
 		// judged by its size alone.
 		return keptText(nodes, 0)
 	}
-	total := 0
+	total, core := 0, regionCore(region)
 	for _, n := range nodes {
 		inside := n == region
 		for p := n.Parent; p != nil && !inside; p = p.Parent {
@@ -143,12 +176,12 @@ func keptOwnText(nodes []*html.Node, region *html.Node) int {
 		}
 		furnished := false
 		for p := n; p != nil && p != region; p = p.Parent {
-			furnished = furnished || regionFurniture(p)
+			furnished = furnished || regionFurniture(p, core)
 		}
 		if furnished {
 			continue
 		}
-		total += regionText(n, inside)
+		total += regionText(n, inside, core)
 	}
 	return total
 }
@@ -182,6 +215,7 @@ func keptText(nodes []*html.Node, limit int) int {
 // page, and loses them.
 func structuralContent(body *html.Node, reference bool) *html.Node {
 	region := ownRegion(body)
+	core := regionCore(region)
 	words := sectionWords
 	if reference {
 		words = regionSectionWords
@@ -190,7 +224,7 @@ func structuralContent(body *html.Node, reference bool) *html.Node {
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if regionFurnitureBy(c, words) {
+			if regionFurnitureBy(c, words, core) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode {
 				walk(c)
@@ -261,22 +295,35 @@ const (
 // outside paragraphs).
 type regionStats struct {
 	text, prose, marks int
+	// run is the longest run of text outside code blocks between two
+	// block elements (a paragraph, whatever element holds it).
+	run int
 }
 
 // measureRegion walks the page's own region once for its regionStats.
 func measureRegion(region *html.Node) regionStats {
 	var st regionStats
+	core := regionCore(region)
 	// walk counts the text below x into st and returns it.
-	var walk func(x *html.Node, inParagraph bool) int
-	walk = func(x *html.Node, inParagraph bool) int {
-		text := 0
+	var walk func(x *html.Node, inParagraph, inPre bool) int
+	walk = func(x *html.Node, inParagraph, inPre bool) int {
+		text, run := 0, 0
+		defer func() {
+			if !inPre {
+				st.run = max(st.run, run)
+			}
+		}()
 		for c := x.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				text += spacelessLen(c.Data)
+				run += spacelessLen(c.Data)
 				continue
 			}
-			if c.Type != html.ElementNode || neverTags[c.Data] || regionFurniture(c) {
+			if c.Type != html.ElementNode || neverTags[c.Data] || regionFurniture(c, core) {
 				continue
+			}
+			if !isInline(c) && !inPre {
+				st.run, run = max(st.run, run), 0
 			}
 			switch c.Data {
 			case "pre", "dt":
@@ -286,15 +333,18 @@ func measureRegion(region *html.Node) regionStats {
 					st.marks++
 				}
 			}
-			size := walk(c, inParagraph || c.Data == "p")
+			size := walk(c, inParagraph || c.Data == "p", inPre || c.Data == "pre")
 			if c.Data == "p" && !inParagraph && size >= minProseParagraph {
 				st.prose += size
 			}
 			text += size
+			if isInline(c) {
+				run += size
+			}
 		}
 		return text
 	}
-	st.text = walk(region, false)
+	st.text = walk(region, false, false)
 	return st
 }
 
