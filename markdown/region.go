@@ -295,9 +295,6 @@ const (
 // outside paragraphs).
 type regionStats struct {
 	text, prose, marks int
-	// run is the longest run of text outside code blocks between two
-	// block elements (a paragraph, whatever element holds it).
-	run int
 }
 
 // measureRegion walks the page's own region once for its regionStats.
@@ -305,25 +302,16 @@ func measureRegion(region *html.Node) regionStats {
 	var st regionStats
 	core := regionCore(region)
 	// walk counts the text below x into st and returns it.
-	var walk func(x *html.Node, inParagraph, inPre bool) int
-	walk = func(x *html.Node, inParagraph, inPre bool) int {
-		text, run := 0, 0
-		defer func() {
-			if !inPre {
-				st.run = max(st.run, run)
-			}
-		}()
+	var walk func(x *html.Node, inParagraph bool) int
+	walk = func(x *html.Node, inParagraph bool) int {
+		text := 0
 		for c := x.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
 				text += spacelessLen(c.Data)
-				run += spacelessLen(c.Data)
 				continue
 			}
 			if c.Type != html.ElementNode || neverTags[c.Data] || regionFurniture(c, core) {
 				continue
-			}
-			if !isInline(c) && !inPre {
-				st.run, run = max(st.run, run), 0
 			}
 			switch c.Data {
 			case "pre", "dt":
@@ -333,18 +321,15 @@ func measureRegion(region *html.Node) regionStats {
 					st.marks++
 				}
 			}
-			size := walk(c, inParagraph || c.Data == "p", inPre || c.Data == "pre")
+			size := walk(c, inParagraph || c.Data == "p")
 			if c.Data == "p" && !inParagraph && size >= minProseParagraph {
 				st.prose += size
 			}
 			text += size
-			if isInline(c) {
-				run += size
-			}
 		}
 		return text
 	}
-	st.text = walk(region, false, false)
+	st.text = walk(region, false)
 	return st
 }
 
