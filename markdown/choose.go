@@ -190,6 +190,7 @@ func (c *chosen) extend(title string) {
 	}
 	c.keepCaptions(first, last, span)
 	c.keepNamedContents(last)
+	c.keepSectionRest(last)
 	c.keepHeadline(first, title)
 }
 
@@ -214,6 +215,42 @@ func (c *chosen) keepNamedContents(last int) {
 	for j := last + 1; j < len(c.units) && inside(c.units[j].n, toc); j++ {
 		if !c.units[j].inLink {
 			c.units[j].kept = true
+		}
+	}
+}
+
+// keepSectionRest keeps, after the article's last block, the rest of the
+// <section> that holds it: its headings, paragraphs and blocks that are
+// content by their kind. The page marks that section as one part of
+// itself (a reference's description, then its lists of constructors and
+// methods, each a heading and a line). Other stories' cards stay out.
+func (c *chosen) keepSectionRest(last int) {
+	var sec *html.Node
+	for n := c.units[last].n.Parent; n != nil && n.Data != "body"; n = n.Parent {
+		if n.Type == html.ElementNode && n.Data == "section" {
+			sec = n
+			break
+		}
+	}
+	if sec == nil {
+		return
+	}
+	// The rest opens with a heading of its own, not a link to
+	// another page.
+	next := last + 1
+	for next < len(c.units) && c.units[next].total == 0 {
+		next++
+	}
+	if next == len(c.units) || !inside(c.units[next].n, sec) || !heading(c.units[next].n) || 2*c.units[next].links >= c.units[next].total {
+		return
+	}
+	for j := next; j < len(c.units) && inside(c.units[j].n, sec); j++ {
+		u := c.units[j]
+		if u.total == 0 {
+			continue
+		}
+		if heading(u.n) || contentByKind(u) || u.n.Data == "p" && !u.inLink && 2*u.links < u.total {
+			u.kept = true
 		}
 	}
 }

@@ -312,3 +312,28 @@ func TestBuilderWidgetHoldsTheArticle(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the post", "The ferry to the outer islands", "Passengers waited in the shelter", "By noon the wind had turned")
 }
+
+// TestSectionKeepsItsLists: a reference page's <section> holds the
+// type's description (paragraphs of prose) and then, under headings of
+// its own, its constructors and methods, each a linked name and a line:
+// they are the rest of the section the article stands in, and stay.
+func TestSectionKeepsItsLists(t *testing.T) {
+	var methods strings.Builder
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&methods, `<div><h6><a href="method.Tide.op%d.html">tide_op_%d</a></h6><div class="docblock"><p>Performs operation %d on the tide.</p></div></div>`, i, i, i)
+	}
+	page := `<html><head><title>Tide</title></head><body>
+<nav><a href="index.html">Index</a> <a href="classes.html">Classes</a></nav>
+<section id="main"><header><h1>Tide</h1></header>
+<section><div class="wrapper"><h4>Description</h4>
+<div class="docblock"><p>A tide is the rise and fall of the sea level, measured here against a fixed gauge on the harbour wall, and kept as a series of readings taken every ten minutes through the day.</p>
+<p>Readings are stored in the order they were taken; a series can be shifted, trimmed to a window or compared with the tide tables for the same harbour, which the library also reads from the usual files.</p>
+<p>A series is immutable once sealed: the operations below return a new series rather than change the one they are given, so that a series may be shared between threads without a lock.</p></div></div>
+<div class="wrapper methods"><h4>Instance methods</h4><div class="docblock">` + methods.String() + `</div></div>
+</section></section></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the reference page", "A tide is the rise and fall", "Instance methods")
+	for i := 1; i <= 8; i++ {
+		keepsAll(t, md, "the reference page", fmt.Sprintf("[tide_op_%d](method.Tide.op%d.html)", i, i), fmt.Sprintf("Performs operation %d on the tide.", i))
+	}
+}

@@ -81,16 +81,22 @@ func trimArticle(content *html.Node, title string) {
 		}
 	}
 	// A heading after the span heads nothing when no block it kept
-	// follows before the next heading.
-	heads := false
+	// follows before the next heading of its level or above (a section's
+	// heading heads the entries under it, each a lower heading and a
+	// line). heads[k] is whether a block kept follows before the next
+	// heading of level k or above.
+	var heads [7]bool
 	for i := len(blocks) - 1; i > last; i-- {
 		switch {
 		case drop[i]:
 		case heading(blocks[i].n):
-			drop[i] = !heads
-			heads = false
+			level := int(blocks[i].n.Data[1] - '0')
+			drop[i] = !heads[level]
+			for k := range heads {
+				heads[k] = k < level && (heads[k] || !drop[i])
+			}
 		default:
-			heads = true
+			heads = [7]bool{true, true, true, true, true, true, true}
 		}
 	}
 	for i, b := range blocks {
