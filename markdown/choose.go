@@ -180,6 +180,7 @@ func (c *chosen) extend(title string) {
 			u.kept = true
 		}
 	}
+	c.keepWholeLists(first, last)
 	// A heading not yet kept stays when what follows it stays: it heads
 	// a section of the article.
 	for i := last - 1; i > first; i-- {
@@ -192,6 +193,51 @@ func (c *chosen) extend(title string) {
 	c.keepNamedContents(last)
 	c.keepSectionRest(last)
 	c.keepHeadline(first, title)
+}
+
+// keepWholeLists keeps, inside the article's span, every item of a list
+// one of whose items is kept, or that stands under a heading of its own:
+// a list is one block of the article, and the entries that are only a
+// link (a project's name) belong to it as much as those with a note
+// beside it.
+func (c *chosen) keepWholeLists(first, last int) {
+	lists := map[*html.Node]bool{}
+	for _, u := range c.units[first : last+1] {
+		if u.kept {
+			if l := ownList(u.n); l != nil {
+				lists[l] = true
+			}
+		}
+	}
+	for _, u := range c.units[first : last+1] {
+		if l := ownList(u.n); !u.kept && !u.inLink && u.total > 0 && l != nil && (lists[l] || headedList(l)) {
+			u.kept = true
+		}
+	}
+}
+
+// headedList reports whether list stands right after a heading of its
+// own that does not open a tail of other pages ("Related", "More").
+func headedList(list *html.Node) bool {
+	h := prevElement(list)
+	if h == nil || !heading(h) {
+		return false
+	}
+	text := strings.Join(strings.Fields(nodeText(h)), " ")
+	return !tailHeading.MatchString(text) && !hasWord(nameWords(text), threadWords)
+}
+
+// ownList is the list (ul, ol) whose item n is or is inside, if any.
+func ownList(n *html.Node) *html.Node {
+	for p := n; p != nil && p.Data != "body"; p = p.Parent {
+		if p.Type == html.ElementNode && p.Data == "li" {
+			if p.Parent != nil && (p.Parent.Data == "ul" || p.Parent.Data == "ol") {
+				return p.Parent
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // keepNamedContents keeps the table of contents that follows the

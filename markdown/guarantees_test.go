@@ -337,3 +337,35 @@ func TestSectionKeepsItsLists(t *testing.T) {
 		keepsAll(t, md, "the reference page", fmt.Sprintf("[tide_op_%d](method.Tide.op%d.html)", i, i), fmt.Sprintf("Performs operation %d on the tide.", i))
 	}
 }
+
+// TestHeadedListsStay: after the article's paragraphs, lists of links
+// each under a heading of their own (a manual's "projects using it",
+// grouped by theme) are the page's sections, not a tail of links: the
+// one whose entries are all links stays with the others.
+func TestHeadedListsStay(t *testing.T) {
+	var sections strings.Builder
+	for s := 1; s <= 3; s++ {
+		fmt.Fprintf(&sections, `<h2>Projects using layout %d</h2><ul>`, s)
+		for i := 1; i <= 6; i++ {
+			note := ""
+			if s != 2 && i%2 == 0 {
+				note = " (with a layout of its own)"
+			}
+			fmt.Fprintf(&sections, `<li><a href="https://project%d-%d.example.org/">Project %d.%d</a>%s</li>`, s, i, s, i, note)
+		}
+		sections.WriteString(`</ul>`)
+	}
+	page := `<html><head><title>Projects using the generator</title></head><body>
+<div class="sidebar" role="navigation"><h3>Navigation</h3><ul><li><a href="index.html">Index</a></li></ul></div>
+<div class="body" role="main"><h1>Projects using the generator</h1>
+<p>This is a list of projects that use the generator for their documentation, grouped by the layout they chose, in alphabetical order within each group.</p>
+<p>If your project should be included, write to the mailing list with its name, its address and the layout it uses, and it will be added to the next release.</p>
+` + sections.String() + `</div></body></html>`
+	md := mainOf(t, page)
+	for s := 1; s <= 3; s++ {
+		keepsAll(t, md, "the page of projects", fmt.Sprintf("## Projects using layout %d", s))
+		for i := 1; i <= 6; i++ {
+			keepsAll(t, md, "the page of projects", fmt.Sprintf("[Project %d.%d](https://project%d-%d.example.org/)", s, i, s, i))
+		}
+	}
+}
