@@ -176,7 +176,7 @@ func (c *chosen) extend(title string) {
 	span := lowestCommonAncestor(c.units[first].n, c.units[last].n)
 	for i := first + 1; i < last; i++ {
 		u := c.units[i]
-		if !u.kept && inside(u.n, span) && (contentByKind(u) || proseUnit(u) || linkedSentence(u)) {
+		if !u.kept && inside(u.n, span) && (contentByKind(u) || proseUnit(u) || linkedSentence(u) || !u.inLink && inNamedContents(u.n, span)) {
 			u.kept = true
 		}
 	}
@@ -636,6 +636,18 @@ func (c *chosen) keepContents(headline, first int) {
 	for _, u := range entries {
 		u.kept = true
 	}
+}
+
+// inNamedContents reports whether n is inside an element below box that
+// the page names a table of contents (namesContents): inside the
+// article's span, a chapter's list of its sections.
+func inNamedContents(n, box *html.Node) bool {
+	for p := n.Parent; p != nil && p != box; p = p.Parent {
+		if namesContents(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // inList reports whether n is inside a list (ul, ol, dl) below box.

@@ -369,3 +369,24 @@ func TestHeadedListsStay(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedContentsInsideTheArticle: a chapter page whose title, table
+// of contents (named "toc") and introduction are the article keeps the
+// table between them, however short the gap.
+func TestNamedContentsInsideTheArticle(t *testing.T) {
+	var toc strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&toc, `<dt><span><a href="ch7-%d.html">7.%d. Section number %d</a></span></dt>`, i, i, i)
+	}
+	page := `<html><head><title>Chapter 7. Managing Stores</title></head><body>
+<div class="navheader"><a href="ch6.html">Prev</a> <a href="ch8.html">Next</a></div>
+<div class="chapter"><div class="titlepage"><h2>Chapter 7. Managing Stores</h2></div>
+<div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">` + toc.String() + `</dl></div>
+<p>Every running server manages one or more stores. Stores are the topmost level for organizing objects; this chapter describes their properties, how to create them, how to change their settings while the server runs, and how to remove them once nothing refers to them any more.</p>
+</div><div class="navfooter"><a href="ch6.html">Prev</a> <a href="index.html">Home</a></div></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the chapter page", "Chapter 7. Managing Stores", "Every running server manages")
+	for i := 1; i <= 5; i++ {
+		keepsAll(t, md, "the chapter page", fmt.Sprintf("[7.%d. Section number %d](ch7-%d.html)", i, i, i))
+	}
+}
