@@ -390,3 +390,19 @@ func TestNamedContentsInsideTheArticle(t *testing.T) {
 		keepsAll(t, md, "the chapter page", fmt.Sprintf("[7.%d. Section number %d](ch7-%d.html)", i, i, i))
 	}
 }
+
+// TestSectionAnchorIsNotAName: a manual's section whose id is its
+// heading's words ("output-and-navigation") is not navigation for the
+// word in it.
+func TestSectionAnchorIsNotAName(t *testing.T) {
+	page := `<html><head><title>Requirements</title></head><body>
+<div class="document"><h1>Requirements</h1>
+<div class="section" id="extraction"><h2>Extraction</h2>
+<p>Documentation will be generated directly from the source code, drawing from its structure, its docstrings and possibly its comments, so that the code and its documentation stay together.</p>
+<p>The tool will extract the constructs it finds as appropriate, keeping to a minimum the comments that only repeat what the code already says.</p></div>
+<div class="section" id="output-and-navigation"><h2>Output and Navigation</h2>
+<p>Every page links to the pages of the module above it and of the classes it holds, and an index lists every name documented with the page that documents it.</p></div>
+</div></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the manual page", "## Output and Navigation", "Every page links to the pages of the module")
+}

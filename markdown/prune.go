@@ -140,6 +140,11 @@ func furniture(n *html.Node) bool {
 			if a.Key != "class" && a.Key != "id" {
 				continue
 			}
+			// An id of the words of the element's heading is an anchor
+			// ("output-structure-and-navigation"), as in notArticle.
+			if a.Key == "id" && headingAnchor(n, a.Val) {
+				continue
+			}
 			for _, w := range wordsOf(a.Val) {
 				named = named || furnitureWords[w] || strings.HasPrefix(w, "cookie")
 				sidebar = sidebar || w == "sidebar"
