@@ -406,3 +406,23 @@ func TestSectionAnchorIsNotAName(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the manual page", "## Output and Navigation", "Every page links to the pages of the module")
 }
+
+// TestSynopsisBeforeFirstHeadingStays: on a reference page, the synopsis
+// before the first heading (every function, linked, with its type) is no
+// bar of links for being links: bars are short.
+func TestSynopsisBeforeFirstHeadingStays(t *testing.T) {
+	var synopsis, entries strings.Builder
+	for i := 1; i <= 16; i++ {
+		fmt.Fprintf(&synopsis, `<li><a href="#v:parse%d">parse%d</a> :: <a href="#t:Parser">Parser</a> s m =&gt; m (<a href="#t:Token">Token</a> s)</li>`, i, i)
+		fmt.Fprintf(&entries, `<pre id="v:parse%d">parse%d :: Parser s m =&gt; m (Token s)</pre><p>Parses item %d.</p>`, i, i, i)
+	}
+	page := `<html><head><title>Data.Parse</title></head><body>
+<div id="package-header"><ul class="links"><li><a href="index.html">Contents</a></li><li><a href="doc-index.html">Index</a></li></ul></div>
+<div id="content"><p class="caption">Data.Parse</p>
+<div id="synopsis"><p>Synopsis</p><ul>` + synopsis.String() + `</ul></div>
+<div id="interface"><h1>Parsers</h1>` + entries.String() + `</div></div></body></html>`
+	md := mainOf(t, page)
+	for i := 1; i <= 16; i++ {
+		keepsAll(t, md, "the module page", fmt.Sprintf("[parse%d](#v:parse%d) :: [Parser](#t:Parser) s m => m ([Token](#t:Token) s)", i, i))
+	}
+}

@@ -239,7 +239,8 @@ func structuralContent(body *html.Node, reference bool) *html.Node {
 
 // dropLeadingBars removes, before the region's first heading, the bars
 // of links a generator sets above each page (its Prev/Up/Next line, a
-// breadcrumb, a row of section links) and the rules beside them. Lists
+// breadcrumb, a row of section links; short, see maxBarText) and the
+// rules beside them. Lists
 // of links after a heading are the page's (a table of contents); a region
 // without a heading keeps everything.
 func dropLeadingBars(region *html.Node) {
@@ -250,13 +251,18 @@ func dropLeadingBars(region *html.Node) {
 	for n := first; n != nil && n != region; n = n.Parent {
 		for c := n.PrevSibling; c != nil; {
 			prev := c.PrevSibling
-			if c.Type == html.ElementNode && (c.Data == "hr" || linkBar(c)) {
+			if c.Type == html.ElementNode && (c.Data == "hr" || linkBar(c) && !moreText(c, maxBarText) && !namedContents(c)) {
 				c.Parent.RemoveChild(c)
 			}
 			c = prev
 		}
 	}
 }
+
+// maxBarText is the most text of a bar of links, white space aside: a
+// Prev/Up/Next line or a breadcrumb, not a synopsis of a module's
+// functions or a table of contents (which the page may also name so).
+const maxBarText = 300
 
 // linkBar reports whether n is a bar of links: mostly links, or links
 // parted by labels of a word or two ("Next:", "Up:", "|", "»").
