@@ -426,3 +426,15 @@ func TestSynopsisBeforeFirstHeadingStays(t *testing.T) {
 		keepsAll(t, md, "the module page", fmt.Sprintf("[parse%d](#v:parse%d) :: [Parser](#t:Parser) s m => m ([Token](#t:Token) s)", i, i))
 	}
 }
+
+// TestHeaderWithTheTitleStays: a short reference page without prose,
+// whose <header> holds its <h1>, keeps its title.
+func TestHeaderWithTheTitleStays(t *testing.T) {
+	page := `<html><head><title>Store.flush</title></head><body>
+<nav><a href="index.html">Index</a></nav>
+<section id="main" class="content"><header><h3>Virtual Method</h3><h1><a href="index.html">Kv</a>.<a href="class.Store.html">Store</a>.flush</h1></header>
+<h4>Declaration</h4><pre><code>void flush (KvStore* store)</code></pre>
+<h4>Description</h4><div>No description available.</div></section></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the method page", "Virtual Method", "[Store](class.Store.html).flush", "void flush (KvStore* store)")
+}

@@ -722,7 +722,11 @@ var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "e
 // say.
 func ruleBasedContent(root *goquery.Selection) *goquery.Selection {
 	whole := root.Clone()
-	root.Find(boilerplate).Remove()
+	// A <header> holding the page's <h1> is its title, not a banner (as
+	// in regionFurniture).
+	root.Find(boilerplate).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.Get(0).Data != "header" || !holdsPage(s.Get(0))
+	}).Remove()
 	for _, sel := range mainCandidates {
 		c := root.Find(sel).First()
 		if c.Length() > 0 && textLen(c) >= minMainText {
