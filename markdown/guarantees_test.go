@@ -438,3 +438,29 @@ func TestHeaderWithTheTitleStays(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the method page", "Virtual Method", "[Store](class.Store.html).flush", "void flush (KvStore* store)")
 }
+
+// TestReleaseNotesKeepTheirIntroduction: a release's notes (a title, its
+// sections' contents, the date, an introduction, a short section on
+// upgrading, then a long list of changes) keep everything before the
+// list: the links of the named table of contents are the document's own.
+func TestReleaseNotesKeepTheirIntroduction(t *testing.T) {
+	var changes strings.Builder
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&changes, `<li><p>Fix a failure number %d when the store replays its log after a restart (A. Maintainer) <a href="https://example.org/c/%d">§</a></p>
+<p>The previous logic for coping with the way older versions wrote the log led to a replay failure, with a message about a missing segment, in some setups number %d.</p></li>`, i, i, i)
+	}
+	page := `<html><head><title>E.4. Release 3.17</title></head><body>
+<div class="navheader"><a href="prev.html">Prev</a> <a href="next.html">Next</a></div>
+<div class="sect1"><div class="titlepage"><h2>E.4. Release 3.17</h2></div>
+<div class="toc"><dl class="toc"><dt><a href="#migration">E.4.1. Migration to Version 3.17</a></dt><dt><a href="#changes">E.4.2. Changes</a></dt></dl></div>
+<p>Release date: 2026-02-26</p>
+<p>This release contains a small number of fixes from 3.16. For information about new features in the 3 series, see <a href="release-3.html">E.21</a>.</p>
+<div class="sect2" id="migration"><div class="titlepage"><h3>E.4.1. Migration to Version 3.17</h3></div>
+<p>A dump and restore is not required for those running 3.X.</p>
+<p>However, if you upgrade from a version earlier than 3.14, see <a href="release-3-14.html">E.7</a>.</p></div>
+<div class="sect2" id="changes"><div class="titlepage"><h3>E.4.2. Changes</h3></div><ul>` + changes.String() + `</ul></div></div>
+<div class="navfooter"><a href="prev.html">Prev</a> <a href="index.html">Home</a></div></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the release notes", "E.4. Release 3.17", "[E.4.1. Migration to Version 3.17](#migration)", "Release date: 2026-02-26",
+		"This release contains a small number of fixes", "A dump and restore is not required", "Fix a failure number 8")
+}

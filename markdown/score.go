@@ -77,6 +77,9 @@ func (u *unit) weigh() (pro, con int) {
 // tally is what the units below an element weigh together.
 type tally struct {
 	pro, con, links, text, units int
+	// contents is the part of con from the entries of a table of
+	// contents the page names (namesContents).
+	contents int
 	// paragraphs counts the paragraphs of a sentence at least (see
 	// proseUnit) that are not teasers.
 	paragraphs int
@@ -119,6 +122,10 @@ func (c *chosen) weighAll(body *html.Node) weights {
 		pro, con := u.weigh()
 		w.pro[i] = pro
 		para := proseUnit(u) && !u.card
+		contents := 0
+		if con > 0 && inNamedContents(u.n, nil) {
+			contents = con
+		}
 		for n := u.n; n != nil; n = n.Parent {
 			t := w.tallies[n]
 			if t == nil {
@@ -127,6 +134,7 @@ func (c *chosen) weighAll(body *html.Node) weights {
 			}
 			t.pro += pro
 			t.con += con
+			t.contents += contents
 			t.links += u.links
 			t.text += u.total
 			t.units++
@@ -384,10 +392,13 @@ func oneOfSections(container, child *html.Node) bool {
 
 // restClean reports whether what a container holds outside its child
 // is mostly prose, or short paragraphs beside fewer links (an API
-// module's items and their one-line descriptions), not links or teasers (a comment thread and the related
-// stories are not sections of the article).
+// module's items and their one-line descriptions), not links or teasers
+// (a comment thread and the related stories are not sections of the
+// article). The links of a table of contents the page names are the
+// document's own, and do not count against it.
 func restClean(container, child *tally) bool {
-	pro, con := container.pro-child.pro, container.con-child.con
+	pro := container.pro - child.pro
+	con := container.con - container.contents - (child.con - child.contents)
 	paragraphs, text := container.paragraphs-child.paragraphs, container.text-child.text
 	return con*linkDiscount <= pro || paragraphs >= minRestParagraphs && 3*con < text
 }
