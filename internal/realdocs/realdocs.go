@@ -40,7 +40,7 @@ var Manuals = []Manual{
 	{Name: "rustdoc (std::collections)", Root: "usr/share/doc/rust-doc/html", Start: "/std/collections/index.html", Region: "#main-content", Strict: true},
 	{Name: "Sphinx (its own manual)", Root: "usr/share/doc/sphinx-doc/html", Start: "/", Region: "div.body", Strict: true},
 	{Name: "DocBook (PostgreSQL's manual)", Root: "usr/share/doc/postgresql-doc-15/html", Start: "/", Region: "body", MaxResults: 250, Strict: true},
-	{Name: "Asciidoc (Git's manual)", Root: "usr/share/doc/git-doc", Start: "/git.html", Region: "body", MaxResults: 200, Strict: true},
+	{Name: "Asciidoc (Git's manual)", Root: "usr/share/doc/git-doc", Start: "/git.html", Region: "body", Furniture: "#footer", MaxResults: 200, Strict: true},
 	{Name: "Texinfo (GNU m4)", Root: "usr/share/doc/m4", Start: "/index.html", Region: "body", Furniture: "div.header"},
 	{Name: "Javadoc (jsoup)", Root: "usr/share/doc/libjsoup-java/api", Start: "/index.html", Region: "main"},
 	{Name: "Doxygen (JsonCpp)", Root: "usr/share/doc/libjsoncpp-doc", Start: "/index.html", Region: "body", Furniture: "#top, .footer"},
