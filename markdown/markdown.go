@@ -407,9 +407,21 @@ func dropHeadingAnchors(doc *goquery.Document) {
 			a.Remove()
 		case strings.HasPrefix(strings.TrimSpace(href), "#"):
 			a.ReplaceWithSelection(a.Contents())
+		case editControl.MatchString(strings.TrimSpace(a.Text())):
+			// A wiki's "[edit]" beside each heading is a control, not
+			// the heading's words; its brackets go with it.
+			if p := a.Parent(); p.Is("span") && editControl.MatchString(strings.TrimSpace(p.Text())) {
+				p.Remove()
+			} else {
+				a.Remove()
+			}
 		}
 	})
 }
+
+// editControl is the text of a link that opens a section for editing
+// (MediaWiki writes "[edit]" or "[edit source]" beside each heading).
+var editControl = regexp.MustCompile(`(?i)^\[?\s*edit( source)?\s*\]?$`)
 
 // unwrapLayoutTables replaces each table used for layout by its cells'
 // content, in reading order: a table a cell of which holds code, quotes,

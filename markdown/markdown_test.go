@@ -225,3 +225,19 @@ func BenchmarkConvertSitePage(b *testing.B) {
 		})
 	}
 }
+
+// TestWikiEditLinksGo: a wiki's "[edit]" control beside each heading is
+// not part of the heading, in every mode; a heading's other links stay.
+func TestWikiEditLinksGo(t *testing.T) {
+	page := `<html><body><h2><span class="mw-headline">Details</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/w/index.php?title=X&amp;action=edit&amp;section=1">edit</a><span class="mw-editsection-bracket">]</span></span></h2>
+<p>Text of the section.</p><h2>See <a href="/wiki/Y">Y</a> <a href="/w/index.php?title=X&amp;action=edit&amp;section=2">Edit</a></h2><p>More.</p></body></html>`
+	for _, main := range []bool{false, true} {
+		md := convert(t, page, Options{MainContentOnly: main, IncludeLinks: true}).Markdown
+		if strings.Contains(strings.ToLower(md), "edit") {
+			t.Errorf("main content %v: the edit control stayed:\n%s", main, md)
+		}
+		if !strings.Contains(md, "## Details\n") || !strings.Contains(md, "## See [Y](https://example.com/wiki/Y)") {
+			t.Errorf("main content %v: a heading lost its words:\n%s", main, md)
+		}
+	}
+}
