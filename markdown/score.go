@@ -3,6 +3,7 @@ package markdown
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 )
@@ -68,10 +69,41 @@ func (u *unit) weigh() (pro, con int) {
 		// An entry that starts with a link (a table of contents, "name —
 		// what it does") describes another page.
 		return 0, 0
-	case own >= minProseBytes:
+	case own >= minProseBytes && wordy(nodeText(u.n)):
 		return own, 0
 	}
 	return 0, 0
+}
+
+// wordy reports whether at least half of text's tokens (runs without
+// spaces) read as words rather than as paths, names of code or
+// addresses: prose is made of words, a list of source files
+// ("lib/yard/cli/yri.rb, lib/yard/cli/diff.rb") is not.
+func wordy(text string) bool {
+	tokens, code := 0, 0
+	for _, t := range strings.Fields(text) {
+		tokens++
+		if codeToken(t) {
+			code++
+		}
+	}
+	return 2*code <= tokens
+}
+
+// codeToken reports whether token t is a path, a name of code or an
+// address: it holds a slash, a backslash, an underscore, an operator or
+// a brace, "::", or a dot between two letters ("autoload.rb").
+func codeToken(t string) bool {
+	if strings.ContainsAny(t, "/\\_=<>{}|") || strings.Contains(t, "::") {
+		return true
+	}
+	r := []rune(t)
+	for i := 1; i+1 < len(r); i++ {
+		if r[i] == '.' && unicode.IsLetter(r[i-1]) && unicode.IsLetter(r[i+1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // tally is what the units below an element weigh together.
