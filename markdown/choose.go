@@ -199,7 +199,10 @@ func (c *chosen) extend(title string) {
 // one of whose items is kept, or that stands under a heading of its own:
 // a list is one block of the article, and the entries that are only a
 // link (a project's name) belong to it as much as those with a note
-// beside it.
+// beside it. Outside the span, the tables of data in the items of such a
+// list stay (a Javadoc package's summaries of its interfaces, classes
+// and exceptions, each in an item of one list, of which the weighing
+// chose the longest).
 func (c *chosen) keepWholeLists(first, last int) {
 	lists := map[*html.Node]bool{}
 	for _, u := range c.units[first : last+1] {
@@ -209,8 +212,12 @@ func (c *chosen) keepWholeLists(first, last int) {
 			}
 		}
 	}
-	for _, u := range c.units[first : last+1] {
-		if l := ownList(u.n); !u.kept && !u.inLink && u.total > 0 && l != nil && (lists[l] || headedList(l)) {
+	for i, u := range c.units {
+		l := ownList(u.n)
+		if u.kept || u.inLink || u.total == 0 || l == nil {
+			continue
+		}
+		if i >= first && i <= last && (lists[l] || headedList(l)) || lists[l] && headedTable(u.n) {
 			u.kept = true
 		}
 	}
@@ -759,4 +766,11 @@ func spacelessLen(s string) int {
 		i += size
 	}
 	return n
+}
+
+// headedTable reports whether n is a table with header cells: a table of
+// data (layout tables are unwrapped by now), such as a package's summary
+// of its interfaces, each name a link.
+func headedTable(n *html.Node) bool {
+	return n.Data == "table" && firstBelow(n, func(c *html.Node) bool { return c.Data == "th" || c.Data == "thead" }) != nil
 }

@@ -485,3 +485,25 @@ func TestFileListIsNotProse(t *testing.T) {
 	keepsAll(t, md, "the module page", "Module: Tide::Handlers", "lib/tide/autoload.rb", "All handlers of tides", "Defined Under Namespace",
 		"[TideHandler1](Handlers/Tide1.html)", "[TideHandler9](Handlers/Tide9.html)")
 }
+
+// TestSummaryTablesStayTogether: a package page's summaries (interfaces,
+// classes, exceptions), each a table of data in an item of one list,
+// all stay, not only the longest.
+func TestSummaryTablesStayTogether(t *testing.T) {
+	table := func(kind string, n int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `<li class="blockList"><table class="typeSummary"><caption><span>%s Summary</span></caption><tr><th scope="col">%s</th><th scope="col">Description</th></tr><tbody>`, kind, kind)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, `<tr><th scope="row"><a href="%s%d.html">%s%d</a></th><td><div class="block">Evaluates the %s number %d of the selector against an element of the document.</div></td></tr>`, kind, i, kind, i, kind, i)
+		}
+		b.WriteString(`</tbody></table></li>`)
+		return b.String()
+	}
+	page := `<html><head><title>org.example.select</title></head><body>
+<header><nav><a href="../index.html">Overview</a> <a href="tree.html">Tree</a></nav></header>
+<main role="main"><div class="header"><h1 class="title">Package org.example.select</h1></div>
+<div class="contentContainer"><ul class="blockList">` + table("Interface", 2) + table("Class", 40) + table("Exception", 1) + `</ul></div></main>
+<footer><p>Copyright © the authors. All rights reserved.</p></footer></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the package page", "[Interface1](Interface1.html)", "[Interface2](Interface2.html)", "[Class40](Class40.html)", "[Exception1](Exception1.html)")
+}
