@@ -343,7 +343,7 @@ func languageOf(pre *goquery.Selection) string {
 var (
 	quoteMarks     = regexp.MustCompile(`(?m)^(> ?)+`)
 	trailingSpaces = regexp.MustCompile(`(?m)[ \t]+$`)
-	tableDelimiter = regexp.MustCompile(`(?m)^[ \t]*\|[ :|-]*-[ :|-]*\|$`)
+	tableDelimiter = regexp.MustCompile(`(?m)^[ \t]*(>[ \t]*)*\|[ :|-]*-[ :|-]*\|$`)
 )
 
 // invisible are the characters the markdown leaves out: they only steer
