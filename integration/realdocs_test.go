@@ -317,7 +317,7 @@ func readSource(t *testing.T, m realdocs.Manual, root, page string) source {
 		s.code = append(s.code, codeBlock{lang: languageOf(pre), lines: text})
 	})
 	region.Find("table").Each(func(_ int, table *goquery.Selection) {
-		if table.Find("tr").Length() >= 2 && table.Find("table, pre, ul, ol, h1, h2, h3, h4, h5, h6").Length() == 0 {
+		if table.Find("tr").Length() >= 2 && table.Find("table, pre, ul, ol, h1, h2, h3, h4, h5, h6, details").Length() == 0 {
 			s.tables++
 		}
 	})
