@@ -84,28 +84,52 @@ func attrIs(n *html.Node, key, v string) bool {
 // <div class="content-with-sidebar">.
 // Nor is an element of core (see regionCore): the article the region
 // holds, named as a widget by its page builder.
-func regionFurniture(n *html.Node, core map[*html.Node]bool) bool {
+func regionFurniture(n *html.Node, core *regionCore) bool {
 	return regionFurnitureBy(n, sectionWords, core)
 }
 
 // regionFurnitureBy is regionFurniture with the given section words.
-func regionFurnitureBy(n *html.Node, words map[string]bool, core map[*html.Node]bool) bool {
-	if n.Type != html.ElementNode || core[n] {
+func regionFurnitureBy(n *html.Node, words map[string]bool, core *regionCore) bool {
+	if n.Type != html.ElementNode {
 		return false
 	}
 	if n.Data == "header" {
-		return !holdsPage(n)
+		return !holdsPage(n) && !core.holds(n)
 	}
-	return (notArticleBy(n, words) || furniture(n)) && !holdsPage(n)
+	return (notArticleBy(n, words) || furniture(n)) && !holdsPage(n) && !core.holds(n)
 }
 
 // regionCore is the region's article core (articleCore: the element
 // whose paragraphs hold the most text) and the elements around it up to
 // the region, when those paragraphs hold at least minCoreShare of the
-// region's text; else nil. Page builders name every block of a page for
-// what it is in the builder ("elementor-widget" around a post's text),
-// and a name does not make an article furniture.
-func regionCore(region *html.Node) map[*html.Node]bool {
+// region's text. Page builders name every block of a page for what it is
+// in the builder ("elementor-widget" around a post's text), and a name
+// does not make an article furniture. It is worked out once, and only
+// when an element named as furniture holds a paragraph of prose: most
+// pages' navigation and footers hold none.
+type regionCore struct {
+	region *html.Node
+	done   bool
+	chain  map[*html.Node]bool
+}
+
+func newRegionCore(region *html.Node) *regionCore { return &regionCore{region: region} }
+
+// holds reports whether n is the core or around it.
+func (c *regionCore) holds(n *html.Node) bool {
+	if c == nil || firstBelow(n, func(p *html.Node) bool { return p.Data == "p" && moreText(p, minProseBytes) }) == nil {
+		return false
+	}
+	if !c.done {
+		c.done = true
+		c.chain = coreChain(c.region)
+	}
+	return c.chain[n]
+}
+
+// coreChain is regionCore's set: the core and the elements around it, or
+// nil when the core's paragraphs hold too little of the region's text.
+func coreChain(region *html.Node) map[*html.Node]bool {
 	core := articleCore(region)
 	if core == nil {
 		return nil
@@ -141,7 +165,7 @@ func holdsPage(n *html.Node) bool {
 // regionText is the length of the text below n, white space aside,
 // without the region's furniture, counting from the start when inside
 // is set, else from the page's own region down.
-func regionText(n *html.Node, inside bool, core map[*html.Node]bool) int {
+func regionText(n *html.Node, inside bool, core *regionCore) int {
 	total := 0
 	var walk func(n *html.Node, inside bool)
 	walk = func(n *html.Node, inside bool) {
@@ -168,7 +192,7 @@ func keptOwnText(nodes []*html.Node, region *html.Node) int {
 		// judged by its size alone.
 		return keptText(nodes, 0)
 	}
-	total, core := 0, regionCore(region)
+	total, core := 0, newRegionCore(region)
 	for _, n := range nodes {
 		inside := n == region
 		for p := n.Parent; p != nil && !inside; p = p.Parent {
@@ -215,7 +239,7 @@ func keptText(nodes []*html.Node, limit int) int {
 // page, and loses them.
 func structuralContent(body *html.Node, reference bool) *html.Node {
 	region := ownRegion(body)
-	core := regionCore(region)
+	core := newRegionCore(region)
 	words := sectionWords
 	if reference {
 		words = regionSectionWords
@@ -306,7 +330,7 @@ type regionStats struct {
 // measureRegion walks the page's own region once for its regionStats.
 func measureRegion(region *html.Node) regionStats {
 	var st regionStats
-	core := regionCore(region)
+	core := newRegionCore(region)
 	// walk counts the text below x into st and returns it.
 	var walk func(x *html.Node, inParagraph bool) int
 	walk = func(x *html.Node, inParagraph bool) int {

@@ -3,7 +3,7 @@ package markdown
 import (
 	"regexp"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -69,42 +69,82 @@ func (u *unit) weigh() (pro, con int) {
 		// An entry that starts with a link (a table of contents, "name —
 		// what it does") describes another page.
 		return 0, 0
-	case own >= minProseBytes && wordy(nodeText(u.n)):
+	case own >= minProseBytes && wordy(u.n):
 		return own, 0
 	}
 	return 0, 0
 }
 
-// wordy reports whether at least half of text's tokens (runs without
-// spaces) read as words rather than as paths, names of code or
-// addresses: prose is made of words, a list of source files
-// ("lib/yard/cli/yri.rb, lib/yard/cli/diff.rb") is not.
-func wordy(text string) bool {
-	tokens, code := 0, 0
-	for _, t := range strings.Fields(text) {
-		tokens++
-		if codeToken(t) {
-			code++
-		}
-	}
-	return 2*code <= tokens
+// wordy reports whether at least half of the tokens (runs without
+// spaces) of the text below n read as words rather than as paths, names
+// of code or addresses: prose is made of words, a list of source files
+// ("lib/yard/cli/yri.rb, lib/yard/cli/diff.rb") is not. A token is code
+// when it holds a slash, a backslash, an underscore, an operator or a
+// brace, "::", or a dot between two letters ("autoload.rb"). It reads
+// the text once, byte by byte: it runs for every paragraph weighed.
+func wordy(n *html.Node) bool {
+	var t tokenCount
+	t.walk(n)
+	t.end()
+	return 2*t.code <= t.tokens
 }
 
-// codeToken reports whether token t is a path, a name of code or an
-// address: it holds a slash, a backslash, an underscore, an operator or
-// a brace, "::", or a dot between two letters ("autoload.rb").
-func codeToken(t string) bool {
-	if strings.ContainsAny(t, "/\\_=<>{}|") || strings.Contains(t, "::") {
-		return true
-	}
-	r := []rune(t)
-	for i := 1; i+1 < len(r); i++ {
-		if r[i] == '.' && unicode.IsLetter(r[i-1]) && unicode.IsLetter(r[i+1]) {
-			return true
-		}
-	}
-	return false
+// tokenCount counts the tokens of a text read in pieces, and those of
+// them that are code (see wordy).
+type tokenCount struct {
+	tokens, code int
+	in, isCode   bool
+	// prev is the token's last byte, and dot whether it is a dot right
+	// after a letter.
+	prev byte
+	dot  bool
 }
+
+func (t *tokenCount) walk(n *html.Node) {
+	if n.Type == html.TextNode {
+		t.read(n.Data)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		t.walk(c)
+	}
+}
+
+func (t *tokenCount) read(s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c >= '\t' && c <= '\r' {
+			t.end()
+			continue
+		}
+		if !t.in {
+			t.in, t.isCode, t.dot, t.prev = true, false, false, 0
+			t.tokens++
+		}
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf
+		switch {
+		case codeBytes[c], c == ':' && t.prev == ':', t.dot && letter:
+			t.isCode = true
+		}
+		t.dot = c == '.' && (t.prev >= 'a' && t.prev <= 'z' || t.prev >= 'A' && t.prev <= 'Z' || t.prev >= utf8.RuneSelf)
+		t.prev = c
+	}
+}
+
+// end closes the token being read, if any.
+func (t *tokenCount) end() {
+	if t.in && t.isCode {
+		t.code++
+	}
+	t.in = false
+}
+
+// codeBytes are the bytes that make a token code wherever they stand.
+var codeBytes = func() (m [256]bool) {
+	for _, c := range []byte("/\\_=<>{}|") {
+		m[c] = true
+	}
+	return m
+}()
 
 // tally is what the units below an element weigh together.
 type tally struct {
