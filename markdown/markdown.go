@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Options choose what of a page goes into its markdown.
@@ -124,6 +125,10 @@ func Convert(page []byte, o Options) (Document, error) {
 		}
 	})
 	d.Markdown, err = render(root)
+	// Letters written decomposed (a "u" and a combining diaeresis, as
+	// some editors save them) are composed, as nearly all text is: a
+	// search for "geprüft" then finds the page's word.
+	d.Markdown, d.Title = norm.NFC.String(d.Markdown), norm.NFC.String(d.Title)
 	return d, err
 }
 

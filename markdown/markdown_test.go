@@ -241,3 +241,14 @@ func TestWikiEditLinksGo(t *testing.T) {
 		}
 	}
 }
+
+// TestDecomposedLettersComposed: letters a page writes decomposed (a base
+// letter and a combining mark) come out composed, in the text and the
+// title.
+func TestDecomposedLettersComposed(t *testing.T) {
+	page := "<html><head><title>Gepru\u0308ft</title></head><body><p>Es wurde gepru\u0308ft, ob die Gurtla\u0308nge reicht.</p></body></html>"
+	d := convert(t, page, Options{})
+	if !strings.Contains(d.Markdown, "Es wurde geprüft, ob die Gurtlänge reicht.") || d.Title != "Geprüft" {
+		t.Errorf("decomposed letters stayed decomposed: %q, title %q", d.Markdown, d.Title)
+	}
+}
