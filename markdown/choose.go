@@ -276,7 +276,10 @@ func (c *chosen) keepNamedContents(last int) {
 // <section> that holds it: its headings, paragraphs and blocks that are
 // content by their kind. The page marks that section as one part of
 // itself (a reference's description, then its lists of constructors and
-// methods, each a heading and a line). Other stories' cards stay out.
+// methods, each a heading and a line, which read as cards). It stays
+// only when it opens with a heading of its own, not a link: a story's
+// section that goes on with another story's linked headline keeps to
+// the story.
 func (c *chosen) keepSectionRest(last int) {
 	var sec *html.Node
 	for n := c.units[last].n.Parent; n != nil && n.Data != "body"; n = n.Parent {
