@@ -507,3 +507,26 @@ func TestSummaryTablesStayTogether(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the package page", "[Interface1](Interface1.html)", "[Interface2](Interface2.html)", "[Class40](Class40.html)", "[Exception1](Exception1.html)")
 }
+
+// TestLongFooterIsNotTheArticle: a list page whose footer holds the
+// page's longest paragraph (a copyright and licence notice) keeps its
+// list, and not the footer.
+func TestLongFooterIsNotTheArticle(t *testing.T) {
+	var items strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&items, `<li class="fn"><span class="name"><b><a href="qtide.html#op%d">operation%d</a></b></span>(int ) : bool</li>`, i, i)
+	}
+	page := `<html><head><title>List of All Members for QTide</title></head><body>
+<div class="header"><ul><li><a href="index.html">Qt</a></li><li><a href="classes.html">C++ Classes</a></li></ul></div>
+<div class="content mainContent"><h1 class="title">List of All Members for QTide</h1>
+<p>This is the complete list of members for <a href="qtide.html">QTide</a>, including inherited members.</p>
+<div class="table"><table class="propsummary"><tr><td class="topAlign"><ul>` + items.String() + `</ul></td></tr></table></div></div>
+<div class="footer"><p>© 2020 The Company Ltd. Documentation contributions included herein are the copyrights of their respective owners.
+The documentation provided herein is licensed under the terms of the Free Documentation License version 1.3 as published by the Foundation.
+The names and respective logos are trademarks of The Company Ltd. in Finland and other countries worldwide.</p></div></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the members page", "[operation1](qtide.html#op1)", "[operation30](qtide.html#op30)")
+	if strings.Contains(md, "Company Ltd") {
+		t.Errorf("the footer is in the members page's content:\n%s", md)
+	}
+}

@@ -467,14 +467,15 @@ func hasWord(words []string, set map[string]bool) bool {
 }
 
 // articleCore is the element whose paragraphs hold the most text: the
-// article's own container on a page that has one.
+// article's own container on a page that has one. A page's footer is
+// never it, however long its copyright notice.
 func articleCore(body *html.Node) *html.Node {
 	score := map[*html.Node]int{}
 	var best *html.Node
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
+			if c.Type != html.ElementNode || pageFooter(c) {
 				continue
 			}
 			if (c.Data == "p" || c.Data == "pre") && c.Parent != nil {
@@ -489,6 +490,23 @@ func articleCore(body *html.Node) *html.Node {
 	walk(body)
 	return best
 }
+
+// pageFooter reports whether n is a footer by its tag, its role or a
+// word of its class or id.
+func pageFooter(n *html.Node) bool {
+	if n.Data == "footer" || attrIs(n, "role", "contentinfo") {
+		return true
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "class" || a.Key == "id") && hasWord(wordsOf(a.Val), footerWords) {
+			return true
+		}
+	}
+	return false
+}
+
+// footerWords name a page's footer.
+var footerWords = map[string]bool{"footer": true}
 
 // trimmedLen is the number of characters of n's text, white space at
 // its ends aside: utf8.RuneCountInString(strings.TrimSpace(nodeText(n)))
