@@ -530,3 +530,19 @@ The names and respective logos are trademarks of The Company Ltd. in Finland and
 		t.Errorf("the footer is in the members page's content:\n%s", md)
 	}
 }
+
+// TestShortLastSentenceStays: the article's last paragraph, a sentence of
+// a few words after a linked one, is the article's however short.
+func TestShortLastSentenceStays(t *testing.T) {
+	page := `<html><head><title>Harbor expands night ferry service | City News</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/news">News</a></nav></header>
+<main><article><h1>Harbor expands night ferry service</h1>
+<p>The harbor authority will run ferries until two in the morning starting next month, a change commuters have asked for since the bridge closed for repairs last year.</p>
+<p>Officials said the extra crossings will cost about four million a year, paid from the toll fund, and that they expect ridership to grow once the schedule is known.</p>
+<p>Riders can read <a href="/schedule">the new schedule</a> and <a href="/fares">the fare table</a> on the authority's site.</p>
+<p>Ferries run on holidays too.</p>
+</article></main>
+<footer><p>© 2026 City News. All rights reserved.</p></footer></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the story", "Riders can read [the new schedule](/schedule)", "Ferries run on holidays too.")
+}

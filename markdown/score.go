@@ -393,12 +393,26 @@ func (c *chosen) markTail(a articleUnits) {
 			u.kept = true
 		case (inSection || closing != nil && inside(u.n, closing)) && (proseUnit(u) || contentByKind(u)):
 			u.kept = true
+		case closing != nil && inside(u.n, closing) && shortSentence(u):
+			// The article's last words, however short ("That's all.").
+			u.kept = true
 		case closing != nil && inside(u.n, closing) && listItem(u.n) && u.total > 0 && 2*u.links < u.total:
 			// The items of a list the last paragraph announces ("… a
 			// list here of what is possible:"), however short.
 			u.kept = true
 		}
 	}
+}
+
+// shortSentence reports whether u is a paragraph that reads as a
+// sentence (a sentence's end, mostly not links) however short it is.
+func shortSentence(u *unit) bool {
+	if u.n.Data != "p" || u.total == 0 || u.inLink || u.card || 2*u.links >= u.total {
+		return false
+	}
+	text := strings.TrimSpace(nodeText(u.n))
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(".!?…。", r)
 }
 
 // listItem reports whether n is, or is inside, an item of a list.
