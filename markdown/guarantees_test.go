@@ -546,3 +546,23 @@ func TestShortLastSentenceStays(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the story", "Riders can read [the new schedule](/schedule)", "Ferries run on holidays too.")
 }
+
+// TestShortLastLineInDivsStays: an article set in divs of text keeps its
+// short last sentence, and a widget's "Loading..." placeholder after it
+// goes.
+func TestShortLastLineInDivsStays(t *testing.T) {
+	page := `<html><head><title>Release 2.0</title></head><body>
+<nav><a href="/">Project</a> <a href="/docs">Docs</a></nav>
+<div id="main"><div class="entry">
+<div>Release 2.0 brings a new storage engine, written from scratch over the last year, that keeps every index in a single file and recovers from a crash without a separate log.</div>
+<div>Upgrading needs one command; the old files are converted in place and kept as a backup until the first successful start.</div>
+<div>Thanks to everyone who tested the betas.</div>
+<div class="likes"><h3>Like this:</h3><div>Like Loading...</div></div>
+</div></div>
+<footer>Project maintained by volunteers.</footer></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the release note", "Upgrading needs one command", "Thanks to everyone who tested the betas.")
+	if strings.Contains(md, "Loading") {
+		t.Errorf("the widget's placeholder stayed:\n%s", md)
+	}
+}

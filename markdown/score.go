@@ -404,10 +404,11 @@ func (c *chosen) markTail(a articleUnits) {
 	}
 }
 
-// shortSentence reports whether u is a paragraph that reads as a
-// sentence (a sentence's end, mostly not links) however short it is.
+// shortSentence reports whether u is a paragraph (or a div of text, as
+// many pages set their lines) that reads as a sentence (a sentence's end,
+// mostly not links) however short it is.
 func shortSentence(u *unit) bool {
-	if u.n.Data != "p" || u.total == 0 || u.inLink || u.card || 2*u.links >= u.total {
+	if u.n.Data != "p" && !(u.n.Data == "div" && onlyInline(u.n)) || u.total == 0 || u.inLink || u.card || 2*u.links >= u.total {
 		return false
 	}
 	text := strings.TrimSpace(nodeText(u.n))

@@ -271,11 +271,13 @@ func copyrightLine(text string) bool {
 // has not loaded or listed: an embed waiting for consent ("Klicken Sie
 // auf den unteren Button, um den Inhalt von … zu laden"), a prompt for
 // browser notifications, a count of the items listed ("Es werden die
-// Weine 1 bis 10 von insgesamt 19 angezeigt", "Showing 1–10 of 19").
+// Weine 1 bis 10 von insgesamt 19 angezeigt", "Showing 1–10 of 19"), a
+// widget still loading ("Like Loading...").
 var placeholderNote = regexp.MustCompile(`(?i)^(klicken sie auf den (unteren )?button,? um den inhalt|click (on )?the button( below)? to load the content|` +
 	`mit dem laden de(s|r) (inhalts?|videos|karte) akzeptieren sie|` +
 	`(push-)?benachrichtigung(en)? aktivieren|dürfen wir sie in ihrem browser|(allow|enable|turn on) (push )?notifications|` +
-	`(es werden (die )?\S+ )?\d+ (bis|-|–) \d+ von (insgesamt )?\d+|showing \d+ ?(to|-|–) ?\d+ of \d+)`)
+	`(es werden (die )?\S+ )?\d+ (bis|-|–) \d+ von (insgesamt )?\d+|showing \d+ ?(to|-|–) ?\d+ of \d+|` +
+	`(\S+ )?loading ?(\.\.\.|…)$)`)
 
 // postNote starts a line a blog adds to each post, not its text: when
 // and where it was filed ("This entry was posted on … and is filed under
