@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -565,4 +566,38 @@ func TestShortLastLineInDivsStays(t *testing.T) {
 	if strings.Contains(md, "Loading") {
 		t.Errorf("the widget's placeholder stayed:\n%s", md)
 	}
+}
+
+// TestShortDocPageLosesItsOutline: a short documentation page without a
+// paragraph of prose, taken by the rules, keeps its text, table and code
+// and loses the column that outlines its own headings ("On this page").
+func TestShortDocPageLosesItsOutline(t *testing.T) {
+	page := `<html><head><title>Configuration | Tidekit</title></head><body>
+<nav class="navbar"><a href="/">Tidekit</a><a href="/docs/intro">Docs</a></nav>
+<main><div class="row"><div class="col"><article><h1>Configuration</h1>
+<p>Tidekit reads its settings from <code>tidekit.yaml</code> in the root.</p>
+<h2 id="options">Options</h2>
+<table><thead><tr><th>Option</th><th>Default</th></tr></thead><tbody><tr><td>port</td><td>8080</td></tr><tr><td>workers</td><td>4</td></tr></tbody></table>
+<h2 id="example">Example</h2>
+<pre><code>port: 9000</code></pre>
+<p>Restart the server after changing it.</p></article></div>
+<div class="col col--3"><div class="tableOfContents"><ul><li><a href="#options">Options</a></li><li><a href="#example">Example</a></li></ul></div></div></div></main>
+<footer><div>Copyright © 2026 Tidekit.</div></footer></body></html>`
+	d, err := Convert([]byte(page), Options{MainContentOnly: true, IncludeLinks: true, PageURL: mustURL(t, "https://docs.example.com/docs/config")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keepsAll(t, d.Markdown, "the configuration page", "reads its settings from `tidekit.yaml`", "| port ", "port: 9000", "Restart the server after changing it.")
+	if strings.Contains(d.Markdown, "(https://docs.example.com/docs/config#options)") {
+		t.Errorf("the page's outline of its own headings stayed:\n%s", d.Markdown)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

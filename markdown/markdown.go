@@ -96,7 +96,7 @@ func Convert(page []byte, o Options) (Document, error) {
 			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), true)).Selection
 			break
 		}
-		root = mainContent(root, d.Title)
+		root = mainContent(root, d.Title, o.PageURL)
 		least := minOwnShare
 		if region.Data != "body" {
 			least = minNamedShare
@@ -706,7 +706,7 @@ func codeLanguages(root *goquery.Selection) {
 // then trimmed to the article (trim.go). A page on which no article
 // stands out (a listing of other pages' teasers, a landing page) gets the
 // rule-based selection below.
-func mainContent(body *goquery.Selection, title string) *goquery.Selection {
+func mainContent(body *goquery.Selection, title string, page *url.URL) *goquery.Selection {
 	brParagraphs(body.Get(0))
 	pruneSections(body.Get(0))
 	picked, ok := choose(body.Get(0), title)
@@ -715,16 +715,81 @@ func mainContent(body *goquery.Selection, title string) *goquery.Selection {
 		// (ruleBasedContent's first node of two) is left whole. Without a
 		// paragraph of prose there is no article to trim around: the
 		// page is a list (a directory's files, an index), and its
-		// entries, each a link, are what it says.
+		// entries, each a link, are what it says; only an outline of the
+		// page's own headings goes.
 		sel := ruleBasedContent(body)
 		if n := len(sel.Nodes); n > 0 && holdsProse(sel.Nodes[n-1]) {
 			trimArticle(sel.Nodes[n-1], title)
+		} else if n > 0 {
+			dropOwnOutlines(sel.Nodes[n-1], page)
 		}
 		return sel
 	}
 	picked.keepChosen(body.Get(0))
 	trimArticle(body.Get(0), title)
 	return body
+}
+
+// dropOwnOutlines removes below n the lists of links that all lead to
+// anchors of the page itself (a documentation page's column "On this
+// page"): they repeat its headings.
+func dropOwnOutlines(n *html.Node, page *url.URL) {
+	if page == nil {
+		return
+	}
+	var lists []*html.Node
+	var walk func(x *html.Node)
+	walk = func(x *html.Node) {
+		for c := x.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if (c.Data == "ul" || c.Data == "ol") && ownOutline(c, page) {
+				lists = append(lists, c)
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	for _, l := range lists {
+		l.Parent.RemoveChild(l)
+	}
+}
+
+// ownOutline reports whether list holds two links or more, all to anchors
+// of page, and nothing but their text.
+func ownOutline(list *html.Node, page *url.URL) bool {
+	links, own := 0, true
+	var walk func(x *html.Node)
+	walk = func(x *html.Node) {
+		for c := x.FirstChild; c != nil && own; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.Data == "a" {
+				links++
+				own = toOwnAnchor(c, page)
+				continue
+			}
+			if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+				own = false
+			}
+			walk(c)
+		}
+	}
+	walk(list)
+	return own && links >= 2
+}
+
+// toOwnAnchor reports whether link a leads to an anchor of page itself
+// (links are absolute by now).
+func toOwnAnchor(a *html.Node, page *url.URL) bool {
+	for _, at := range a.Attr {
+		if at.Key != "href" {
+			continue
+		}
+		u, err := url.Parse(strings.TrimSpace(at.Val))
+		return err == nil && u.Fragment != "" && u.Host == page.Host && u.Path == page.Path && u.RawQuery == page.RawQuery
+	}
+	return false
 }
 
 // inline elements are those whose neighbours' text flows into theirs.
