@@ -601,3 +601,24 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestProselessPageLosesItsTail: a page without a paragraph of prose (a
+// product) keeps its description, list and table and loses the page's
+// tail after a heading such as "You may also like".
+func TestProselessPageLosesItsTail(t *testing.T) {
+	page := `<html><head><title>Oak Desk Lamp – Lumen Store</title></head><body>
+<header><nav><a href="/">Lumen</a> <a href="/lamps">Lamps</a></nav></header>
+<main><div class="product"><div class="info"><h1>Oak Desk Lamp</h1><p class="price">€89.00</p>
+<div class="description"><p>Turned from oak, with a linen shade.</p>
+<ul><li>Height: 42 cm</li><li>Bulb: E27, up to 40 W</li></ul></div>
+<table class="specs"><tr><th>Weight</th><td>1.2 kg</td></tr><tr><th>Warranty</th><td>2 years</td></tr></table></div></div>
+<section class="upsell"><h2>You may also like</h2><p><a href="/p/floor">Oak Floor Lamp</a></p><p><a href="/p/wall">Oak Wall Lamp</a></p></section>
+</main><footer><p>Free shipping over €100</p></footer></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the product page", "# Oak Desk Lamp", "Turned from oak, with a linen shade.", "- Height: 42 cm", "| Warranty | 2 years")
+	for _, tail := range []string{"You may also like", "Oak Floor Lamp"} {
+		if strings.Contains(md, tail) {
+			t.Errorf("the page's tail %q stayed:\n%s", tail, md)
+		}
+	}
+}

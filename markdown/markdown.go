@@ -715,13 +715,14 @@ func mainContent(body *goquery.Selection, title string, page *url.URL) *goquery.
 		// (ruleBasedContent's first node of two) is left whole. Without a
 		// paragraph of prose there is no article to trim around: the
 		// page is a list (a directory's files, an index), and its
-		// entries, each a link, are what it says; only an outline of the
-		// page's own headings goes.
+		// entries, each a link, are what it says (trimList); an outline
+		// of the page's own headings goes.
 		sel := ruleBasedContent(body)
 		if n := len(sel.Nodes); n > 0 && holdsProse(sel.Nodes[n-1]) {
 			trimArticle(sel.Nodes[n-1], title)
 		} else if n > 0 {
 			dropOwnOutlines(sel.Nodes[n-1], page)
+			trimList(sel.Nodes[n-1], title)
 		}
 		return sel
 	}

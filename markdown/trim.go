@@ -34,16 +34,35 @@ import (
 // (its sources, a changelog) and stays; so is one the line before it
 // announces (see announces).
 func trimArticle(content *html.Node, title string) {
+	trimBlocks(content, title, false)
+}
+
+// trimList trims a page the rules took that has no paragraph of prose
+// (see mainContent): a list, whose entries, each a link, are what it
+// says. No block stands before or after an article there, lines of one
+// link and labels ("Table of Contents") are entries, not asides, and
+// entries may repeat; the rest of trimArticle's rules hold, and a
+// heading that opens the page's tail ("You may also like") still cuts
+// what follows it.
+func trimList(content *html.Node, title string) {
+	trimBlocks(content, title, true)
+}
+
+// trimBlocks is trimArticle, or trimList when list is set.
+func trimBlocks(content *html.Node, title string, list bool) {
 	dropCredits(content)
 	blocks := blocksOf(content)
 	first, last := proseSpan(blocks)
+	if list {
+		first, last = -1, -1
+	}
 	drop := make([]bool, len(blocks))
 	seen := map[string]bool{}
 	headings := map[string]bool{}
 	for i, b := range blocks {
-		before, after := i < first, i > last
+		before, after := i < first, i > last && !list
 		switch {
-		case paragraph(b) && aside(b):
+		case paragraph(b) && aside(b) && !(list && (shortLink(b) || pointer(b) || label(b.text))):
 			drop[i] = true
 		case heading(b.n) && callToAction(b.text):
 			drop[i] = true // "Share your thoughts and debate the big issues"
@@ -68,7 +87,7 @@ func trimArticle(content *html.Node, title string) {
 			drop[i] = true
 		case i == first && paragraph(b) && b.runes <= maxMetaLine && metaLine(b.text):
 			drop[i] = true // long enough to read as the first paragraph
-		case paragraph(b) && repeats(b.text, seen):
+		case !list && paragraph(b) && repeats(b.text, seen):
 			drop[i] = true
 		}
 		if heading(b.n) && !drop[i] {
@@ -84,9 +103,9 @@ func trimArticle(content *html.Node, title string) {
 	// follows before the next heading of its level or above (a section's
 	// heading heads the entries under it, each a lower heading and a
 	// line). heads[k] is whether a block kept follows before the next
-	// heading of level k or above.
+	// heading of level k or above. A list has no span to be after.
 	var heads [7]bool
-	for i := len(blocks) - 1; i > last; i-- {
+	for i := len(blocks) - 1; i > last && !list; i-- {
 		switch {
 		case drop[i]:
 		case heading(blocks[i].n):
