@@ -34,6 +34,9 @@ type unit struct {
 	// a link heads it (see isCard), hidden when a style hides it.
 	linkLed, inLink, card, hidden bool
 	kept                          bool
+	// tokens counts the unit's own words and the tokens among them that
+	// are code (see wordy), read with its text.
+	tokens tokenCount
 }
 
 // blockTags are the elements that start a block of their own. Every
@@ -104,6 +107,7 @@ func collect(body *html.Node) *chosen {
 			case html.TextNode:
 				if size := spacelessLen(k.Data); size > 0 {
 					owner := owner()
+					owner.tokens.read(k.Data)
 					if owner.total == 0 && link {
 						owner.linkLed = true
 					}

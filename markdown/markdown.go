@@ -407,12 +407,13 @@ func dropHeadingAnchors(doc *goquery.Document) {
 		}
 	})
 	doc.Find("h1 a, h2 a, h3 a, h4 a, h5 a, h6 a").Each(func(_ int, a *goquery.Selection) {
+		text := strings.TrimSpace(a.Text())
 		switch href, _ := a.Attr("href"); {
-		case !strings.ContainsFunc(a.Text(), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
+		case !strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
 			a.Remove()
 		case strings.HasPrefix(strings.TrimSpace(href), "#"):
 			a.ReplaceWithSelection(a.Contents())
-		case editControl.MatchString(strings.TrimSpace(a.Text())):
+		case len(text) <= len("[edit source]") && editControl.MatchString(text):
 			// A wiki's "[edit]" beside each heading is a control, not
 			// the heading's words; its brackets go with it.
 			if p := a.Parent(); p.Is("span") && editControl.MatchString(strings.TrimSpace(p.Text())) {

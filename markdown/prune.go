@@ -498,7 +498,23 @@ func pageFooter(n *html.Node) bool {
 		return true
 	}
 	for _, a := range n.Attr {
-		if (a.Key == "class" || a.Key == "id") && hasWord(wordsOf(a.Val), footerWords) {
+		// Most names hold no "footer" at all: only those are split.
+		if (a.Key == "class" || a.Key == "id") && containsFold(a.Val, "footer") && hasWord(wordsOf(a.Val), footerWords) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds word, an ASCII lower-case word, in
+// any case, without allocating.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
 			return true
 		}
 	}

@@ -69,22 +69,20 @@ func (u *unit) weigh() (pro, con int) {
 		// An entry that starts with a link (a table of contents, "name —
 		// what it does") describes another page.
 		return 0, 0
-	case own >= minProseBytes && wordy(u.n):
+	case own >= minProseBytes && u.tokens.wordy():
 		return own, 0
 	}
 	return 0, 0
 }
 
 // wordy reports whether at least half of the tokens (runs without
-// spaces) of the text below n read as words rather than as paths, names
+// spaces) of a unit's own text read as words rather than as paths, names
 // of code or addresses: prose is made of words, a list of source files
 // ("lib/yard/cli/yri.rb, lib/yard/cli/diff.rb") is not. A token is code
 // when it holds a slash, a backslash, an underscore, an operator or a
-// brace, "::", or a dot between two letters ("autoload.rb"). It reads
-// the text once, byte by byte: it runs for every paragraph weighed.
-func wordy(n *html.Node) bool {
-	var t tokenCount
-	t.walk(n)
+// brace, "::", or a dot between two letters ("autoload.rb"). The tokens
+// are counted as collect reads the unit's text.
+func (t tokenCount) wordy() bool {
 	t.end()
 	return 2*t.code <= t.tokens
 }
@@ -100,18 +98,24 @@ type tokenCount struct {
 	dot  bool
 }
 
-func (t *tokenCount) walk(n *html.Node) {
-	if n.Type == html.TextNode {
-		t.read(n.Data)
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		t.walk(c)
-	}
-}
-
 func (t *tokenCount) read(s string) {
+	if strings.IndexAny(s, codeChars) < 0 {
+		// Most text holds none of the bytes that make code (a dot
+		// between letters alone does not count then): all its tokens
+		// are words, counted by its spaces (runs of spaces count more
+		// than once, which only adds words).
+		t.end()
+		t.tokens += strings.Count(s, " ") + 1
+		return
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 'a' && c <= 'z' && t.in {
+			// The common case: a lower-case letter inside a word.
+			t.isCode = t.isCode || t.dot
+			t.dot, t.prev = false, c
+			continue
+		}
 		if c == ' ' || c >= '\t' && c <= '\r' {
 			t.end()
 			continue
@@ -138,7 +142,10 @@ func (t *tokenCount) end() {
 	t.in = false
 }
 
-// codeBytes are the bytes that make a token code wherever they stand.
+// codeChars are the bytes that make a token code wherever they stand,
+// and the colon that does when doubled; codeBytes the first as a table.
+const codeChars = "/\\_=<>{}|:"
+
 var codeBytes = func() (m [256]bool) {
 	for _, c := range []byte("/\\_=<>{}|") {
 		m[c] = true
