@@ -712,18 +712,12 @@ func mainContent(body *goquery.Selection, title string, page *url.URL) *goquery.
 	pruneSections(body.Get(0))
 	picked, ok := choose(body.Get(0), title)
 	if !ok {
-		// Trimmed as a chosen article is; a title box before it
-		// (ruleBasedContent's first node of two) is left whole. Without a
-		// paragraph of prose there is no article to trim around: the
-		// page is a list (a directory's files, an index), and its
-		// entries, each a link, are what it says (trimList); an outline
-		// of the page's own headings goes.
+		// Trimmed as a chosen article is, or as a list when it holds no
+		// paragraph of prose (trimRuled); a title box before it
+		// (ruleBasedContent's first node of two) is left whole.
 		sel := ruleBasedContent(body)
-		if n := len(sel.Nodes); n > 0 && holdsProse(sel.Nodes[n-1]) {
-			trimArticle(sel.Nodes[n-1], title)
-		} else if n > 0 {
-			dropOwnOutlines(sel.Nodes[n-1], page)
-			trimList(sel.Nodes[n-1], title)
+		if n := len(sel.Nodes); n > 0 {
+			trimRuled(sel.Nodes[n-1], title, page)
 		}
 		return sel
 	}
@@ -734,10 +728,10 @@ func mainContent(body *goquery.Selection, title string, page *url.URL) *goquery.
 
 // dropOwnOutlines removes below n the lists of links that all lead to
 // anchors of the page itself (a documentation page's column "On this
-// page"): they repeat its headings.
-func dropOwnOutlines(n *html.Node, page *url.URL) {
+// page"): they repeat its headings. It reports whether it removed any.
+func dropOwnOutlines(n *html.Node, page *url.URL) bool {
 	if page == nil {
-		return
+		return false
 	}
 	var lists []*html.Node
 	var walk func(x *html.Node)
@@ -757,6 +751,7 @@ func dropOwnOutlines(n *html.Node, page *url.URL) {
 	for _, l := range lists {
 		l.Parent.RemoveChild(l)
 	}
+	return len(lists) > 0
 }
 
 // ownOutline reports whether list holds two links or more, all to anchors

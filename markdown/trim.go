@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -34,26 +35,31 @@ import (
 // (its sources, a changelog) and stays; so is one the line before it
 // announces (see announces).
 func trimArticle(content *html.Node, title string) {
-	trimBlocks(content, title, false)
+	trimBlocks(content, title, nil, false)
 }
 
-// trimList trims a page the rules took that has no paragraph of prose
-// (see mainContent): a list, whose entries, each a link, are what it
-// says. No block stands before or after an article there, lines of one
-// link and labels ("Table of Contents") are entries, not asides, and
-// entries may repeat; the rest of trimArticle's rules hold, and a
-// heading that opens the page's tail ("You may also like") still cuts
-// what follows it.
-func trimList(content *html.Node, title string) {
-	trimBlocks(content, title, true)
+// trimRuled trims what the rules took (see mainContent) from page: as an
+// article when it holds a paragraph of prose; else it is a list, whose
+// entries, each a link, are what it says. No block stands before or after
+// an article there, lines of one link and labels ("Table of Contents") are
+// entries, not asides, and entries may repeat; the rest of trimArticle's
+// rules hold, a heading that opens the page's tail ("You may also like")
+// still cuts what follows it, and a list that only outlines the page's own
+// headings goes (dropOwnOutlines).
+func trimRuled(content *html.Node, title string, page *url.URL) {
+	trimBlocks(content, title, page, true)
 }
 
-// trimBlocks is trimArticle, or trimList when list is set.
-func trimBlocks(content *html.Node, title string, list bool) {
+// trimBlocks is trimArticle, or trimRuled when ruled is set.
+func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 	dropCredits(content)
 	blocks := blocksOf(content)
 	first, last := proseSpan(blocks)
+	list := ruled && first > last
 	if list {
+		if dropOwnOutlines(content, page) {
+			blocks = blocksOf(content)
+		}
 		first, last = -1, -1
 	}
 	drop := make([]bool, len(blocks))
@@ -855,12 +861,6 @@ func trimTail(content *html.Node) {
 			}
 		}
 	}
-}
-
-// holdsProse reports whether content holds a paragraph of prose.
-func holdsProse(content *html.Node) bool {
-	first, last := proseSpan(blocksOf(content))
-	return first <= last
 }
 
 // proseSpan is the article's span among blocks: the indexes of its first
