@@ -547,6 +547,26 @@ func TestShortLastSentenceStays(t *testing.T) {
 	keepsAll(t, md, "the story", "Riders can read [the new schedule](/schedule)", "Ferries run on holidays too.")
 }
 
+// TestLinkedLastSentenceStays: a sentence after the article's last
+// paragraph that is mostly links ("See also the … and …") is the
+// article's when it stands in the article's container, as the same
+// sentence between two paragraphs is; a linked line outside it still goes.
+func TestLinkedLastSentenceStays(t *testing.T) {
+	page := `<html><head><title>Open a session | Quarry C API</title></head><body>
+<div class="menu"><a href="/">Home</a> <a href="/docs">Documentation</a> <a href="/download">Download</a></div>
+<h2>Open a session</h2>
+<pre>int qr_open(const char *path, qr_session **out);</pre>
+<p>The qr_open() call opens the store at path and writes a handle to it into out. The handle is valid until it is passed to qr_close(); a store may be opened by several sessions at once, each with its own handle.</p>
+<p>See also <a href="/c/close.html">qr_close()</a> and <a href="/c/flags.html">qr_open_flags()</a>.</p>
+<div class="bottom"><a href="/privacy">Privacy</a> <a href="/contact">Contact us</a></div>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the reference page", "The qr_open() call opens", "See also [qr_close()](/c/close.html) and [qr_open_flags()](/c/flags.html).")
+	if strings.Contains(md, "Contact us") {
+		t.Errorf("the page's bottom links stayed:\n%s", md)
+	}
+}
+
 // TestShortLastLineInDivsStays: an article set in divs of text keeps its
 // short last sentence, and a widget's "Loading..." placeholder after it
 // goes.

@@ -372,7 +372,9 @@ func (c *chosen) markLead(a articleUnits) {
 // paragraphs (an API page's methods and their one-line descriptions)
 // where the article has sections of their level. A region there that is
 // mostly links or teasers and has no paragraph of its own (other stories,
-// tags, a comment form's login) is the page's.
+// tags, a comment form's login) is the page's, unless what stands there is
+// a sentence inside the container of the last paragraph ("See also … and
+// …."): never dropped for its links.
 func (c *chosen) markTail(a articleUnits) {
 	levels := map[string]bool{} // the heading levels of the article's sections
 	for _, i := range a.in[a.first : a.last+1] {
@@ -386,7 +388,8 @@ func (c *chosen) markTail(a articleUnits) {
 	for k := a.last + 1; k < len(a.in); k++ {
 		u := c.units[a.in[k]]
 		r := a.region(u, lastUnit)
-		if r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
+		sentence := closing != nil && inside(u.n, closing) && (shortSentence(u) || linkedSentence(u))
+		if !sentence && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
 		switch {
@@ -400,7 +403,7 @@ func (c *chosen) markTail(a articleUnits) {
 			u.kept = true
 		case (inSection || closing != nil && inside(u.n, closing)) && (proseUnit(u) || contentByKind(u)):
 			u.kept = true
-		case closing != nil && inside(u.n, closing) && shortSentence(u):
+		case sentence:
 			// The article's last words, however short ("That's all.").
 			u.kept = true
 		case closing != nil && inside(u.n, closing) && listItem(u.n) && u.total > 0 && 2*u.links < u.total:
