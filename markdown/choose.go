@@ -757,23 +757,24 @@ func onlyInline(n *html.Node) bool {
 
 // spacelessLen is the length in bytes of s without its whitespace.
 func spacelessLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c != ' ' && (c < '\t' || c > '\r') {
-				n++
-			}
-			i++
+			n -= int(asciiSpace[c])
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) {
-			n += size
+		if unicode.IsSpace(r) {
+			n -= size
 		}
-		i += size
+		i += size - 1
 	}
 	return n
 }
+
+// asciiSpace is 1 for the bytes that are white space in ASCII (as
+// unicode.IsSpace has them), 0 for the others.
+var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 
 // headedTable reports whether n is a table with header cells: a table of
 // data (layout tables are unwrapped by now), such as a package's summary

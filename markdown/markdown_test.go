@@ -4,8 +4,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
@@ -250,5 +253,42 @@ func TestDecomposedLettersComposed(t *testing.T) {
 	d := convert(t, page, Options{})
 	if !strings.Contains(d.Markdown, "Es wurde geprüft, ob die Gurtlänge reicht.") || d.Title != "Geprüft" {
 		t.Errorf("decomposed letters stayed decomposed: %q, title %q", d.Markdown, d.Title)
+	}
+}
+
+// TestTextCountsAgree: the counting shortcuts (spacelessLen, trimmedLen,
+// readBlock's squeezed text) say what their plain definitions say, on
+// text with ASCII and Unicode spaces, no-break spaces and letters of
+// several bytes, split across elements.
+func TestTextCountsAgree(t *testing.T) {
+	pieces := []string{"", " ", "  \t\n", "word", "\u00a0", "naïve café", "\u2003em\u2003", "日本語 テキスト", "a\u00a0b", "\r\n x ", "end. "}
+	for i, a := range pieces {
+		for j, b := range pieces {
+			for k, c := range pieces {
+				page := "<div>" + html.EscapeString(a) + "<span>" + html.EscapeString(b) + "</span><p>" + html.EscapeString(c) + "</p></div>"
+				doc, err := html.Parse(strings.NewReader(page))
+				if err != nil {
+					t.Fatal(err)
+				}
+				div := firstBelow(doc, func(n *html.Node) bool { return n.Data == "div" })
+				text := nodeText(div)
+				if got, want := trimmedLen(div), utf8.RuneCountInString(strings.TrimSpace(text)); got != want {
+					t.Errorf("pieces %d %d %d: trimmedLen %d, want %d", i, j, k, got, want)
+				}
+				want := 0
+				for _, r := range text {
+					if !unicode.IsSpace(r) {
+						want += utf8.RuneLen(r)
+					}
+				}
+				if got := spacelessLen(text); got != want {
+					t.Errorf("pieces %d %d %d: spacelessLen %d, want %d", i, j, k, got, want)
+				}
+				squeezed := strings.TrimSpace(strings.Join(strings.FieldsFunc(text, func(r rune) bool { return r < utf8.RuneSelf && unicode.IsSpace(r) || r == '\u00a0' }), " "))
+				if got := readBlock(div).text; got != squeezed {
+					t.Errorf("pieces %d %d %d: readBlock text %q, want %q", i, j, k, got, squeezed)
+				}
+			}
+		}
 	}
 }

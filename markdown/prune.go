@@ -534,25 +534,22 @@ func trimmedLen(n *html.Node) int {
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
 			s := n.Data
-			for i := 0; i < len(s); {
-				space := false
-				if c := s[i]; c < utf8.RuneSelf {
-					space = c == ' ' || c >= '\t' && c <= '\r'
-					i++
-				} else {
-					r, size := utf8.DecodeRuneInString(s[i:])
-					space = unicode.IsSpace(r)
-					i += size
+			runes := utf8.RuneCountInString(s)
+			total += runes
+			rest := strings.TrimSpace(s)
+			switch {
+			case rest == "" && seen:
+				trail += runes
+			case rest == "":
+				lead += runes
+			default:
+				// rest starts with the first byte that is not space, so
+				// its first occurrence is where it stands.
+				at := strings.Index(s, rest)
+				if !seen {
+					lead += utf8.RuneCountInString(s[:at])
 				}
-				total++
-				switch {
-				case !space:
-					seen, trail = true, 0
-				case seen:
-					trail++
-				default:
-					lead++
-				}
+				seen, trail = true, utf8.RuneCountInString(s[at+len(rest):])
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {

@@ -518,8 +518,19 @@ const maxTeaser = 320
 // paragraph ("Other columns" inside the span because teasers read like
 // prose).
 func tail(blocks []block, first, last int) int {
+	// A reference repeats its headings ("Parameters", "Example") on
+	// every entry: each text is matched once.
+	opens := map[string]bool{}
 	for i := first + 1; i < len(blocks); i++ {
-		if !opensTail(blocks[i]) {
+		b := blocks[i]
+		open, ok := opens[b.text]
+		if !ok || !heading(b.n) {
+			open = opensTail(b)
+		}
+		if !ok && heading(b.n) {
+			opens[b.text] = open
+		}
+		if !open {
 			continue
 		}
 		if i > last || teasers(blocks[i+1:]) || slight(blocks, i) {
@@ -730,30 +741,42 @@ func readBlock(n *html.Node) block {
 	walk = func(n *html.Node, inLink bool) {
 		if n.Type == html.TextNode {
 			s, k := n.Data, 0
-			for i := 0; i < len(s); i++ {
-				c := s[i]
-				switch {
-				case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			for i := 0; i < len(s); {
+				if c := s[i]; c < utf8.RuneSelf && asciiSpace[c] == 1 || c == 0xc2 && i+1 < len(s) && s[i+1] == 0xa0 { // U+00A0
 					space = true
+					i += 1 + int(c>>7)
 					continue
-				case c == 0xc2 && i+1 < len(s) && s[i+1] == 0xa0: // U+00A0
-					space = true
-					i++
-					continue
+				}
+				// A run of bytes up to the next space is copied at once.
+				j, ascii := i, true
+				for ; j < len(s); j++ {
+					c := s[j]
+					if c < utf8.RuneSelf {
+						if asciiSpace[c] == 1 {
+							break
+						}
+						continue
+					}
+					if c == 0xc2 && j+1 < len(s) && s[j+1] == 0xa0 {
+						break
+					}
+					ascii = false
 				}
 				if space && len(b) > 0 {
 					b = append(b, ' ')
 				}
 				space = false
-				b = append(b, c)
-				switch {
-				case c < utf8.RuneSelf:
-					k++
-				case utf8.RuneStart(c):
-					if r, _ := utf8.DecodeRuneInString(s[i:]); !unicode.IsSpace(r) {
-						k++
+				b = append(b, s[i:j]...)
+				if ascii {
+					k += j - i
+				} else {
+					for _, r := range s[i:j] {
+						if !unicode.IsSpace(r) {
+							k++
+						}
 					}
 				}
+				i = j
 			}
 			all += k
 			if inLink {
