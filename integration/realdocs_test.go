@@ -317,11 +317,28 @@ func readSource(t *testing.T, m realdocs.Manual, root, page string) source {
 		s.code = append(s.code, codeBlock{lang: languageOf(pre), lines: text})
 	})
 	region.Find("table").Each(func(_ int, table *goquery.Selection) {
-		if table.Find("tr").Length() >= 2 && table.Find("table, pre, ul, ol, h1, h2, h3, h4, h5, h6, details").Length() == 0 {
+		if table.Find("tr").Length() >= 2 && table.Find("table, pre, ul, ol, h1, h2, h3, h4, h5, h6, details").Length() == 0 && !gallery(table) {
 			s.tables++
 		}
 	})
 	return s
+}
+
+// gallery reports whether table sets pictures side by side (Sphinx's
+// theme overview): at least half of the cells that hold anything hold a
+// picture. It lays pictures out; it is no table of data.
+func gallery(table *goquery.Selection) bool {
+	filled, pictures := 0, 0
+	table.Find("td, th").Each(func(_ int, cell *goquery.Selection) {
+		hasPicture := cell.Find("img").Length() > 0
+		if hasPicture || strings.TrimSpace(cell.Text()) != "" {
+			filled++
+		}
+		if hasPicture {
+			pictures++
+		}
+	})
+	return filled > 0 && 2*pictures >= filled
 }
 
 // languageOf is a code block's language as the generators write it:
