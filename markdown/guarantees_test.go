@@ -567,6 +567,28 @@ func TestLinkedLastSentenceStays(t *testing.T) {
 	}
 }
 
+// TestClosingLineOfAListStays: a release's list of changes, set
+// straight in the body, keeps the line after it that points to the
+// other releases ("A complete list … is also available."), however much
+// of it is links.
+func TestClosingLineOfAListStays(t *testing.T) {
+	page := `<html><head><title>Quarry 2.4.1</title></head><body>
+<div class="menu"><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/download">Download</a></div>
+<h2>Quarry 2.4.1, released 2026-03-02</h2>
+<ol>
+<li>The page cache now grows in steps of one megabyte instead of doubling, which keeps the memory of a long-running process flat under a steady load.</li>
+<li>Opening a store read-only no longer takes the write lock, so backups can run while another process writes to the same store without waiting for it.</li>
+<li>Fixed a crash when a query named the same column twice in its ORDER BY clause and the table had an index on that column alone.</li>
+</ol>
+<p>A <a href="/changes.html">full list of releases</a> and a <a href="/timeline.html">timeline</a> are also available.</p>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the release notes", "The page cache now grows", "Fixed a crash", "are also available.")
+	if strings.Contains(md, "Download") {
+		t.Errorf("the site's menu stayed:\n%s", md)
+	}
+}
+
 // TestShortLastLineInDivsStays: an article set in divs of text keeps its
 // short last sentence, and a widget's "Loading..." placeholder after it
 // goes.

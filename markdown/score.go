@@ -287,13 +287,16 @@ func (c *chosen) narrow(w weights, container *html.Node) []*html.Node {
 			c.sectionBeside(container, narrower) && restClean(w.tallies[container], w.tallies[narrower]) {
 			break
 		}
-		lead := leadBox(w, narrower)
+		lead, closer := leadBox(w, narrower), c.closingSentence(w, narrower)
 		for k := container.FirstChild; k != nil; k = k.NextSibling {
-			if t := w.tallies[k]; k == lead || k != narrower && t != nil && t.pro > 0 && t.links == 0 {
+			if t := w.tallies[k]; k == lead || k == closer || k != narrower && t != nil && t.pro > 0 && t.links == 0 {
 				roots = append(roots, k)
 			}
 		}
 		container = narrower
+	}
+	if closer := c.closingSentence(w, container); closer != nil {
+		roots = append(roots, closer)
 	}
 	return append(roots, container)
 }
@@ -403,7 +406,8 @@ func (c *chosen) markTail(a articleUnits) {
 			u.kept = true
 		case (inSection || closing != nil && inside(u.n, closing)) && (proseUnit(u) || contentByKind(u)):
 			u.kept = true
-		case sentence:
+		case sentence || isRoot(u.n, a.roots) && linkedSentence(u):
+			// The latter: the line that closes a list (closingSentence).
 			// The article's last words, however short ("That's all.").
 			u.kept = true
 		case closing != nil && inside(u.n, closing) && listItem(u.n) && u.total > 0 && 2*u.links < u.total:
@@ -465,6 +469,28 @@ func leadBox(w weights, n *html.Node) *html.Node {
 	}
 	if t := w.tallies[box]; t != nil && t.links == 0 && t.text > 0 && t.units <= maxLeadRegion {
 		return box
+	}
+	return nil
+}
+
+// closingSentence is the paragraph right after list n (empty elements
+// aside) when it reads as a sentence however much of it is links (see
+// linkedSentence): the line that closes a list of changes ("A complete
+// list of releases … is also available."), or nil.
+func (c *chosen) closingSentence(w weights, n *html.Node) *html.Node {
+	if n.Data != "ul" && n.Data != "ol" {
+		return nil
+	}
+	for k := n.NextSibling; k != nil; k = k.NextSibling {
+		if t := w.tallies[k]; k.Type == html.ElementNode && t != nil && t.text > 0 {
+			if u := c.unitOf[k]; u != nil && linkedSentence(u) {
+				return k
+			}
+			return nil
+		}
+		if k.Type == html.TextNode && strings.TrimSpace(k.Data) != "" {
+			return nil
+		}
 	}
 	return nil
 }
