@@ -218,7 +218,7 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 		}
 	}
 	r := Assemble(blocks, owned)
-	if r.Removed == 0 || r.Markdown == "" {
+	if r.Removed == 0 || r.Markdown == "" || d.SharedSections && mostlyShared(blocks, owned) {
 		return Keep{Result: Result{Markdown: raw, Fragments: r.Fragments}}
 	}
 	k := Keep{Result: r}
@@ -232,6 +232,33 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 	}
 	return k
 }
+
+// mostlyShared reports whether the removable fragments blocks would
+// lose are maxTakenShare or more of their text. Main content has taken
+// the site's furniture already; what many pages still share is a notice
+// under each article, a small part of it. When it is a large part, the
+// page is one of a family of short pages that say nearly the same (a
+// patch release's two changes, then the line every release note ends
+// with), and what they share is their text.
+func mostlyShared(blocks []Block, owned func(Hash) bool) bool {
+	all, taken := 0, 0
+	for _, b := range blocks {
+		if !b.Fragment {
+			continue
+		}
+		n := len(b.Text)
+		all += n
+		if Removable(b.Kind) && !owned(b.Hash) {
+			taken += n
+		}
+	}
+	return float64(taken) >= maxTakenShare*float64(all)
+}
+
+// maxTakenShare is the share of a page's text (main content) that
+// deduplication may not take: a fifth, so that a page keeps at least
+// four fifths of what conversion gave it.
+const maxTakenShare = 0.2
 
 // pagesOwn is the set of removable fragments of blocks that other pages
 // hold too but that belong to this page's own text, when pages are main

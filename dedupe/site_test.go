@@ -188,7 +188,7 @@ func TestSharedSections(t *testing.T) {
 	inherited := "Takes a closure and creates an iterator which calls that closure on each element."
 	var pages []sitePage
 	for i := 0; i < 6; i++ {
-		md := fmt.Sprintf("# Type %d\n\nDefined in:\n\nlib/type%d.rb\n\n- Object\n- Type %d\n\nType %d has a purpose of its own.\n\nThis notice ends every page.", i, i, i, i)
+		md := fmt.Sprintf("# Type %d\n\nDefined in:\n\nlib/type%d.rb\n\n- Object\n- Type %d\n\nType %d has a purpose of its own: it reads the records of one kind from the store, checks each against the schema and hands the valid ones to its caller in order.\n\nThis notice ends every page.", i, i, i, i)
 		if i%2 == 1 {
 			md += "\n\n## Provided methods\n\n### fn map\n\n" + inherited
 		}
@@ -212,6 +212,35 @@ func TestSharedSections(t *testing.T) {
 			}
 			if i > 0 && strings.Contains(md, "This notice") {
 				t.Errorf("shared sections kept %v: %s keeps the notice every page ends with:\n%s", shared, p.url, md)
+			}
+		}
+	}
+}
+
+// TestShortPagesKeepWhatTheyShare: when pages are main content, a page
+// that would lose a fifth of its text or more keeps it all: a family of
+// short pages (patch releases: one change each, then the line every
+// release note ends with) shares its text, not the site's furniture.
+// Whole pages lose the shared line as furniture.
+func TestShortPagesKeepWhatTheyShare(t *testing.T) {
+	closing := "A complete list of releases and a timeline of every change are also available."
+	var pages []sitePage
+	for i := 0; i < 6; i++ {
+		md := fmt.Sprintf("## Release 1.0.%d\n\n1. Fixed crash number %d.\n\n%s", i, i, closing)
+		pages = append(pages, sitePage{url: fmt.Sprintf("/r%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
+	}
+	for _, shared := range []bool{true, false} {
+		var site []SitePage
+		for i, p := range pages {
+			blocks := Split(p.markdown)
+			site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(blocks), Headings: HeadingHashes(blocks)})
+		}
+		d := Decide(site)
+		d.SharedSections = shared
+		for i, p := range pages[1:] {
+			md := d.Assemble(int64(i+2), p.markdown, Split(p.markdown)).Markdown
+			if strings.Contains(md, closing) != shared {
+				t.Errorf("main content %v: %s keeps the closing line: %v, want %v\n%s", shared, p.url, !shared, shared, md)
 			}
 		}
 	}
