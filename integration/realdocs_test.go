@@ -358,7 +358,7 @@ func languageOf(pre *goquery.Selection) string {
 }
 
 var (
-	quoteMarks     = regexp.MustCompile(`(?m)^(> ?)+`)
+	quoteMarks     = regexp.MustCompile(`(?m)^([ \t]*> ?)+`)
 	trailingSpaces = regexp.MustCompile(`(?m)[ \t]+$`)
 	tableDelimiter = regexp.MustCompile(`(?m)^[ \t]*(>[ \t]*)*\|[ :|-]*-[ :|-]*\|$`)
 )
