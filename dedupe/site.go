@@ -3,8 +3,10 @@ package dedupe
 import (
 	"bytes"
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -217,8 +219,14 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 			owned = func(h Hash) bool { return furniture(h) || kept[h] }
 		}
 	}
+	if d.SharedSections {
+		if big := largeShares(blocks, owned); len(big) > 0 {
+			shared := owned
+			owned = func(h Hash) bool { return shared(h) || big[h] }
+		}
+	}
 	r := Assemble(blocks, owned)
-	if r.Removed == 0 || r.Markdown == "" || d.SharedSections && mostlyShared(blocks, owned) {
+	if r.Removed == 0 || r.Markdown == "" {
 		return Keep{Result: Result{Markdown: raw, Fragments: r.Fragments}}
 	}
 	k := Keep{Result: r}
@@ -233,31 +241,49 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 	return k
 }
 
-// mostlyShared reports whether the removable fragments blocks would
-// lose are maxTakenShare or more of their text. Main content has taken
-// the site's furniture already; what many pages still share is a notice
-// under each article, a small part of it. When it is a large part, the
-// page is one of a family of short pages that say nearly the same (a
-// patch release's two changes, then the line every release note ends
-// with), and what they share is their text.
-func mostlyShared(blocks []Block, owned func(Hash) bool) bool {
-	all, taken := 0, 0
+// largeShares is the set of removable fragments of blocks that other
+// pages hold but that are each maxTakenShare or more of the page's text,
+// when pages are main content. Main content has taken the site's
+// furniture; what many pages still share is a notice under each article,
+// a small part of it. A shared block that is a large part of a page makes
+// it one of a family of short pages that say nearly the same (a patch
+// release's two changes, then the line every release note ends with), and
+// is their text.
+func largeShares(blocks []Block, owned func(Hash) bool) map[Hash]bool {
+	all := 0
 	for _, b := range blocks {
-		if !b.Fragment {
-			continue
-		}
-		n := len(b.Text)
-		all += n
-		if Removable(b.Kind) && !owned(b.Hash) {
-			taken += n
+		if b.Fragment {
+			all += readLen(b.Text)
 		}
 	}
-	return float64(taken) >= maxTakenShare*float64(all)
+	var big map[Hash]bool
+	for _, b := range blocks {
+		if b.Fragment && Removable(b.Kind) && !owned(b.Hash) && float64(readLen(b.Text)) >= maxTakenShare*float64(all) {
+			if big == nil {
+				big = map[Hash]bool{}
+			}
+			big[b.Hash] = true
+		}
+	}
+	return big
 }
 
-// maxTakenShare is the share of a page's text (main content) that
-// deduplication may not take: a fifth, so that a page keeps at least
-// four fifths of what conversion gave it.
+// readLen counts the letters and digits a reader reads in a block's
+// markdown: link targets and image addresses aside.
+func readLen(text string) int {
+	n := 0
+	for _, r := range linkTarget.ReplaceAllString(text, "]") {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
+}
+
+var linkTarget = regexp.MustCompile(`\]\([^)\s]*(?:\s+"[^"]*")?\)`)
+
+// maxTakenShare is the share of a page's text (main content) that one
+// shared block must reach to stay: a fifth.
 const maxTakenShare = 0.2
 
 // pagesOwn is the set of removable fragments of blocks that other pages

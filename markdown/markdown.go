@@ -219,6 +219,7 @@ func clean(doc *goquery.Document, o Options) {
 		// Before the main content is chosen, so that the blocks of a
 		// layout table are weighed as blocks. Chosen tags are taken as
 		// the page has them.
+		splitHeadingRows(doc)
 		unwrapLayoutTables(doc.Selection)
 	}
 }

@@ -292,3 +292,40 @@ func TestTextCountsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedMembersStayATable: a reference that heads each group of its
+// members with a row of its own (one cell across the table holding a
+// heading, as Doxygen does) keeps each group's heading and its members as
+// a table, without the empty rows between them; and the heading that
+// labels a group of member sections, right over the first one's heading
+// of its level, stays.
+func TestGroupedMembersStayATable(t *testing.T) {
+	page := `<html><head><title>Quarry: Store Class Reference</title></head><body>
+<div id="top"><a href="/">Quarry</a> <a href="/classes.html">Classes</a> <a href="/files.html">Files</a></div>
+<div class="contents">
+<table class="memberdecls">
+<tr class="heading"><td colspan="2"><h2 class="groupheader"><a name="pub-methods"></a>Public Member Functions</h2></td></tr>
+<tr><td class="memItemLeft">bool</td><td class="memItemRight"><a class="el" href="#a1">open</a> (const char *path)</td></tr>
+<tr><td class="mdescLeft">&#160;</td><td class="mdescRight">Opens the store at path for reading and writing.</td></tr>
+<tr class="separator"><td class="memSeparator" colspan="2">&#160;</td></tr>
+<tr><td class="memItemLeft">void</td><td class="memItemRight"><a class="el" href="#a2">close</a> ()</td></tr>
+<tr class="heading"><td colspan="2"><h2 class="groupheader"><a name="pub-static"></a>Static Public Member Functions</h2></td></tr>
+<tr><td class="memItemLeft">static int</td><td class="memItemRight"><a class="el" href="#a3">version</a> ()</td></tr>
+</table>
+<h2 class="groupheader">Detailed Description</h2>
+<div class="textblock"><p>A store keeps records of one kind in a single file, with an index on their keys; it is opened by one process at a time and closed when that process is done with it.</p></div>
+<h2 class="groupheader">Member Function Documentation</h2>
+<h2 class="memtitle">open()</h2>
+<div class="memitem"><div class="memproto"><table class="memname"><tr><td class="memname">bool Store::open</td><td>(</td><td class="paramtype">const char *</td><td class="paramname"><em>path</em></td><td>)</td></tr></table></div>
+<div class="memdoc"><p>Opens the store at path.</p></div></div>
+<h2 class="memtitle">close()</h2>
+<div class="memitem"><div class="memproto"><table class="memname"><tr><td class="memname">void Store::close</td><td>(</td><td>)</td></tr></table></div>
+<div class="memdoc"><p>Closes the store.</p></div></div>
+</div>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the class reference", "## Public Member Functions\n\n| bool", "| void", "## Static Public Member Functions\n\n| static int", "## Member Function Documentation\n\n## open()")
+	if strings.Contains(md, "|  |  |") || strings.Contains(md, "Classes") {
+		t.Errorf("an empty row or the site's menu stayed:\n%s", md)
+	}
+}

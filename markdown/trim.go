@@ -116,7 +116,11 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 		case drop[i]:
 		case heading(blocks[i].n):
 			level := int(blocks[i].n.Data[1] - '0')
-			drop[i] = !heads[level]
+			// A heading right over a kept heading of its own level, its
+			// next sibling, labels a group of them ("Member Function
+			// Documentation", then each function's heading).
+			label := i+1 < len(blocks) && !drop[i+1] && blocks[i+1].n.Data == blocks[i].n.Data && blocks[i+1].n == nextElement(blocks[i].n)
+			drop[i] = !heads[level] && !label
 			for k := range heads {
 				heads[k] = k < level && (heads[k] || !drop[i])
 			}
