@@ -101,7 +101,7 @@ func Convert(page []byte, o Options) (Document, error) {
 		if region.Data != "body" {
 			least = minNamedShare
 		}
-		if keptText(root.Nodes, maxSliver) < maxSliver && float64(keptOwnText(root.Nodes, region)) < least*float64(stats.text) {
+		if keptText(root.Nodes, maxSliver) < maxSliver && (float64(keptOwnText(root.Nodes, region)) < least*float64(stats.text) || onlyHeaderText(root.Nodes)) {
 			// The article weighed holds a sliver of what the page's
 			// own structure says is its content (region.go), or none
 			// of it: the page is a list, an index, a reference, and is

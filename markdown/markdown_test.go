@@ -329,3 +329,19 @@ func TestGroupedMembersStayATable(t *testing.T) {
 		t.Errorf("an empty row or the site's menu stayed:\n%s", md)
 	}
 }
+
+// TestPreambleIsNotTheContent: a module page whose only paragraph of
+// prose is its preamble (a <header> holding its title and introduction,
+// as odoc sets it) keeps the definitions that follow it, which have no
+// prose for the weighing to find.
+func TestPreambleIsNotTheContent(t *testing.T) {
+	page := `<html><head><title>Period (calendar.Period)</title></head><body>
+<nav><a href="../index.html">Up</a> – <a href="../../index.html">calendar</a></nav>
+<header><h1>Module <code>Period</code></h1><p>A period is the time passed between two events, a date or a time. Only an interface for the arithmetic of periods is defined here; each kind of event implements it in its own module, with the fields that make sense for it, and converts to the others where it can.</p></header>
+<div class="content">
+<div class="spec"><code>type field = [</code><table><tr><td><code>| &#96;Year</code></td></tr><tr><td><code>| &#96;Month</code></td></tr><tr><td><code>| &#96;Day</code></td></tr></table><code>]</code></div>
+<div class="spec"><code>module type <a href="S/index.html">S</a> = sig ... end</code><div class="doc"><p>The interface of all periods.</p></div></div>
+</div></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the module page", "# Module `Period`", "A period is the time passed", "`type field = [`", "`Month", "`module type S = sig ... end`", "The interface of all periods.")
+}

@@ -231,6 +231,35 @@ func keptText(nodes []*html.Node, limit int) int {
 	return total
 }
 
+// onlyHeaderText reports whether all the text below nodes stands inside
+// <header> elements: the weighing chose a page's preamble (its title
+// and the paragraph that introduces it, as odoc and other generators set
+// it apart) because what follows has no prose. A header introduces the
+// content; it is not the content.
+func onlyHeaderText(nodes []*html.Node) bool {
+	seen := false
+	var walk func(n *html.Node, inHeader bool) bool
+	walk = func(n *html.Node, inHeader bool) bool {
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) != "" {
+			seen = true
+			return inHeader
+		}
+		inHeader = inHeader || n.Type == html.ElementNode && n.Data == "header"
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if !walk(c, inHeader) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range nodes {
+		if !walk(n, false) {
+			return false
+		}
+	}
+	return seen
+}
+
 // structuralContent narrows body to the page's own region and removes
 // the furniture inside it (body is changed). On a reference page, a block
 // named as a label (labelWords) stays: a reference has no bylines or
