@@ -345,3 +345,30 @@ func TestPreambleIsNotTheContent(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the module page", "# Module `Period`", "A period is the time passed", "`type field = [`", "`Month", "`module type S = sig ... end`", "The interface of all periods.")
 }
+
+// TestMemberSectionsAfterTheDescription: a class page whose one paragraph
+// of prose stands under "Detailed Description" keeps the later sections
+// of that heading's level and their subsections: each member's heading
+// and its one-line description (qdoc's "Member Function Documentation").
+func TestMemberSectionsAfterTheDescription(t *testing.T) {
+	page := `<html><head><title>QuFlag Class | Quarry 2.1</title></head><body>
+<div class="navigationbar"><ul><li><a href="/">Quarry 2.1</a></li><li><a href="/classes.html">C++ Classes</a></li></ul></div>
+<div class="content mainContent">
+<h1 class="title">QuFlag Class</h1>
+<p>The QuFlag class holds one flag of a set. <a href="#details">More...</a></p>
+<h2 id="public-functions">Public Functions</h2>
+<div class="table"><table class="alignedsummary"><tr><td></td><td><b><a href="#QuFlag">QuFlag</a></b>(int <i>value</i>)</td></tr><tr><td>int</td><td><b><a href="#toInt">toInt</a></b>() const</td></tr></table></div>
+<div class="descr"><h2 id="details">Detailed Description</h2>
+<p>It is a plain integer, except where overloads and conversions are concerned: a function that takes a QuFlag is not called with any integer by mistake.</p>
+<p>You never need to use this class in your own code: the flag sets make and read its objects, and the compiler turns them into integers wherever a plain number is asked for.</p></div>
+<div class="func"><h2>Member Function Documentation</h2>
+<h3 class="fn" id="QuFlag">QuFlag::QuFlag(int value)</h3>
+<p>Constructs a flag object that stores the value.</p>
+<h3 class="fn" id="toInt">int QuFlag::toInt() const</h3>
+<p>Returns the value stored by the flag object.</p>
+</div></div>
+<div class="footer"><p>© 2026 The Quarry Authors.</p></div>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the class page", "## Member Function Documentation", "### QuFlag::QuFlag(int value)", "Constructs a flag object that stores the value.", "Returns the value stored by the flag object.")
+}

@@ -373,7 +373,8 @@ func (c *chosen) markLead(a articleUnits) {
 // close it, the short paragraphs and lists that end its section ("That's
 // all!", the steps of a list), and the later sections' headings and short
 // paragraphs (an API page's methods and their one-line descriptions)
-// where the article has sections of their level. A region there that is
+// where the article has sections of their level (the heading over its
+// first paragraph counts), with their subsections. A region there that is
 // mostly links or teasers and has no paragraph of its own (other stories,
 // tags, a comment form's login) is the page's, unless what stands there is
 // a sentence inside the container of the last paragraph ("See also … and
@@ -385,9 +386,17 @@ func (c *chosen) markTail(a articleUnits) {
 			levels[u.n.Data] = true
 		}
 	}
+	// The heading the first paragraph stands under heads a section of
+	// the article too ("Detailed Description", then the members').
+	for k := a.first - 1; k >= 0; k-- {
+		if u := c.units[a.in[k]]; heading(u.n) && u.total > 0 && !u.inLink {
+			levels[u.n.Data] = true
+			break
+		}
+	}
 	lastUnit := c.units[a.in[a.last]]
 	closing := lastUnit.n.Parent
-	inSection := false
+	inSection, sectionLevel := false, 0
 	for k := a.last + 1; k < len(a.in); k++ {
 		u := c.units[a.in[k]]
 		r := a.region(u, lastUnit)
@@ -398,9 +407,17 @@ func (c *chosen) markTail(a articleUnits) {
 		switch {
 		case heading(u.n) && u.total > 0:
 			// A later section of the article has a heading of a level
-			// its sections have; another heading there opens the page's
-			// own boxes ("Questions about this article", "Press contact").
-			inSection = levels[u.n.Data] && (inSection || 2*u.links < u.total)
+			// its sections have, and its subsections deeper ones;
+			// another heading there opens the page's own boxes
+			// ("Questions about this article", "Press contact").
+			level := int(u.n.Data[1] - '0')
+			switch {
+			case levels[u.n.Data] && (inSection || 2*u.links < u.total):
+				inSection, sectionLevel = true, level
+			case inSection && level > sectionLevel:
+			default:
+				inSection = false
+			}
 			u.kept = inSection
 		case k-a.last <= maxTrailer && (atomicUnit(u.n) || u.media && !u.linkedMedia):
 			u.kept = true
