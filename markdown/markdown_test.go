@@ -372,3 +372,26 @@ func TestMemberSectionsAfterTheDescription(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the class page", "## Member Function Documentation", "### QuFlag::QuFlag(int value)", "Constructs a flag object that stores the value.", "Returns the value stored by the flag object.")
 }
+
+// TestRepeatedUnderAnotherHeadingStays: a paragraph a reference repeats
+// word for word under another heading (each overload of a function
+// documented in full) stays in each section; repeated inside one section
+// (a lead printed twice), it is written once.
+func TestRepeatedUnderAnotherHeadingStays(t *testing.T) {
+	shared := "Returns an iterator to the entry whose key is key, if the map holds one; if it does not, this function returns end()."
+	page := `<html><head><title>Map Class</title></head><body>
+<div class="content"><h1>Map Class</h1>
+<p>A map keeps entries sorted by their keys and finds any of them in logarithmic time, whatever the kind of key it is asked for.</p>
+<h2>Member Function Documentation</h2>
+<h3>Map::find(const String &amp;key)</h3>
+<p>` + shared + `</p>
+<h3>Map::find(int key)</h3>
+<p>This is an overloaded function.</p>
+<p>` + shared + `</p>
+<p>` + shared + `</p>
+</div></body></html>`
+	md := mainOf(t, page)
+	if n := strings.Count(md, shared); n != 2 {
+		t.Errorf("the shared description is written %d times, want once under each heading:\n%s", n, md)
+	}
+}

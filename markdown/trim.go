@@ -98,6 +98,9 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 		}
 		if heading(b.n) && !drop[i] {
 			headings[strings.ToLower(b.text)] = true
+			// A paragraph repeated under another heading documents
+			// that section's own subject (an overload's description).
+			clear(seen)
 		}
 	}
 	if t := tail(blocks, first, last); t >= 0 {
@@ -655,8 +658,8 @@ func label(text string) bool {
 }
 
 // repeats reports whether a paragraph's text, long enough to be written
-// once (minProse), says word for word what an earlier one in seen said,
-// and adds it to seen.
+// once (minProse), says word for word what an earlier one in seen (its
+// section's) said, and adds it to seen.
 func repeats(text string, seen map[string]bool) bool {
 	if utf8.RuneCountInString(text) < minProse {
 		return false
