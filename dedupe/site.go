@@ -242,28 +242,49 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 }
 
 // largeShares is the set of removable fragments of blocks that other
-// pages hold but that are each maxTakenShare or more of the page's text,
-// when pages are main content. Main content has taken the site's
-// furniture; what many pages still share is a notice under each article,
-// a small part of it. A shared block that is a large part of a page makes
-// it one of a family of short pages that say nearly the same (a patch
-// release's two changes, then the line every release note ends with), and
-// is their text.
+// pages hold but that the page keeps, when pages are main content, so
+// that deduplication takes less than maxTakenShare of its text: the
+// largest first. Main content has taken the site's furniture; what many
+// pages still share is a notice under each article, a small part of it.
+// When it is a large part, the page is one of a family of short pages
+// that say nearly the same (a patch release's two changes, then the line
+// every release note ends with), and what they share is their text.
 func largeShares(blocks []Block, owned func(Hash) bool) map[Hash]bool {
-	all := 0
+	all, taken := 0, 0
+	size := map[Hash]int{}
 	for _, b := range blocks {
-		if b.Fragment {
-			all += readLen(b.Text)
+		if !b.Fragment {
+			continue
+		}
+		n := readLen(b.Text)
+		all += n
+		if Removable(b.Kind) && !owned(b.Hash) {
+			size[b.Hash] += n
+			taken += n
 		}
 	}
-	var big map[Hash]bool
-	for _, b := range blocks {
-		if b.Fragment && Removable(b.Kind) && !owned(b.Hash) && float64(readLen(b.Text)) >= maxTakenShare*float64(all) {
-			if big == nil {
-				big = map[Hash]bool{}
-			}
-			big[b.Hash] = true
+	if float64(taken) < maxTakenShare*float64(all) {
+		return nil
+	}
+	shared := make([]Hash, 0, len(size))
+	for h := range size {
+		shared = append(shared, h)
+	}
+	// Largest first, ties by hash: the same page keeps the same blocks
+	// whatever the order of the crawl.
+	slices.SortFunc(shared, func(a, b Hash) int {
+		if c := cmp.Compare(size[b], size[a]); c != 0 {
+			return c
 		}
+		return bytes.Compare(a[:], b[:])
+	})
+	big := map[Hash]bool{}
+	for _, h := range shared {
+		if float64(taken) < maxTakenShare*float64(all) {
+			break
+		}
+		big[h] = true
+		taken -= size[h]
 	}
 	return big
 }
@@ -282,8 +303,9 @@ func readLen(text string) int {
 
 var linkTarget = regexp.MustCompile(`\]\([^)\s]*(?:\s+"[^"]*")?\)`)
 
-// maxTakenShare is the share of a page's text (main content) that one
-// shared block must reach to stay: a fifth.
+// maxTakenShare is the share of a page's text (main content) that
+// deduplication may not reach: a fifth, so that a page keeps four fifths
+// of what conversion gave it.
 const maxTakenShare = 0.2
 
 // pagesOwn is the set of removable fragments of blocks that other pages
