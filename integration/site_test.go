@@ -91,6 +91,10 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		body := fmt.Sprintf(`<article><h1>Article %d-%d</h1><p>Unique content of article %d-%d. It has a paragraph long
 			enough to be read as the main content of the page, with a few more words to make sure of it, and a link
 			to <a href="%d">the next article</a> inside its text.</p>
+			<p>A second paragraph of its own follows, as articles have more than one: it says what the fixture is
+			for, a site of sections and articles that the crawl tests walk from its home page, reading every
+			page once, following the links between its articles and from its sections, and it makes the notice
+			below the small part of the article that a notice is on a real site, a line among many paragraphs.</p>
 			<p>`+sharedNotice+`</p>
 			<p><a href="%d">Next article</a> <a href="../../..">Back home</a></p>`, i, j, i, j, (j+1)%articlesPerSect, (j+1)%articlesPerSect)
 		if i == 0 && j == 0 {
