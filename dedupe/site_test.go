@@ -195,13 +195,7 @@ func TestSharedSections(t *testing.T) {
 		pages = append(pages, sitePage{url: fmt.Sprintf("/t%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
 	}
 	for _, shared := range []bool{true, false} {
-		var site []SitePage
-		for i, p := range pages {
-			blocks := Split(p.markdown)
-			site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(blocks), Headings: HeadingHashes(blocks)})
-		}
-		d := Decide(site)
-		d.SharedSections = shared
+		d := decideFor(pages, shared)
 		for i, p := range pages {
 			md := d.Assemble(int64(i+1), p.markdown, Split(p.markdown)).Markdown
 			if i%2 == 1 && i > 1 && strings.Contains(md, inherited) != shared {
@@ -230,13 +224,7 @@ func TestShortPagesKeepWhatTheyShare(t *testing.T) {
 		pages = append(pages, sitePage{url: fmt.Sprintf("/r%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
 	}
 	for _, shared := range []bool{true, false} {
-		var site []SitePage
-		for i, p := range pages {
-			blocks := Split(p.markdown)
-			site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(blocks), Headings: HeadingHashes(blocks)})
-		}
-		d := Decide(site)
-		d.SharedSections = shared
+		d := decideFor(pages, shared)
 		for i, p := range pages[1:] {
 			md := d.Assemble(int64(i+2), p.markdown, Split(p.markdown)).Markdown
 			if strings.Contains(md, closing) != shared {
@@ -244,4 +232,17 @@ func TestShortPagesKeepWhatTheyShare(t *testing.T) {
 			}
 		}
 	}
+}
+
+// decideFor decides deduplication for pages, ids from 1 in their order,
+// with shared sections kept or not.
+func decideFor(pages []sitePage, shared bool) *Decision {
+	var site []SitePage
+	for i, p := range pages {
+		blocks := Split(p.markdown)
+		site = append(site, SitePage{ID: int64(i + 1), Depth: p.depth, Rank: p.rank, URL: p.url, Hashes: Hashes(blocks), Headings: HeadingHashes(blocks)})
+	}
+	d := Decide(site)
+	d.SharedSections = shared
+	return d
 }

@@ -69,15 +69,7 @@ func ownRows(n *html.Node) []*html.Node {
 // rowHeading is the heading row r holds when it holds nothing else: one
 // cell, and in it the heading alone (anchors without text aside).
 func rowHeading(r *html.Node) *html.Node {
-	var cell *html.Node
-	for c := r.FirstChild; c != nil; c = c.NextSibling {
-		switch {
-		case c.Type == html.ElementNode && cell == nil:
-			cell = c
-		case c.Type == html.ElementNode, c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
-			return nil
-		}
-	}
+	cell := onlyElement(r)
 	if cell == nil {
 		return nil
 	}
