@@ -395,3 +395,38 @@ func TestRepeatedUnderAnotherHeadingStays(t *testing.T) {
 		t.Errorf("the shared description is written %d times, want once under each heading:\n%s", n, md)
 	}
 }
+
+// TestAnnouncedNamesStay: after an object's description, a line that
+// announces a list ("4 Methods:") and the list of the methods' names,
+// each a link, stay: a reference's list of its members. A list of other
+// stories' headlines after an article is no list of names.
+func TestAnnouncedNamesStay(t *testing.T) {
+	page := `<html><head><title>Session Object</title></head><body>
+<div class="menu"><a href="/">Home</a> <a href="/docs.html">Documentation</a></div>
+<h2>Session Object</h2>
+<pre>typedef struct qr_session qr_session;</pre>
+<p>A session is the handle through which a process reads and writes one store. It is opened with qr_open(), passed to every call that touches the store, and closed with qr_close() when the process is done.</p>
+<p>4 Methods:</p>
+<div class="columns"><ul>
+<li><a href="/c/begin.html">qr_begin</a></li>
+<li><a href="/c/commit.html">qr_commit</a></li>
+<li><a href="/c/get.html">qr_get</a></li>
+<li><a href="/c/put.html">qr_put</a></li>
+</ul></div>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the object's page", "4 Methods:", "[qr_begin](/c/begin.html)", "[qr_put](/c/put.html)")
+	if strings.Contains(md, "Documentation") {
+		t.Errorf("the site's menu stayed:\n%s", md)
+	}
+	story := `<html><head><title>Harbor expands night ferry service</title></head><body>
+<article><h1>Harbor expands night ferry service</h1>
+<p>The harbor authority will run ferries until two in the morning starting next month, a change commuters have asked for since the bridge closed for repairs last year.</p>
+<p>Read more:</p>
+<ul><li><a href="/a">City council approves the new budget after a long night of debate</a></li>
+<li><a href="/b">Schools reopen their libraries for the summer holidays</a></li></ul>
+</article></body></html>`
+	if md := mainOf(t, story); strings.Contains(md, "City council") {
+		t.Errorf("a list of other stories stayed after the article:\n%s", md)
+	}
+}

@@ -397,14 +397,22 @@ func (c *chosen) markTail(a articleUnits) {
 	lastUnit := c.units[a.in[a.last]]
 	closing := lastUnit.n.Parent
 	inSection, sectionLevel := false, 0
+	var names *html.Node // a list of names a line after the article announces
 	for k := a.last + 1; k < len(a.in); k++ {
 		u := c.units[a.in[k]]
 		r := a.region(u, lastUnit)
 		sentence := closing != nil && inside(u.n, closing) && (shortSentence(u) || linkedSentence(u))
-		if !sentence && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
+		entry := names != nil && inside(u.n, names) && u.total > 0
+		if !sentence && !entry && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
 		switch {
+		case entry:
+			u.kept = true
+		case closing != nil && inside(u.n, closing) && u.n.Data == "p" && c.announcesNames(u):
+			// "26 Methods:", then the methods' names, each a link: a
+			// reference's list of its members, not other stories.
+			u.kept, names = true, announcedList(u.n)
 		case heading(u.n) && u.total > 0:
 			// A later section of the article has a heading of a level
 			// its sections have, and its subsections deeper ones;
@@ -433,6 +441,35 @@ func (c *chosen) markTail(a articleUnits) {
 			u.kept = true
 		}
 	}
+}
+
+// announcesNames reports whether paragraph u is a short line that
+// announces the list after it (see announcement) and that list is one of
+// names: most of its entries are a token of code or two
+// ("sqlite3_result_blob", "Text.Megaparsec.Byte"), where a list of other
+// stories holds headlines, made of words.
+func (c *chosen) announcesNames(u *unit) bool {
+	if u.total > maxAnnouncement || !announcement(strings.TrimSpace(nodeText(u.n))) {
+		return false
+	}
+	list := announcedList(u.n)
+	if list == nil {
+		return false
+	}
+	items, named := 0, 0
+	for li := list.FirstChild; li != nil; li = li.NextSibling {
+		if li.Type != html.ElementNode || li.Data != "li" {
+			continue
+		}
+		items++
+		var t tokenCount
+		t.read(nodeText(li))
+		t.end()
+		if t.tokens <= 2 && t.code > 0 {
+			named++
+		}
+	}
+	return items >= 2 && 2*named > items
 }
 
 // shortSentence reports whether u is a paragraph (or a div of text, as
