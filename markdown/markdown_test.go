@@ -430,3 +430,26 @@ func TestAnnouncedNamesStay(t *testing.T) {
 		t.Errorf("a list of other stories stayed after the article:\n%s", md)
 	}
 }
+
+// TestSectionIndexKeepsItsPages: a section's index page, whose main part
+// is a title, an introduction and then the list of the section's pages
+// (each a link, the last thing in <main>), keeps the list.
+func TestSectionIndexKeepsItsPages(t *testing.T) {
+	page := `<html><head><title>User Guide - Tidekit</title></head><body>
+<div class="navbar"><a href="/">Tidekit</a> <a href="/user-guide/">User Guide</a> <a href="/about/">About</a></div>
+<div class="row"><div class="col-md-3"><ul><li><a href="/">Home</a></li><li><a href="/user-guide/">User Guide</a></li></ul></div>
+<div class="col-md-9" role="main">
+<h1>User Guide</h1>
+<p>The user guide explains how to run Tidekit day to day. Start with the installation if you have not yet; you can then read the pages below in order, or jump to the one you need.</p>
+<ul>
+<li><a href="installation.html">Installation</a></li>
+<li><a href="configuration.html">Configuration</a></li>
+<li><a href="backups.html">Taking Backups</a></li>
+</ul></div></div>
+<footer><p>Built with a static site generator.</p></footer></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the section's index", "The user guide explains", "[Installation](installation.html)", "[Taking Backups](backups.html)")
+	if strings.Contains(md, "About") {
+		t.Errorf("the navigation bar stayed:\n%s", md)
+	}
+}

@@ -402,7 +402,7 @@ func (c *chosen) markTail(a articleUnits) {
 		u := c.units[a.in[k]]
 		r := a.region(u, lastUnit)
 		sentence := closing != nil && inside(u.n, closing) && (shortSentence(u) || linkedSentence(u))
-		entry := names != nil && inside(u.n, names) && u.total > 0
+		entry := names != nil && inside(u.n, names) && u.total > 0 || closingContents(lastUnit.n, u.n)
 		if !sentence && !entry && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
@@ -441,6 +441,33 @@ func (c *chosen) markTail(a articleUnits) {
 			u.kept = true
 		}
 	}
+}
+
+// closingContents reports whether n stands in the list right after
+// paragraph p that ends the page's named main part (<main>, role=main)
+// and holds only links: a section's index, its introduction and then
+// the list of its pages.
+func closingContents(p, n *html.Node) bool {
+	list := nextElement(p)
+	if list == nil || list.Data != "ul" && list.Data != "ol" || !inside(n, list) || landmark(p) == nil {
+		return false
+	}
+	for x := list; x != nil && x != landmark(p); x = x.Parent {
+		if nextElement(x) != nil || hasTextAfter(x) {
+			return false
+		}
+	}
+	return linkShare(list) >= 0.99
+}
+
+// hasTextAfter reports whether text stands after n among its siblings.
+func hasTextAfter(n *html.Node) bool {
+	for s := n.NextSibling; s != nil; s = s.NextSibling {
+		if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // announcesNames reports whether paragraph u is a short line that
