@@ -453,3 +453,31 @@ func TestSectionIndexKeepsItsPages(t *testing.T) {
 		t.Errorf("the navigation bar stayed:\n%s", md)
 	}
 }
+
+// TestLinesAfterAnArticleEndingInAList: when the article's last
+// paragraph is an item of a list, the lines that close the article stand
+// beside the list: an announced list of names and a "See also" sentence
+// after it stay.
+func TestLinesAfterAnArticleEndingInAList(t *testing.T) {
+	page := `<html><head><title>Dynamic String Object</title></head><body>
+<div class="menu"><a href="/">Home</a> <a href="/docs.html">Documentation</a></div>
+<h2>Dynamic String Object</h2>
+<blockquote><pre>typedef struct qr_str qr_str;</pre></blockquote>
+<p>An instance of the string object holds a string of any length while it is being built.</p>
+<p>The life of a string object is as follows:</p>
+<ol>
+<li>The object is created with a constructor that takes the store it belongs to and an initial size.</li>
+<li>Text is appended to it by the methods below, each of which grows the buffer as it needs to.</li>
+<li>The object is destroyed, and the string it built is returned, by a call that finishes it.</li>
+</ol>
+<p>3 Methods:</p>
+<div class="columns"><ul>
+<li><a href="/c/append.html">qr_str_append</a></li>
+<li><a href="/c/length.html">qr_str_length</a></li>
+<li><a href="/c/reset.html">qr_str_reset</a></li>
+</ul></div>
+<p>See also lists of <a href="/objects.html">Objects</a>, <a href="/constants.html">Constants</a>, and <a href="/functions.html">Functions</a>.</p>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the object's page", "3 Methods:", "[qr_str_length](/c/length.html)", "See also lists of [Objects](/objects.html)")
+}

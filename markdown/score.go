@@ -396,12 +396,19 @@ func (c *chosen) markTail(a articleUnits) {
 	}
 	lastUnit := c.units[a.in[a.last]]
 	closing := lastUnit.n.Parent
+	// When the article ends with a list, the lines that close it stand
+	// beside the list ("1 Constructor: …", "See also …").
+	besideList := closing
+	if closing != nil && (closing.Data == "ul" || closing.Data == "ol") && closing.Parent != nil {
+		besideList = closing.Parent
+	}
 	inSection, sectionLevel := false, 0
 	var names *html.Node // a list of names a line after the article announces
 	for k := a.last + 1; k < len(a.in); k++ {
 		u := c.units[a.in[k]]
 		r := a.region(u, lastUnit)
-		sentence := closing != nil && inside(u.n, closing) && (shortSentence(u) || linkedSentence(u))
+		sentence := closing != nil && inside(u.n, closing) && (shortSentence(u) || linkedSentence(u)) ||
+			besideList != closing && inside(u.n, besideList) && linkedSentence(u)
 		entry := names != nil && inside(u.n, names) && u.total > 0 || closingContents(lastUnit.n, u.n)
 		if !sentence && !entry && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
@@ -409,7 +416,7 @@ func (c *chosen) markTail(a articleUnits) {
 		switch {
 		case entry:
 			u.kept = true
-		case closing != nil && inside(u.n, closing) && u.n.Data == "p" && c.announcesNames(u):
+		case besideList != nil && inside(u.n, besideList) && u.n.Data == "p" && c.announcesNames(u):
 			// "26 Methods:", then the methods' names, each a link: a
 			// reference's list of its members, not other stories.
 			u.kept, names = true, announcedList(u.n)
