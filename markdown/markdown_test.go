@@ -481,3 +481,27 @@ func TestLinesAfterAnArticleEndingInAList(t *testing.T) {
 	md := mainOf(t, page)
 	keepsAll(t, md, "the object's page", "3 Methods:", "[qr_str_length](/c/length.html)", "See also lists of [Objects](/objects.html)")
 }
+
+// TestLinkedSentenceBeforeTheArticleStays: a sentence that is mostly
+// links just before the article ("Inherited by Quarry::FileStore and
+// Quarry::MemoryStore.") stays as such a sentence inside it does.
+func TestLinkedSentenceBeforeTheArticleStays(t *testing.T) {
+	page := `<html><body>
+<div id="top"><a href="/">Quarry</a> <a href="/classes.html">Classes</a> <a href="/files.html">Files</a></div>
+<div class="contents">
+<p>Inherited by <a href="/filestore.html">Quarry::FileStore</a> and <a href="/memstore.html">Quarry::MemoryStore</a>.</p>
+<table class="memberdecls">
+<tr class="heading"><td colspan="2"><h2 class="groupheader">Public Member Functions</h2></td></tr>
+<tr><td>virtual bool</td><td><a href="#a1">open</a> (const char *path)=0</td></tr>
+<tr><td>virtual void</td><td><a href="#a2">close</a> ()=0</td></tr>
+</table>
+<h2 class="groupheader">Detailed Description</h2>
+<div class="textblock"><p>The interface of every store: a store opens, gives its records to the one process that opened it, and closes when that process is done with it, whatever keeps the records underneath.</p>
+<p>A store that keeps its records in a file writes them through on every commit; one that keeps them in memory loses them when the process ends, which is what the tests of a program that uses a store want.</p></div>
+</div></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the class page", "Inherited by [Quarry::FileStore](/filestore.html) and [Quarry::MemoryStore](/memstore.html).", "## Public Member Functions")
+	if strings.Contains(md, "Classes") {
+		t.Errorf("the site's menu stayed:\n%s", md)
+	}
+}

@@ -365,7 +365,8 @@ func (c *chosen) markLead(a articleUnits) {
 		if r != nil {
 			size = a.w.tallies[r].units
 		}
-		u.kept = !linky(r) && (a.first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u))
+		u.kept = !linky(r) && (a.first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u)) ||
+			a.first-k <= maxLead && linkedSentence(u)
 	}
 }
 
