@@ -505,3 +505,29 @@ func TestLinkedSentenceBeforeTheArticleStays(t *testing.T) {
 		t.Errorf("the site's menu stayed:\n%s", md)
 	}
 }
+
+// TestTeaserExcerptsGo: teasers of other pages after the article (a link
+// holding the picture and the title, then a one-line excerpt) go, excerpts
+// included, though each reads as a short sentence in the article's
+// container; the article's table, sources and last line stay.
+func TestTeaserExcerptsGo(t *testing.T) {
+	page := `<html><head><title>Rainfall in 2025 | Weather Notes</title></head><body>
+<nav class="top"><a href="/">Weather Notes</a> <a href="/data">Data</a></nav>
+<div class="content">
+<h1>Rainfall in 2025</h1>
+<p>Last year was the wettest of the decade at all three of our stations, with the autumn months bringing almost half of the year's rain in a few long storms.</p>
+<table><thead><tr><th>Station</th><th>Rain (mm)</th></tr></thead><tbody><tr><td>North</td><td>1,204</td></tr><tr><td>Hill</td><td>1,530</td></tr></tbody></table>
+<p>Sources: <a href="/n">North station log</a>, <a href="/h">Hill station log</a>.</p>
+<p>The hill station's total is the highest it has recorded since it opened.</p>
+<h3>You might also like</h3>
+<div class="teaser"><a href="/snow"><img src="/s.png" alt=""><h4>Snow in 2025</h4></a><p>How the winter compared.</p></div>
+<div class="teaser"><a href="/wind"><img src="/w.png" alt=""><h4>Wind in 2025</h4></a><p>The year's strongest gusts.</p></div>
+</div>
+<div class="footer">Weather Notes is a hobby site.</div>
+</body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the article", "| Hill", "Sources: [North station log](/n)", "The hill station's total is the highest")
+	if strings.Contains(md, "How the winter compared") || strings.Contains(md, "strongest gusts") {
+		t.Errorf("the teasers' excerpts stayed:\n%s", md)
+	}
+}

@@ -683,7 +683,10 @@ func isCard(n *html.Node) bool {
 				continue
 			}
 			if before && !titled {
-				titled = heading(k) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
+				// A heading that is a link, or, right before, a link
+				// that holds a heading (a teaser's picture and title as
+				// one link).
+				titled = (heading(k) || k.Data == "a" && k == prevElement(n) && firstBelow(k, heading) != nil) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
 			}
 			if !before && !more {
 				more = readMoreLink(k)
