@@ -530,4 +530,16 @@ func TestTeaserExcerptsGo(t *testing.T) {
 	if strings.Contains(md, "How the winter compared") || strings.Contains(md, "strongest gusts") {
 		t.Errorf("the teasers' excerpts stayed:\n%s", md)
 	}
+	// Teasers set as a linked line and a line of excerpt, under a
+	// heading that opens the page's tail: nothing after it stays.
+	plain := strings.Replace(page, `<div class="teaser"><a href="/snow"><img src="/s.png" alt=""><h4>Snow in 2025</h4></a><p>How the winter compared.</p></div>
+<div class="teaser"><a href="/wind"><img src="/w.png" alt=""><h4>Wind in 2025</h4></a><p>The year's strongest gusts.</p></div>`,
+		`<p><a href="/snow"><b>Snow in 2025</b></a></p><p>How the winter compared.</p>
+<p><a href="/wind"><b>Wind in 2025</b></a></p><p>The year's strongest gusts.</p>`, 1)
+	if plain == page {
+		t.Fatal("the plain teasers were not put in")
+	}
+	if md := mainOf(t, plain); strings.Contains(md, "How the winter compared") || strings.Contains(md, "strongest gusts") {
+		t.Errorf("the plain teasers' excerpts stayed:\n%s", md)
+	}
 }

@@ -379,7 +379,8 @@ func (c *chosen) markLead(a articleUnits) {
 // mostly links or teasers and has no paragraph of its own (other stories,
 // tags, a comment form's login) is the page's, unless what stands there is
 // a sentence inside the container of the last paragraph ("See also … and
-// …."): never dropped for its links.
+// …."): never dropped for its links. A heading that opens the page's tail
+// ("You may also like") ends the article: nothing after it is kept.
 func (c *chosen) markTail(a articleUnits) {
 	levels := map[string]bool{} // the heading levels of the article's sections
 	for _, i := range a.in[a.first : a.last+1] {
@@ -413,6 +414,11 @@ func (c *chosen) markTail(a articleUnits) {
 		entry := names != nil && inside(u.n, names) && u.total > 0 || closingContents(lastUnit.n, u.n)
 		if !sentence && !entry && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
+		}
+		if heading(u.n) && tailHeading.MatchString(strings.TrimSpace(nodeText(u.n))) {
+			// "You may also like": what follows is the page's, not the
+			// article's.
+			break
 		}
 		switch {
 		case entry:
