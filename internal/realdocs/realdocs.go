@@ -50,6 +50,10 @@ var Manuals = []Manual{
 	{Name: "Haddock (megaparsec)", Root: "usr/share/doc/libghc-megaparsec-doc/html", Start: "/index.html", Region: "#content", Furniture: "#alphabet"},
 	{Name: "odoc (an OCaml calendar library)", Root: "usr/share/doc/libcalendar-ocaml/_html", Start: "/index.html", Region: "body"},
 	{Name: "Docutils (its own)", Root: "usr/share/doc/docutils-doc", Start: "/docs/index.html", Region: "div.document"},
+	{Name: "Node.js's own (its API reference)", Root: "usr/share/doc/nodejs/api", Start: "/index.html", Region: "#apicontent"},
+	{Name: "erl_docgen (Erlang/OTP's stdlib)", Root: "usr/share/doc/erlang-doc/lib/stdlib-4.2/doc/html", Start: "/index.html", Region: "#content", Furniture: "div.footer"},
+	{Name: "MkDocs (its own)", Root: "usr/share/doc/mkdocs/html", Start: "/index.html", Region: "[role=main]"},
+	{Name: "qdoc (Qt's QtNetwork)", Root: "usr/share/qt5/doc/qtnetwork", Start: "/qtnetwork-index.html", Region: "div.content", Furniture: "div.footer"},
 	{Name: "hand-written (SQLite)", Root: "usr/share/doc/sqlite3", Start: "/index.html", Region: "body", Furniture: "div.nosearch, div.rightsidebar", MaxResults: 250},
 }
 
