@@ -437,7 +437,8 @@ var editControl = regexp.MustCompile(`(?i)^\[?\s*edit( source)?\s*\]?$`)
 // paragraphs, unless the table has a header row and rows below it: then it
 // is a table of data (an API reference's functions, each with a signature,
 // a description and an example) and stays a table, each cell's blocks
-// joined by line breaks.
+// joined by line breaks. A table of one row with a long cell lays out a
+// page (a menu beside its text) too.
 func unwrapLayoutTables(root *goquery.Selection) {
 	root.Find("table").Each(func(_ int, t *goquery.Selection) {
 		n := t.Get(0)
@@ -472,6 +473,20 @@ const (
 	layoutTable
 )
 
+// longCell reports whether one of table t's own cells holds more than
+// maxDataCell characters of text.
+func longCell(t *goquery.Selection) bool {
+	long := false
+	ownCells(t, func(cell *goquery.Selection) {
+		long = long || trimmedLen(cell.Get(0)) > maxDataCell
+	})
+	return long
+}
+
+// maxDataCell is the most text, in characters, of a cell of a one-row
+// table of data.
+const maxDataCell = 300
+
 // tableKind tells a table of data from one used for layout (see
 // unwrapLayoutTables), looking at its own cells, not those of tables
 // inside it.
@@ -483,6 +498,12 @@ func tableKind(t *goquery.Selection) int {
 	rows := t.Find("tr").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.ParentsFiltered("table").Get(0) == n
 	}).Length()
+	if rows < 2 && longCell(t) {
+		// One row of cells side by side, one of them holding a page's
+		// worth of text (a menu beside the text, as sites laid pages out
+		// before CSS), is layout: data has rows, and short cells.
+		return layoutTable
+	}
 	kind := dataTable
 	ownCells(t, func(cell *goquery.Selection) {
 		switch {

@@ -543,3 +543,26 @@ func TestTeaserExcerptsGo(t *testing.T) {
 		t.Errorf("the plain teasers' excerpts stayed:\n%s", md)
 	}
 }
+
+// TestOneRowLayoutTable: a page laid out as one table row, a menu cell
+// beside a cell holding the page's text in lines broken by <br>, comes
+// out as the text's paragraphs, not as one row of a markdown table.
+func TestOneRowLayoutTable(t *testing.T) {
+	page := `<html><head><title>Growing tomatoes on a balcony</title></head><body>
+<table width="100%"><tr><td width="180" valign="top"><a href="/">Home</a><br><a href="/garden">Garden</a><br><a href="/kitchen">Kitchen</a></td>
+<td valign="top"><font size="5"><b>Growing tomatoes on a balcony</b></font><br><br>
+Tomatoes do well in pots if they get six hours of sun and a pot of at least twenty litres. I use cherry varieties, which stay small and give fruit from July.<br><br>
+Water every evening in summer, and feed once a week from the first flowers on. Pinch out the side shoots of tall varieties so the plant puts its strength into the fruit.
+</td></tr></table></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the page", "Tomatoes do well in pots", "\n\nWater every evening in summer")
+	if strings.Contains(md, "|") || strings.Contains(md, "Kitchen") {
+		t.Errorf("the layout stayed a table, or its menu stayed:\n%s", md)
+	}
+	// A one-row table of short cells is data, and stays a table.
+	row := `<html><body><article><h1>Release 2.0</h1><p>Release 2.0 brings a new storage engine, written from scratch over the last year, that keeps every index in one file.</p>
+<table><tr><th>Version</th><td>2.0.1</td><th>Date</th><td>2026-03-02</td></tr></table></article></body></html>`
+	if md := mainOf(t, row); !strings.Contains(md, "| Version |") {
+		t.Errorf("a one-row table of data lost its table:\n%s", md)
+	}
+}
