@@ -27,7 +27,8 @@ import (
 // (Removable), and headings go only with the text under them.
 //
 // No page is emptied: a page that would keep none of its text keeps all
-// of it. When the pages are main content already (SharedSections), what
+// of it. When the pages are main content already (SharedSections), no
+// page loses a fifth of its text or more (largeShares), and what
 // ties a repeated fragment to the page's own text keeps it (pagesOwn): a
 // label before the page's own text, a list holding items of the page's
 // own, and a section whose heading a third of the pages hold too:
@@ -250,6 +251,9 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 // that say nearly the same (a patch release's two changes, then the line
 // every release note ends with), and what they share is their text.
 func largeShares(blocks []Block, owned func(Hash) bool) map[Hash]bool {
+	if !slices.ContainsFunc(blocks, func(b Block) bool { return b.Fragment && Removable(b.Kind) && !owned(b.Hash) }) {
+		return nil // most pages: nothing of theirs is shared
+	}
 	all, taken := 0, 0
 	size := map[Hash]int{}
 	for _, b := range blocks {
@@ -292,8 +296,11 @@ func largeShares(blocks []Block, owned func(Hash) bool) map[Hash]bool {
 // readLen counts the letters and digits a reader reads in a block's
 // markdown: link targets and image addresses aside.
 func readLen(text string) int {
+	if strings.Contains(text, "](") {
+		text = linkTarget.ReplaceAllString(text, "]")
+	}
 	n := 0
-	for _, r := range linkTarget.ReplaceAllString(text, "]") {
+	for _, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			n++
 		}
