@@ -13,9 +13,9 @@ import (
 // heads each group of its members: "Public Member Functions", then a row
 // per member) at such rows: each heading goes before the rows it heads,
 // which stay a table of their own, less the empty rows that separated
-// them. A heading inside a table makes it a
-// layout table (unwrapLayoutTables), and its rows of data would be
-// flattened into loose lines.
+// them. A heading inside a table makes it a layout table
+// (unwrapLayoutTables), and its rows of data would be flattened into
+// loose lines.
 func splitHeadingRows(doc *goquery.Document) {
 	doc.Find("table").Each(func(_ int, t *goquery.Selection) {
 		n := t.Get(0)
