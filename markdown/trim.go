@@ -108,13 +108,26 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 			drop[i] = true
 		}
 	}
-	// A heading after the span heads nothing when no block it kept
-	// follows before the next heading of its level or above (a section's
-	// heading heads the entries under it, each a lower heading and a
-	// line). heads[k] is whether a block kept follows before the next
-	// heading of level k or above. A list has no span to be after.
+	if !list {
+		dropEmptyHeadings(blocks, drop, last)
+	}
+	for i, b := range blocks {
+		if drop[i] && b.n.Parent != nil {
+			b.n.Parent.RemoveChild(b.n)
+		}
+	}
+}
+
+// dropEmptyHeadings marks in drop the headings after the span (after
+// blocks[last]) that head nothing: no block kept follows before the
+// next heading of their level or above (a section's heading heads the
+// entries under it, each a lower heading and a line), unless one labels
+// a group of headings of its own level right under it.
+func dropEmptyHeadings(blocks []block, drop []bool, last int) {
+	// heads[k] is whether a block kept follows before the next heading
+	// of level k or above.
 	var heads [7]bool
-	for i := len(blocks) - 1; i > last && !list; i-- {
+	for i := len(blocks) - 1; i > last; i-- {
 		switch {
 		case drop[i]:
 		case heading(blocks[i].n):
@@ -129,11 +142,6 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 			}
 		default:
 			heads = [7]bool{true, true, true, true, true, true, true}
-		}
-	}
-	for i, b := range blocks {
-		if drop[i] && b.n.Parent != nil {
-			b.n.Parent.RemoveChild(b.n)
 		}
 	}
 }
