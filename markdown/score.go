@@ -406,12 +406,13 @@ func (c *chosen) markTail(a articleUnits) {
 	}
 	inSection, sectionLevel := false, 0
 	var names *html.Node // a list of names a line after the article announces
+	toc := closingContents(lastUnit.n)
 	for k := a.last + 1; k < len(a.in); k++ {
 		u := c.units[a.in[k]]
 		r := a.region(u, lastUnit)
 		sentence := closing != nil && inside(u.n, closing) && (shortSentence(u) || linkedSentence(u)) ||
 			besideList != closing && inside(u.n, besideList) && linkedSentence(u)
-		entry := names != nil && inside(u.n, names) && u.total > 0 || closingContents(lastUnit.n, u.n)
+		entry := names != nil && inside(u.n, names) && u.total > 0 || toc != nil && inside(u.n, toc)
 		if !sentence && !entry && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
@@ -457,21 +458,24 @@ func (c *chosen) markTail(a articleUnits) {
 	}
 }
 
-// closingContents reports whether n stands in the list right after
-// paragraph p that ends the page's named main part (<main>, role=main)
-// and holds only links: a section's index, its introduction and then
-// the list of its pages.
-func closingContents(p, n *html.Node) bool {
-	list := nextElement(p)
-	if list == nil || list.Data != "ul" && list.Data != "ol" || !inside(n, list) || landmark(p) == nil {
-		return false
+// closingContents is the list right after paragraph p when it ends the
+// page's named main part (<main>, role=main) and holds only links: a
+// section's index, its introduction and then the list of its pages; nil
+// otherwise.
+func closingContents(p *html.Node) *html.Node {
+	list, main := nextElement(p), landmark(p)
+	if list == nil || list.Data != "ul" && list.Data != "ol" || main == nil {
+		return nil
 	}
-	for x := list; x != nil && x != landmark(p); x = x.Parent {
+	for x := list; x != nil && x != main; x = x.Parent {
 		if nextElement(x) != nil || hasTextAfter(x) {
-			return false
+			return nil
 		}
 	}
-	return linkShare(list) >= 0.99
+	if linkShare(list) < 0.99 {
+		return nil
+	}
+	return list
 }
 
 // hasTextAfter reports whether text stands after n among its siblings.

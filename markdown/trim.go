@@ -74,7 +74,7 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 			drop[i] = true // "Share your thoughts and debate the big issues"
 		case b.n.Data == "figcaption" && credit(b.text):
 			drop[i] = true // a caption that only credits the picture
-		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)) && !(i > 0 && (announces(blocks[i-1], b.n) || heading(blocks[i-1].n) || closingContents(blocks[i-1].n, b.n))) && !namedContents(b.n):
+		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)) && !(i > 0 && (announces(blocks[i-1], b.n) || heading(blocks[i-1].n) || closingContents(blocks[i-1].n) == b.n)) && !namedContents(b.n):
 			drop[i] = true
 		case i > first && i >= last && paragraph(b) && copyrightLine(b.text):
 			drop[i] = true // the site's, in its footer; a manual's title page may say it before its text
