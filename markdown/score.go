@@ -424,7 +424,7 @@ func (c *chosen) markTail(a articleUnits) {
 		switch {
 		case entry:
 			u.kept = true
-		case besideList != nil && inside(u.n, besideList) && u.n.Data == "p" && c.announcesNames(u):
+		case besideList != nil && inside(u.n, besideList) && u.n.Data == "p" && announcesNames(u):
 			// "26 Methods:", then the methods' names, each a link: a
 			// reference's list of its members, not other stories.
 			u.kept, names = true, announcedList(u.n)
@@ -493,7 +493,7 @@ func hasTextAfter(n *html.Node) bool {
 // names: most of its entries are a token of code or two
 // ("sqlite3_result_blob", "Text.Megaparsec.Byte"), where a list of other
 // stories holds headlines, made of words.
-func (c *chosen) announcesNames(u *unit) bool {
+func announcesNames(u *unit) bool {
 	if u.total > maxAnnouncement || !announcement(strings.TrimSpace(nodeText(u.n))) {
 		return false
 	}
