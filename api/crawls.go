@@ -186,6 +186,7 @@ func (s *server) withProgress(ctx context.Context, c *fiber.Ctx, rec *crawl.Craw
 		Stored:     counts[crawl.PageStored],
 		Failed:     counts[crawl.PageFailed],
 		Skipped:    counts[crawl.PageSkipped],
+		Duplicates: counts[crawl.PageDuplicate],
 	}
 	return c.JSON(v)
 }
@@ -288,14 +289,16 @@ type crawlJSON struct {
 }
 
 // progressJSON is where a crawl's discovered pages stand: waiting in the
-// frontier, being fetched or converted, kept as results, failed, or
-// skipped (out of scope, duplicates, over the limit).
+// frontier, being fetched or converted, kept as results, failed,
+// skipped (out of scope, addresses already crawled, over the limit), or
+// fetched and found to repeat the content of a page the crawl keeps.
 type progressJSON struct {
 	Queued     int `json:"queued"`
 	InProgress int `json:"inProgress"`
 	Stored     int `json:"stored"`
 	Failed     int `json:"failed"`
 	Skipped    int `json:"skipped"`
+	Duplicates int `json:"duplicates"`
 }
 
 func crawlView(c *crawl.Crawl, now time.Time) crawlJSON {

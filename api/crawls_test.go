@@ -214,9 +214,9 @@ func TestCrawlProgress(t *testing.T) {
 	c := a.store.addCrawl(testTeam, crawl.StatusRunning)
 	a.store.pages = map[uuid.UUID]map[crawl.PageState]int{c.ID: {
 		crawl.PageQueued: 7, crawl.PageClaimed: 3, crawl.PageFetched: 2, crawl.PageConverted: 1,
-		crawl.PageStored: 40, crawl.PageFailed: 4, crawl.PageSkipped: 5,
+		crawl.PageStored: 40, crawl.PageFailed: 4, crawl.PageSkipped: 5, crawl.PageDuplicate: 8,
 	}}
-	want := map[string]any{"queued": 7.0, "inProgress": 6.0, "stored": 40.0, "failed": 4.0, "skipped": 5.0}
+	want := map[string]any{"queued": 7.0, "inProgress": 6.0, "stored": 40.0, "failed": 4.0, "skipped": 5.0, "duplicates": 8.0}
 	a.temporal.onCancel = func(string) { a.store.crawls[c.ID].Status = crawl.StatusAborted }
 	for _, req := range [][2]string{{http.MethodGet, ""}, {http.MethodDelete, ""}, {http.MethodPost, "/abort"}} {
 		r := a.do(t, req[0], "/crawls/"+c.ID.String()+req[1], testKey, "")
@@ -230,7 +230,7 @@ func TestCrawlProgress(t *testing.T) {
 	}
 	empty := a.store.addCrawl(testTeam, crawl.StatusRunning)
 	r := a.do(t, http.MethodGet, "/crawls/"+empty.ID.String(), testKey, "")
-	if p, _ := r.Body["progress"].(map[string]any); len(p) != 5 || p["queued"] != 0.0 {
-		t.Errorf("a crawl without pages: progress %v, want five zero counts", p)
+	if p, _ := r.Body["progress"].(map[string]any); len(p) != 6 || p["queued"] != 0.0 || p["duplicates"] != 0.0 {
+		t.Errorf("a crawl without pages: progress %v, want six zero counts", p)
 	}
 }

@@ -52,6 +52,8 @@ type Progress struct {
 	Stored     int `json:"stored"`
 	Failed     int `json:"failed"`
 	Skipped    int `json:"skipped"`
+	// Duplicates repeat the content of a page the crawl keeps.
+	Duplicates int `json:"duplicates"`
 }
 
 // LogEntry is one entry of a crawl's log.

@@ -40,7 +40,7 @@ type Store interface {
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]crawl.Page, error)
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
-	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, notRecorded func(error) string) ([]int64, error)
+	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, w db.Words) ([]int64, error)
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage, note string) (bool, error)
 	StateOf(ctx context.Context, crawlID uuid.UUID, key string) (crawl.PageState, bool, error)
 	PreviousPages(ctx context.Context, prev uuid.UUID, keys []string) (map[string]db.PreviousPage, error)

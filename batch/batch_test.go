@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -462,8 +463,39 @@ func TestFetchBatchConverts(t *testing.T) {
 	if got.Converted.PageID != 1 {
 		t.Errorf("converted page id %d, want 1", got.Converted.PageID)
 	}
-	if gone := outs[2]; gone.State != crawl.PageFailed || gone.Converted != nil {
-		t.Errorf("missing page saved %s with %v, want failed", gone.State, gone.Converted)
+	// Its content is named by its markdown's hash, which finds the pages
+	// of the crawl with the same content (db.SaveFetches).
+	if got.ContentKey != changes.Hash([]byte(md)) {
+		t.Errorf("content key %q, want the markdown's hash", got.ContentKey)
+	}
+	if gone := outs[2]; gone.State != crawl.PageFailed || gone.Converted != nil || gone.ContentKey != "" {
+		t.Errorf("missing page saved %s with %v (key %q), want failed", gone.State, gone.Converted, gone.ContentKey)
+	}
+}
+
+// TestContentKey: a converted page's content is named by its markdown (or
+// the previous crawl's, reused), and a page without text has no name: two
+// pages that came out empty are not the same page.
+func TestContentKey(t *testing.T) {
+	conv := func(md string) db.FetchOutcome {
+		return db.FetchOutcome{State: crawl.PageConverted, Converted: &db.Converted{Markdown: md}}
+	}
+	reused := db.FetchOutcome{State: crawl.PageConverted, Change: &db.PageChange{Reuse: true, MarkdownHash: changes.Hash([]byte("# A"))}}
+	reusedEmpty := db.FetchOutcome{State: crawl.PageConverted, Change: &db.PageChange{Reuse: true, MarkdownHash: changes.Hash(nil)}}
+	for _, tc := range []struct {
+		name string
+		rec  db.FetchOutcome
+		want string
+	}{
+		{"converted", conv("# A"), changes.Hash([]byte("# A"))},
+		{"reused", reused, changes.Hash([]byte("# A"))},
+		{"empty", conv(" \n"), ""},
+		{"reused empty", reusedEmpty, ""},
+		{"skipped", db.FetchOutcome{State: crawl.PageSkipped}, ""},
+	} {
+		if got := contentKey(tc.rec); got != tc.want {
+			t.Errorf("%s: key %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -84,10 +84,10 @@ func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Durati
 	return f.waiting, f.retryIn, f.call("RetriesWaiting")
 }
 
-func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome, notRecorded func(error) string) ([]int64, error) {
+func (f *fakeStore) SaveFetches(_ context.Context, _ uuid.UUID, outs []db.FetchOutcome, w db.Words) ([]int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.notRecorded = notRecorded(errors.New("refused"))
+	f.notRecorded = w.NotRecorded(errors.New("refused"))
 	if err := f.call("SaveFetches"); err != nil {
 		return nil, err
 	}

@@ -8,10 +8,12 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/durablecrawl/crawler/browser"
+	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -175,6 +177,7 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	if rec.State == crawl.PageClaimed {
 		return // a document's reading cut short by the cancellation: left claimed
 	}
+	rec.ContentKey = contentKey(rec)
 	if toBrowser != nil {
 		entry := crawllog.SentToBrowser(b.crawl, page, *toBrowser)
 		rec.Log = &entry
@@ -187,6 +190,25 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	b.judged.Add(1)
 	b.writer.add(rec)
 }
+
+// contentKey names a converted page's content for finding pages of the
+// crawl with the same (db.FetchOutcome.ContentKey): the hash of its
+// markdown, which change tracking keeps too. A page without text has no
+// key: pages that came out empty are not one page.
+func contentKey(rec db.FetchOutcome) string {
+	switch {
+	case rec.State != crawl.PageConverted:
+		return ""
+	case rec.Converted != nil && strings.TrimSpace(rec.Converted.Markdown) != "":
+		return changes.Hash([]byte(rec.Converted.Markdown))
+	case rec.Converted == nil && rec.Change != nil && rec.Change.Reuse && rec.Change.MarkdownHash != emptyMarkdown:
+		return rec.Change.MarkdownHash // the previous crawl's markdown, reused
+	}
+	return ""
+}
+
+// emptyMarkdown is the hash of no markdown.
+var emptyMarkdown = changes.Hash(nil)
 
 // NewPages turns frontier links into the rows that enqueue them.
 func NewPages(links []frontier.Link) []db.NewPage {

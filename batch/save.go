@@ -21,7 +21,7 @@ func (b *Batch) save(outs []db.FetchOutcome) error {
 	for i := range outs {
 		outs[i].Links = b.links.Unknown(b.crawl.ID, outs[i].Links)
 	}
-	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, crawllog.NotRecorded)
+	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, saveWords)
 	if err != nil {
 		return err
 	}
@@ -47,6 +47,9 @@ func (b *Batch) save(outs []db.FetchOutcome) error {
 	}
 	return nil
 }
+
+// saveWords word what saving decides.
+var saveWords = db.Words{NotRecorded: crawllog.NotRecorded, SameContent: crawllog.SameContent}
 
 // switchEngine, when start pages turned out to need JavaScript, logs that
 // the crawl goes on with the browser engine and says so in the result.

@@ -33,7 +33,8 @@ type PageCause struct {
 	// Attempts is how many fetches the page had when a failure came
 	// after retries (0: the first fetch failed).
 	Attempts int
-	// Page is another page of the crawl, for PageRedirectTarget.
+	// Page is another page of the crawl, for PageRedirectTarget and
+	// PageSameContent.
 	Page int64
 	// JavaScript is the sign that the page needs a browser, for
 	// PageNeedsJavaScript.
@@ -80,6 +81,7 @@ const (
 	PageNoLongerLinked     PageCauseKind = "no-longer-linked" // a page of the previous crawl no page links to now
 	PageNeedsJavaScript    PageCauseKind = "needs-javascript" // JavaScript
 	PageLookupFailed       PageCauseKind = "lookup-failed"    // Detail: the crawl's state could not be read
+	PageSameContent        PageCauseKind = "same-content"     // URL, Page: the page whose content this one repeats
 
 	// Reading the page.
 	PageConvertFailed PageCauseKind = "convert-failed" // Detail

@@ -2,7 +2,7 @@ package crawl
 
 // PageState is where a page of a crawl stands. A page is discovered as
 // PageQueued, claimed by one fetch batch, and ends PageStored (a result),
-// PageFailed or PageSkipped.
+// PageFailed, PageSkipped or PageDuplicate.
 type PageState string
 
 // The states of a page.
@@ -14,10 +14,15 @@ const (
 	PageStored    PageState = "stored"
 	PageFailed    PageState = "failed"
 	PageSkipped   PageState = "skipped"
+	// PageDuplicate is a page whose content (its markdown before
+	// deduplication) is the same as another page's of the crawl: it is
+	// kept once, under that page (Page.DuplicateOf), and this one is no
+	// result.
+	PageDuplicate PageState = "duplicate"
 )
 
 // Final reports whether a page in state s is done with: a result, a
-// failure or a skip.
+// failure, a skip or a duplicate.
 func (s PageState) Final() bool {
-	return s == PageStored || s == PageFailed || s == PageSkipped
+	return s == PageStored || s == PageFailed || s == PageSkipped || s == PageDuplicate
 }

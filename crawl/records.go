@@ -116,10 +116,13 @@ type Page struct {
 	FetchMS   *int            `bun:"fetch_ms"`
 	ConvertMS *int            `bun:"convert_ms"`
 	// DocumentPages is a PDF's page count (nil for HTML pages).
-	DocumentPages *int       `bun:"document_pages"`
-	DiscoveredAt  time.Time  `bun:"discovered_at,nullzero,notnull,default:now()"`
-	FetchedAt     *time.Time `bun:"fetched_at"`
-	StoredAt      *time.Time `bun:"stored_at"`
+	DocumentPages *int `bun:"document_pages"`
+	// DuplicateOf is, on a PageDuplicate, the page of the crawl whose
+	// content this one repeats.
+	DuplicateOf  *int64     `bun:"duplicate_of"`
+	DiscoveredAt time.Time  `bun:"discovered_at,nullzero,notnull,default:now()"`
+	FetchedAt    *time.Time `bun:"fetched_at"`
+	StoredAt     *time.Time `bun:"stored_at"`
 
 	// Kept by change-tracking crawls (see package changes): the response's
 	// validators, hashes of the body and of the raw markdown, the page's

@@ -75,6 +75,9 @@ func TestPageEntries(t *testing.T) {
 			Error: ptr("the server answered 404 (after 3 attempts)")}, Error, "Page failed", "after 3 attempts", 1},
 		{"skipped", crawl.Page{ID: 11, URL: "https://example.com/r", State: crawl.PageSkipped, Error: ptr("disallowed by the site's robots.txt")},
 			Info, "Page skipped", "Skipped https://example.com/r: disallowed by the site's robots.txt.", 1},
+		{"duplicate", crawl.Page{ID: 12, URL: "https://example.com/a?id=b", State: crawl.PageDuplicate, DuplicateOf: ptr(int64(3)),
+			Error: ptr(SameContent(3, "https://example.com/a"))}, Info, "Page repeats another",
+			"Fetched https://example.com/a?id=b: the same content as https://example.com/a (page 3), which the crawl keeps", 1},
 	} {
 		entries := Pages(c, tc.page)
 		if len(entries) != tc.entries {

@@ -57,6 +57,12 @@ func pageEntry(c *crawl.Crawl, p crawl.Page) (crawl.CrawlLog, bool) {
 	case crawl.PageSkipped:
 		data["reason"] = note
 		return entry(c, key, Info, "Page skipped", fmt.Sprintf("Skipped %s: %s.", p.URL, note), data), true
+	case crawl.PageDuplicate:
+		data["reason"] = note
+		if p.DuplicateOf != nil {
+			data["duplicateOf"] = *p.DuplicateOf
+		}
+		return entry(c, key, Info, "Page repeats another", fmt.Sprintf("Fetched %s: %s.", p.URL, note), data), true
 	}
 	return crawl.CrawlLog{}, false
 }

@@ -70,6 +70,8 @@ func reason(c crawl.PageCause) string {
 		return "no longer linked from the site's pages: removed since the previous crawl"
 	case crawl.PageExcludedByChange:
 		return "excluded by a change of the running crawl's excludePaths"
+	case crawl.PageSameContent:
+		return fmt.Sprintf("the same content as %s (page %d), which the crawl keeps: not a result of its own, and its links are not followed again", c.URL, c.Page)
 	case crawl.PageNeedsJavaScript:
 		return "needs JavaScript (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"
 
@@ -115,6 +117,12 @@ func engineNotes(n crawl.EngineNote) []string {
 		notes = append(notes, fmt.Sprintf("the browser could not render it (%s); it was fetched statically", n.RenderError))
 	}
 	return notes
+}
+
+// SameContent words that a page's content is the same as page's, at url:
+// the page is recorded as its duplicate.
+func SameContent(page int64, url string) string {
+	return Reason(crawl.PageCause{Kind: crawl.PageSameContent, URL: url, Page: page})
 }
 
 // NotRecorded words why a page's outcome was not saved (err): the page is

@@ -177,7 +177,7 @@ func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]crawl.
 	var pages []crawl.Page
 	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
 		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
-		Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageStored, crawl.PageFailed, crawl.PageSkipped})).
+		Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageStored, crawl.PageFailed, crawl.PageSkipped, crawl.PageDuplicate})).
 		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").
 		Order("batch", "depth", "rank", "id").Scan(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,6 +47,21 @@ type FetchOutcome struct {
 	// reuses its previous markdown), is how it compares with the previous
 	// crawl.
 	Change *PageChange
+	// ContentKey, on a converted page, names its content: a hash of its
+	// markdown before deduplication ("" for a page with none). A page
+	// saved with the key of a page the crawl already holds is saved as a
+	// duplicate of that page (DuplicateOf), without its markdown, links,
+	// screenshot or change.
+	ContentKey  string
+	DuplicateOf int64
+}
+
+// Words are the sentences SaveFetches records as a page's error column:
+// why the database refused a page's record (the page is failed instead),
+// and that a page's content is the same as page's, at url.
+type Words struct {
+	NotRecorded func(err error) string
+	SameContent func(page int64, url string) string
 }
 
 // Size is about how many bytes the outcome writes: its HTML or markdown,
@@ -65,30 +81,40 @@ func (o FetchOutcome) Size() int {
 // links, in one transaction, while the crawl runs; a crawl that has ended
 // keeps its pages as they are. A page that is no longer claimed (saved by
 // an earlier attempt of the same batch) is left alone, and so are its
-// links. A page whose record the database refuses is marked failed rather
-// than failing the others, for the reason notRecorded words. It returns
-// the pages it saved, whose links are now in the frontier.
-func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome, notRecorded func(error) string) ([]int64, error) {
+// links. A converted page whose content another page of the crawl has
+// (ContentKey) is saved as its duplicate, and its outcome in outs says so
+// (see sameContent). A page whose record the database refuses is marked
+// failed rather than failing the others, for the reason w.NotRecorded
+// words. It returns the pages it saved, whose links are now in the
+// frontier.
+func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []FetchOutcome, w Words) ([]int64, error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
 	var saved []int64
+	var final []FetchOutcome // outs as saved: duplicates marked
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		saved = saved[:0]
+		final = slices.Clone(outs)
 		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
 		if err != nil || !running {
 			return err
 		}
 		// One statement for the group; when the database refuses it (a
 		// page it cannot store), page by page, so that only that page fails.
-		savedIDs, err := savepoint(ctx, tx, func() (map[int64]bool, error) { return saveFetchGroup(ctx, tx, crawlID, outs) })
+		savedIDs, err := savepoint(ctx, tx, func() (map[int64]bool, error) {
+			if err := sameContent(ctx, tx, crawlID, final, w.SameContent); err != nil {
+				return nil, err
+			}
+			return saveFetchGroup(ctx, tx, crawlID, final)
+		})
 		if Transient(err) {
 			return err // the whole transaction is tried again
 		}
 		if err == nil {
 			var links []NewPage
 			var logs []crawl.CrawlLog
-			for _, o := range outs {
+			for _, o := range final {
 				if savedIDs[o.PageID] {
 					saved = append(saved, o.PageID)
 					links = append(links, o.Links...)
@@ -100,29 +126,37 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			if err := insertLogs(ctx, tx, logs); err != nil {
 				return err
 			}
-			if err := saveScreenshots(ctx, tx, crawlID, outs, savedIDs); err != nil {
+			if err := saveScreenshots(ctx, tx, crawlID, final, savedIDs); err != nil {
 				return err
 			}
-			if err := saveDocumentPages(ctx, tx, crawlID, outs, savedIDs); err != nil {
+			if err := saveDocumentPages(ctx, tx, crawlID, final, savedIDs); err != nil {
 				return err
 			}
-			if err := saveChanges(ctx, tx, crawlID, outs, savedIDs); err != nil {
+			if err := saveChanges(ctx, tx, crawlID, final, savedIDs); err != nil {
 				return err
 			}
 			_, err = enqueue(ctx, tx, crawlID, links)
 			return err
 		}
+		final = slices.Clone(outs) // the group's duplicates were rolled back with it
 		var links []NewPage
-		for _, o := range outs {
-			ok, err := savepoint(ctx, tx, func() (bool, error) { return saveFetch(ctx, tx, crawlID, o) })
+		for i := range final {
+			ok, err := savepoint(ctx, tx, func() (bool, error) {
+				if err := sameContent(ctx, tx, crawlID, final[i:i+1], w.SameContent); err != nil {
+					return false, err
+				}
+				return saveFetch(ctx, tx, crawlID, final[i])
+			})
 			if Transient(err) {
 				return err
 			}
+			o := final[i]
 			if err != nil {
 				// Recorded as failed instead; its links are not followed.
+				final[i] = outs[i]
 				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
 					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
-					Error: notRecorded(err)}); err != nil {
+					Error: w.NotRecorded(err)}); err != nil {
 					return err
 				}
 				continue
@@ -149,14 +183,70 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 	if err != nil {
 		return nil, err
 	}
+	for i, o := range final {
+		if o.State == crawl.PageDuplicate {
+			outs[i] = o
+		}
+	}
 	return saved, nil
+}
+
+// sameContent decides which of the converted pages among outs repeat the
+// content of a page the crawl already holds, and makes their outcomes
+// duplicates of it: no markdown, links, screenshot or change of their
+// own, and the error column says which page they repeat (words). The
+// first page saved with a content holds it (page_contents), pages of one
+// group in crawl order; a page that is no longer claimed (an earlier
+// attempt of its batch saved it) claims nothing. Two batches saving the
+// same content at once agree through the table's key: the second waits
+// for the first's transaction.
+func sameContent(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, words func(int64, string) string) error {
+	var ids []int64
+	var keys []string
+	for _, o := range outs {
+		if o.State == crawl.PageConverted && o.ContentKey != "" {
+			ids, keys = append(ids, o.PageID), append(keys, o.ContentKey)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := tx.NewRaw(`
+INSERT INTO page_contents (crawl_id, content_key, page_id)
+SELECT p.crawl_id, d.key, p.id FROM unnest(?::bigint[], ?::text[]) AS d(id, key)
+JOIN pages p ON p.id = d.id AND p.crawl_id = ? AND p.state = ?
+ORDER BY p.depth, p.rank, p.id
+ON CONFLICT DO NOTHING`, pgdialect.Array(ids), pgdialect.Array(keys), crawlID, crawl.PageClaimed).Exec(ctx); err != nil {
+		return fmt.Errorf("claim the contents of %d pages: %w", len(ids), err)
+	}
+	var owners []struct {
+		Key  string `bun:"content_key"`
+		Page int64  `bun:"page_id"`
+		URL  string `bun:"url"`
+	}
+	if err := tx.NewRaw(`
+SELECT c.content_key, c.page_id, coalesce(p.final_url, p.url) AS url
+FROM page_contents c JOIN pages p ON p.id = c.page_id
+WHERE c.crawl_id = ? AND c.content_key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)).Scan(ctx, &owners); err != nil {
+		return fmt.Errorf("owners of the contents of %d pages: %w", len(ids), err)
+	}
+	for _, owner := range owners {
+		for i, o := range outs {
+			if o.State == crawl.PageConverted && o.ContentKey == owner.Key && o.PageID != owner.Page {
+				outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
+					StatusCode: o.StatusCode, ContentType: o.ContentType, Engine: o.Engine, Bytes: o.Bytes, FetchMS: o.FetchMS,
+					Error: words(owner.Page, owner.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: owner.Page}
+			}
+		}
+	}
+	return nil
 }
 
 // saveFetchGroup records the fetches of claimed pages in one statement and
 // returns the pages it saved (those still claimed), as saveFetch does one.
 func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome) (map[int64]bool, error) {
 	n := len(outs)
-	ids, retryMS := make([]int64, n), make([]int64, n)
+	ids, retryMS, dups := make([]int64, n), make([]int64, n), make([]int64, n)
 	states, finals, types, engines, errs, htmls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	statuses, bytes, ms := make([]int, n), make([]int, n), make([]int, n)
 	render := make([]bool, n)
@@ -176,6 +266,7 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 		if o.State == crawl.PageQueued {
 			retryMS[i] = o.RetryIn.Milliseconds()
 		}
+		dups[i] = o.DuplicateOf
 	}
 	var saved []int64
 	err := tx.NewRaw(`
@@ -193,11 +284,12 @@ UPDATE pages AS p SET
     batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
     attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
     not_before = CASE WHEN d.retry_ms > 0 THEN clock_timestamp() + d.retry_ms * interval '1 millisecond' ELSE p.not_before END,
-    render = p.render OR d.render
+    render = p.render OR d.render,
+    duplicate_of = nullif(d.duplicate_of, 0)
 FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
-        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[])
+        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[], ?::bigint[])
     AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
-        title, markdown, convert_ms, noindex, formats)
+        title, markdown, convert_ms, noindex, formats, duplicate_of)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
 		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
@@ -205,7 +297,7 @@ RETURNING p.id`,
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
 		pgdialect.Array(retryMS), pgdialect.Array(render),
 		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex), pgdialect.Array(formats),
-		crawlID, crawl.PageClaimed).Scan(ctx, &saved)
+		pgdialect.Array(dups), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
 	}
@@ -244,6 +336,9 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 		Where("id = ?", o.PageID).Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageClaimed)
 	if o.State == crawl.PageFetched {
 		q = q.Set("html = ?", o.HTML)
+	}
+	if o.DuplicateOf != 0 {
+		q = q.Set("duplicate_of = ?", o.DuplicateOf)
 	}
 	if c := o.Converted; o.State == crawl.PageConverted && c != nil {
 		q = q.Set("title = ?", c.Title).Set("raw_markdown = ?", c.Markdown).Set("convert_ms = ?", c.ConvertMS)

@@ -234,7 +234,7 @@ func TestClaimModes(t *testing.T) {
 		{PageID: first[1].ID, State: crawl.PageQueued, Render: true, Error: "needs JavaScript"},
 		{PageID: first[2].ID, State: crawl.PageQueued, RetryIn: time.Millisecond},
 	}
-	if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, outs, words); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := store.RenderQueued(ctx, c.ID); err != nil || n != 1 {
@@ -289,7 +289,7 @@ func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	out := db.FetchOutcome{PageID: pages[0].ID, State: crawl.PageFetched, StatusCode: 200, HTML: "<p>hi</p>",
 		Links: []db.NewPage{page("/a", 1, "000000"), page("/b", 1, "000001")}}
 	for i := 0; i < 2; i++ {
-		saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out}, notRecorded)
+		saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{out}, words)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +352,7 @@ func TestSaveFetchesConverted(t *testing.T) {
 			// fails, and each page is saved alone (the refused one failed).
 			outs[1].State = crawl.PageState("unheard-of")
 		}
-		if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
+		if _, err := store.SaveFetches(ctx, c.ID, outs, words); err != nil {
 			t.Fatal(err)
 		}
 		var got []crawl.Page
@@ -415,7 +415,7 @@ func fetchedBatch(t testing.TB, c *crawl.Crawl, paths ...string) []int64 {
 		outs = append(outs, db.FetchOutcome{PageID: p.ID, State: crawl.PageFetched, StatusCode: 200})
 		ids = append(ids, p.ID)
 	}
-	if _, err := store.SaveFetches(ctx, c.ID, outs, notRecorded); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, outs, words); err != nil {
 		t.Fatal(err)
 	}
 	return ids
@@ -535,8 +535,12 @@ func TestFinishCrawlIsCompareAndSet(t *testing.T) {
 // keptAs is the reason of a redirect target kept as page id.
 func keptAs(id int64) string { return fmt.Sprintf("reached through a redirect; kept as page %d", id) }
 
-// notRecorded is the reason of a page whose outcome the database refused.
-func notRecorded(err error) string { return "the page could not be recorded: " + err.Error() }
+// words word what SaveFetches decides: the reason of a page whose outcome
+// the database refused, and that of a page repeating another's content.
+var words = db.Words{
+	NotRecorded: func(err error) string { return "the page could not be recorded: " + err.Error() },
+	SameContent: func(page int64, url string) string { return fmt.Sprintf("the same content as %s (page %d)", url, page) },
+}
 
 func TestClaimRedirectTarget(t *testing.T) {
 	ctx := context.Background()
@@ -623,4 +627,103 @@ func BenchmarkStoreConverted(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/page")
+}
+
+// TestSameContentIsSavedOnce: a converted page whose content (its key) a
+// page of the crawl already has is saved as that page's duplicate,
+// without its markdown or links, whether the other page came in the same
+// group (the one first in crawl order keeps it), in an earlier save, or
+// in a group the database refused and saved page by page; a save
+// repeated by a retry changes nothing; two batches saving the same
+// content at once agree on one page keeping it.
+func TestSameContentIsSavedOnce(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	var paths = []string{"/a", "/a?id=intro", "/b", "/c", "/d", "/e"}
+	for i, p := range paths {
+		if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page(p, 1, fmt.Sprintf("%03d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimed, err := store.ClaimBatch(ctx, c.ID, 0, 2, db.ClaimAll)
+	if err != nil || len(claimed) != 2 {
+		t.Fatal(claimed, err)
+	}
+	a, anchor := claimed[0].ID, claimed[1].ID
+	converted := func(id int64, md string, links ...db.NewPage) db.FetchOutcome {
+		return db.FetchOutcome{PageID: id, State: crawl.PageConverted, StatusCode: 200, ContentKey: "key of " + md,
+			Converted: &db.Converted{Title: md, Markdown: md}, Links: links}
+	}
+	// The anchor's copy comes first in the group; /a is first in crawl order.
+	outs := []db.FetchOutcome{converted(anchor, "A", page("/from-the-copy", 2, "000")), converted(a, "A")}
+	if _, err := store.SaveFetches(ctx, c.ID, outs, words); err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].State != crawl.PageDuplicate || outs[0].DuplicateOf != a || outs[0].Links != nil || outs[1].State != crawl.PageConverted {
+		t.Errorf("outcomes after the save: %s of %d with links %v, then %s", outs[0].State, outs[0].DuplicateOf, outs[0].Links, outs[1].State)
+	}
+	// A retry of the same save finds both pages saved.
+	if saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(anchor, "A"), converted(a, "A")}, words); err != nil || len(saved) != 0 {
+		t.Errorf("the save again: saved %v, %v", saved, err)
+	}
+	claimed, err = store.ClaimBatch(ctx, c.ID, 1, 2, db.ClaimAll)
+	if err != nil || len(claimed) != 2 {
+		t.Fatal(claimed, err)
+	}
+	// A group the database refuses (a state its check does not know) is
+	// saved page by page: /b still repeats /a.
+	b, refused := claimed[0].ID, claimed[1].ID
+	bad := converted(refused, "C")
+	bad.State = crawl.PageState("unheard-of")
+	if _, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(b, "A"), bad}, words); err != nil {
+		t.Fatal(err)
+	}
+	// Two batches save the same new content at once.
+	claimed, err = store.ClaimBatch(ctx, c.ID, 2, 2, db.ClaimAll)
+	if err != nil || len(claimed) != 2 {
+		t.Fatal(claimed, err)
+	}
+	d, e := claimed[0].ID, claimed[1].ID
+	errs := make(chan error, 2)
+	for _, id := range []int64{d, e} {
+		go func() {
+			_, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(id, "D")}, words)
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []crawl.Page
+	if err := store.DB().NewSelect().Model(&got).Where("crawl_id = ?", c.ID).Order("id").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int64]crawl.Page{}
+	for _, p := range got {
+		byID[p.ID] = p
+		if p.URL == "https://example.com/from-the-copy" {
+			t.Errorf("the copy's link was enqueued")
+		}
+	}
+	isDuplicate := func(id, of int64) bool {
+		p := byID[id]
+		return p.State == crawl.PageDuplicate && p.DuplicateOf != nil && *p.DuplicateOf == of && p.RawMarkdown == nil &&
+			deref(p.Error) == fmt.Sprintf("the same content as %s (page %d)", byID[of].URL, of)
+	}
+	if byID[a].State != crawl.PageConverted || !isDuplicate(anchor, a) || !isDuplicate(b, a) {
+		t.Errorf("/a %s; its copy %s of %v (%q); /b %s of %v", byID[a].State, byID[anchor].State, byID[anchor].DuplicateOf,
+			deref(byID[anchor].Error), byID[b].State, byID[b].DuplicateOf)
+	}
+	if byID[refused].State != crawl.PageFailed {
+		t.Errorf("the refused page is %s, want failed", byID[refused].State)
+	}
+	if !(byID[d].State == crawl.PageConverted && isDuplicate(e, d) || byID[e].State == crawl.PageConverted && isDuplicate(d, e)) {
+		t.Errorf("saved at once: %s and %s, want one converted and one its duplicate", byID[d].State, byID[e].State)
+	}
+	counts, err := store.CountPages(ctx, c.ID)
+	if err != nil || counts[crawl.PageDuplicate] != 3 {
+		t.Errorf("counts %v (%v), want 3 duplicates", counts, err)
+	}
 }

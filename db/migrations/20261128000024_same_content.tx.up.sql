@@ -1,0 +1,15 @@
+-- A page whose content (its markdown before deduplication) repeats a page
+-- the crawl already holds is recorded as a duplicate of that page
+-- (state 'duplicate', duplicate_of), not as a result. page_contents holds,
+-- per crawl, the first page saved with each content: its primary key is
+-- what makes two batches saving the same content at once agree on it.
+ALTER TABLE pages ADD COLUMN duplicate_of bigint;
+CREATE TABLE page_contents (
+    crawl_id uuid NOT NULL REFERENCES crawls (id) ON DELETE CASCADE,
+    content_key text NOT NULL,
+    page_id bigint NOT NULL,
+    PRIMARY KEY (crawl_id, content_key)
+);
+ALTER TABLE pages DROP CONSTRAINT pages_state_check;
+ALTER TABLE pages ADD CONSTRAINT pages_state_check
+    CHECK (state IN ('queued', 'claimed', 'fetched', 'converted', 'stored', 'failed', 'skipped', 'duplicate'));
