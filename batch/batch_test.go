@@ -373,6 +373,65 @@ func TestFetchBatchSendsDeepPagesToTheBrowser(t *testing.T) {
 	}
 }
 
+// TestFetchBatchRendersForScriptedLinks: with RenderDeep, a page whose
+// text is in its HTML but whose HTML offers no more than one link to
+// follow while its scripts run (a manual's menu drawn from a script's
+// data) is sent alone to the browser to find its links, the start page
+// too, without switching the crawl; a page with links, one without
+// scripts, and one whose links the crawl does not follow stay static.
+func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
+	text := "<h1>Reference</h1><p>" + strings.Repeat("What the library does. ", 20) + "</p>"
+	menu := `<html><head><script src="menudata.js"></script><script>initMenu()</script>
+<script type="application/ld+json">{"@type":"WebSite"}</script></head><body><div id="main-nav"></div>` + text +
+		`<a href="#top">Top</a> <a href="/">Home</a> <a href="/about">About</a> <a href="https://generator.example.org/">made by</a></body></html>`
+	linked := `<html><head><script src="menudata.js"></script></head><body>` + text + `<a href="/a">A</a> <a href="/b">B</a></body></html>`
+	plain := `<html><body>` + text + `</body></html>`
+	data := `<html><head><script type="application/json">{"menu":[]}</script></head><body>` + text + `</body></html>`
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, EngineType: crawl.EngineAuto, MaxDepth: 2})
+	f := &fakeStore{crawl: c, claim: []crawl.Page{
+		claimed(1, "https://example.com/", 0, "000"),
+		claimed(2, "https://example.com/linked", 1, "000000"),
+		claimed(3, "https://example.com/plain", 1, "000001"),
+		claimed(4, "https://example.com/data", 1, "000002"),
+		claimed(5, "https://example.com/deepest", 2, "000000000"),
+	}}
+	withLinks := func(body string, links ...string) fetch.Result {
+		r := fakefetch.HTML(body)
+		r.Links = links
+		return r
+	}
+	menuLinks := []string{"https://example.com/#top", "https://example.com/", "https://example.com/about", "https://generator.example.org/"}
+	engine := &fakefetch.Fetcher{Results: map[string]fetch.Result{
+		"https://example.com/":        withLinks(menu, menuLinks...),
+		"https://example.com/linked":  withLinks(linked, "https://example.com/a", "https://example.com/b"),
+		"https://example.com/plain":   fakefetch.HTML(plain),
+		"https://example.com/data":    fakefetch.HTML(data),
+		"https://example.com/deepest": withLinks(menu, menuLinks...),
+	}}
+	res, err := newBatch(f, engine, nil, false, Input{Detect: true, RenderDeep: true}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SwitchTo != "" || res.ToBrowser != 1 || res.Fetched != 4 {
+		t.Errorf("result %+v, want the start page alone to the browser, no switch", res)
+	}
+	outs := outcomesByID(t, f.outcomes)
+	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || o.Log == nil || o.Log.Message != "Page sent to the browser" ||
+		!strings.Contains(o.Log.Description, "rendered to find its links: its static HTML has 1 link in scope while 2 scripts run") {
+		t.Errorf("the start page: %s, render %v, log %+v", o.State, o.Render, o.Log)
+	}
+	for id := int64(2); id <= 5; id++ {
+		if o := outs[id]; o.State != crawl.PageFetched || o.Render {
+			t.Errorf("page %d: %s, render %v; want it static", id, o.State, o.Render)
+		}
+	}
+	// Without RenderDeep (a run begun before the change) it stays static.
+	f = &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/", 0, "000")}}
+	if res, _ := newBatch(f, engine, nil, false, Input{Detect: true}).Run(context.Background()); res.ToBrowser != 0 || f.outcomes[0].Render {
+		t.Errorf("without RenderDeep: %+v, %+v", res, f.outcomes[0])
+	}
+}
+
 // TestFetchBatchRobots: with ObeyRobots, the site's robots.txt is read
 // once with the static fetcher and saved; a page it disallows is skipped
 // without being fetched.

@@ -157,6 +157,14 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 				b.res.ToBrowser++
 			}
 			b.mu.Unlock()
+		} else if why, draws := b.scriptedLinks(page, out, r.Body); draws {
+			// Its content is in its HTML, its links are not: it alone is
+			// rendered, for its links, and the crawl stays static.
+			out = out.ToBrowser(why)
+			toBrowser = &why
+			b.mu.Lock()
+			b.res.ToBrowser++
+			b.mu.Unlock()
 		}
 	}
 	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
@@ -189,6 +197,25 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	}
 	b.judged.Add(1)
 	b.writer.add(rec)
+}
+
+// scriptedLinks reports whether a page fetched statically offers
+// (almost) no links to follow in its HTML while its scripts may draw them
+// (a menu bar or a side tree built from a script's data), and why: such a
+// page is rendered once to find its links (in browser batches: only with
+// RenderDeep). A page whose links are not followed (its depth is the
+// crawl's limit, the crawl follows its sitemaps) is not.
+func (b *Batch) scriptedLinks(page crawl.Page, out frontier.Outcome, body []byte) (crawl.JavaScriptSign, bool) {
+	if !b.in.RenderDeep || b.in.NoLinks && !b.crawl.SitemapAndLinks || !b.rules.FollowsLinksOf(page.Depth) {
+		return crawl.JavaScriptSign{}, false
+	}
+	links := 0
+	for _, l := range out.Links {
+		if l.Key != page.NormalizedURL {
+			links++
+		}
+	}
+	return browser.ScriptedLinks(body, links)
 }
 
 // contentKey names a converted page's content for finding pages of the

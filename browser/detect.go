@@ -45,6 +45,42 @@ func NeedsJavaScript(html []byte) (crawl.JavaScriptSign, bool) {
 	return crawl.JavaScriptSign{}, false
 }
 
+// ScriptedLinks reports whether a page whose text is in its HTML gets its
+// links from its scripts: its HTML offers at most maxScriptedLinks links
+// to follow (inScope, the page itself aside) while it runs scripts, which
+// may draw its navigation (a documentation generator's menu bar and side
+// tree, built from a script's data). Rendering it once finds them; the
+// pages they lead to are fetched as any other.
+func ScriptedLinks(html []byte, inScope int) (crawl.JavaScriptSign, bool) {
+	if inScope > maxScriptedLinks {
+		return crawl.JavaScriptSign{}, false
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
+	if err != nil {
+		return crawl.JavaScriptSign{}, false
+	}
+	scripts := 0
+	doc.Find("script").Each(func(_ int, s *goquery.Selection) {
+		kind := strings.ToLower(strings.TrimSpace(s.AttrOr("type", "")))
+		if kind != "" && !strings.Contains(kind, "javascript") && kind != "module" {
+			return // data (JSON, JSON-LD, templates), not code
+		}
+		if _, ok := s.Attr("src"); ok || strings.TrimSpace(s.Text()) != "" {
+			scripts++
+		}
+	})
+	if scripts == 0 {
+		return crawl.JavaScriptSign{}, false
+	}
+	return crawl.JavaScriptSign{Kind: crawl.SignScriptedLinks, Links: inScope, Scripts: scripts}, true
+}
+
+// maxScriptedLinks is the most links to follow a page's HTML offers when
+// its scripts are taken to draw its navigation: a page of a site has more
+// (the start page of a script-drawn manual links only to itself, or to
+// its generator's home elsewhere).
+const maxScriptedLinks = 1
+
 const (
 	// emptyMountPoint is the most text, in characters, of a mount point
 	// or a page that is still empty ("Loading…").

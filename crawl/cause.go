@@ -128,6 +128,9 @@ type JavaScriptSign struct {
 	Text int
 	// Scripts is how many scripts it loads.
 	Scripts int
+	// Links is how many links to follow its HTML offers, for
+	// SignScriptedLinks.
+	Links int `json:",omitempty"`
 }
 
 // JavaScriptSignKind names a sign.
@@ -138,6 +141,9 @@ const (
 	SignEmptyMountPoint JavaScriptSignKind = "empty-mount-point" // Text
 	SignNoscript        JavaScriptSignKind = "noscript"          // Text
 	SignNoTextScripts   JavaScriptSignKind = "no-text-scripts"   // Scripts
+	// The page's text is in its HTML but its links are not: it is
+	// rendered to find them.
+	SignScriptedLinks JavaScriptSignKind = "scripted-links" // Links, Scripts
 )
 
 // ExtractionCause is why a page's extraction failed; package crawllog

@@ -157,11 +157,15 @@ func HostThrottled(c *crawl.Crawl, w hostbudget.Wait) crawl.CrawlLog {
 
 // SentToBrowser says that page p, fetched statically, needs JavaScript
 // (sign) and is rendered in the browser instead, while the rest of the
-// crawl stays static.
+// crawl stays static: for its content, or (SignScriptedLinks) for the
+// links its scripts draw.
 func SentToBrowser(c *crawl.Crawl, p crawl.Page, sign crawl.JavaScriptSign) crawl.CrawlLog {
 	why := JavaScript(sign)
-	return entry(c, fmt.Sprintf("to-browser:%d", p.ID), Info, "Page sent to the browser",
-		fmt.Sprintf("%s needs JavaScript (%s): it is rendered with the browser engine (playwright).", p.URL, why),
+	desc := fmt.Sprintf("%s needs JavaScript (%s): it is rendered with the browser engine (playwright).", p.URL, why)
+	if sign.Kind == crawl.SignScriptedLinks {
+		desc = fmt.Sprintf("%s is rendered to find its links: %s. The pages they lead to are fetched statically when their HTML holds their content.", p.URL, why)
+	}
+	return entry(c, fmt.Sprintf("to-browser:%d", p.ID), Info, "Page sent to the browser", desc,
 		map[string]any{"url": p.URL, "statusCode": 0, "depth": p.Depth, "engine": crawl.EnginePlaywright, "reason": why})
 }
 

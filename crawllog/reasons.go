@@ -73,6 +73,9 @@ func reason(c crawl.PageCause) string {
 	case crawl.PageSameContent:
 		return fmt.Sprintf("the same content as %s (page %d), which the crawl keeps: not a result of its own, and its links are not followed again", c.URL, c.Page)
 	case crawl.PageNeedsJavaScript:
+		if c.JavaScript.Kind == crawl.SignScriptedLinks {
+			return "rendered to find its links (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"
+		}
 		return "needs JavaScript (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"
 
 	case crawl.PageConvertFailed:
@@ -146,6 +149,12 @@ func JavaScript(s crawl.JavaScriptSign) string {
 		return fmt.Sprintf("the page asks for JavaScript in <noscript> and holds %d characters of text without it", s.Text)
 	case crawl.SignNoTextScripts:
 		return fmt.Sprintf("the page shows no text without its %d scripts", s.Scripts)
+	case crawl.SignScriptedLinks:
+		links := fmt.Sprintf("%d links", s.Links)
+		if s.Links == 1 {
+			links = "1 link"
+		}
+		return fmt.Sprintf("its static HTML has %s in scope while %d scripts run, which draw its navigation", links, s.Scripts)
 	}
 	return string(s.Kind)
 }

@@ -95,9 +95,10 @@ func TestJavaScriptSigns(t *testing.T) {
 		crawl.SignEmptyMountPoint: "a client-side app's mount point is empty (the page holds 12 characters of text without its scripts)",
 		crawl.SignNoscript:        "the page asks for JavaScript in <noscript> and holds 12 characters of text without it",
 		crawl.SignNoTextScripts:   "the page shows no text without its 3 scripts",
+		crawl.SignScriptedLinks:   "its static HTML has 1 link in scope while 3 scripts run, which draw its navigation",
 	}
 	for kind, want := range cases {
-		if got := JavaScript(crawl.JavaScriptSign{Kind: kind, Text: 12, Scripts: 3}); got != want {
+		if got := JavaScript(crawl.JavaScriptSign{Kind: kind, Text: 12, Scripts: 3, Links: 1}); got != want {
 			t.Errorf("%q: %q, want %q", kind, got, want)
 		}
 	}
