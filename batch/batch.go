@@ -39,6 +39,7 @@ type Store interface {
 	RobotsStore
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]crawl.Page, error)
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
+	ClaimLinkScripts(ctx context.Context, crawlID uuid.UUID, page int64, scripts string) (bool, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, w db.Words) ([]int64, error)
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage, note string) (bool, error)

@@ -377,8 +377,9 @@ func TestFetchBatchSendsDeepPagesToTheBrowser(t *testing.T) {
 // text is in its HTML but whose HTML offers no more than one link to
 // follow while its scripts run (a manual's menu drawn from a script's
 // data) is sent alone to the browser to find its links, the start page
-// too, without switching the crawl; a page with links, one without
-// scripts, and one whose links the crawl does not follow stay static.
+// too, without switching the crawl, unless a page running the same
+// scripts was; a page with links, one without scripts, and one whose
+// links the crawl does not follow stay static.
 func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 	text := "<h1>Reference</h1><p>" + strings.Repeat("What the library does. ", 20) + "</p>"
 	menu := `<html><head><script src="menudata.js"></script><script>initMenu()</script>
@@ -394,6 +395,8 @@ func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 		claimed(3, "https://example.com/plain", 1, "000001"),
 		claimed(4, "https://example.com/data", 1, "000002"),
 		claimed(5, "https://example.com/deepest", 2, "000000000"),
+		claimed(6, "https://example.com/same-menu", 1, "000003"),
+		claimed(7, "https://example.com/tree", 1, "000004"),
 	}}
 	withLinks := func(body string, links ...string) fetch.Result {
 		r := fakefetch.HTML(body)
@@ -407,23 +410,30 @@ func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 		"https://example.com/plain":   fakefetch.HTML(plain),
 		"https://example.com/data":    fakefetch.HTML(data),
 		"https://example.com/deepest": withLinks(menu, menuLinks...),
+		// The same scripts draw the same menu: the start page's render
+		// finds it. Other scripts (a section's tree) may draw others.
+		"https://example.com/same-menu": withLinks(menu, menuLinks...),
+		"https://example.com/tree":     withLinks(strings.Replace(menu, "menudata.js", "navtree.js", 1), "https://example.com/tree#top", "https://example.com/"),
 	}}
 	res, err := newBatch(f, engine, nil, false, Input{Detect: true, RenderDeep: true}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.SwitchTo != "" || res.ToBrowser != 1 || res.Fetched != 4 {
-		t.Errorf("result %+v, want the start page alone to the browser, no switch", res)
+	if res.SwitchTo != "" || res.ToBrowser != 2 || res.Fetched != 5 {
+		t.Errorf("result %+v, want the start page and the tree to the browser, no switch", res)
 	}
 	outs := outcomesByID(t, f.outcomes)
 	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || o.Log == nil || o.Log.Message != "Page sent to the browser" ||
 		!strings.Contains(o.Log.Description, "rendered to find its links: its static HTML has 1 link in scope while 2 scripts run") {
 		t.Errorf("the start page: %s, render %v, log %+v", o.State, o.Render, o.Log)
 	}
-	for id := int64(2); id <= 5; id++ {
+	for id := int64(2); id <= 6; id++ {
 		if o := outs[id]; o.State != crawl.PageFetched || o.Render {
 			t.Errorf("page %d: %s, render %v; want it static", id, o.State, o.Render)
 		}
+	}
+	if o := outs[7]; o.State != crawl.PageQueued || !o.Render {
+		t.Errorf("the page of other scripts: %s (%s), render %v; want it to the browser", o.State, o.Error, o.Render)
 	}
 	// Without RenderDeep (a run begun before the change) it stays static.
 	f = &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/", 0, "000")}}

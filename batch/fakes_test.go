@@ -23,15 +23,16 @@ type fakeStore struct {
 	fail map[string]error
 
 	// Answers.
-	claim    []crawl.Page               // ClaimBatch
-	unsaved  map[int64]bool             // SaveFetches: pages an earlier attempt already saved
-	renderQ  int                        // RenderQueued
-	waiting  int                        // RetriesWaiting
-	retryIn  time.Duration              //
-	owned    map[string]bool            // ClaimRedirectTarget, by target key
-	states   map[string]crawl.PageState // StateOf
-	robots   map[string]db.Robots       // Robots, by origin; SaveRobots adds
-	previous map[string]db.PreviousPage // PreviousPages, by key
+	claim       []crawl.Page               // ClaimBatch
+	unsaved     map[int64]bool             // SaveFetches: pages an earlier attempt already saved
+	renderQ     int                        // RenderQueued
+	linkScripts map[string]int64           // ClaimLinkScripts: the page of each set of scripts
+	waiting     int                        // RetriesWaiting
+	retryIn     time.Duration              //
+	owned       map[string]bool            // ClaimRedirectTarget, by target key
+	states      map[string]crawl.PageState // StateOf
+	robots      map[string]db.Robots       // Robots, by origin; SaveRobots adds
+	previous    map[string]db.PreviousPage // PreviousPages, by key
 
 	// Calls.
 	logs        []crawl.CrawlLog
@@ -76,6 +77,18 @@ func (f *fakeStore) RenderQueued(context.Context, uuid.UUID) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.renderQ, f.call("RenderQueued")
+}
+
+func (f *fakeStore) ClaimLinkScripts(_ context.Context, _ uuid.UUID, page int64, scripts string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.linkScripts == nil {
+		f.linkScripts = map[string]int64{}
+	}
+	if _, ok := f.linkScripts[scripts]; !ok {
+		f.linkScripts[scripts] = page
+	}
+	return f.linkScripts[scripts] == page, f.call("ClaimLinkScripts")
 }
 
 func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Duration, error) {

@@ -157,7 +157,7 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 				b.res.ToBrowser++
 			}
 			b.mu.Unlock()
-		} else if why, draws := b.scriptedLinks(page, out, r.Body); draws {
+		} else if why, draws := b.scriptedLinks(ctx, page, out, r.Body); draws {
 			// Its content is in its HTML, its links are not: it alone is
 			// rendered, for its links, and the crawl stays static.
 			out = out.ToBrowser(why)
@@ -203,9 +203,10 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 // (almost) no links to follow in its HTML while its scripts may draw them
 // (a menu bar or a side tree built from a script's data), and why: such a
 // page is rendered once to find its links (in browser batches: only with
-// RenderDeep). A page whose links are not followed (its depth is the
-// crawl's limit, the crawl follows its sitemaps) is not.
-func (b *Batch) scriptedLinks(page crawl.Page, out frontier.Outcome, body []byte) (crawl.JavaScriptSign, bool) {
+// RenderDeep), unless a page running the same scripts was (their
+// navigation is known). A page whose links are not followed (its depth is
+// the crawl's limit, the crawl follows its sitemaps) is not.
+func (b *Batch) scriptedLinks(ctx context.Context, page crawl.Page, out frontier.Outcome, body []byte) (crawl.JavaScriptSign, bool) {
 	if !b.in.RenderDeep || b.in.NoLinks && !b.crawl.SitemapAndLinks || !b.rules.FollowsLinksOf(page.Depth) {
 		return crawl.JavaScriptSign{}, false
 	}
@@ -215,7 +216,15 @@ func (b *Batch) scriptedLinks(page crawl.Page, out frontier.Outcome, body []byte
 			links++
 		}
 	}
-	return browser.ScriptedLinks(body, links)
+	why, scripts, ok := browser.ScriptedLinks(body, page.URL, links)
+	if !ok {
+		return why, false
+	}
+	// Pages running the same scripts draw the same links: the first
+	// page rendered found them. A claim that cannot be read renders
+	// nothing.
+	first, err := b.store.ClaimLinkScripts(ctx, b.crawl.ID, page.ID, scripts)
+	return why, err == nil && first
 }
 
 // contentKey names a converted page's content for finding pages of the

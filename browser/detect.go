@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"net/url"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -50,29 +51,45 @@ func NeedsJavaScript(html []byte) (crawl.JavaScriptSign, bool) {
 // to follow (inScope, the page itself aside) while it runs scripts, which
 // may draw its navigation (a documentation generator's menu bar and side
 // tree, built from a script's data). Rendering it once finds them; the
-// pages they lead to are fetched as any other.
-func ScriptedLinks(html []byte, inScope int) (crawl.JavaScriptSign, bool) {
+// pages they lead to are fetched as any other. It also names the scripts
+// (the addresses of those it loads, resolved against pageURL, in order;
+// "inline" when it loads none): pages running the same scripts draw the
+// same navigation, and one render finds it for all.
+func ScriptedLinks(html []byte, pageURL string, inScope int) (sign crawl.JavaScriptSign, scripts string, ok bool) {
 	if inScope > maxScriptedLinks {
-		return crawl.JavaScriptSign{}, false
+		return crawl.JavaScriptSign{}, "", false
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
 	if err != nil {
-		return crawl.JavaScriptSign{}, false
+		return crawl.JavaScriptSign{}, "", false
 	}
-	scripts := 0
+	base, _ := url.Parse(pageURL)
+	n := 0
+	var srcs []string
 	doc.Find("script").Each(func(_ int, s *goquery.Selection) {
 		kind := strings.ToLower(strings.TrimSpace(s.AttrOr("type", "")))
 		if kind != "" && !strings.Contains(kind, "javascript") && kind != "module" {
 			return // data (JSON, JSON-LD, templates), not code
 		}
-		if _, ok := s.Attr("src"); ok || strings.TrimSpace(s.Text()) != "" {
-			scripts++
+		src, ok := s.Attr("src")
+		if !ok && strings.TrimSpace(s.Text()) == "" {
+			return
+		}
+		n++
+		if ok && base != nil {
+			if u, err := base.Parse(strings.TrimSpace(src)); err == nil {
+				srcs = append(srcs, u.String())
+			}
 		}
 	})
-	if scripts == 0 {
-		return crawl.JavaScriptSign{}, false
+	if n == 0 {
+		return crawl.JavaScriptSign{}, "", false
 	}
-	return crawl.JavaScriptSign{Kind: crawl.SignScriptedLinks, Links: inScope, Scripts: scripts}, true
+	scripts = strings.Join(srcs, " ")
+	if scripts == "" {
+		scripts = "inline"
+	}
+	return crawl.JavaScriptSign{Kind: crawl.SignScriptedLinks, Links: inScope, Scripts: n}, scripts, true
 }
 
 // maxScriptedLinks is the most links to follow a page's HTML offers when

@@ -270,3 +270,25 @@ func (s *Store) StateOf(ctx context.Context, crawlID uuid.UUID, key string) (cra
 	}
 	return state, true, nil
 }
+
+// ClaimLinkScripts records that page is rendered to find the links its
+// scripts draw (scripts names them): it reports true when no other page
+// of the crawl was, so that pages running the same scripts, which draw the
+// same navigation, are rendered once. Asking again for the same page
+// answers true again.
+func (s *Store) ClaimLinkScripts(ctx context.Context, crawlID uuid.UUID, page int64, scripts string) (bool, error) {
+	var owner int64
+	err := retry(ctx, func(ctx context.Context) error {
+		return s.db.NewRaw(`
+WITH claimed AS (
+    INSERT INTO link_scripts (crawl_id, scripts, page_id) VALUES (?, ?, ?)
+    ON CONFLICT DO NOTHING RETURNING page_id)
+SELECT page_id FROM claimed UNION ALL
+SELECT page_id FROM link_scripts WHERE crawl_id = ? AND scripts = ?
+LIMIT 1`, crawlID, scripts, page, crawlID, scripts).Scan(ctx, &owner)
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim the link scripts of page %d: %w", page, err)
+	}
+	return owner == page, nil
+}

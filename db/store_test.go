@@ -727,3 +727,29 @@ func TestSameContentIsSavedOnce(t *testing.T) {
 		t.Errorf("counts %v (%v), want 3 duplicates", counts, err)
 	}
 }
+
+// TestClaimLinkScripts: the first page rendered for the links a set of
+// scripts draws holds it; another page running them does not get it, the
+// same page asking again does, and other scripts are claimed apart.
+func TestClaimLinkScripts(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	for _, tc := range []struct {
+		page    int64
+		scripts string
+		want    bool
+	}{
+		{1, "https://example.com/menudata.js https://example.com/menu.js", true},
+		{2, "https://example.com/menudata.js https://example.com/menu.js", false},
+		{1, "https://example.com/menudata.js https://example.com/menu.js", true},
+		{2, "https://example.com/navtree.js", true},
+	} {
+		if got, err := store.ClaimLinkScripts(ctx, c.ID, tc.page, tc.scripts); err != nil || got != tc.want {
+			t.Errorf("page %d claims %q: %v (%v), want %v", tc.page, tc.scripts, got, err, tc.want)
+		}
+	}
+	other := newCrawl(t)
+	if got, err := store.ClaimLinkScripts(ctx, other.ID, 9, "https://example.com/navtree.js"); err != nil || !got {
+		t.Errorf("another crawl's claim: %v (%v)", got, err)
+	}
+}

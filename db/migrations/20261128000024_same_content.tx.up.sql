@@ -13,3 +13,12 @@ CREATE TABLE page_contents (
 ALTER TABLE pages DROP CONSTRAINT pages_state_check;
 ALTER TABLE pages ADD CONSTRAINT pages_state_check
     CHECK (state IN ('queued', 'claimed', 'fetched', 'converted', 'stored', 'failed', 'skipped', 'duplicate'));
+-- The scripts that drew the links of a page rendered to find them
+-- (engineType auto): a page running the same scripts draws the same
+-- navigation and is not rendered again.
+CREATE TABLE link_scripts (
+    crawl_id uuid NOT NULL REFERENCES crawls (id) ON DELETE CASCADE,
+    scripts text NOT NULL,
+    page_id bigint NOT NULL,
+    PRIMARY KEY (crawl_id, scripts)
+);
