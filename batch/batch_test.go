@@ -413,7 +413,7 @@ func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 		// The same scripts draw the same menu: the start page's render
 		// finds it. Other scripts (a section's tree) may draw others.
 		"https://example.com/same-menu": withLinks(menu, menuLinks...),
-		"https://example.com/tree":     withLinks(strings.Replace(menu, "menudata.js", "navtree.js", 1), "https://example.com/tree#top", "https://example.com/"),
+		"https://example.com/tree":      withLinks(strings.Replace(menu, "menudata.js", "navtree.js", 1), "https://example.com/tree#top", "https://example.com/"),
 	}}
 	res, err := newBatch(f, engine, nil, false, Input{Detect: true, RenderDeep: true}).Run(context.Background())
 	if err != nil {
