@@ -138,8 +138,10 @@ ensure_browser() {
 # and SQLite's hand-written documentation; then four more, measured first
 # as generators no rule was written for: Node.js's API reference (its own
 # generator), Erlang/OTP's stdlib (erl_docgen), MkDocs' own manual and
-# Qt's QtNetwork reference (qdoc). Their licences are in each package's
-# copyright file, extracted beside the pages.
+# Qt's QtNetwork reference (qdoc); and Mbed TLS's API reference (Doxygen),
+# whose menu its scripts draw (with Debian's jQuery, which its pages load
+# through a link). Their licences are in each package's copyright file,
+# extracted beside the pages.
 REALDOCS_PACKAGES=(
   "rust-doc:usr/share/doc/rust-doc/html/book usr/share/doc/rust-doc/html/std/collections usr/share/doc/rust-doc/copyright"
   "sphinx-doc:usr/share/doc/sphinx-doc/html usr/share/doc/sphinx-doc/copyright"
@@ -159,6 +161,8 @@ REALDOCS_PACKAGES=(
   "erlang-doc:usr/share/doc/erlang-doc/lib/stdlib-4.2/doc/html usr/share/doc/erlang-doc/copyright"
   "mkdocs-doc:usr/share/doc/mkdocs/html usr/share/doc/mkdocs-doc/copyright"
   "qtbase5-doc-html:usr/share/qt5/doc/qtnetwork usr/share/doc/qtbase5-doc-html/copyright"
+  "libmbedtls-doc:usr/share/doc/libmbedtls-dev/apidoc usr/share/doc/libmbedtls-doc/copyright"
+  "libjs-jquery:usr/share/javascript/jquery/jquery.js usr/share/doc/libjs-jquery/copyright"
 )
 
 # deb_download PKG DIR: Debian's package PKG into DIR (its .deb), once;

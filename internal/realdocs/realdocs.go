@@ -27,6 +27,12 @@ type Manual struct {
 	Region, Furniture string
 	// MaxResults bounds a crawl of a large manual (0: the whole manual).
 	MaxResults int
+	// MaxRendered is the most pages a crawl of it may render: a manual
+	// whose navigation its scripts draw renders a page to find its links
+	// (0: every page is fetched statically). Pages, when set, is how many
+	// pages the manual has to find (its HTML files but its search
+	// results'): a crawl stores at least 95 % of them.
+	MaxRendered, Pages int
 	// Strict manuals are held to the bar on every figure (paragraphs,
 	// code, tables, titles); the others, added later, to no page emptied
 	// and deduplication costing nothing, their other figures reported
@@ -54,6 +60,11 @@ var Manuals = []Manual{
 	{Name: "erl_docgen (Erlang/OTP's stdlib)", Root: "usr/share/doc/erlang-doc/lib/stdlib-4.2/doc/html", Start: "/index.html", Region: "#content", Furniture: "div.footer"},
 	{Name: "MkDocs (its own)", Root: "usr/share/doc/mkdocs/html", Start: "/index.html", Region: "[role=main]"},
 	{Name: "qdoc (Qt's QtNetwork)", Root: "usr/share/qt5/doc/qtnetwork", Start: "/qtnetwork-index.html", Region: "div.content", Furniture: "div.footer"},
+	// The start page's only links lead off the site: its menu bar, like
+	// every page's, is drawn by menu.js from menudata.js. 445 pages, one
+	// (classes.html) linked from none.
+	{Name: "Doxygen with a scripted menu (Mbed TLS)", Root: "usr/share/doc/libmbedtls-dev/apidoc", Start: "/index.html", Region: "body",
+		Furniture: "#top, .footer, div.ttc", MaxRendered: 5, Pages: 445},
 	{Name: "hand-written (SQLite)", Root: "usr/share/doc/sqlite3", Start: "/index.html", Region: "body", Furniture: "div.nosearch, div.rightsidebar", MaxResults: 250},
 }
 
