@@ -156,10 +156,13 @@ func checkManual(t *testing.T, m realdocs.Manual, root string, c crawled, raw ma
 			}
 		}
 	}
-	var paragraphs, lostWords, codes, lostCode, wrongLang, tables, lostTables, own, lostOwn, titled, lostTitles int
+	var paragraphs, lostWords, codes, lostCode, wrongLang, tables, lostTables, own, lostOwn, titled, lostTitles, rendered int
 	var kept [2]keptWords // of the raw markdown, and of the deduplicated
 	for p, page := range c.pages {
-		if page.Engine != "cheerio" && m.Strict {
+		if page.Engine != "cheerio" {
+			rendered++
+		}
+		if page.Engine != "cheerio" && m.Strict && m.MaxRendered == 0 {
 			t.Errorf("%s was sent to the browser: its text is in its HTML", p)
 		}
 		if strings.Contains(p, "?") && m.Strict {
@@ -227,6 +230,18 @@ func checkManual(t *testing.T, m realdocs.Manual, root string, c crawled, raw ma
 	}
 	for i, k := range kept {
 		t.Logf("%s, %s: %s", m.Name, [2]string{"converted", "deduplicated"}[i], k.String())
+	}
+	// A manual whose scripts draw its navigation is found whole, with a
+	// page or a few rendered for their links and the rest fetched
+	// statically (its pages hold their content in their HTML).
+	if m.MaxRendered > 0 {
+		t.Logf("%s: %d pages stored of %d, %d rendered", m.Name, len(c.pages), m.Pages, rendered)
+		if rendered > m.MaxRendered || rendered == 0 {
+			t.Errorf("%s: %d pages rendered, want 1 to %d", m.Name, rendered, m.MaxRendered)
+		}
+	}
+	if m.Pages > 0 && 100*len(c.pages) < 95*m.Pages {
+		t.Errorf("%s: %d pages stored, want at least 95 %% of its %d", m.Name, len(c.pages), m.Pages)
 	}
 	figures := manualFigures{name: m.Name, pages: len(c.pages), kept: kept, paragraphs: paragraphs, lostParagraphs: lostWords,
 		codes: codes, lostCode: lostCode, tables: tables, lostTables: lostTables}
