@@ -32,6 +32,7 @@ import (
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/robots"
+	"github.com/durablecrawl/crawler/urlpattern"
 )
 
 // Store is what a batch needs of the database.
@@ -40,6 +41,7 @@ type Store interface {
 	ClaimBatch(ctx context.Context, crawlID uuid.UUID, batch, limit int, mode db.ClaimMode) ([]crawl.Page, error)
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	ClaimLinkScripts(ctx context.Context, crawlID uuid.UUID, page int64, scripts string) (bool, error)
+	NoteDuplicates(ctx context.Context, crawlID uuid.UUID, patterns []urlpattern.Pattern, w db.PatternWords) ([]urlpattern.Pattern, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, w db.Words) ([]int64, error)
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage, note string) (bool, error)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/urlpattern"
 )
 
 // fakeStore is the database as a batch sees it: canned answers in,
@@ -27,6 +28,7 @@ type fakeStore struct {
 	unsaved     map[int64]bool             // SaveFetches: pages an earlier attempt already saved
 	renderQ     int                        // RenderQueued
 	linkScripts map[string]int64           // ClaimLinkScripts: the page of each set of scripts
+	patterns    []urlpattern.Pattern       // NoteDuplicates' patterns, in order
 	waiting     int                        // RetriesWaiting
 	retryIn     time.Duration              //
 	owned       map[string]bool            // ClaimRedirectTarget, by target key
@@ -89,6 +91,13 @@ func (f *fakeStore) ClaimLinkScripts(_ context.Context, _ uuid.UUID, page int64,
 		f.linkScripts[scripts] = page
 	}
 	return f.linkScripts[scripts] == page, f.call("ClaimLinkScripts")
+}
+
+func (f *fakeStore) NoteDuplicates(_ context.Context, _ uuid.UUID, patterns []urlpattern.Pattern, _ db.PatternWords) ([]urlpattern.Pattern, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.patterns = append(f.patterns, patterns...)
+	return nil, f.call("NoteDuplicates")
 }
 
 func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Duration, error) {

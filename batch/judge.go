@@ -167,7 +167,7 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 			b.mu.Unlock()
 		}
 	}
-	rec := db.FetchOutcome{PageID: page.ID, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
+	rec := db.FetchOutcome{PageID: page.ID, URL: page.URL, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
 		State: out.State, Error: crawllog.Reason(out.Cause), Links: NewPages(out.Links), Render: toBrowser != nil}
 	switch {

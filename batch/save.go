@@ -10,6 +10,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/urlpattern"
 )
 
 // save records a group of outcomes and counts them. Results in hand are
@@ -23,6 +24,9 @@ func (b *Batch) save(outs []db.FetchOutcome) error {
 	}
 	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, saveWords)
 	if err != nil {
+		return err
+	}
+	if err := b.notePatterns(ctx, outs); err != nil {
 		return err
 	}
 	if len(saved) > 0 {
@@ -46,6 +50,30 @@ func (b *Batch) save(outs []db.FetchOutcome) error {
 		b.res.count(o.State)
 	}
 	return nil
+}
+
+// notePatterns counts the patterns of addresses (urlpattern) under which
+// pages of outs turned out to repeat pages the crawl has; a pattern that
+// keeps leading to duplicates is no longer crawled (db.NoteDuplicates).
+func (b *Batch) notePatterns(ctx context.Context, outs []db.FetchOutcome) error {
+	var patterns []urlpattern.Pattern
+	for _, o := range outs {
+		if o.State != crawl.PageDuplicate {
+			continue
+		}
+		if p, ok := urlpattern.Of(o.URL, o.DuplicateOfURL); ok {
+			patterns = append(patterns, p)
+		}
+	}
+	_, err := b.store.NoteDuplicates(ctx, b.crawl.ID, patterns, db.PatternWords{
+		Skipped: func(p urlpattern.Pattern) string {
+			return crawllog.Reason(crawl.PageCause{Kind: crawl.PageRepeatingPattern, Detail: p.String()})
+		},
+		Stopped: func(p urlpattern.Pattern, duplicates, skipped int) crawl.CrawlLog {
+			return crawllog.PatternStopped(b.crawl, string(p), p.String(), duplicates, skipped)
+		},
+	})
+	return err
 }
 
 // saveWords word what saving decides.

@@ -82,6 +82,7 @@ const (
 	PageNeedsJavaScript    PageCauseKind = "needs-javascript" // JavaScript
 	PageLookupFailed       PageCauseKind = "lookup-failed"    // Detail: the crawl's state could not be read
 	PageSameContent        PageCauseKind = "same-content"     // URL, Page: the page whose content this one repeats
+	PageRepeatingPattern   PageCauseKind = "repeating-pattern" // Detail: the pattern of addresses, worded
 
 	// Reading the page.
 	PageConvertFailed PageCauseKind = "convert-failed" // Detail

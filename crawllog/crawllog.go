@@ -169,6 +169,16 @@ func SentToBrowser(c *crawl.Crawl, p crawl.Page, sign crawl.JavaScriptSign) craw
 		map[string]any{"url": p.URL, "statusCode": 0, "depth": p.Depth, "engine": crawl.EnginePlaywright, "reason": why})
 }
 
+// PatternStopped says that the crawl no longer fetches addresses of a
+// pattern (pattern, worded: `the query parameter "id"`) after duplicates
+// pages under it repeated pages it has, and skipped the queued ones.
+func PatternStopped(c *crawl.Crawl, key, pattern string, duplicates, skipped int) crawl.CrawlLog {
+	return entry(c, "pattern:"+key, Info, "Address pattern skipped",
+		fmt.Sprintf("%d pages whose addresses differ from pages of the crawl only by %s held the same content as those pages: "+
+			"the crawl no longer fetches addresses with it (%d queued pages skipped).", duplicates, pattern, skipped),
+		crawlData(c, "pattern", pattern, "duplicates", duplicates, "skipped", skipped))
+}
+
 // LimitReached says why a crawl stopped with notCrawled pages left in its
 // frontier: its maxResults, or the server's cap of serverCap pages.
 func LimitReached(c *crawl.Crawl, serverCap, notCrawled int) crawl.CrawlLog {

@@ -72,6 +72,8 @@ func reason(c crawl.PageCause) string {
 		return "excluded by a change of the running crawl's excludePaths"
 	case crawl.PageSameContent:
 		return fmt.Sprintf("the same content as %s (page %d), which the crawl keeps: not a result of its own, and its links are not followed again", c.URL, c.Page)
+	case crawl.PageRepeatingPattern:
+		return "not fetched: addresses that differ from the crawl's other pages only by " + c.Detail + " led to pages the crawl already has"
 	case crawl.PageNeedsJavaScript:
 		if c.JavaScript.Kind == crawl.SignScriptedLinks {
 			return "rendered to find its links (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"

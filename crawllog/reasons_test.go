@@ -50,6 +50,8 @@ func TestReasons(t *testing.T) {
 		crawl.PageNeedsJavaScript: {crawl.PageCause{JavaScript: crawl.JavaScriptSign{Kind: crawl.SignNoTextScripts, Scripts: 3}},
 			"needs JavaScript (the page shows no text without its 3 scripts); queued again for the browser engine"},
 		crawl.PageLookupFailed: {crawl.PageCause{Detail: "db down"}, "db down"},
+		crawl.PageRepeatingPattern: {crawl.PageCause{Detail: `the query parameter "id"`},
+			`not fetched: addresses that differ from the crawl's other pages only by the query parameter "id" led to pages the crawl already has`},
 		crawl.PageSameContent: {crawl.PageCause{URL: u, Page: 4},
 			"the same content as " + u + " (page 4), which the crawl keeps: not a result of its own, and its links are not followed again"},
 		crawl.PageConvertFailed: {crawl.PageCause{Detail: "no body"}, "could not convert the page: no body"},

@@ -54,6 +54,9 @@ type FetchOutcome struct {
 	// screenshot or change.
 	ContentKey  string
 	DuplicateOf int64
+	// URL is the page's address (as claimed); DuplicateOfURL, on a
+	// duplicate, its original's.
+	URL, DuplicateOfURL string
 }
 
 // Words are the sentences SaveFetches records as a page's error column:
@@ -220,12 +223,13 @@ ON CONFLICT DO NOTHING`, pgdialect.Array(ids), pgdialect.Array(keys), crawlID, c
 		return fmt.Errorf("claim the contents of %d pages: %w", len(ids), err)
 	}
 	var owners []struct {
-		Key  string `bun:"content_key"`
-		Page int64  `bun:"page_id"`
-		URL  string `bun:"url"`
+		Key     string `bun:"content_key"`
+		Page    int64  `bun:"page_id"`
+		URL     string `bun:"url"`
+		Claimed string `bun:"claimed_url"`
 	}
 	if err := tx.NewRaw(`
-SELECT c.content_key, c.page_id, coalesce(p.final_url, p.url) AS url
+SELECT c.content_key, c.page_id, coalesce(p.final_url, p.url) AS url, p.url AS claimed_url
 FROM page_contents c JOIN pages p ON p.id = c.page_id
 WHERE c.crawl_id = ? AND c.content_key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)).Scan(ctx, &owners); err != nil {
 		return fmt.Errorf("owners of the contents of %d pages: %w", len(ids), err)
@@ -235,7 +239,8 @@ WHERE c.crawl_id = ? AND c.content_key = ANY(?::text[])`, crawlID, pgdialect.Arr
 			if o.State == crawl.PageConverted && o.ContentKey == owner.Key && o.PageID != owner.Page {
 				outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
 					StatusCode: o.StatusCode, ContentType: o.ContentType, Engine: o.Engine, Bytes: o.Bytes, FetchMS: o.FetchMS,
-					Error: words(owner.Page, owner.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: owner.Page}
+					Error: words(owner.Page, owner.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: owner.Page,
+					URL: o.URL, DuplicateOfURL: owner.Claimed}
 			}
 		}
 	}

@@ -1,3 +1,4 @@
+DROP TABLE url_patterns;
 DROP TABLE link_scripts;
 UPDATE pages SET state = 'skipped' WHERE state = 'duplicate';
 ALTER TABLE pages DROP CONSTRAINT pages_state_check;

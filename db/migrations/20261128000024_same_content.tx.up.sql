@@ -22,3 +22,14 @@ CREATE TABLE link_scripts (
     page_id bigint NOT NULL,
     PRIMARY KEY (crawl_id, scripts)
 );
+-- Patterns of addresses (a query parameter, a path suffix) under which
+-- the crawl found pages repeating pages it has: counted, and once a
+-- pattern has led to enough duplicates, stopped (its addresses are no
+-- longer fetched).
+CREATE TABLE url_patterns (
+    crawl_id uuid NOT NULL REFERENCES crawls (id) ON DELETE CASCADE,
+    pattern text NOT NULL,
+    duplicates integer NOT NULL DEFAULT 0,
+    stopped boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (crawl_id, pattern)
+);

@@ -1,0 +1,110 @@
+// Package urlpattern names what tells apart two addresses of one page: a
+// query parameter that changes nothing of what the page shows (the
+// heading a client-rendered manual scrolls to, ?id=install; a sort
+// order; a tracking tag), or a path suffix (a print view, /print). A crawl
+// that keeps finding pages it already has under one such pattern stops
+// fetching addresses of that pattern (see db.NoteDuplicates).
+package urlpattern
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Pattern is a query parameter ("query:id") or a path suffix
+// ("suffix:/print").
+type Pattern string
+
+const (
+	queryPrefix  = "query:"
+	suffixPrefix = "suffix:"
+	// maxSuffix is the longest path suffix taken for a pattern: a print
+	// view's or an AMP page's, not a page of its own.
+	maxSuffix = 16
+)
+
+// Of returns the pattern that tells dup, an address whose page repeats
+// the page at orig, from orig: the one query parameter dup has that orig
+// lacks or has with another value (or the other way round), or what
+// dup's path adds to orig's, one segment at most. There is none when the
+// two differ otherwise (another host, other paths, several parameters).
+func Of(dup, orig string) (Pattern, bool) {
+	d, err := url.Parse(dup)
+	if err != nil {
+		return "", false
+	}
+	o, err := url.Parse(orig)
+	if err != nil || d.Host != o.Host || d.Scheme != o.Scheme {
+		return "", false
+	}
+	if d.Path == o.Path {
+		var differ []string
+		dq, oq := d.Query(), o.Query()
+		for k, v := range dq {
+			if !slices.Equal(v, oq[k]) {
+				differ = append(differ, k)
+			}
+		}
+		for k := range oq {
+			if _, ok := dq[k]; !ok {
+				differ = append(differ, k)
+			}
+		}
+		if len(differ) != 1 || differ[0] == "" {
+			return "", false
+		}
+		return Pattern(queryPrefix + differ[0]), true
+	}
+	base := strings.TrimSuffix(o.Path, "/")
+	suffix, ok := strings.CutPrefix(d.Path, base)
+	if !ok || d.RawQuery != o.RawQuery || suffix == "/" || len(suffix) > maxSuffix ||
+		!strings.HasPrefix(suffix, "/") || strings.Contains(suffix[1:], "/") {
+		return "", false
+	}
+	return Pattern(suffixPrefix + suffix), true
+}
+
+// Matches reports whether u is an address of the pattern.
+func (p Pattern) Matches(u *url.URL) bool {
+	if name, ok := strings.CutPrefix(string(p), queryPrefix); ok {
+		_, has := u.Query()[name]
+		return has
+	}
+	if suffix, ok := strings.CutPrefix(string(p), suffixPrefix); ok {
+		return strings.HasSuffix(u.Path, suffix)
+	}
+	return false
+}
+
+// MatchesURL is Matches for an address as text; one that does not parse
+// matches nothing.
+func (p Pattern) MatchesURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && p.Matches(u)
+}
+
+// Regexp is a POSIX regular expression (as Postgres reads them) that
+// matches the addresses of the pattern, written as the crawl stores them.
+func (p Pattern) Regexp() string {
+	if name, ok := strings.CutPrefix(string(p), queryPrefix); ok {
+		return `\?([^#]*&)?` + regexp.QuoteMeta(url.QueryEscape(name)) + `(=|&|#|$)`
+	}
+	if suffix, ok := strings.CutPrefix(string(p), suffixPrefix); ok {
+		return `^[^?#]*` + regexp.QuoteMeta(suffix) + `([?#]|$)`
+	}
+	return `$^`
+}
+
+// String words the pattern: `the query parameter "id"`, `the path
+// suffix "/print"`.
+func (p Pattern) String() string {
+	if name, ok := strings.CutPrefix(string(p), queryPrefix); ok {
+		return `the query parameter "` + name + `"`
+	}
+	if suffix, ok := strings.CutPrefix(string(p), suffixPrefix); ok {
+		return `the path suffix "` + suffix + `"`
+	}
+	return string(p)
+}

@@ -1,0 +1,64 @@
+package urlpattern
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestOf: the pattern that tells a duplicate's address from its
+// original's is one query parameter or one path segment added; addresses
+// that differ otherwise have none.
+func TestOf(t *testing.T) {
+	for _, tc := range []struct {
+		dup, orig string
+		want      Pattern
+	}{
+		{"https://docs.example.com/guide?id=install", "https://docs.example.com/guide", "query:id"},
+		{"https://docs.example.com/guide?id=usage", "https://docs.example.com/guide?id=install", "query:id"},
+		{"https://shop.example.com/list?page=2&sort=price", "https://shop.example.com/list?page=2", "query:sort"},
+		{"https://example.com/news/story/print", "https://example.com/news/story", "suffix:/print"},
+		{"https://example.com/news/story/amp", "https://example.com/news/story/", "suffix:/amp"},
+		{"https://example.com/a?x=1&y=2", "https://example.com/a", ""},                    // two parameters
+		{"https://example.com/b", "https://example.com/a", ""},                            // another page
+		{"https://example.com/a/b/c", "https://example.com/a", ""},                        // two segments
+		{"https://example.com/a/a-very-long-segment-indeed", "https://example.com/a", ""}, // a page of its own
+		{"https://other.example.com/a?id=1", "https://example.com/a", ""},
+		{"https://example.com/a/print?x=1", "https://example.com/a", ""},
+	} {
+		got, ok := Of(tc.dup, tc.orig)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Of(%s, %s) = %q %v, want %q", tc.dup, tc.orig, got, ok, tc.want)
+		}
+	}
+}
+
+// TestMatches: a pattern matches the addresses that have it, in Go and as
+// the regular expression the database applies, alike.
+func TestMatches(t *testing.T) {
+	for _, tc := range []struct {
+		p    Pattern
+		url  string
+		want bool
+	}{
+		{"query:id", "https://docs.example.com/guide?id=install", true},
+		{"query:id", "https://docs.example.com/guide?lang=en&id=", true},
+		{"query:id", "https://docs.example.com/guide?id", true},
+		{"query:id", "https://docs.example.com/guide?pid=3", false},
+		{"query:id", "https://docs.example.com/id", false},
+		{"query:id", "https://docs.example.com/guide#id=3", false},
+		{"suffix:/print", "https://example.com/news/story/print", true},
+		{"suffix:/print", "https://example.com/news/story/print?x=1", true},
+		{"suffix:/print", "https://example.com/news/story/printing", false},
+		{"suffix:/print", "https://example.com/a?next=/print", false},
+	} {
+		if got := tc.p.MatchesURL(tc.url); got != tc.want {
+			t.Errorf("%s matches %s: %v, want %v", tc.p, tc.url, got, tc.want)
+		}
+		if got := regexp.MustCompile(tc.p.Regexp()).MatchString(tc.url); got != tc.want {
+			t.Errorf("%s's regexp %q matches %s: %v, want %v", tc.p, tc.p.Regexp(), tc.url, got, tc.want)
+		}
+	}
+	if got := Pattern("query:id").String(); got != `the query parameter "id"` {
+		t.Errorf("words %q", got)
+	}
+}
