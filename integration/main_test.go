@@ -368,7 +368,7 @@ type crawlObj struct {
 }
 
 type progressObj struct {
-	Queued, InProgress, Stored, Failed, Skipped int
+	Queued, InProgress, Stored, Failed, Skipped, Duplicates int
 }
 
 type errorObj struct {
