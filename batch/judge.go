@@ -185,7 +185,9 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	if rec.State == crawl.PageClaimed {
 		return // a document's reading cut short by the cancellation: left claimed
 	}
-	rec.ContentKey = contentKey(rec)
+	if !b.crawl.KeepSimilarURLs {
+		rec.ContentKey = contentKey(rec)
+	}
 	if toBrowser != nil {
 		entry := crawllog.SentToBrowser(b.crawl, page, *toBrowser)
 		rec.Log = &entry

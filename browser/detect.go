@@ -50,11 +50,11 @@ func NeedsJavaScript(html []byte) (crawl.JavaScriptSign, bool) {
 // links from its scripts: its HTML offers at most maxScriptedLinks links
 // to follow (inScope, the page itself aside) while it runs scripts, which
 // may draw its navigation (a documentation generator's menu bar and side
-// tree, built from a script's data). Rendering it once finds them; the
-// pages they lead to are fetched as any other. It also names the scripts
-// (the addresses of those it loads, resolved against pageURL, in order;
-// "inline" when it loads none): pages running the same scripts draw the
-// same navigation, and one render finds it for all.
+// tree, built from a script's data), at least one of them loaded from a
+// file. Rendering it once finds them; the pages they lead to are fetched
+// as any other. It also names the scripts (the addresses of those it
+// loads, resolved against pageURL, in order): pages running the same
+// scripts draw the same navigation, and one render finds it for all.
 func ScriptedLinks(html []byte, pageURL string, inScope int) (sign crawl.JavaScriptSign, scripts string, ok bool) {
 	if inScope > maxScriptedLinks {
 		return crawl.JavaScriptSign{}, "", false
@@ -82,13 +82,13 @@ func ScriptedLinks(html []byte, pageURL string, inScope int) (sign crawl.JavaScr
 			}
 		}
 	})
-	if n == 0 {
+	// A menu is drawn from files (its data, its code); a page with inline
+	// scripts alone (a table of contents, a theme switch) keeps its
+	// navigation in its HTML.
+	if len(srcs) == 0 {
 		return crawl.JavaScriptSign{}, "", false
 	}
 	scripts = strings.Join(srcs, " ")
-	if scripts == "" {
-		scripts = "inline"
-	}
 	return crawl.JavaScriptSign{Kind: crawl.SignScriptedLinks, Links: inScope, Scripts: n}, scripts, true
 }
 

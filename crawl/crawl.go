@@ -138,6 +138,12 @@ type Options struct {
 	// the crawl, the first found fetched (Firecrawl's
 	// ignoreQueryParameters).
 	IgnoreQuery bool `json:"-" bun:"ignore_query,notnull"`
+	// KeepSimilarURLs stores a page whose content repeats a page of the
+	// crawl at an address of the same page (another query, a print
+	// view) as a result of its own, where it is otherwise recorded as that
+	// page's duplicate (Firecrawl's deduplicateSimilarURLs false, and a
+	// batch scrape, whose addresses are each asked for).
+	KeepSimilarURLs bool `json:"-" bun:"keep_similar_urls,notnull"`
 	// Headers are sent with every page request (Firecrawl's headers); they
 	// may hold credentials, so they stay in the database, never in
 	// workflow history or answers. Mobile renders pages as a phone would

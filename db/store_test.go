@@ -630,64 +630,65 @@ func BenchmarkStoreConverted(b *testing.B) {
 }
 
 // TestSameContentIsSavedOnce: a converted page whose content (its key) a
-// page of the crawl already has is saved as that page's duplicate,
-// without its markdown or links, whether the other page came in the same
-// group (the one first in crawl order keeps it), in an earlier save, or
-// in a group the database refused and saved page by page; a save
-// repeated by a retry changes nothing; two batches saving the same
-// content at once agree on one page keeping it.
+// page of the crawl already has at an address of the same page (another
+// query, a print view) is saved as that page's duplicate, without its
+// markdown or links, whether the other page came in the same group (the
+// one first in crawl order keeps it), in an earlier save, or in a group
+// the database refused and saved page by page; a page saying the same at
+// an unrelated address is a page of its own; a save repeated by a retry
+// changes nothing; two batches saving the same page at once agree on one
+// keeping it.
 func TestSameContentIsSavedOnce(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)
-	var paths = []string{"/a", "/a?id=intro", "/b", "/c", "/d", "/e"}
+	paths := []string{"/a", "/a?id=intro", "/b", "/a/print", "/c", "/d", "/d?x=1"}
 	for i, p := range paths {
 		if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page(p, 1, fmt.Sprintf("%03d", i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	claimed, err := store.ClaimBatch(ctx, c.ID, 0, 2, db.ClaimAll)
-	if err != nil || len(claimed) != 2 {
-		t.Fatal(claimed, err)
+	byPath := map[string]int64{}
+	claim := func(batch, n int) {
+		claimed, err := store.ClaimBatch(ctx, c.ID, batch, n, db.ClaimAll)
+		if err != nil || len(claimed) != n {
+			t.Fatal(claimed, err)
+		}
+		for _, p := range claimed {
+			byPath[strings.TrimPrefix(p.URL, "https://example.com")] = p.ID
+		}
 	}
-	a, anchor := claimed[0].ID, claimed[1].ID
-	converted := func(id int64, md string, links ...db.NewPage) db.FetchOutcome {
-		return db.FetchOutcome{PageID: id, State: crawl.PageConverted, StatusCode: 200, ContentKey: "key of " + md,
-			Converted: &db.Converted{Title: md, Markdown: md}, Links: links}
+	converted := func(path, md string, links ...db.NewPage) db.FetchOutcome {
+		return db.FetchOutcome{PageID: byPath[path], URL: "https://example.com" + path, State: crawl.PageConverted, StatusCode: 200,
+			ContentKey: "key of " + md, Converted: &db.Converted{Title: md, Markdown: md}, Links: links}
 	}
-	// The anchor's copy comes first in the group; /a is first in crawl order.
-	outs := []db.FetchOutcome{converted(anchor, "A", page("/from-the-copy", 2, "000")), converted(a, "A")}
+	claim(0, 3)
+	// The heading's copy comes first in the group; /a is first in crawl order.
+	outs := []db.FetchOutcome{converted("/a?id=intro", "A", page("/from-the-copy", 2, "000")), converted("/a", "A"), converted("/b", "A")}
 	if _, err := store.SaveFetches(ctx, c.ID, outs, words); err != nil {
 		t.Fatal(err)
 	}
-	if outs[0].State != crawl.PageDuplicate || outs[0].DuplicateOf != a || outs[0].Links != nil || outs[1].State != crawl.PageConverted {
-		t.Errorf("outcomes after the save: %s of %d with links %v, then %s", outs[0].State, outs[0].DuplicateOf, outs[0].Links, outs[1].State)
+	if outs[0].State != crawl.PageDuplicate || outs[0].DuplicateOf != byPath["/a"] || outs[0].Links != nil ||
+		outs[0].DuplicateOfURL != "https://example.com/a" || outs[1].State != crawl.PageConverted || outs[2].State != crawl.PageConverted {
+		t.Errorf("outcomes after the save: %s of %d with links %v, then %s and %s", outs[0].State, outs[0].DuplicateOf, outs[0].Links, outs[1].State, outs[2].State)
 	}
-	// A retry of the same save finds both pages saved.
-	if saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(anchor, "A"), converted(a, "A")}, words); err != nil || len(saved) != 0 {
+	// A retry of the same save finds the pages saved.
+	if saved, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted("/a?id=intro", "A"), converted("/a", "A")}, words); err != nil || len(saved) != 0 {
 		t.Errorf("the save again: saved %v, %v", saved, err)
 	}
-	claimed, err = store.ClaimBatch(ctx, c.ID, 1, 2, db.ClaimAll)
-	if err != nil || len(claimed) != 2 {
-		t.Fatal(claimed, err)
-	}
+	claim(1, 2)
 	// A group the database refuses (a state its check does not know) is
-	// saved page by page: /b still repeats /a.
-	b, refused := claimed[0].ID, claimed[1].ID
-	bad := converted(refused, "C")
+	// saved page by page: the print view still repeats /a.
+	bad := converted("/c", "C")
 	bad.State = crawl.PageState("unheard-of")
-	if _, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(b, "A"), bad}, words); err != nil {
+	if _, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted("/a/print", "A"), bad}, words); err != nil {
 		t.Fatal(err)
 	}
-	// Two batches save the same new content at once.
-	claimed, err = store.ClaimBatch(ctx, c.ID, 2, 2, db.ClaimAll)
-	if err != nil || len(claimed) != 2 {
-		t.Fatal(claimed, err)
-	}
-	d, e := claimed[0].ID, claimed[1].ID
+	// Two batches save the same page at once.
+	claim(2, 2)
 	errs := make(chan error, 2)
-	for _, id := range []int64{d, e} {
+	for _, path := range []string{"/d", "/d?x=1"} {
 		go func() {
-			_, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(id, "D")}, words)
+			_, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{converted(path, "D")}, words)
 			errs <- err
 		}()
 	}
@@ -700,27 +701,29 @@ func TestSameContentIsSavedOnce(t *testing.T) {
 	if err := store.DB().NewSelect().Model(&got).Where("crawl_id = ?", c.ID).Order("id").Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	byID := map[int64]crawl.Page{}
+	pages := map[string]crawl.Page{}
 	for _, p := range got {
-		byID[p.ID] = p
-		if p.URL == "https://example.com/from-the-copy" {
-			t.Errorf("the copy's link was enqueued")
+		pages[strings.TrimPrefix(p.URL, "https://example.com")] = p
+	}
+	if _, ok := pages["/from-the-copy"]; ok {
+		t.Errorf("the copy's link was enqueued")
+	}
+	isDuplicate := func(path, of string) bool {
+		p := pages[path]
+		return p.State == crawl.PageDuplicate && p.DuplicateOf != nil && *p.DuplicateOf == byPath[of] && p.RawMarkdown == nil &&
+			deref(p.Error) == fmt.Sprintf("the same content as https://example.com%s (page %d)", of, byPath[of])
+	}
+	for path, state := range map[string]crawl.PageState{"/a": crawl.PageConverted, "/b": crawl.PageConverted, "/c": crawl.PageFailed} {
+		if pages[path].State != state {
+			t.Errorf("%s is %s (%s), want %s", path, pages[path].State, deref(pages[path].Error), state)
 		}
 	}
-	isDuplicate := func(id, of int64) bool {
-		p := byID[id]
-		return p.State == crawl.PageDuplicate && p.DuplicateOf != nil && *p.DuplicateOf == of && p.RawMarkdown == nil &&
-			deref(p.Error) == fmt.Sprintf("the same content as %s (page %d)", byID[of].URL, of)
+	if !isDuplicate("/a?id=intro", "/a") || !isDuplicate("/a/print", "/a") {
+		t.Errorf("the copies of /a: %s (%s), %s (%s)", pages["/a?id=intro"].State, deref(pages["/a?id=intro"].Error),
+			pages["/a/print"].State, deref(pages["/a/print"].Error))
 	}
-	if byID[a].State != crawl.PageConverted || !isDuplicate(anchor, a) || !isDuplicate(b, a) {
-		t.Errorf("/a %s; its copy %s of %v (%q); /b %s of %v", byID[a].State, byID[anchor].State, byID[anchor].DuplicateOf,
-			deref(byID[anchor].Error), byID[b].State, byID[b].DuplicateOf)
-	}
-	if byID[refused].State != crawl.PageFailed {
-		t.Errorf("the refused page is %s, want failed", byID[refused].State)
-	}
-	if !(byID[d].State == crawl.PageConverted && isDuplicate(e, d) || byID[e].State == crawl.PageConverted && isDuplicate(d, e)) {
-		t.Errorf("saved at once: %s and %s, want one converted and one its duplicate", byID[d].State, byID[e].State)
+	if !(pages["/d"].State == crawl.PageConverted && isDuplicate("/d?x=1", "/d") || pages["/d?x=1"].State == crawl.PageConverted && isDuplicate("/d", "/d?x=1")) {
+		t.Errorf("saved at once: %s and %s, want one converted and one its duplicate", pages["/d"].State, pages["/d?x=1"].State)
 	}
 	counts, err := store.CountPages(ctx, c.ID)
 	if err != nil || counts[crawl.PageDuplicate] != 3 {

@@ -327,6 +327,7 @@ func (f *fieldErrors) regexes(field string, list []string) {
 func crawlScope(req CrawlRequest, o *crawl.Options) {
 	on := func(b *bool) bool { return b != nil && *b }
 	o.IgnoreQuery = on(req.IgnoreQueryParameters)
+	o.KeepSimilarURLs = req.DeduplicateSimilarURLs != nil && !*req.DeduplicateSimilarURLs
 	o.AllowSubdomains = on(req.AllowSubdomains)
 	o.RegexOnFullURL = on(req.RegexOnFullURL)
 	o.AllowExternal = on(req.AllowExternalLinks)

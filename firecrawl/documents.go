@@ -408,6 +408,7 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 	}
 	o.Shape = crawl.ShapeFirecrawl
 	o.StartURLs = valid
+	o.KeepSimilarURLs = true // each address was asked for
 	o.MaxResults = &n
 	o.MaxDepth = 0
 	o.UseSitemap = false

@@ -58,8 +58,8 @@ func firecrawlSite() http.Handler {
 <script>setTimeout(function () { document.getElementById('late').innerHTML = '<p>The price of the kettle arrived from a script after a long while.</p>'; }, 1500);</script></body></html>`)
 		case r.URL.Path == "/qstart" || r.URL.Path == "/qpage":
 			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprintf(w, `<html><head><title>Query %s</title></head><body><main><h1>Query pages</h1><p>One page under several queries: %s.</p>
-<a href="/qpage?a=1">one</a> <a href="/qpage?a=2">two</a> <a href="/qpage">none</a></main></body></html>`, r.URL.RawQuery, r.URL.Path)
+			fmt.Fprintf(w, `<html><head><title>Query %s</title></head><body><main><h1>Query pages</h1><p>One page under several queries: %s, asked with %q.</p>
+<a href="/qpage?a=1">one</a> <a href="/qpage?a=2">two</a> <a href="/qpage">none</a></main></body></html>`, r.URL.RawQuery, r.URL.Path, r.URL.RawQuery)
 		case r.URL.Path == "/echo":
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprintf(w, `<html><head><title>Echo</title><meta name="viewport" content="width=device-width"></head><body><main><h1>What the request said</h1><p>The team header read %q and the agent was %q.</p><p id="w"></p></main>

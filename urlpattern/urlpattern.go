@@ -20,15 +20,12 @@ type Pattern string
 const (
 	queryPrefix  = "query:"
 	suffixPrefix = "suffix:"
-	// maxSuffix is the longest path suffix taken for a pattern: a print
-	// view's or an AMP page's, not a page of its own.
-	maxSuffix = 16
 )
 
 // Of returns the pattern that tells dup, an address whose page repeats
 // the page at orig, from orig: the one query parameter dup has that orig
-// lacks or has with another value (or the other way round), or what
-// dup's path adds to orig's, one segment at most. There is none when the
+// lacks or has with another value (or the other way round), or the view
+// segment dup's path adds to orig's (viewSuffixes). There is none when the
 // two differ otherwise (another host, other paths, several parameters).
 func Of(dup, orig string) (Pattern, bool) {
 	d, err := url.Parse(dup)
@@ -59,11 +56,19 @@ func Of(dup, orig string) (Pattern, bool) {
 	}
 	base := strings.TrimSuffix(o.Path, "/")
 	suffix, ok := strings.CutPrefix(d.Path, base)
-	if !ok || d.RawQuery != o.RawQuery || suffix == "/" || len(suffix) > maxSuffix ||
-		!strings.HasPrefix(suffix, "/") || strings.Contains(suffix[1:], "/") {
+	if !ok || d.RawQuery != o.RawQuery || !viewSuffixes[strings.TrimSuffix(suffix, "/")] {
 		return "", false
 	}
-	return Pattern(suffixPrefix + suffix), true
+	return Pattern(suffixPrefix + strings.TrimSuffix(suffix, "/")), true
+}
+
+// viewSuffixes are the path segments that show a page again rather than
+// name a page of their own: a print view, an AMP view, the folder's index
+// file. Any other segment below a page is a page of its own, whatever it
+// says (a catch-all server may answer the same for all).
+var viewSuffixes = map[string]bool{
+	"/print": true, "/printable": true, "/print.html": true, "/amp": true, "/amp.html": true,
+	"/index.html": true, "/index.htm": true, "/index.php": true,
 }
 
 // Matches reports whether u is an address of the pattern.
@@ -107,4 +112,25 @@ func (p Pattern) String() string {
 		return `the path suffix "` + suffix + `"`
 	}
 	return string(p)
+}
+
+// SamePage reports whether a and b may be addresses of one page: on one
+// host, with the same path (whatever their queries), or one a print view
+// of the other (the path suffix Of finds). Two pages of a site that say
+// the same at unrelated addresses are not one page.
+func SamePage(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil || ua.Scheme != ub.Scheme || ua.Host != ub.Host {
+		return false
+	}
+	if strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") {
+		return true
+	}
+	_, ab := Of(a, b)
+	_, ba := Of(b, a)
+	return ab || ba
 }

@@ -18,10 +18,13 @@ func TestOf(t *testing.T) {
 		{"https://shop.example.com/list?page=2&sort=price", "https://shop.example.com/list?page=2", "query:sort"},
 		{"https://example.com/news/story/print", "https://example.com/news/story", "suffix:/print"},
 		{"https://example.com/news/story/amp", "https://example.com/news/story/", "suffix:/amp"},
-		{"https://example.com/a?x=1&y=2", "https://example.com/a", ""},                    // two parameters
-		{"https://example.com/b", "https://example.com/a", ""},                            // another page
-		{"https://example.com/a/b/c", "https://example.com/a", ""},                        // two segments
-		{"https://example.com/a/a-very-long-segment-indeed", "https://example.com/a", ""}, // a page of its own
+		{"https://example.com/a?x=1&y=2", "https://example.com/a", ""}, // two parameters
+		{"https://example.com/b", "https://example.com/a", ""},         // another page
+		{"https://example.com/a/b/c", "https://example.com/a", ""},     // two segments
+		{"https://example.com/a/install", "https://example.com/a", ""}, // a page of its own
+		{"https://example.com/local", "https://example.com/", ""},      // a catch-all server's
+		{"https://example.com/docs/index.html", "https://example.com/docs/", "suffix:/index.html"},
+		{"https://example.com/index.html", "https://example.com/", "suffix:/index.html"},
 		{"https://other.example.com/a?id=1", "https://example.com/a", ""},
 		{"https://example.com/a/print?x=1", "https://example.com/a", ""},
 	} {
@@ -60,5 +63,28 @@ func TestMatches(t *testing.T) {
 	}
 	if got := Pattern("query:id").String(); got != `the query parameter "id"` {
 		t.Errorf("words %q", got)
+	}
+}
+
+// TestSamePage: addresses of one page share their path (whatever their
+// queries) or differ by a view segment; other addresses on one host are
+// other pages, even when a server answers the same for all.
+func TestSamePage(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://example.com/guide?id=a", "https://example.com/guide?id=b", true},
+		{"https://example.com/guide?x=1&y=2", "https://example.com/guide", true},
+		{"https://example.com/guide/", "https://example.com/guide", true},
+		{"https://example.com/news/print", "https://example.com/news", true},
+		{"https://example.com/news", "https://example.com/news/print", true},
+		{"https://example.com/", "https://example.com/local", false},
+		{"https://example.com/a", "https://example.com/b", false},
+		{"https://example.com/a", "https://other.example.com/a", false},
+	} {
+		if got := SamePage(tc.a, tc.b); got != tc.want {
+			t.Errorf("SamePage(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

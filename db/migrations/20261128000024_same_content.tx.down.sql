@@ -1,3 +1,4 @@
+ALTER TABLE crawls DROP COLUMN keep_similar_urls;
 DROP TABLE url_patterns;
 DROP TABLE link_scripts;
 UPDATE pages SET state = 'skipped' WHERE state = 'duplicate';

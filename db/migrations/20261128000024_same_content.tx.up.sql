@@ -1,14 +1,14 @@
 -- A page whose content (its markdown before deduplication) repeats a page
--- the crawl already holds is recorded as a duplicate of that page
--- (state 'duplicate', duplicate_of), not as a result. page_contents holds,
--- per crawl, the first page saved with each content: its primary key is
--- what makes two batches saving the same content at once agree on it.
+-- the crawl already holds at an address of the same page is recorded as a
+-- duplicate of that page (state 'duplicate', duplicate_of), not as a
+-- result. page_contents holds, per crawl and content, the pages that hold
+-- it (several when their addresses are unrelated).
 ALTER TABLE pages ADD COLUMN duplicate_of bigint;
 CREATE TABLE page_contents (
     crawl_id uuid NOT NULL REFERENCES crawls (id) ON DELETE CASCADE,
     content_key text NOT NULL,
     page_id bigint NOT NULL,
-    PRIMARY KEY (crawl_id, content_key)
+    PRIMARY KEY (crawl_id, content_key, page_id)
 );
 ALTER TABLE pages DROP CONSTRAINT pages_state_check;
 ALTER TABLE pages ADD CONSTRAINT pages_state_check
@@ -33,3 +33,6 @@ CREATE TABLE url_patterns (
     stopped boolean NOT NULL DEFAULT false,
     PRIMARY KEY (crawl_id, pattern)
 );
+-- Firecrawl's deduplicateSimilarURLs false and batch scrapes keep every
+-- address's page as a result.
+ALTER TABLE crawls ADD COLUMN keep_similar_urls boolean NOT NULL DEFAULT false;
