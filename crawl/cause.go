@@ -78,10 +78,10 @@ const (
 	PageCanonicalKnown     PageCauseKind = "canonical-known"     // URL, already in the crawl
 	PageRobotsDisallowed   PageCauseKind = "robots-disallowed"
 	PageExcludedByChange   PageCauseKind = "excluded-by-change"
-	PageNoLongerLinked     PageCauseKind = "no-longer-linked" // a page of the previous crawl no page links to now
-	PageNeedsJavaScript    PageCauseKind = "needs-javascript" // JavaScript
-	PageLookupFailed       PageCauseKind = "lookup-failed"    // Detail: the crawl's state could not be read
-	PageSameContent        PageCauseKind = "same-content"     // URL, Page: the page whose content this one repeats
+	PageNoLongerLinked     PageCauseKind = "no-longer-linked"  // a page of the previous crawl no page links to now
+	PageNeedsJavaScript    PageCauseKind = "needs-javascript"  // JavaScript
+	PageLookupFailed       PageCauseKind = "lookup-failed"     // Detail: the crawl's state could not be read
+	PageSameContent        PageCauseKind = "same-content"      // URL, Page: the page whose content this one repeats
 	PageRepeatingPattern   PageCauseKind = "repeating-pattern" // Detail: the pattern of addresses, worded
 
 	// Reading the page.
