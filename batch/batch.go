@@ -42,6 +42,7 @@ type Store interface {
 	RenderQueued(ctx context.Context, crawlID uuid.UUID) (int, error)
 	ClaimLinkScripts(ctx context.Context, crawlID uuid.UUID, page int64, scripts string) (bool, error)
 	NoteDuplicates(ctx context.Context, crawlID uuid.UUID, patterns []urlpattern.Pattern, w db.PatternWords) ([]urlpattern.Pattern, error)
+	StoppedPatterns(ctx context.Context, crawlID uuid.UUID) ([]urlpattern.Pattern, error)
 	RetriesWaiting(ctx context.Context, crawlID uuid.UUID) (int, time.Duration, error)
 	SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []db.FetchOutcome, w db.Words) ([]int64, error)
 	ClaimRedirectTarget(ctx context.Context, crawlID uuid.UUID, pageID int64, target db.NewPage, note string) (bool, error)
@@ -180,8 +181,12 @@ type Batch struct {
 
 	crawl    *crawl.Crawl
 	rules    frontier.Rules
-	markdown *Conversion           // with in.Convert: how pages are converted
-	claimed  map[string]crawl.Page // the pages to fetch, by URL
+	markdown *Conversion // with in.Convert: how pages are converted
+	// stopped are the crawl's address patterns that lead to duplicates
+	// (db.NoteDuplicates): links to them are not enqueued. Read when the
+	// batch starts; the patterns it stops itself are added (under mu).
+	stopped []urlpattern.Pattern
+	claimed map[string]crawl.Page // the pages to fetch, by URL
 	// tracking is set on a change-tracking crawl that converts as it
 	// fetches; previous then holds the claimed pages' pages in the crawl
 	// it compares with, by key.
@@ -251,6 +256,9 @@ func (b *Batch) Run(ctx context.Context) (Result, error) {
 	urls, err := b.claim(ctx)
 	if err != nil || b.res.Claimed == 0 {
 		return b.res, err
+	}
+	if b.stopped, err = b.store.StoppedPatterns(ctx, c.ID); err != nil {
+		return Result{}, err
 	}
 	batch := b.request
 	batch.Scope = c.ID.String()

@@ -20,6 +20,7 @@ import (
 	"github.com/durablecrawl/crawler/internal/fakefetch"
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/urlnorm"
+	"github.com/durablecrawl/crawler/urlpattern"
 )
 
 // newBatch is batch 3 of f's crawl over store f, fetching with engine two
@@ -439,6 +440,28 @@ func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 	f = &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/", 0, "000")}}
 	if res, _ := newBatch(f, engine, nil, false, Input{Detect: true}).Run(context.Background()); res.ToBrowser != 0 || f.outcomes[0].Render {
 		t.Errorf("without RenderDeep: %+v, %+v", res, f.outcomes[0])
+	}
+}
+
+// TestFetchBatchLeavesStoppedPatterns: links to addresses of a pattern the
+// crawl stopped (it led to duplicates) are not enqueued; the others are,
+// and a duplicate's pattern is counted.
+func TestFetchBatchLeavesStoppedPatterns(t *testing.T) {
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 3})
+	f := &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/guide", 1, "000000")},
+		stoppedPatterns: []urlpattern.Pattern{"query:id"}}
+	r := fakefetch.HTML("<html><body><h1>Guide</h1></body></html>")
+	r.Links = []string{"https://example.com/guide?id=install", "https://example.com/api", "https://example.com/api?id=x"}
+	engine := &fakefetch.Fetcher{Results: map[string]fetch.Result{"https://example.com/guide": r}}
+	if _, err := newBatch(f, engine, nil, false, Input{}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var links []string
+	for _, l := range f.outcomes[0].Links {
+		links = append(links, l.URL)
+	}
+	if !reflect.DeepEqual(links, []string{"https://example.com/api"}) {
+		t.Errorf("links enqueued %v, want /api alone", links)
 	}
 }
 

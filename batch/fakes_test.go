@@ -24,17 +24,18 @@ type fakeStore struct {
 	fail map[string]error
 
 	// Answers.
-	claim       []crawl.Page               // ClaimBatch
-	unsaved     map[int64]bool             // SaveFetches: pages an earlier attempt already saved
-	renderQ     int                        // RenderQueued
-	linkScripts map[string]int64           // ClaimLinkScripts: the page of each set of scripts
-	patterns    []urlpattern.Pattern       // NoteDuplicates' patterns, in order
-	waiting     int                        // RetriesWaiting
-	retryIn     time.Duration              //
-	owned       map[string]bool            // ClaimRedirectTarget, by target key
-	states      map[string]crawl.PageState // StateOf
-	robots      map[string]db.Robots       // Robots, by origin; SaveRobots adds
-	previous    map[string]db.PreviousPage // PreviousPages, by key
+	claim           []crawl.Page               // ClaimBatch
+	unsaved         map[int64]bool             // SaveFetches: pages an earlier attempt already saved
+	renderQ         int                        // RenderQueued
+	linkScripts     map[string]int64           // ClaimLinkScripts: the page of each set of scripts
+	patterns        []urlpattern.Pattern       // NoteDuplicates' patterns, in order
+	stoppedPatterns []urlpattern.Pattern       // StoppedPatterns
+	waiting         int                        // RetriesWaiting
+	retryIn         time.Duration              //
+	owned           map[string]bool            // ClaimRedirectTarget, by target key
+	states          map[string]crawl.PageState // StateOf
+	robots          map[string]db.Robots       // Robots, by origin; SaveRobots adds
+	previous        map[string]db.PreviousPage // PreviousPages, by key
 
 	// Calls.
 	logs        []crawl.CrawlLog
@@ -98,6 +99,12 @@ func (f *fakeStore) NoteDuplicates(_ context.Context, _ uuid.UUID, patterns []ur
 	defer f.mu.Unlock()
 	f.patterns = append(f.patterns, patterns...)
 	return nil, f.call("NoteDuplicates")
+}
+
+func (f *fakeStore) StoppedPatterns(context.Context, uuid.UUID) ([]urlpattern.Pattern, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stoppedPatterns, f.call("StoppedPatterns")
 }
 
 func (f *fakeStore) RetriesWaiting(context.Context, uuid.UUID) (int, time.Duration, error) {

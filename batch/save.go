@@ -5,6 +5,7 @@ package batch
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
@@ -19,8 +20,16 @@ import (
 func (b *Batch) save(outs []db.FetchOutcome) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	b.mu.Lock()
+	stopped := b.stopped
+	b.mu.Unlock()
 	for i := range outs {
 		outs[i].Links = b.links.Unknown(b.crawl.ID, outs[i].Links)
+		if len(stopped) > 0 {
+			outs[i].Links = slices.DeleteFunc(outs[i].Links, func(l db.NewPage) bool {
+				return slices.ContainsFunc(stopped, func(p urlpattern.Pattern) bool { return p.MatchesURL(l.URL) })
+			})
+		}
 	}
 	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, saveWords)
 	if err != nil {
@@ -65,7 +74,7 @@ func (b *Batch) notePatterns(ctx context.Context, outs []db.FetchOutcome) error 
 			patterns = append(patterns, p)
 		}
 	}
-	_, err := b.store.NoteDuplicates(ctx, b.crawl.ID, patterns, db.PatternWords{
+	stopped, err := b.store.NoteDuplicates(ctx, b.crawl.ID, patterns, db.PatternWords{
 		Skipped: func(p urlpattern.Pattern) string {
 			return crawllog.Reason(crawl.PageCause{Kind: crawl.PageRepeatingPattern, Detail: p.String()})
 		},
@@ -73,6 +82,9 @@ func (b *Batch) notePatterns(ctx context.Context, outs []db.FetchOutcome) error 
 			return crawllog.PatternStopped(b.crawl, string(p), p.String(), duplicates, skipped)
 		},
 	})
+	b.mu.Lock()
+	b.stopped = append(b.stopped, stopped...)
+	b.mu.Unlock()
 	return err
 }
 

@@ -3,7 +3,6 @@ package db
 // Saving what a batch's fetches made of its claimed pages.
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -202,82 +201,62 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 // it: no markdown, links, screenshot or change of their own, and the
 // error column says which page they repeat (words). A page repeats
 // another when their contents are the same (ContentKey) and their
-// addresses are of one page (urlpattern.SamePage: the same path under
+// addresses are of one page (urlpattern.PageKey: the same path under
 // another query, a print view): two pages of a site that happen to say
-// the same at unrelated addresses stay two pages. The pages holding each
-// content are in page_contents; a page that repeats none of them holds
-// its content too. Pages of one group go in crawl order; a page that is
-// no longer claimed (an earlier attempt of its batch saved it) is left
-// alone. Two transactions saving the same content take turns on a lock of
-// the content.
+// the same at unrelated addresses stay two pages. page_contents holds the
+// page that holds each content at each page's key; the first saved holds
+// it (pages of one group in crawl order), and a page that is no longer
+// claimed (an earlier attempt of its batch saved it) claims nothing. Two
+// transactions saving the same page at once agree through the table's
+// key: the second waits for the first.
 func sameContent(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, words func(int64, string) string) error {
 	var ids []int64
-	var keys []string
+	var keys, pageKeys []string
 	for _, o := range outs {
 		if o.State == crawl.PageConverted && o.ContentKey != "" {
-			ids, keys = append(ids, o.PageID), append(keys, o.ContentKey)
+			ids, keys, pageKeys = append(ids, o.PageID), append(keys, o.ContentKey), append(pageKeys, urlpattern.PageKey(o.URL))
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	// Locks in one order: two savers never wait on each other in turn.
-	if _, err := tx.NewRaw(`SELECT pg_advisory_xact_lock(hashtextextended(? || k, 0)) FROM unnest(?::text[]) WITH ORDINALITY AS d(k, i) ORDER BY i`,
-		crawlID.String(), pgdialect.Array(keys)).Exec(ctx); err != nil {
-		return fmt.Errorf("lock the contents of %d pages: %w", len(ids), err)
+	var held []int64
+	if err := tx.NewRaw(`
+INSERT INTO page_contents (crawl_id, content_key, page_key, page_id)
+SELECT p.crawl_id, d.key, d.page_key, p.id FROM unnest(?::bigint[], ?::text[], ?::text[]) AS d(id, key, page_key)
+JOIN pages p ON p.id = d.id AND p.crawl_id = ? AND p.state = ?
+ORDER BY p.depth, p.rank, p.id
+ON CONFLICT DO NOTHING RETURNING page_id`, pgdialect.Array(ids), pgdialect.Array(keys), pgdialect.Array(pageKeys),
+		crawlID, crawl.PageClaimed).Scan(ctx, &held); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("claim the contents of %d pages: %w", len(ids), err)
 	}
-	var claimed []struct {
-		ID int64 `bun:"id"`
+	if len(held) == len(ids) {
+		return nil // every page holds its own content: the common case
 	}
-	if err := tx.NewRaw(`SELECT id FROM pages WHERE id = ANY(?::bigint[]) AND crawl_id = ? AND state = ? ORDER BY depth, rank, id`,
-		pgdialect.Array(ids), crawlID, crawl.PageClaimed).Scan(ctx, &claimed); err != nil {
-		return fmt.Errorf("pages to save: %w", err)
-	}
-	type holder struct {
+	var owners []struct {
 		Key     string `bun:"content_key"`
+		PageKey string `bun:"page_key"`
 		Page    int64  `bun:"page_id"`
 		URL     string `bun:"url"`
 		Claimed string `bun:"claimed_url"`
 	}
-	var held []holder
 	if err := tx.NewRaw(`
-SELECT c.content_key, c.page_id, coalesce(p.final_url, p.url) AS url, p.url AS claimed_url
+SELECT c.content_key, c.page_key, c.page_id, coalesce(p.final_url, p.url) AS url, p.url AS claimed_url
 FROM page_contents c JOIN pages p ON p.id = c.page_id
-WHERE c.crawl_id = ? AND c.content_key = ANY(?::text[]) ORDER BY p.depth, p.rank, p.id`, crawlID, pgdialect.Array(keys)).Scan(ctx, &held); err != nil {
-		return fmt.Errorf("pages holding the contents of %d pages: %w", len(ids), err)
+WHERE c.crawl_id = ? AND (c.content_key, c.page_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))`,
+		crawlID, pgdialect.Array(keys), pgdialect.Array(pageKeys)).Scan(ctx, &owners); err != nil {
+		return fmt.Errorf("owners of the contents of %d pages: %w", len(ids), err)
 	}
-	at := make(map[int64]int, len(outs))
-	for i, o := range outs {
-		at[o.PageID] = i
-	}
-	var newIDs []int64
-	var newKeys []string
-	for _, c := range claimed {
-		i, ok := at[c.ID]
-		if !ok || outs[i].State != crawl.PageConverted || outs[i].ContentKey == "" {
-			continue
+	for _, owner := range owners {
+		for i, o := range outs {
+			if o.State != crawl.PageConverted || o.ContentKey != owner.Key || o.PageID == owner.Page || urlpattern.PageKey(o.URL) != owner.PageKey {
+				continue
+			}
+			outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
+				StatusCode: o.StatusCode, ContentType: o.ContentType, Engine: o.Engine, Bytes: o.Bytes, FetchMS: o.FetchMS,
+				Error: words(owner.Page, owner.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: owner.Page,
+				URL: o.URL, DuplicateOfURL: owner.Claimed}
 		}
-		o := outs[i]
-		k := slices.IndexFunc(held, func(h holder) bool { return h.Key == o.ContentKey && urlpattern.SamePage(o.URL, h.Claimed) })
-		if k < 0 {
-			held = append(held, holder{Key: o.ContentKey, Page: o.PageID, URL: cmp.Or(o.FinalURL, o.URL), Claimed: o.URL})
-			newIDs, newKeys = append(newIDs, o.PageID), append(newKeys, o.ContentKey)
-			continue
-		}
-		h := held[k]
-		outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
-			StatusCode: o.StatusCode, ContentType: o.ContentType, Engine: o.Engine, Bytes: o.Bytes, FetchMS: o.FetchMS,
-			Error: words(h.Page, h.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: h.Page,
-			URL: o.URL, DuplicateOfURL: h.Claimed}
-	}
-	if len(newIDs) == 0 {
-		return nil
-	}
-	if _, err := tx.NewRaw(`INSERT INTO page_contents (crawl_id, content_key, page_id) SELECT ?, k, id FROM unnest(?::text[], ?::bigint[]) AS d(k, id)`,
-		crawlID, pgdialect.Array(newKeys), pgdialect.Array(newIDs)).Exec(ctx); err != nil {
-		return fmt.Errorf("record the contents of %d pages: %w", len(newIDs), err)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/durablecrawl/crawler/crawl"
-	"github.com/durablecrawl/crawler/urlpattern"
 )
 
 // NewPage is a URL discovered by a crawl.
@@ -40,19 +38,6 @@ func (s *Store) Enqueue(ctx context.Context, crawlID uuid.UUID, pages []NewPage)
 func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage) (int, error) {
 	if len(pages) == 0 {
 		return 0, nil
-	}
-	// Addresses of a pattern that led to duplicates are not crawled.
-	stopped, err := stoppedPatterns(ctx, db, crawlID)
-	if err != nil {
-		return 0, err
-	}
-	if len(stopped) > 0 {
-		pages = slices.DeleteFunc(slices.Clone(pages), func(p NewPage) bool {
-			return slices.ContainsFunc(stopped, func(s urlpattern.Pattern) bool { return s.MatchesURL(p.URL) })
-		})
-		if len(pages) == 0 {
-			return 0, nil
-		}
 	}
 	// One row per URL, the closest discovery winning, as across calls.
 	rows := make([]crawl.Page, 0, len(pages))

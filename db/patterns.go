@@ -32,9 +32,10 @@ type PatternWords struct {
 // several times). A pattern with MinPatternDuplicates of them, or twice
 // as many as when it was last weighed, is stopped when at most a tenth as
 // many of the crawl's result pages have it (a parameter that names pages
-// of their own is not one): its queued pages are skipped, links to more
-// are not enqueued (see enqueue), and the crawl's log says so once, all in
-// one transaction. It returns the patterns it stopped.
+// of their own is not one): its queued pages are skipped and the crawl's
+// log says so once, in one transaction, and batches no longer enqueue
+// links to its addresses (StoppedPatterns). It returns the patterns it
+// stopped.
 func (s *Store) NoteDuplicates(ctx context.Context, crawlID uuid.UUID, patterns []urlpattern.Pattern, w PatternWords) ([]urlpattern.Pattern, error) {
 	if len(patterns) == 0 {
 		return nil, nil
@@ -100,10 +101,11 @@ func stopPattern(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, p urlpattern
 	return true, insertLogs(ctx, tx, []crawl.CrawlLog{w.Stopped(p, n, int(k))})
 }
 
-// stoppedPatterns returns the crawl's stopped patterns.
-func stoppedPatterns(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]urlpattern.Pattern, error) {
+// StoppedPatterns returns the crawl's stopped patterns: links to their
+// addresses are not enqueued.
+func (s *Store) StoppedPatterns(ctx context.Context, crawlID uuid.UUID) ([]urlpattern.Pattern, error) {
 	var ps []urlpattern.Pattern
-	err := db.NewSelect().Table("url_patterns").Column("pattern").
+	err := s.db.NewSelect().Table("url_patterns").Column("pattern").
 		Where("crawl_id = ?", crawlID).Where("stopped").Scan(ctx, &ps)
 	if err != nil {
 		return nil, fmt.Errorf("stopped url patterns: %w", err)

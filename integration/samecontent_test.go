@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // headingLinkSite is a manual of twelve pages read one after the other
@@ -94,5 +95,39 @@ func TestSamePageUnderOtherAddresses(t *testing.T) {
 	// after a few.
 	if n := served.Load(); n > 13+30 {
 		t.Errorf("the site answered %d requests, want the heading addresses stopped", n)
+	}
+}
+
+// TestFirecrawlLeavesDuplicatesOut: through Firecrawl's API the same
+// manual's crawl answers its 13 pages, none of the addresses that repeat
+// them.
+func TestFirecrawlLeavesDuplicatesOut(t *testing.T) {
+	t.Parallel()
+	site, _ := headingLinkSite(t)
+	var started struct {
+		ID string `json:"id"`
+	}
+	if status, body := call(t, "POST", env.api+"/v2/crawl", env.keyA, map[string]any{"url": site.URL + "/", "limit": 100,
+		"sitemap": "skip", "maxDiscoveryDepth": 20}, &started); status != 200 {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	waitStatus(t, env.api, env.keyA, started.ID, 2*time.Minute, "succeeded")
+	var job struct {
+		Total int `json:"total"`
+		Data  []struct {
+			Metadata struct {
+				SourceURL string `json:"sourceURL"`
+			} `json:"metadata"`
+		} `json:"data"`
+	}
+	if status, body := call(t, "GET", env.api+"/v2/crawl/"+started.ID, env.keyA, nil, &job); status != 200 {
+		t.Fatalf("status: %d %s", status, body)
+	}
+	var urls []string
+	for _, d := range job.Data {
+		urls = append(urls, strings.TrimPrefix(d.Metadata.SourceURL, site.URL))
+	}
+	if len(urls) != 13 || job.Total != 13 || slices.ContainsFunc(urls, func(u string) bool { return strings.ContainsAny(u, "?") || strings.HasSuffix(u, "/print") }) {
+		t.Errorf("total %d, documents %v; want the 13 pages of the manual", job.Total, urls)
 	}
 }

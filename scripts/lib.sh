@@ -251,10 +251,25 @@ ensure_firecrawl_clients() {
   export CRAWLER_FIRECRAWL_CLIENTS=$pkg
 }
 
+# ensure_spa_site: the client-rendered manual the integration tests crawl,
+# docsify (a documentation SPA) and Fastify's manual (the markdown its
+# package ships), pinned in tools/spasite from the npm registry. Installed
+# again when the lock file is newer than what is installed. Exports
+# CRAWLER_SPA_SITE.
+ensure_spa_site() {
+  local pkg="$ROOT/tools/spasite"
+  if [ ! -f "$pkg/node_modules/.package-lock.json" ] || [ "$pkg/package-lock.json" -nt "$pkg/node_modules/.package-lock.json" ]; then
+    say "installing docsify and Fastify's manual from the npm registry (for the client-rendered site test)"
+    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install the client-rendered site"
+  fi
+  export CRAWLER_SPA_SITE=$pkg
+}
+
 prepare_tests() {
   build_temporal
   ensure_browser
   ensure_firecrawl_clients
+  ensure_spa_site
   ensure_realdocs
   ensure_realpdfs
   ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"

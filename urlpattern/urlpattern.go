@@ -114,23 +114,29 @@ func (p Pattern) String() string {
 	return string(p)
 }
 
-// SamePage reports whether a and b may be addresses of one page: on one
-// host, with the same path (whatever their queries), or one a print view
-// of the other (the path suffix Of finds). Two pages of a site that say
-// the same at unrelated addresses are not one page.
+// SamePage reports whether a and b may be addresses of one page: they
+// have one PageKey.
 func SamePage(a, b string) bool {
-	ua, err := url.Parse(a)
+	ka, kb := PageKey(a), PageKey(b)
+	return ka != "" && ka == kb
+}
+
+// PageKey names the page an address may show: its scheme, host and path,
+// without a trailing slash or a view segment (viewSuffixes), and without
+// its query. Addresses of one page share it (another query, a print
+// view, the folder's index file); two pages of a site that say the same
+// at unrelated addresses have two. "" for an address that does not parse.
+func PageKey(raw string) string {
+	u, err := url.Parse(raw)
 	if err != nil {
-		return false
+		return ""
 	}
-	ub, err := url.Parse(b)
-	if err != nil || ua.Scheme != ub.Scheme || ua.Host != ub.Host {
-		return false
+	p := strings.TrimSuffix(u.Path, "/")
+	for suffix := range viewSuffixes {
+		if strings.HasSuffix(p, suffix) {
+			p = strings.TrimSuffix(strings.TrimSuffix(p, suffix), "/")
+			break
+		}
 	}
-	if strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") {
-		return true
-	}
-	_, ab := Of(a, b)
-	_, ba := Of(b, a)
-	return ab || ba
+	return u.Scheme + "://" + u.Host + p
 }

@@ -1,0 +1,149 @@
+package integration
+
+import (
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// spaShell is the one page a history-routed docsify site serves for every
+// route: its script fetches the route's markdown ("/Reference/Server" reads
+// /Reference/Server.md) and the sidebar's, and renders them, linking each
+// heading as "<route>?id=<heading>".
+const spaShell = `<!doctype html><html><head><meta charset="utf-8"><title>Fastify</title>
+<link rel="stylesheet" href="/docsify/themes/core.css"></head><body><div id="app"></div>
+<script>window.$docsify = {name: "Fastify", routerMode: "history", loadSidebar: true, homepage: "index.md", subMaxLevel: 2};</script>
+<script src="/docsify/docsify.min.js"></script></body></html>`
+
+// spaSite serves Fastify's manual (the markdown its npm package ships)
+// through docsify, as a client-rendered manual: every route answers the
+// shell, the markdown files and docsify's own files are served as they
+// are, and the sidebar lists every page. It returns the server and the
+// manual's routes with their markdown.
+func spaSite(t *testing.T) (*httptest.Server, map[string]string) {
+	t.Helper()
+	dir := os.Getenv("CRAWLER_SPA_SITE")
+	if dir == "" {
+		t.Fatal("CRAWLER_SPA_SITE is not set: make test installs the site (ensure_spa_site in scripts/lib.sh)")
+	}
+	docs := filepath.Join(dir, "node_modules", "fastify", "docs")
+	app := filepath.Join(dir, "node_modules", "docsify", "dist")
+	routes := map[string]string{}
+	var sidebar strings.Builder
+	err := filepath.WalkDir(docs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := "/" + filepath.ToSlash(strings.TrimSuffix(strings.TrimPrefix(p, docs+string(filepath.Separator)), ".md"))
+		route := rel
+		if rel == "/index" {
+			route = "/"
+		}
+		routes[route] = string(b)
+		fmt.Fprintf(&sidebar, "- [%s](%s)\n", strings.TrimPrefix(rel, "/"), route)
+		return nil
+	})
+	if err != nil || len(routes) < 30 {
+		t.Fatalf("Fastify's manual: %d pages (%v)", len(routes), err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := path.Clean(r.URL.Path)
+		switch {
+		case strings.HasPrefix(p, "/docsify/"):
+			http.ServeFile(w, r, filepath.Join(app, filepath.FromSlash(strings.TrimPrefix(p, "/docsify/"))))
+		case path.Base(p) == "_sidebar.md":
+			w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+			fmt.Fprint(w, sidebar.String())
+		case strings.HasSuffix(p, ".md"):
+			http.ServeFile(w, r, filepath.Join(docs, filepath.FromSlash(strings.TrimPrefix(p, "/"))))
+		case path.Ext(p) != "":
+			http.NotFound(w, r)
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, spaShell)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, routes
+}
+
+// TestClientRenderedManual crawls a real client-rendered manual with the
+// default options: the start page is an empty shell, so the crawl renders
+// its pages in the browser; every route is found through the rendered
+// sidebar and stored once with its own words (never the shell), the
+// heading addresses (?id=) each page links turn out to be the page again
+// and stop after a few, and the crawl ends on its own well within two
+// minutes.
+func TestClientRenderedManual(t *testing.T) {
+	site, routes := spaSite(t)
+	c := crawlSite(t, env.api, site, map[string]any{"maxResults": 500, "maxDepth": 20, "maxConcurrentPages": 8}, "succeeded")
+	if n := len(c.pages); n > len(routes)*11/10 {
+		t.Errorf("%d results for %d routes", n, len(routes))
+	}
+	for route, md := range routes {
+		page, ok := c.pages[route]
+		if !ok {
+			t.Errorf("%s was not found", route)
+			continue
+		}
+		if page.Engine != "playwright" {
+			t.Errorf("%s was fetched by %s, want rendered", route, page.Engine)
+		}
+		if share := wordsKept(md, page.Markdown); share < 0.9 {
+			t.Errorf("%s keeps %.2f of its words", route, share)
+		}
+	}
+	for p := range c.pages {
+		if _, ok := routes[strings.SplitN(p, "?", 2)[0]]; !ok || strings.Contains(p, "?") {
+			t.Errorf("%s stored: not a route of the manual", p)
+		}
+	}
+	var stopped bool
+	for _, l := range c.logs {
+		stopped = stopped || l.Message == "Address pattern skipped" && strings.Contains(l.Description, `the query parameter "id"`)
+	}
+	if !stopped {
+		t.Errorf("the heading addresses were not stopped")
+	}
+	if c.crawl.DurationInSeconds != nil && *c.crawl.DurationInSeconds > 120 {
+		t.Errorf("the crawl took %d s", *c.crawl.DurationInSeconds)
+	}
+	t.Logf("%d routes, %d results, %d duplicates, %d skipped, in %v s", len(routes), len(c.pages),
+		c.crawl.Progress.Duplicates, c.crawl.Progress.Skipped, *c.crawl.DurationInSeconds)
+}
+
+var mdWord = regexp.MustCompile(`[A-Za-z]{4,}`)
+
+// wordsKept is the share of the words of a markdown source (of four
+// letters or more) that a page's stored markdown holds, each counted once.
+func wordsKept(source, stored string) float64 {
+	have := map[string]bool{}
+	for _, w := range mdWord.FindAllString(stored, -1) {
+		have[strings.ToLower(w)] = true
+	}
+	want := map[string]bool{}
+	for _, w := range mdWord.FindAllString(source, -1) {
+		want[strings.ToLower(w)] = true
+	}
+	if len(want) == 0 {
+		return 1
+	}
+	kept := 0
+	for w := range want {
+		if have[w] {
+			kept++
+		}
+	}
+	return float64(kept) / float64(len(want))
+}
