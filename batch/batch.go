@@ -279,6 +279,7 @@ func (b *Batch) Run(ctx context.Context) (Result, error) {
 	refusal := b.refusal(ctx)
 	urls = b.skipUnmodified(ctx, urls, refusal)
 	batch.Admit = func(u string) bool { return b.writer.admit(ctx, b.claimed[u].ID) }
+	batch.Skip = b.skipStopped
 	batch.FollowRedirect = func(from, to *url.URL) bool { _, refused := refusal(from, to); return !refused }
 	fetchCtx := hostbudget.WithNotice(ctx, b.noticeWait(ctx))
 	fetchErr := b.engine.FetchAll(fetchCtx, urls, batch, func(r fetch.Result) { b.judge(ctx, r, refusal) })

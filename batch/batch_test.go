@@ -444,8 +444,8 @@ func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 }
 
 // TestFetchBatchLeavesStoppedPatterns: links to addresses of a pattern the
-// crawl stopped (it led to duplicates) are not enqueued; the others are,
-// and a duplicate's pattern is counted.
+// crawl stopped (it led to duplicates) are not enqueued, the others are;
+// a page of the pattern the batch claimed is skipped without a fetch.
 func TestFetchBatchLeavesStoppedPatterns(t *testing.T) {
 	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, MaxDepth: 3})
 	f := &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/guide", 1, "000000")},
@@ -462,6 +462,18 @@ func TestFetchBatchLeavesStoppedPatterns(t *testing.T) {
 	}
 	if !reflect.DeepEqual(links, []string{"https://example.com/api"}) {
 		t.Errorf("links enqueued %v, want /api alone", links)
+	}
+
+	// A page of the pattern claimed before it stopped is not fetched.
+	f = &fakeStore{crawl: c, claim: []crawl.Page{claimed(1, "https://example.com/guide?id=usage", 2, "000000000")},
+		stoppedPatterns: []urlpattern.Pattern{"query:id"}}
+	engine = &fakefetch.Fetcher{Results: map[string]fetch.Result{}}
+	res, err := newBatch(f, engine, nil, false, Input{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := f.outcomes[0]; len(engine.Asked()) != 0 || o.State != crawl.PageSkipped || !strings.Contains(o.Error, `the query parameter "id"`) || res.Skipped != 1 {
+		t.Errorf("a claimed page of a stopped pattern: asked %v, saved %s (%s), result %+v", engine.Asked(), o.State, o.Error, res)
 	}
 }
 

@@ -106,6 +106,13 @@ func (b *Batch) judge(ctx context.Context, r fetch.Result, refusal frontier.Refu
 	if r.Err != nil && ctx.Err() != nil {
 		return // cut short by the cancellation: leave the page claimed
 	}
+	if r.Skipped != "" {
+		// Claimed before the batch learnt not to fetch it.
+		page := b.claimed[r.URL]
+		b.judged.Add(1)
+		b.writer.add(db.FetchOutcome{PageID: page.ID, URL: page.URL, State: crawl.PageSkipped, Error: r.Skipped})
+		return
+	}
 	if b.observer != nil {
 		engine := "browser"
 		if b.engineName != crawl.EnginePlaywright {
@@ -199,6 +206,21 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	}
 	b.judged.Add(1)
 	b.writer.add(rec)
+}
+
+// skipStopped is the batch's fetch.Batch.Skip: a claimed page under an
+// address pattern the crawl stopped while the batch ran (it leads to
+// duplicates) is not fetched.
+func (b *Batch) skipStopped(u string) string {
+	b.mu.Lock()
+	stopped := b.stopped
+	b.mu.Unlock()
+	for _, p := range stopped {
+		if p.MatchesURL(u) {
+			return crawllog.Reason(crawl.PageCause{Kind: crawl.PageRepeatingPattern, Detail: p.String()})
+		}
+	}
+	return ""
 }
 
 // scriptedLinks reports whether a page fetched statically offers

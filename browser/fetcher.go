@@ -111,6 +111,12 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		go func() {
 			defer wg.Done()
 			for u := range queue {
+				if b.Skip != nil {
+					if why := b.Skip(u); why != "" {
+						emit(fetch.Result{URL: u, Skipped: why})
+						continue
+					}
+				}
 				p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
 				if err != nil && f.Browser.gone(err) {
 					died.Store(true) // not the page's fault

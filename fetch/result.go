@@ -39,6 +39,9 @@ type Result struct {
 	// Note says how the page was taken when that was not as asked (a
 	// render that had not finished loading), for its log.
 	Note crawl.EngineNote
+	// Skipped, when set, says why the page was not fetched at all
+	// (Batch.Skip): nothing else of the result is set.
+	Skipped string
 	// Location is the target of a redirect that was not followed.
 	Location string
 	// Links are the absolute targets of the page's <a href> elements, in
@@ -147,6 +150,11 @@ type Batch struct {
 	// caller's bound on pages in flight. It returns false to drop the
 	// request (the batch is being cancelled).
 	Admit func(url string) bool
+	// Skip, when set, is asked before each request: a reason it returns
+	// ("" to fetch) leaves the page unfetched, its result saying why
+	// (Result.Skipped). The batch learns, while it runs, addresses not to
+	// fetch (a pattern that leads to duplicates).
+	Skip func(url string) string
 	// FollowRedirect decides whether a redirect from one URL to another is
 	// followed; nil follows all. A redirect not followed ends with the
 	// redirect response itself (Result.Location names its target).

@@ -19,7 +19,7 @@ import (
 // heading as "<route>?id=<heading>".
 const spaShell = `<!doctype html><html><head><meta charset="utf-8"><title>Fastify</title>
 <link rel="stylesheet" href="/docsify/themes/core.css"></head><body><div id="app"></div>
-<script>window.$docsify = {name: "Fastify", routerMode: "history", loadSidebar: true, homepage: "index.md", subMaxLevel: 2};</script>
+<script>window.$docsify = {name: "Fastify", routerMode: "history", relativePath: true, loadSidebar: true, homepage: "index.md", subMaxLevel: 2};</script>
 <script src="/docsify/docsify.min.js"></script></body></html>`
 
 // spaSite serves Fastify's manual (the markdown its npm package ships)

@@ -241,6 +241,18 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 			}
 		})
 	}
+	if b.Skip != nil {
+		c.OnRequest(func(req *colly.Request) {
+			r := pending.get(req.Ctx)
+			if r == nil {
+				return
+			}
+			if r.Skipped = b.Skip(r.URL); r.Skipped != "" {
+				req.Abort()
+				pending.finish(req.Ctx)
+			}
+		})
+	}
 	if b.Admit != nil {
 		c.OnRequest(func(req *colly.Request) {
 			r := pending.get(req.Ctx)

@@ -23,6 +23,12 @@ type Fetcher struct {
 // FetchAll emits the result of each of urls it admits.
 func (f *Fetcher) FetchAll(_ context.Context, urls []string, b fetch.Batch, emit func(fetch.Result)) error {
 	for _, u := range urls {
+		if b.Skip != nil {
+			if why := b.Skip(u); why != "" {
+				emit(fetch.Result{URL: u, Skipped: why})
+				continue
+			}
+		}
 		if b.Admit != nil && !b.Admit(u) {
 			continue
 		}
