@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -118,7 +119,7 @@ func collect(body *html.Node) *chosen {
 				}
 			case html.ElementNode:
 				h := hidden || styleHidden(k)
-				a := link || k.Data == "a"
+				a := link || k.Data == "a" && !ownAnchor(k)
 				switch {
 				case neverTags[k.Data] || k.Data == "math":
 					// A formula's symbols (MathML left without its TeX)
@@ -437,6 +438,27 @@ func contentByKind(u *unit) bool {
 		return !linked(u.n)
 	}
 	return u.n.Parent != nil && u.n.Parent.Data == "figure" && linkShare(u.n) < 0.5
+}
+
+// ownAnchor reports whether a, a link, is a heading's link to itself:
+// inside an h1–h6 (its block) whose id the link's target names, as its
+// fragment ("#usage") or as the query parameter a client-rendered manual
+// routes headings by ("?id=usage"). It leads nowhere else, and weighs as
+// the heading's own text.
+func ownAnchor(a *html.Node) bool {
+	h := a.Parent
+	for h != nil && !heading(h) && isInline(h) {
+		h = h.Parent
+	}
+	if h == nil || !heading(h) {
+		return false
+	}
+	id := attr(h, "id")
+	if id == "" {
+		return false
+	}
+	u, err := url.Parse(attr(a, "href"))
+	return err == nil && (u.Fragment == id || u.Query().Get("id") == id)
 }
 
 // inLink reports whether n is inside a link.

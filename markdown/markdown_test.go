@@ -566,3 +566,52 @@ Water every evening in summer, and feed once a week from the first flowers on. P
 		t.Errorf("a one-row table of data lost its table:\n%s", md)
 	}
 }
+
+// TestAnnouncedListBeforeTheArticle: a list of links the line before it
+// announces ("… split into two categories:") stays where it stands before
+// the article's first paragraph, as it does inside the article (a
+// client-rendered manual's home page); the sidebar's list of the same
+// links does not.
+func TestAnnouncedListBeforeTheArticle(t *testing.T) {
+	page := `<html><body><main role="presentation">
+<aside class="sidebar" role="none"><div class="sidebar-nav" role="navigation"><ul><li><a href="/Guides/Index">Guides</a></li><li class="active"><a href="/">index</a></li></ul></div></aside>
+<section class="content"><article id="main" class="markdown-section" role="main"><h1 id="quarry"><a href="/?id=quarry" class="anchor"><span>Quarry</span></a></h1><p>The documentation for Quarry is split into two categories:</p>
+<ul>
+<li><a href="/Reference/Index">Reference documentation</a></li>
+<li><a href="/Guides/Index">Guides</a></li>
+</ul>
+<p>The reference documentation utilizes a very formal style in an effort to document Quarry&#39;s API and implementation details thoroughly for the developer who needs such. The guides utilize an informal style to introduce newcomers to its concepts.</p>
+<h2 id="where-to-start"><a href="/?id=where-to-start" class="anchor"><span>Where To Start</span></a></h2><p>Complete newcomers to Quarry should first read our <a href="/Guides/Getting-Started">Getting Started</a> guide.</p>
+<p>Developers experienced with Quarry should consult the <a href="/Reference/Index">reference documentation</a> directly to find the topic they are seeking more information about.</p>
+</article></section></main></body></html>`
+	md := mainOf(t, page)
+	keepsAll(t, md, "the home page", "split into two categories:\n\n- [Reference documentation](/Reference/Index)\n- [Guides](/Guides/Index)\n\nThe reference documentation")
+	if strings.Count(md, "/Guides/Index") != 1 {
+		t.Errorf("the sidebar stayed:\n%s", md)
+	}
+}
+
+// TestHeadingsOwnAnchorIsNoLink: a heading's link to itself (its id as
+// the target's fragment, or as the ?id= a client-rendered manual routes
+// headings by) weighs as the heading's own text; a heading that links
+// elsewhere weighs as a link.
+func TestHeadingsOwnAnchorIsNoLink(t *testing.T) {
+	for _, tc := range []struct {
+		heading string
+		links   int
+	}{
+		{`<h2 id="usage"><a href="/guide?id=usage">Usage</a></h2>`, 0},
+		{`<h2 id="usage"><a href="#usage"><span>Usage</span></a></h2>`, 0},
+		{`<h2 id="usage"><a href="/usage">Usage</a></h2>`, 5},
+		{`<h2><a href="#usage">Usage</a></h2>`, 5},
+	} {
+		doc, err := parse([]byte("<html><body>" + tc.heading + "</body></html>"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := collect(bodyOf(doc).Get(0))
+		if len(c.units) != 1 || c.units[0].links != tc.links {
+			t.Errorf("%s: %d units, links %d, want %d", tc.heading, len(c.units), c.units[0].links, tc.links)
+		}
+	}
+}

@@ -366,8 +366,31 @@ func (c *chosen) markLead(a articleUnits) {
 			size = a.w.tallies[r].units
 		}
 		u.kept = !linky(r) && (a.first-k <= maxLead && size <= maxLeadRegion || proseUnit(u) || contentByKind(u)) ||
-			a.first-k <= maxLead && linkedSentence(u)
+			a.first-k <= maxLead && (linkedSentence(u) || linky(r) && announcedBy(c.unitBefore(a.in[:k], r), r))
 	}
+}
+
+// unitBefore is the last of the units in (indexes of c.units) outside
+// region r.
+func (c *chosen) unitBefore(in []int, r *html.Node) *unit {
+	for j := len(in) - 1; j >= 0; j-- {
+		if b := c.units[in[j]]; !inside(b.n, r) {
+			return b
+		}
+	}
+	return nil
+}
+
+// announcedBy reports whether list, a region of the units before the
+// article, is the list the kept unit right before it announces ("The
+// documentation is split into two categories:"): its entries are the
+// article's, however much they are links.
+func announcedBy(before *unit, list *html.Node) bool {
+	if before == nil || !before.kept || list == nil || announcedList(before.n) != list {
+		return false
+	}
+	text := strings.TrimSpace(nodeText(before.n))
+	return utf8.RuneCountInString(text) <= maxAnnouncement && announcement(text)
 }
 
 // markTail keeps, after the last paragraph, the code and pictures that
