@@ -130,18 +130,24 @@ func TestClientRenderedManual(t *testing.T) {
 		c.crawl.Progress.Duplicates, c.crawl.Progress.Skipped, *c.crawl.DurationInSeconds)
 }
 
-var mdWord = regexp.MustCompile(`[A-Za-z]{4,}`)
+var (
+	mdWord = regexp.MustCompile(`[A-Za-z]{4,}`)
+	// mdHidden is what of a markdown source a reader does not read: HTML
+	// comments and tags (their attributes), link targets, bare addresses.
+	mdHidden = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]+>|\]\([^)]*\)|\]: \S+|https?://\S+`)
+)
 
-// wordsKept is the share of the words of a markdown source (of four
-// letters or more) that a page's stored markdown holds, each counted once,
-// and the words it lacks.
+// wordsKept is the share of the words a reader reads in a markdown source
+// (of four letters or more; not its tags, comments or link targets) that
+// a page's stored markdown holds, each counted once, and the words it
+// lacks.
 func wordsKept(source, stored string) (float64, []string) {
 	have := map[string]bool{}
 	for _, w := range mdWord.FindAllString(stored, -1) {
 		have[strings.ToLower(w)] = true
 	}
 	want := map[string]bool{}
-	for _, w := range mdWord.FindAllString(source, -1) {
+	for _, w := range mdWord.FindAllString(mdHidden.ReplaceAllString(source, "]"), -1) {
 		want[strings.ToLower(w)] = true
 	}
 	if len(want) == 0 {
