@@ -4,7 +4,9 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -204,17 +206,17 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 // addresses are of one page (urlpattern.PageKey: the same path under
 // another query, a print view): two pages of a site that happen to say
 // the same at unrelated addresses stay two pages. page_contents holds the
-// page that holds each content at each page's key; the first saved holds
-// it (pages of one group in crawl order), and a page that is no longer
+// page that holds each content at each page key (samePageKey); the first
+// saved holds it (pages of one group in crawl order), and a page that is no longer
 // claimed (an earlier attempt of its batch saved it) claims nothing. Two
 // transactions saving the same page at once agree through the table's
 // key: the second waits for the first.
 func sameContent(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, words func(int64, string) string) error {
 	var ids []int64
-	var keys, pageKeys []string
+	var keys []string
 	for _, o := range outs {
 		if o.State == crawl.PageConverted && o.ContentKey != "" {
-			ids, keys, pageKeys = append(ids, o.PageID), append(keys, o.ContentKey), append(pageKeys, urlpattern.PageKey(o.URL))
+			ids, keys = append(ids, o.PageID), append(keys, samePageKey(o))
 		}
 	}
 	if len(ids) == 0 {
@@ -222,11 +224,11 @@ func sameContent(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fetch
 	}
 	var held []int64
 	if err := tx.NewRaw(`
-INSERT INTO page_contents (crawl_id, content_key, page_key, page_id)
-SELECT p.crawl_id, d.key, d.page_key, p.id FROM unnest(?::bigint[], ?::text[], ?::text[]) AS d(id, key, page_key)
+INSERT INTO page_contents (crawl_id, key, page_id)
+SELECT p.crawl_id, d.key, p.id FROM unnest(?::bigint[], ?::text[]) AS d(id, key)
 JOIN pages p ON p.id = d.id AND p.crawl_id = ? AND p.state = ?
 ORDER BY p.depth, p.rank, p.id
-ON CONFLICT DO NOTHING RETURNING page_id`, pgdialect.Array(ids), pgdialect.Array(keys), pgdialect.Array(pageKeys),
+ON CONFLICT DO NOTHING RETURNING page_id`, pgdialect.Array(ids), pgdialect.Array(keys),
 		crawlID, crawl.PageClaimed).Scan(ctx, &held); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("claim the contents of %d pages: %w", len(ids), err)
 	}
@@ -234,22 +236,20 @@ ON CONFLICT DO NOTHING RETURNING page_id`, pgdialect.Array(ids), pgdialect.Array
 		return nil // every page holds its own content: the common case
 	}
 	var owners []struct {
-		Key     string `bun:"content_key"`
-		PageKey string `bun:"page_key"`
+		Key     string `bun:"key"`
 		Page    int64  `bun:"page_id"`
 		URL     string `bun:"url"`
 		Claimed string `bun:"claimed_url"`
 	}
 	if err := tx.NewRaw(`
-SELECT c.content_key, c.page_key, c.page_id, coalesce(p.final_url, p.url) AS url, p.url AS claimed_url
+SELECT c.key, c.page_id, coalesce(p.final_url, p.url) AS url, p.url AS claimed_url
 FROM page_contents c JOIN pages p ON p.id = c.page_id
-WHERE c.crawl_id = ? AND (c.content_key, c.page_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))`,
-		crawlID, pgdialect.Array(keys), pgdialect.Array(pageKeys)).Scan(ctx, &owners); err != nil {
+WHERE c.crawl_id = ? AND c.key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)).Scan(ctx, &owners); err != nil {
 		return fmt.Errorf("owners of the contents of %d pages: %w", len(ids), err)
 	}
 	for _, owner := range owners {
 		for i, o := range outs {
-			if o.State != crawl.PageConverted || o.ContentKey != owner.Key || o.PageID == owner.Page || urlpattern.PageKey(o.URL) != owner.PageKey {
+			if o.State != crawl.PageConverted || o.ContentKey == "" || o.PageID == owner.Page || samePageKey(o) != owner.Key {
 				continue
 			}
 			outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
@@ -259,6 +259,13 @@ WHERE c.crawl_id = ? AND (c.content_key, c.page_key) IN (SELECT * FROM unnest(?:
 		}
 	}
 	return nil
+}
+
+// samePageKey names a converted page's content at its page (its content
+// key and urlpattern.PageKey), in the 32 hex digits page_contents keys.
+func samePageKey(o FetchOutcome) string {
+	sum := sha256.Sum256([]byte(o.ContentKey + "\n" + urlpattern.PageKey(o.URL)))
+	return hex.EncodeToString(sum[:16])
 }
 
 // saveFetchGroup records the fetches of claimed pages in one statement and

@@ -1,17 +1,16 @@
 -- A page whose content (its markdown before deduplication) repeats a page
 -- the crawl already holds at an address of the same page is recorded as a
 -- duplicate of that page (state 'duplicate', duplicate_of), not as a
--- result. page_contents holds, per crawl, content and page key (the
--- address without its query or a view segment such as /print), the page
--- that holds it: its key is what makes two batches saving the same page
--- at once agree on it.
+-- result. page_contents holds, per crawl, the page that holds each content
+-- at each page (key: a hash of the content and of the address without its
+-- query or a view segment such as /print): its key is what makes two
+-- batches saving the same page at once agree on it.
 ALTER TABLE pages ADD COLUMN duplicate_of bigint;
 CREATE TABLE page_contents (
     crawl_id uuid NOT NULL REFERENCES crawls (id) ON DELETE CASCADE,
-    content_key text NOT NULL,
-    page_key text NOT NULL,
+    key text NOT NULL,
     page_id bigint NOT NULL,
-    PRIMARY KEY (crawl_id, content_key, page_key)
+    PRIMARY KEY (crawl_id, key)
 );
 ALTER TABLE pages DROP CONSTRAINT pages_state_check;
 ALTER TABLE pages ADD CONSTRAINT pages_state_check
