@@ -3,6 +3,7 @@ package db
 // Saving what a batch's fetches made of its claimed pages.
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -252,6 +253,16 @@ WHERE c.crawl_id = ? AND c.key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)
 			if o.State != crawl.PageConverted || o.ContentKey == "" || o.PageID == owner.Page || samePageKey(o) != owner.Key {
 				continue
 			}
+			if urlpattern.Cleaner(o.URL, owner.Claimed) {
+				took, err := takeOver(ctx, tx, crawlID, owner.Key, owner.Page, o, words)
+				if err != nil {
+					return err
+				}
+				if took {
+					owner.Page, owner.URL, owner.Claimed = o.PageID, cmp.Or(o.FinalURL, o.URL), o.URL
+					continue
+				}
+			}
 			outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
 				StatusCode: o.StatusCode, ContentType: o.ContentType, Engine: o.Engine, Bytes: o.Bytes, FetchMS: o.FetchMS,
 				Error: words(owner.Page, owner.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: owner.Page,
@@ -259,6 +270,33 @@ WHERE c.crawl_id = ? AND c.key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)
 		}
 	}
 	return nil
+}
+
+// takeOver makes page o, the cleaner address of a page another page of
+// the crawl holds (holder, under key), its holder, when the holder is not
+// a result yet: the holder becomes o's duplicate (its markdown, title,
+// forms and change dropped), and so do the pages that repeated it. A
+// holder already stored stays: it reports false.
+func takeOver(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, key string, holder int64, o FetchOutcome, words func(int64, string) string) (bool, error) {
+	why := words(o.PageID, cmp.Or(o.FinalURL, o.URL))
+	res, err := tx.NewRaw(`
+UPDATE pages SET state = ?, duplicate_of = ?, error = ?, raw_markdown = NULL, markdown = NULL, title = NULL, formats = NULL,
+    change_status = NULL, previous_page_id = NULL
+WHERE id = ? AND crawl_id = ? AND state = ?`, crawl.PageDuplicate, o.PageID, why, holder, crawlID, crawl.PageConverted).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("page %d takes over page %d: %w", o.PageID, holder, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if _, err := tx.NewRaw(`UPDATE pages SET duplicate_of = ?, error = ? WHERE crawl_id = ? AND state = ? AND duplicate_of = ?`,
+		o.PageID, why, crawlID, crawl.PageDuplicate, holder).Exec(ctx); err != nil {
+		return false, fmt.Errorf("the duplicates of page %d: %w", holder, err)
+	}
+	if _, err := tx.NewRaw(`UPDATE page_contents SET page_id = ? WHERE crawl_id = ? AND key = ?`, o.PageID, crawlID, key).Exec(ctx); err != nil {
+		return false, fmt.Errorf("page %d holds the content of page %d: %w", o.PageID, holder, err)
+	}
+	return true, nil
 }
 
 // samePageKey names a converted page's content at its page (its content

@@ -756,3 +756,63 @@ func TestClaimLinkScripts(t *testing.T) {
 		t.Errorf("another crawl's claim: %v (%v)", got, err)
 	}
 }
+
+// TestCleanerAddressHoldsThePage: when a page's cleaner address (no query)
+// comes after a copy of it was saved, it holds the page and the copy, not
+// yet a result, becomes its duplicate with the copies that repeated it; a
+// copy already stored as a result stays the result.
+func TestCleanerAddressHoldsThePage(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	for i, p := range []string{"/g?id=x", "/g?id=y", "/g", "/h?id=x", "/h"} {
+		if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page(p, 1, fmt.Sprintf("%03d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := map[string]int64{}
+	save := func(batch int, paths ...string) {
+		t.Helper()
+		claimed, err := store.ClaimBatch(ctx, c.ID, batch, len(paths), db.ClaimAll)
+		if err != nil || len(claimed) != len(paths) {
+			t.Fatal(claimed, err)
+		}
+		for _, p := range claimed {
+			path := strings.TrimPrefix(p.URL, "https://example.com")
+			ids[path] = p.ID
+			md := strings.SplitN(path, "?", 2)[0]
+			if _, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{{PageID: p.ID, URL: p.URL, State: crawl.PageConverted,
+				StatusCode: 200, ContentKey: "key of " + md, Converted: &db.Converted{Title: md, Markdown: md}}}, words); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	save(0, "/g?id=x", "/g?id=y")
+	save(1, "/g")
+	save(2, "/h?id=x")
+	if _, err := store.StoreConverted(ctx, c.ID, 2, 10); err != nil {
+		t.Fatal(err)
+	}
+	save(3, "/h")
+	var got []crawl.Page
+	if err := store.DB().NewSelect().Model(&got).Where("crawl_id = ?", c.ID).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]crawl.Page{}
+	for _, p := range got {
+		pages[strings.TrimPrefix(p.URL, "https://example.com")] = p
+	}
+	of := func(path string) int64 {
+		if p := pages[path]; p.DuplicateOf != nil {
+			return *p.DuplicateOf
+		}
+		return 0
+	}
+	if pages["/g"].State != crawl.PageConverted || pages["/g?id=x"].State != crawl.PageDuplicate || of("/g?id=x") != ids["/g"] ||
+		pages["/g?id=x"].RawMarkdown != nil || of("/g?id=y") != ids["/g"] {
+		t.Errorf("/g %s; ?id=x %s of %d (markdown %v); ?id=y %s of %d; want /g holding both", pages["/g"].State,
+			pages["/g?id=x"].State, of("/g?id=x"), pages["/g?id=x"].RawMarkdown, pages["/g?id=y"].State, of("/g?id=y"))
+	}
+	if pages["/h?id=x"].State != crawl.PageStored || pages["/h"].State != crawl.PageDuplicate || of("/h") != ids["/h?id=x"] {
+		t.Errorf("/h?id=x %s, /h %s of %d; want the stored copy kept", pages["/h?id=x"].State, pages["/h"].State, of("/h"))
+	}
+}

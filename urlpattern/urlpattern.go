@@ -140,3 +140,21 @@ func PageKey(raw string) string {
 	}
 	return u.Scheme + "://" + u.Host + p
 }
+
+// Cleaner reports whether a is the cleaner of two addresses of one page:
+// the one with fewer query parameters, or, with as many, the shorter path
+// (without the view segment). A reader links to the cleaner.
+func Cleaner(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return true
+	}
+	if qa, qb := len(ua.Query()), len(ub.Query()); qa != qb {
+		return qa < qb
+	}
+	return len(ua.Path) < len(ub.Path)
+}

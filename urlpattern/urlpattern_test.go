@@ -88,3 +88,22 @@ func TestSamePage(t *testing.T) {
 		}
 	}
 }
+
+// TestCleaner: of two addresses of one page, the one with fewer query
+// parameters is the cleaner, then the one without the view segment.
+func TestCleaner(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://example.com/guide", "https://example.com/guide?id=usage", true},
+		{"https://example.com/guide?id=usage", "https://example.com/guide", false},
+		{"https://example.com/news", "https://example.com/news/print", true},
+		{"https://example.com/news/print", "https://example.com/news", false},
+		{"https://example.com/guide?id=a", "https://example.com/guide?id=b", false},
+	} {
+		if got := Cleaner(tc.a, tc.b); got != tc.want {
+			t.Errorf("Cleaner(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
