@@ -154,25 +154,7 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	var toBrowser *crawl.JavaScriptSign // why the page goes to the browser alone
 	// Only a static fetch is judged: a rendered page has had its scripts.
 	if static && b.in.Detect && !notModified && out.State == crawl.PageFetched && !r.IsPDF() && (page.Depth == 0 || b.in.RenderDeep) {
-		if why, js := browser.NeedsJavaScript(r.Body); js {
-			out = out.ToBrowser(why)
-			b.mu.Lock()
-			if page.Depth == 0 {
-				b.switchWhy = append(b.switchWhy, crawllog.JavaScriptPage{URL: r.URL, Sign: why})
-			} else {
-				toBrowser = &why
-				b.res.ToBrowser++
-			}
-			b.mu.Unlock()
-		} else if why, draws := b.scriptedLinks(ctx, page, out, r.Body); draws {
-			// Its content is in its HTML, its links are not: it alone is
-			// rendered, for its links, and the crawl stays static.
-			out = out.ToBrowser(why)
-			toBrowser = &why
-			b.mu.Lock()
-			b.res.ToBrowser++
-			b.mu.Unlock()
-		}
+		out, toBrowser = b.detect(ctx, page, out, r)
 	}
 	rec := db.FetchOutcome{PageID: page.ID, URL: page.URL, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
@@ -206,6 +188,29 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	}
 	b.judged.Add(1)
 	b.writer.add(rec)
+}
+
+// detect sends page, fetched statically, to the browser when it needs
+// JavaScript: a start page switches the crawl (switchWhy), a deeper one
+// goes alone and toBrowser says why; so does a page whose links its
+// scripts draw (scriptedLinks), whatever its depth: its content is in its
+// HTML, its links are not, and the crawl stays static.
+func (b *Batch) detect(ctx context.Context, page crawl.Page, out frontier.Outcome, r fetch.Result) (frontier.Outcome, *crawl.JavaScriptSign) {
+	why, js := browser.NeedsJavaScript(r.Body)
+	if !js {
+		if why, js = b.scriptedLinks(ctx, page, out, r.Body); !js {
+			return out, nil
+		}
+	} else if page.Depth == 0 {
+		b.mu.Lock()
+		b.switchWhy = append(b.switchWhy, crawllog.JavaScriptPage{URL: r.URL, Sign: why})
+		b.mu.Unlock()
+		return out.ToBrowser(why), nil
+	}
+	b.mu.Lock()
+	b.res.ToBrowser++
+	b.mu.Unlock()
+	return out.ToBrowser(why), &why
 }
 
 // skipStopped is the batch's fetch.Batch.Skip: a claimed page under an

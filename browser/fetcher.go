@@ -76,6 +76,19 @@ func (f Fetcher) fetchDocument(ctx context.Context, u string, b fetch.Batch) fet
 	return out
 }
 
+// skipped reports whether the batch leaves u unfetched (fetch.Batch.Skip),
+// and emits its result saying why.
+func skipped(b fetch.Batch, u string, emit func(fetch.Result)) bool {
+	if b.Skip == nil {
+		return false
+	}
+	why := b.Skip(u)
+	if why != "" {
+		emit(fetch.Result{URL: u, Skipped: why})
+	}
+	return why != ""
+}
+
 // ErrBrowserDied is returned for a batch during which Chromium died; the
 // pages it was rendering are not reported, so that a retry renders them
 // with a new Chromium.
@@ -111,11 +124,8 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		go func() {
 			defer wg.Done()
 			for u := range queue {
-				if b.Skip != nil {
-					if why := b.Skip(u); why != "" {
-						emit(fetch.Result{URL: u, Skipped: why})
-						continue
-					}
+				if skipped(b, u, emit) {
+					continue
 				}
 				p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
 				if err != nil && f.Browser.gone(err) {

@@ -102,10 +102,10 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 	var saved []int64
 	var final []FetchOutcome // outs as saved: duplicates marked
 	err := s.inTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		saved = saved[:0]
 		final = slices.Clone(outs)
 		running, err := lockRunning(ctx, tx, crawlID, "SHARE")
 		if err != nil || !running {
+			saved = nil
 			return err
 		}
 		// One statement for the group; when the database refuses it (a
@@ -116,76 +116,14 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 			}
 			return saveFetchGroup(ctx, tx, crawlID, final)
 		})
-		if Transient(err) {
+		switch {
+		case Transient(err):
 			return err // the whole transaction is tried again
+		case err == nil:
+			saved, err = saveGroupRest(ctx, tx, crawlID, final, savedIDs)
+		default:
+			final, saved, err = saveOneByOne(ctx, tx, crawlID, outs, w)
 		}
-		if err == nil {
-			var links []NewPage
-			var logs []crawl.CrawlLog
-			for _, o := range final {
-				if savedIDs[o.PageID] {
-					saved = append(saved, o.PageID)
-					links = append(links, o.Links...)
-					if o.Log != nil {
-						logs = append(logs, *o.Log)
-					}
-				}
-			}
-			if err := insertLogs(ctx, tx, logs); err != nil {
-				return err
-			}
-			if err := saveScreenshots(ctx, tx, crawlID, final, savedIDs); err != nil {
-				return err
-			}
-			if err := saveDocumentPages(ctx, tx, crawlID, final, savedIDs); err != nil {
-				return err
-			}
-			if err := saveChanges(ctx, tx, crawlID, final, savedIDs); err != nil {
-				return err
-			}
-			_, err = enqueue(ctx, tx, crawlID, links)
-			return err
-		}
-		final = slices.Clone(outs) // the group's duplicates were rolled back with it
-		var links []NewPage
-		for i := range final {
-			ok, err := savepoint(ctx, tx, func() (bool, error) {
-				if err := sameContent(ctx, tx, crawlID, final[i:i+1], w.SameContent); err != nil {
-					return false, err
-				}
-				return saveFetch(ctx, tx, crawlID, final[i])
-			})
-			if Transient(err) {
-				return err
-			}
-			o := final[i]
-			if err != nil {
-				// Recorded as failed instead; its links are not followed.
-				final[i] = outs[i]
-				if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
-					FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
-					Error: w.NotRecorded(err)}); err != nil {
-					return err
-				}
-				continue
-			}
-			if ok {
-				saved = append(saved, o.PageID)
-				links = append(links, o.Links...)
-				if o.Log != nil {
-					if err := insertLogs(ctx, tx, []crawl.CrawlLog{*o.Log}); err != nil {
-						return err
-					}
-				}
-				if err := saveScreenshots(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
-					return err
-				}
-				if err := saveChanges(ctx, tx, crawlID, []FetchOutcome{o}, map[int64]bool{o.PageID: true}); err != nil {
-					return err
-				}
-			}
-		}
-		_, err = enqueue(ctx, tx, crawlID, links)
 		return err
 	})
 	if err != nil {
@@ -197,6 +135,88 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		}
 	}
 	return saved, nil
+}
+
+// saveGroupRest records what goes with the group's saved pages (savedIDs):
+// their log entries, screenshots, document page counts, changes and
+// links. It returns the pages saved, in the group's order.
+func saveGroupRest(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, savedIDs map[int64]bool) ([]int64, error) {
+	var saved []int64
+	var links []NewPage
+	var logs []crawl.CrawlLog
+	for _, o := range outs {
+		if savedIDs[o.PageID] {
+			saved = append(saved, o.PageID)
+			links = append(links, o.Links...)
+			if o.Log != nil {
+				logs = append(logs, *o.Log)
+			}
+		}
+	}
+	if err := insertLogs(ctx, tx, logs); err != nil {
+		return nil, err
+	}
+	if err := saveScreenshots(ctx, tx, crawlID, outs, savedIDs); err != nil {
+		return nil, err
+	}
+	if err := saveDocumentPages(ctx, tx, crawlID, outs, savedIDs); err != nil {
+		return nil, err
+	}
+	if err := saveChanges(ctx, tx, crawlID, outs, savedIDs); err != nil {
+		return nil, err
+	}
+	_, err := enqueue(ctx, tx, crawlID, links)
+	return saved, err
+}
+
+// saveOneByOne saves outs page by page, after the database refused them
+// as a group: a page it refuses alone is recorded as failed, for the
+// reason w.NotRecorded words, and its links are not followed. It returns
+// the outcomes as saved (duplicates marked) and the pages saved.
+func saveOneByOne(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, w Words) ([]FetchOutcome, []int64, error) {
+	final := slices.Clone(outs) // the group's duplicates were rolled back with it
+	var saved []int64
+	var links []NewPage
+	for i := range final {
+		ok, err := savepoint(ctx, tx, func() (bool, error) {
+			if err := sameContent(ctx, tx, crawlID, final[i:i+1], w.SameContent); err != nil {
+				return false, err
+			}
+			return saveFetch(ctx, tx, crawlID, final[i])
+		})
+		if Transient(err) {
+			return nil, nil, err
+		}
+		o := final[i]
+		if err != nil {
+			final[i] = outs[i]
+			if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
+				FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
+				Error: w.NotRecorded(err)}); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		saved = append(saved, o.PageID)
+		links = append(links, o.Links...)
+		one := map[int64]bool{o.PageID: true}
+		if o.Log != nil {
+			if err := insertLogs(ctx, tx, []crawl.CrawlLog{*o.Log}); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := saveScreenshots(ctx, tx, crawlID, []FetchOutcome{o}, one); err != nil {
+			return nil, nil, err
+		}
+		if err := saveChanges(ctx, tx, crawlID, []FetchOutcome{o}, one); err != nil {
+			return nil, nil, err
+		}
+	}
+	_, err := enqueue(ctx, tx, crawlID, links)
+	return final, saved, err
 }
 
 // sameContent decides which of the converted pages among outs repeat a
@@ -248,9 +268,13 @@ FROM page_contents c JOIN pages p ON p.id = c.page_id
 WHERE c.crawl_id = ? AND c.key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)).Scan(ctx, &owners); err != nil {
 		return fmt.Errorf("owners of the contents of %d pages: %w", len(ids), err)
 	}
+	keyOf := make(map[int64]string, len(ids))
+	for i, id := range ids {
+		keyOf[id] = keys[i]
+	}
 	for _, owner := range owners {
 		for i, o := range outs {
-			if o.State != crawl.PageConverted || o.ContentKey == "" || o.PageID == owner.Page || samePageKey(o) != owner.Key {
+			if o.State != crawl.PageConverted || o.ContentKey == "" || o.PageID == owner.Page || keyOf[o.PageID] != owner.Key {
 				continue
 			}
 			if urlpattern.Cleaner(o.URL, owner.Claimed) {

@@ -41,6 +41,21 @@ type Options struct {
 	Hosts *hostbudget.Budget
 }
 
+// skipping is an OnRequest hook that leaves unfetched the requests skip
+// gives a reason for: their results say why (fetch.Result.Skipped).
+func skipping(skip func(string) string, pending *pendingResults) colly.RequestCallback {
+	return func(req *colly.Request) {
+		r := pending.get(req.Ctx)
+		if r == nil {
+			return
+		}
+		if r.Skipped = skip(r.URL); r.Skipped != "" {
+			req.Abort()
+			pending.finish(req.Ctx)
+		}
+	}
+}
+
 // Fetcher fetches pages over plain HTTP. One Fetcher serves every crawl of
 // a worker; it is safe for concurrent use.
 type Fetcher struct {
@@ -242,16 +257,7 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 		})
 	}
 	if b.Skip != nil {
-		c.OnRequest(func(req *colly.Request) {
-			r := pending.get(req.Ctx)
-			if r == nil {
-				return
-			}
-			if r.Skipped = b.Skip(r.URL); r.Skipped != "" {
-				req.Abort()
-				pending.finish(req.Ctx)
-			}
-		})
+		c.OnRequest(skipping(b.Skip, pending))
 	}
 	if b.Admit != nil {
 		c.OnRequest(func(req *colly.Request) {

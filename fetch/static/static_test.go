@@ -299,3 +299,28 @@ func TestBodiesBecomeStorableText(t *testing.T) {
 		t.Errorf("an untyped PNG was taken for HTML (type %q)", r.ContentType)
 	}
 }
+
+// TestSkip: a request the batch's Skip gives a reason for is not sent, and
+// its result says why; the others are fetched.
+func TestSkip(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>page</p>")
+	}))
+	defer srv.Close()
+	skip := func(u string) string {
+		if strings.Contains(u, "?id=") {
+			return "a heading's address"
+		}
+		return ""
+	}
+	got := fetchAll(t, newStatic(true, 1000), []string{srv.URL + "/a", srv.URL + "/a?id=x"}, fetch.Batch{Parallelism: 2, Skip: skip})
+	if r := got[srv.URL+"/a?id=x"]; r.Skipped != "a heading's address" || r.StatusCode != 0 {
+		t.Errorf("the skipped address: %+v", r)
+	}
+	if r := got[srv.URL+"/a"]; r.StatusCode != 200 || r.Skipped != "" || asked.Load() != 1 {
+		t.Errorf("the fetched page: status %d, skipped %q; the server was asked %d times", r.StatusCode, r.Skipped, asked.Load())
+	}
+}
