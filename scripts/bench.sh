@@ -2,7 +2,8 @@
 # make bench: the Go benchmarks, then internal/crawlbench: this service and
 # Crawlee crawl one generated link-dense site side by side, a 10,000-page
 # crawl goes through worker kills and Temporal and Postgres restarts, and
-# twenty crawls run beside a 10,000-page one. Tables go to stdout and to
+# twenty crawls run beside a 10,000-page one; a client-rendered site is
+# crawled with the browser engine beside Crawlee's PlaywrightCrawler. Tables go to stdout and to
 # .data/bench/latest.md. Arguments are passed to crawlbench (for example
 # -pages 2000 -rounds 1 -restarts=false -many=false for a quick look).
 set -euo pipefail
@@ -12,7 +13,7 @@ source scripts/lib.sh
 trap stop_postgres EXIT
 prepare_tests
 build_crawler
-if [ ! -f bench/crawlee/node_modules/@crawlee/cheerio/package.json ]; then
+if [ ! -f bench/crawlee/node_modules/@crawlee/playwright/package.json ]; then
   say "installing the peer crawler (Crawlee, pinned in bench/crawlee) from the npm registry"
   (cd bench/crawlee && npm ci --ignore-scripts --no-audit --no-fund >&2) || die "could not install Crawlee"
 fi
@@ -24,5 +25,5 @@ fi
 
 say "crawling side by side with Crawlee, then the restart drill and the many-crawls run"
 mkdir -p .data/bench
-go run ./internal/crawlbench -crawler bin/crawler -temporal "$TEMPORAL_BIN" \
+go run ./internal/crawlbench -crawler bin/crawler -temporal "$TEMPORAL_BIN" -chromium "$CRAWLER_CHROMIUM_PATH" \
   -database "${PG_URL%/*}/crawler_bench?sslmode=disable" "$@" | tee .data/bench/latest.md

@@ -120,7 +120,7 @@ func runDrillSteps(svc *service, pg *postgres, site *testsite.Site, c *crawlStat
 	killWorker := func() error {
 		svc.worker.kill()
 		var err error
-		svc.worker, err = startProc(svc.tmp, "worker", svc.env, f.crawler, "worker")
+		svc.worker, err = startProc(svc.tmp, "worker", svc.env, f.crawler, svc.workerArgs...)
 		return err
 	}
 	steps := []drillStep{

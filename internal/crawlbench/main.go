@@ -60,6 +60,13 @@ type flags struct {
 	docs string
 	// skip names the service variants not measured ("default", "whole").
 	skip map[string]bool
+	// render runs the render drill (render.go) on a client-rendered site
+	// of renderPages pages, at each of renderConcurrency, with Chromium
+	// at chromium.
+	render            bool
+	renderPages       int
+	renderConcurrency []int
+	chromium          string
 }
 
 func main() {
@@ -81,6 +88,10 @@ func main() {
 	flag.BoolVar(&f.many, "many", true, "crawl twenty 500-page sites at once beside a 10,000-page crawl")
 	flag.BoolVar(&f.recrawl, "recrawl", true, "crawl a 2,000-page site with change tracking and an extraction, change 5 % of it, and crawl it again")
 	flag.StringVar(&f.docs, "docs", "", "a folder of real HTML pages (a manual) to crawl side by side with Crawlee instead of the generated site; the other drills are skipped")
+	flag.BoolVar(&f.render, "render", true, "crawl a client-rendered site with the service's browser engine and Crawlee's PlaywrightCrawler")
+	flag.IntVar(&f.renderPages, "render-pages", 300, "pages of the client-rendered site")
+	renderConc := flag.String("render-concurrency", "4,8", "pages in flight in the render drill, comma-separated")
+	flag.StringVar(&f.chromium, "chromium", "/usr/lib/chromium/chromium", "the Chromium both browser engines run")
 	skip := flag.String("skip", "", `service variants not measured, comma-separated: "default", "whole"`)
 	flag.Parse()
 	f.skip = map[string]bool{}
@@ -89,16 +100,25 @@ func main() {
 			f.skip[v] = true
 		}
 	}
-	for _, c := range strings.Split(conc, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil || n < 1 {
-			fatalf("-concurrency: %q", conc)
-		}
-		f.concurrency = append(f.concurrency, n)
-	}
+	f.concurrency = concurrencies("-concurrency", conc)
+	f.renderConcurrency = concurrencies("-render-concurrency", *renderConc)
 	if err := run(f); err != nil {
 		fatalf("%v", err)
 	}
+}
+
+// concurrencies parses a comma-separated list of concurrencies, the value
+// of flag name.
+func concurrencies(name, list string) []int {
+	var out []int
+	for _, c := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			fatalf("%s: %q", name, list)
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func fatalf(format string, args ...any) {
@@ -190,6 +210,11 @@ func run(f flags) error {
 	if f.compare {
 		if err := compare(f, filepath.Join(tmp, "compare")); err != nil {
 			return err
+		}
+	}
+	if f.render {
+		if err := renderDrill(os.Stdout, f, filepath.Join(tmp, "render")); err != nil {
+			return fmt.Errorf("render drill: %w", err)
 		}
 	}
 	if f.recrawl {
@@ -331,17 +356,19 @@ func serveSite(site *testsite.Site) (string, func(), error) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
-// crawlWithCrawlee runs the peer crawler on the site; its own timing of
-// crawler.run() is used (its start-up is not counted against it).
-func crawlWithCrawlee(f flags, tmp, siteURL string, concurrency int) (result, error) {
+// crawlWithCrawlee runs the peer crawler on the site (with crawl.mjs's
+// args, CheerioCrawler by default); its own timing of crawler.run() is
+// used (its start-up is not counted against it).
+func crawlWithCrawlee(f flags, tmp, siteURL string, concurrency int, args ...string) (result, error) {
 	var out bytes.Buffer
 	maxPages := f.pages + 100
 	if f.docs != "" {
 		maxPages = 100000 // a manual has as many pages as it has
 	}
-	cmd := exec.Command("node", "crawl.mjs", "--start-url", siteURL+"/", "--concurrency", strconv.Itoa(concurrency),
-		"--max-pages", strconv.Itoa(maxPages), "--storage", filepath.Join(tmp, "crawlee"))
+	cmd := exec.Command("node", append([]string{"crawl.mjs", "--start-url", siteURL + "/", "--concurrency", strconv.Itoa(concurrency),
+		"--max-pages", strconv.Itoa(maxPages), "--storage", filepath.Join(tmp, "crawlee")}, args...)...)
 	cmd.Dir = f.crawlee
+	cmd.Env = append(os.Environ(), "CRAWLER_CHROMIUM_PATH="+f.chromium)
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return result{}, fmt.Errorf("crawl.mjs: %w", err)
@@ -370,6 +397,7 @@ type service struct {
 	env          []string
 	temporal     *proc
 	worker       *proc
+	workerArgs   []string
 	api          *proc
 	apiURL       string
 	debugAddr    string
@@ -426,7 +454,11 @@ func startService(ctx context.Context, f flags, tmp, database string, extraEnv .
 		return nil, fmt.Errorf("apikey: %w", err)
 	}
 	s.key = strings.TrimSpace(string(out))
-	if s.worker, err = startProc(tmp, "worker", s.env, f.crawler, "worker"); err != nil {
+	s.workerArgs = []string{"worker"}
+	if slices.Contains(extraEnv, browserEnv) {
+		s.workerArgs = append(s.workerArgs, "--browser")
+	}
+	if s.worker, err = startProc(tmp, "worker", s.env, f.crawler, s.workerArgs...); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -471,7 +503,7 @@ func (s *service) startTemporal() error {
 func (s *service) restartWorker() error {
 	s.worker.stop()
 	var err error
-	s.worker, err = startProc(s.tmp, "worker", s.env, s.f.crawler, "worker")
+	s.worker, err = startProc(s.tmp, "worker", s.env, s.f.crawler, s.workerArgs...)
 	return err
 }
 

@@ -81,3 +81,24 @@ func DescendantsRSS(name string) int64 {
 	}
 	return total
 }
+
+// DescendantsPSS is the proportional set size, in bytes, of the processes
+// this process started whose command line holds name: the memory they
+// hold, with pages they share counted once among them (where RSS counts
+// a shared page in every process that maps it).
+func DescendantsPSS(name string) int64 {
+	var total int64
+	for _, pid := range descendants(name) {
+		rollup, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(rollup), "\n") {
+			if kb, ok := strings.CutPrefix(line, "Pss:"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
+				total += n << 10
+			}
+		}
+	}
+	return total
+}

@@ -45,6 +45,11 @@ type Options struct {
 	// pages that print when they were served do): two fetches of a page
 	// never have the same body, though its text is the same.
 	Stamp bool
+	// Scripted makes the site client-rendered: every page's address
+	// answers the same shell, whose script (/app.js) fetches the page's
+	// content from /content/<path> and draws it, navigation included. A
+	// page counts as served when its content is fetched.
+	Scripted bool
 }
 
 // Site is a generated site. It implements http.Handler.
@@ -242,7 +247,18 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "User-agent: *\nAllow: /\n")
 		return
 	}
-	n := s.page(r.URL.Path)
+	path, content := r.URL.Path, false
+	if s.opts.Scripted {
+		switch {
+		case path == "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Write([]byte(appScript))
+			return
+		case strings.HasPrefix(path, "/content/"):
+			path, content = strings.TrimPrefix(path, "/content"), true
+		}
+	}
+	n := s.page(path)
 	s.mu.Lock()
 	gone := n < 0 || s.removed[n]
 	s.mu.Unlock()
@@ -251,6 +267,11 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.opts.Validators && s.notModifiedSince(w, r, n) {
+		return
+	}
+	if s.opts.Scripted && !content {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(shell))
 		return
 	}
 	s.mu.Lock()
@@ -285,6 +306,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	body := s.HTML(n)
+	if content {
+		body = s.Body(n)
+	}
 	s.mu.Lock()
 	if s.opts.Stamp {
 		s.stamps++
@@ -359,16 +383,51 @@ var words = strings.Fields(`crawl durable page section guide release index archi
 	history station river mountain garden harbour market library bridge valley
 	signal orbit lantern meadow copper violet timber canyon pepper marble`)
 
+// shell is what every address of a Scripted site answers: no text, no
+// link, a script that draws the page.
+const shell = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Example Docs</title>" +
+	"<link rel=\"stylesheet\" href=\"/site.css\"><script src=\"/app.js\" defer></script></head><body>\n" +
+	"<div id=\"app\"></div>\n</body></html>\n"
+
+// appScript draws a Scripted site's page from its content, fetched after
+// the page has loaded, as client-rendered sites do.
+const appScript = `fetch('/content' + location.pathname).then(function (r) {
+  if (!r.ok) throw new Error('no such page');
+  return r.text();
+}).then(function (html) {
+  document.getElementById('app').innerHTML = html;
+  var h1 = document.querySelector('h1');
+  if (h1) document.title = h1.textContent;
+}).catch(function () {
+  document.getElementById('app').innerHTML = '<h1>Not found</h1>';
+});
+`
+
+// title is page n's title.
+func (s *Site) title(n int) string {
+	if n == 0 {
+		return "Home"
+	}
+	return fmt.Sprintf("Page %d of section %d", n, s.section[n])
+}
+
 // HTML returns the page n.
 func (s *Site) HTML(n int) []byte {
 	var b strings.Builder
 	b.Grow(20 << 10)
-	title := "Home"
-	if n > 0 {
-		title = fmt.Sprintf("Page %d of section %d", n, s.section[n])
-	}
 	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>"+
-		"<link rel=\"stylesheet\" href=\"/site.css\"><script src=\"/site.js\" defer></script></head><body>\n", title)
+		"<link rel=\"stylesheet\" href=\"/site.css\"><script src=\"/site.js\" defer></script></head><body>\n", s.title(n))
+	b.Write(s.Body(n))
+	b.WriteString("</body></html>\n")
+	return []byte(b.String())
+}
+
+// Body returns what page n's body holds (what a Scripted site's script
+// draws): navigation, article, sidebar and footer.
+func (s *Site) Body(n int) []byte {
+	var b strings.Builder
+	b.Grow(20 << 10)
+	title := s.title(n)
 	// The navigation bar every page shares: home and the sections.
 	b.WriteString(`<header class="site-header"><a class="logo" href="/">Example Docs</a><nav class="main-nav"><ul>`)
 	for _, sec := range s.children[0] {
@@ -427,7 +486,6 @@ func (s *Site) HTML(n int) []byte {
 	}
 	b.WriteString("</ul></aside></main>\n")
 	b.WriteString(`<footer><p>Example Docs is written by its readers. Every page may be copied and shared.</p>` +
-		`<a href="/">Home</a> <a href="` + s.Path(min(1, s.opts.Pages-1)) + `">Getting started</a></footer>` +
-		"\n</body></html>\n")
+		`<a href="/">Home</a> <a href="` + s.Path(min(1, s.opts.Pages-1)) + `">Getting started</a></footer>` + "\n")
 	return []byte(b.String())
 }

@@ -96,3 +96,42 @@ func TestFlaky(t *testing.T) {
 		t.Errorf("%d failures and %d resets for about 1,150 requests", st.Failures, st.Resets)
 	}
 }
+
+// TestScripted checks that a Scripted site's addresses answer the shell,
+// with neither text nor links, and that its content comes from /content/.
+func TestScripted(t *testing.T) {
+	s := New(Options{Pages: 50, Scripted: true})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	get := func(p string) (int, string) {
+		resp, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, p := range []string{"/", s.Path(7)} {
+		code, body := get(p)
+		if code != 200 || body != shell {
+			t.Errorf("%s answered %d %q, want the shell", p, code, body)
+		}
+	}
+	if code, _ := get("/no/such/page"); code != 404 {
+		t.Errorf("no page answered %d, want 404", code)
+	}
+	if code, body := get("/app.js"); code != 200 || !regexp.MustCompile(`fetch\('/content'`).MatchString(body) {
+		t.Errorf("/app.js answered %d %q", code, body)
+	}
+	code, body := get("/content" + s.Path(7))
+	if code != 200 || len(hrefs.FindAllString(body, -1)) < 5 || regexp.MustCompile(`<html|<body`).MatchString(body) {
+		t.Errorf("the content of page 7 answered %d %q, want its body's links and no document", code, body)
+	}
+	if code, _ := get("/content/s1/p999"); code != 404 {
+		t.Errorf("the content of no page answered %d, want 404", code)
+	}
+	if st := s.Stats(); st.Requests != 1 || st.Distinct != 1 {
+		t.Errorf("stats %+v, want one page served (its content)", st)
+	}
+}
