@@ -193,6 +193,9 @@ type Page struct {
 	// by its ContentType), not a page: HTML is then empty.
 	Document    bool
 	ContentType string
+	// NotFound is what the page's script asked for and got "not found",
+	// when the rendered page says it is not found (see notFound).
+	NotFound string
 }
 
 // The screenshots a render may take: none, the viewport, or the whole
@@ -230,7 +233,15 @@ type tab struct {
 	page     playwright.Page
 	inFlight atomic.Int64
 	lastNet  atomic.Int64 // unix nanoseconds of the last request start or end
+	// missing are the addresses the page's scripts fetched and got "not
+	// found" for since the render began, the first maxMissing (see
+	// notFound).
+	mu      sync.Mutex
+	missing []string
 }
+
+// maxMissing bounds the "not found" answers a render remembers.
+const maxMissing = 8
 
 func newTab(p playwright.Page) *tab {
 	t := &tab{page: p}
@@ -238,7 +249,35 @@ func newTab(p playwright.Page) *tab {
 	p.OnRequest(func(playwright.Request) { t.inFlight.Add(1); touch() })
 	p.OnRequestFinished(func(playwright.Request) { t.inFlight.Add(-1); touch() })
 	p.OnRequestFailed(func(playwright.Request) { t.inFlight.Add(-1); touch() })
+	p.OnResponse(func(r playwright.Response) {
+		if status := r.Status(); status != 404 && status != 410 {
+			return
+		}
+		if kind := r.Request().ResourceType(); kind != "fetch" && kind != "xhr" {
+			return
+		}
+		t.mu.Lock()
+		if len(t.missing) < maxMissing {
+			t.missing = append(t.missing, r.URL())
+		}
+		t.mu.Unlock()
+	})
 	return t
+}
+
+// began forgets what the page's last render fetched.
+func (t *tab) began() {
+	t.mu.Lock()
+	t.missing = nil
+	t.mu.Unlock()
+}
+
+// missed returns the addresses the page's scripts got "not found" for
+// since the render began.
+func (t *tab) missed() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.missing
 }
 
 // quiet is how long a page's network must stay idle for its content to
@@ -469,6 +508,7 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	}
 	defer func() { s.pages <- t }()
 	p := t.page
+	t.began()
 
 	resp, err := p.Goto(rawURL, playwright.PageGotoOptions{
 		WaitUntil: playwright.WaitUntilStateDomcontentloaded,
@@ -514,7 +554,15 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	}
 	found, err := p.Evaluate(`() => ({
 		links: Array.from(document.querySelectorAll('a[href], iframe[src], frame[src]'), a => a.href || a.src),
-		canonical: (document.querySelector('link[rel="canonical"][href]') || {}).href || ''
+		canonical: (document.querySelector('link[rel="canonical"][href]') || {}).href || '',
+		heading: (() => {
+			for (const scope of ['article', '[role=main]', 'main', 'body']) {
+				const h = document.querySelector(scope + ' h1') || document.querySelector(scope + ' h2');
+				if (h) return h.textContent.slice(0, 200);
+			}
+			return '';
+		})(),
+		title: document.title.slice(0, 200)
 	})`)
 	if m, ok := found.(map[string]any); err == nil && ok {
 		if list, ok := m["links"].([]any); ok {
@@ -526,6 +574,9 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 		}
 		out.Links = unrewritten(out.Links, original)
 		out.Canonical, _ = m["canonical"].(string)
+		heading, _ := m["heading"].(string)
+		title, _ := m["title"].(string)
+		out.NotFound = notFound(out.FinalURL, t.missed(), heading, title)
 	}
 	if shot != ShotNone {
 		s.screenshot(p, shot, &out)

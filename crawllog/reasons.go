@@ -34,6 +34,8 @@ func reason(c crawl.PageCause) string {
 		return c.Detail
 	case crawl.PageStatus:
 		return fmt.Sprintf("the server answered %d", c.Status)
+	case crawl.PageScriptNotFound:
+		return fmt.Sprintf("no such page: the server answers every address, but the page's script got \"not found\" for %s and drew a \"not found\" page", c.URL)
 	case crawl.PageNotDocument:
 		return fmt.Sprintf("not an HTML page or a PDF (%s)", c.ContentType)
 

@@ -26,10 +26,12 @@ func TestReasons(t *testing.T) {
 			"the response was cut off at 10 bytes; the page had not finished loading after 5s; it was taken as it stood; " +
 				"the screenshot failed: timeout; the screenshot was 9000000 bytes, more than the 8000000 kept: the page has none; " +
 				"the browser could not render it (crashed); it was fetched statically"},
-		crawl.PageRefusedAddress:     {crawl.PageCause{}, "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"},
-		crawl.PageTimedOut:           {crawl.PageCause{Attempts: 2}, "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT) (after 2 attempts)"},
-		crawl.PageFetchError:         {crawl.PageCause{Detail: "EOF"}, "EOF"},
-		crawl.PageStatus:             {crawl.PageCause{Status: 404}, "the server answered 404"},
+		crawl.PageRefusedAddress: {crawl.PageCause{}, "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"},
+		crawl.PageTimedOut:       {crawl.PageCause{Attempts: 2}, "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT) (after 2 attempts)"},
+		crawl.PageFetchError:     {crawl.PageCause{Detail: "EOF"}, "EOF"},
+		crawl.PageStatus:         {crawl.PageCause{Status: 404}, "the server answered 404"},
+		crawl.PageScriptNotFound: {crawl.PageCause{URL: "https://x.test/guide/missing.md"},
+			`no such page: the server answers every address, but the page's script got "not found" for https://x.test/guide/missing.md and drew a "not found" page`},
 		crawl.PageNotDocument:        {crawl.PageCause{ContentType: "image/png"}, "not an HTML page or a PDF (image/png)"},
 		crawl.PageRedirectDeclined:   {crawl.PageCause{URL: "/b"}, "redirects to /b, not followed"},
 		crawl.PageRedirectUnusable:   {crawl.PageCause{Detail: "bad scheme"}, "redirects to an unusable URL (bad scheme)"},

@@ -42,6 +42,12 @@ type Result struct {
 	// Skipped, when set, says why the page was not fetched at all
 	// (Batch.Skip): nothing else of the result is set.
 	Skipped string
+	// NotFound, set by the browser engine, is the address a rendered
+	// page's script asked for and got "not found" (404 or 410), when the
+	// page then said it was not found: the server answers every address
+	// with the same shell (a client-rendered site), and the page's own
+	// script found that this one does not exist.
+	NotFound string
 	// Location is the target of a redirect that was not followed.
 	Location string
 	// Links are the absolute targets of the page's <a href> elements, in

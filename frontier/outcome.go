@@ -69,6 +69,8 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 		return Outcome{page: p, State: crawl.PageSkipped, Cause: declinedRedirect(r, refusal)}
 	case r.StatusCode < 200 || r.StatusCode > 299:
 		return failed(p, r, crawl.PageCause{Kind: crawl.PageStatus, Status: r.StatusCode})
+	case r.NotFound != "":
+		return failed(p, r, crawl.PageCause{Kind: crawl.PageScriptNotFound, URL: r.NotFound})
 	case !r.IsHTML() && !r.IsPDF():
 		return Outcome{page: p, State: crawl.PageSkipped, Cause: crawl.PageCause{Kind: crawl.PageNotDocument, ContentType: r.ContentType}}
 	}

@@ -57,6 +57,11 @@ func TestJudge(t *testing.T) {
 		{name: "503 asks for 90 s", page: page, result: fetch.Result{StatusCode: 503, RetryAfter: 90 * time.Second},
 			state: crawl.PageQueued, cause: crawl.PageCause{Kind: crawl.PageStatus, Status: 503}, retryIn: maxFetchRetryAfter, attempts: fetchAttempts},
 		{name: "404", page: page, result: fetch.Result{StatusCode: 404}, state: crawl.PageFailed, cause: crawl.PageCause{Kind: crawl.PageStatus, Status: 404}},
+		{name: "drawn not found", page: page, result: func() fetch.Result {
+			r := html(page.URL)
+			r.NotFound = "https://example.com/a.md"
+			return r
+		}(), state: crawl.PageFailed, cause: crawl.PageCause{Kind: crawl.PageScriptNotFound, URL: "https://example.com/a.md"}},
 		{name: "declined redirect", page: page, result: fetch.Result{URL: page.URL, FinalURL: page.URL, StatusCode: 301, Location: "/b"},
 			state: crawl.PageSkipped, cause: crawl.PageCause{Kind: crawl.PageRedirectKnown, URL: "https://example.com/b"}},
 		{name: "not HTML", page: page, result: fetch.Result{StatusCode: 200, FinalURL: page.URL, ContentType: "image/png"},
