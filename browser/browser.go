@@ -509,6 +509,11 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	defer func() { s.pages <- t }()
 	p := t.page
 	t.began()
+	if sameDocument(p.URL(), rawURL) {
+		// Only the fragment differs (a site routing by it): the browser
+		// would move within the page it shows, not load this one.
+		_, _ = p.Goto("about:blank")
+	}
 
 	resp, err := p.Goto(rawURL, playwright.PageGotoOptions{
 		WaitUntil: playwright.WaitUntilStateDomcontentloaded,

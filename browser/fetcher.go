@@ -134,7 +134,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 				}
 				r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
 					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8", Note: p.Note,
-					NotFound: p.NotFound}
+					NotFound: p.NotFound, Rendered: true}
 				switch {
 				case err != nil && f.Static != nil && ctx.Err() == nil:
 					r = f.fetchStatically(ctx, u, b, err)

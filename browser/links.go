@@ -72,3 +72,19 @@ func withoutQuery(u *url.URL) string {
 	c.RawQuery, c.Fragment, c.ForceQuery = "", "", false
 	return c.String()
 }
+
+// sameDocument reports whether going from the address a to b stays within
+// one document: they differ at most by their fragments, one of which is
+// set.
+func sameDocument(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil || ua.Fragment == "" && ub.Fragment == "" {
+		return false
+	}
+	ua.Fragment, ua.RawFragment, ub.Fragment, ub.RawFragment = "", "", "", ""
+	return ua.String() == ub.String()
+}

@@ -75,3 +75,21 @@ fetch('/content' + location.pathname).then(r => r.ok ? r.text() : '<h1>404 - Not
 		}
 	}
 }
+
+func TestSameDocument(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://x.test/#/a", "https://x.test/#/b", true},
+		{"https://x.test/", "https://x.test/#/b", true},
+		{"https://x.test/#/a", "https://x.test/#/a", true},
+		{"https://x.test/a", "https://x.test/a", false}, // a reload
+		{"https://x.test/a#/x", "https://x.test/b#/x", false},
+		{"about:blank", "https://x.test/#/b", false},
+	} {
+		if got := sameDocument(c.a, c.b); got != c.want {
+			t.Errorf("sameDocument(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -42,6 +42,10 @@ type Result struct {
 	// Skipped, when set, says why the page was not fetched at all
 	// (Batch.Skip): nothing else of the result is set.
 	Skipped string
+	// Rendered is set by the browser engine on a page it rendered: the
+	// page's address and its links keep a route fragment ("/#/guide"),
+	// which its script routes by (urlnorm.CleanRoute).
+	Rendered bool
 	// NotFound, set by the browser engine, is the address a rendered
 	// page's script asked for and got "not found" (404 or 410), when the
 	// page then said it was not found: the server answers every address

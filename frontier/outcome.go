@@ -75,7 +75,11 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 		return Outcome{page: p, State: crawl.PageSkipped, Cause: crawl.PageCause{Kind: crawl.PageNotDocument, ContentType: r.ContentType}}
 	}
 	out := Outcome{page: p}
-	final, err := urlnorm.Clean(nil, r.FinalURL)
+	clean := urlnorm.Clean
+	if r.Rendered {
+		clean = urlnorm.CleanRoute
+	}
+	final, err := clean(nil, r.FinalURL)
 	if err != nil {
 		return out.fail(crawl.PageCause{Kind: crawl.PageRedirectedUnusable, Detail: err.Error()})
 	}
@@ -86,7 +90,7 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 		out.redirect = &Link{URL: final.String(), Key: key, Depth: p.Depth}
 	}
 	if followLinks && rules.FollowsLinksOf(p.Depth) {
-		out.Links = rules.Links(final, r.Links, p.Depth+1, p.Rank)
+		out.Links = rules.links(final, r.Links, p.Depth+1, p.Rank, clean)
 	}
 	if !rules.Keeps(final) {
 		// Only start pages get here: links to such pages are not followed.

@@ -173,13 +173,19 @@ func (r Rules) Listed(loc string, i int) (Link, bool) {
 // parentRank) that the crawl follows: cleaned, without repeats, at depth,
 // ranked after the page in the order they appear.
 func (r Rules) Links(page *url.URL, hrefs []string, depth int, parentRank string) []Link {
+	return r.links(page, hrefs, depth, parentRank, urlnorm.Clean)
+}
+
+// links is Links with the hrefs cleaned by clean (urlnorm.CleanRoute for
+// a rendered page's).
+func (r Rules) links(page *url.URL, hrefs []string, depth int, parentRank string, clean func(*url.URL, string) (*url.URL, error)) []Link {
 	seen := make(map[string]bool, len(hrefs))
 	var out []Link
 	for _, h := range hrefs {
 		if len(h) > crawl.MaxURLLength {
 			continue // no real page has such an address; it would not fit the index
 		}
-		u, err := urlnorm.Clean(page, h)
+		u, err := clean(page, h)
 		if err != nil || !r.Follows(u) || len(u.String()) > crawl.MaxURLLength {
 			continue
 		}

@@ -14,21 +14,31 @@ import (
 	"testing"
 )
 
-// spaShell is the one page a history-routed docsify site serves for every
-// route: its script fetches the route's markdown ("/Reference/Server" reads
-// /Reference/Server.md) and the sidebar's, and renders them, linking each
-// heading as "<route>?id=<heading>".
+// spaShell is the one page a docsify site serves for every route (with
+// routerMode "history"; with "hash" the routes are fragments, "/#/guide",
+// of the one address): its script fetches the route's markdown
+// ("/Reference/Server" reads /Reference/Server.md) and the sidebar's, and
+// renders them, linking each heading as "<route>?id=<heading>".
 const spaShell = `<!doctype html><html><head><meta charset="utf-8"><title>Fastify</title>
 <link rel="stylesheet" href="/docsify/themes/core.css"></head><body><div id="app"></div>
-<script>window.$docsify = {name: "Fastify", routerMode: "history", relativePath: true, loadSidebar: true, homepage: "index.md", subMaxLevel: 2};</script>
+<script>window.$docsify = {name: "Fastify", routerMode: "%s", relativePath: true, loadSidebar: true, homepage: "index.md", subMaxLevel: 2};</script>
 <script src="/docsify/docsify.min.js"></script></body></html>`
 
+// spaAddress is the address (after the host) of a route of a docsify site
+// in routerMode mode.
+func spaAddress(mode, route string) string {
+	if mode == "hash" && route != "/" {
+		return "/#" + route
+	}
+	return route
+}
+
 // spaSite serves Fastify's manual (the markdown its npm package ships)
-// through docsify, as a client-rendered manual: every route answers the
-// shell, the markdown files and docsify's own files are served as they
-// are, and the sidebar lists every page. It returns the server and the
-// manual's routes with their markdown.
-func spaSite(t *testing.T) (*httptest.Server, map[string]string) {
+// through docsify in routerMode mode, as a client-rendered manual: every
+// route answers the shell, the markdown files and docsify's own files are
+// served as they are, and the sidebar lists every page. It returns the
+// server and the manual's routes with their markdown.
+func spaSite(t *testing.T, mode string) (*httptest.Server, map[string]string) {
 	t.Helper()
 	dir := os.Getenv("CRAWLER_SPA_SITE")
 	if dir == "" {
@@ -72,7 +82,7 @@ func spaSite(t *testing.T) (*httptest.Server, map[string]string) {
 			http.NotFound(w, r)
 		default:
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, spaShell)
+			fmt.Fprintf(w, spaShell, mode)
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -85,15 +95,24 @@ func spaSite(t *testing.T) (*httptest.Server, map[string]string) {
 // sidebar and stored once with its own words (never the shell), the
 // heading addresses (?id=) each page links turn out to be the page again
 // and stop after a few, and the crawl ends on its own well within two
-// minutes.
+// minutes; with routes as paths (routerMode "history") and as fragments
+// ("hash": "/#/Reference/Server", which are addresses of their own).
 func TestClientRenderedManual(t *testing.T) {
-	site, routes := spaSite(t)
+	for _, mode := range []string{"history", "hash"} {
+		t.Run(mode, func(t *testing.T) { crawlClientRendered(t, mode) })
+	}
+}
+
+func crawlClientRendered(t *testing.T, mode string) {
+	site, routes := spaSite(t, mode)
 	c := crawlSite(t, env.api, site, map[string]any{"maxResults": 500, "maxDepth": 20, "maxConcurrentPages": 8}, "succeeded")
 	if n := len(c.pages); n > len(routes)*11/10 {
 		t.Errorf("%d results for %d routes", n, len(routes))
 	}
+	addresses := map[string]bool{}
 	for route, md := range routes {
-		page, ok := c.pages[route]
+		addresses[spaAddress(mode, route)] = true
+		page, ok := c.pages[spaAddress(mode, route)]
 		if !ok {
 			t.Errorf("%s was not found", route)
 			continue
@@ -113,11 +132,11 @@ func TestClientRenderedManual(t *testing.T) {
 	// does not ship (the server answers 200, docsify fetches its markdown,
 	// gets 404 and draws "404 - Not found"), which fails saying so.
 	for p := range c.pages {
-		if _, ok := routes[p]; !ok {
+		if !addresses[p] {
 			t.Errorf("%s stored, which is no route", p)
 		}
 	}
-	if e, ok := c.entry("/Guides/Contributing"); !ok || e.Message != "Page failed" ||
+	if e, ok := c.entry(spaAddress(mode, "/Guides/Contributing")); !ok || e.Message != "Page failed" ||
 		!strings.Contains(e.Description, `got "not found" for `+site.URL+"/Guides/Contributing.md") {
 		t.Errorf("the missing page's entry: %+v, want it failed for its script's 404", e)
 	}

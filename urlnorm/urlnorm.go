@@ -27,6 +27,30 @@ var ErrNotHTTP = errors.New("not an http or https URL")
 // crawler should request: absolute, without fragment or tracking parameters,
 // with a lower-case scheme and host and no default port.
 func Clean(base *url.URL, ref string) (*url.URL, error) {
+	return clean(base, ref, false)
+}
+
+// CleanRoute is Clean for an address a rendered page links to: it keeps
+// a fragment that is a route (Route), which is the page's address on a
+// site whose script routes by the fragment ("/#/guide/install"), and
+// drops any other.
+func CleanRoute(base *url.URL, ref string) (*url.URL, error) {
+	return clean(base, ref, true)
+}
+
+// Route returns the route a fragment holds: "/guide?id=x" of "/guide?id=x"
+// or of "!/guide?id=x" (a "hashbang"), as a client-rendered site whose
+// script routes by the fragment writes its addresses; "" for a fragment
+// that is an anchor in the page ("install"), or the root route ("/").
+func Route(fragment string) string {
+	r := strings.TrimPrefix(fragment, "!")
+	if !strings.HasPrefix(r, "/") || r == "/" {
+		return ""
+	}
+	return r
+}
+
+func clean(base *url.URL, ref string, keepRoute bool) (*url.URL, error) {
 	ref = strings.TrimSpace(ref)
 	u, err := url.Parse(ref)
 	if err != nil {
@@ -58,7 +82,11 @@ func Clean(base *url.URL, ref string) (*url.URL, error) {
 	}
 	u.Host = host
 	u.User = nil
-	u.Fragment, u.RawFragment = "", ""
+	if route := Route(u.Fragment); keepRoute && route != "" {
+		u.Fragment, u.RawFragment = strings.TrimSuffix(u.Fragment, "/"), ""
+	} else {
+		u.Fragment, u.RawFragment = "", ""
+	}
 	if !strings.Contains(strings.ToUpper(u.RawPath), "%2F") {
 		// Let EscapedPath re-encode the path, so %7E and ~ are one spelling.
 		u.RawPath = ""
@@ -89,7 +117,9 @@ func Clean(base *url.URL, ref string) (*url.URL, error) {
 // "www.", the path without a trailing slash (so /docs and /docs/ are one
 // page) and the sorted query. The scheme is left out: a site that answers
 // on http and https, or with and without www, serves one page under all of
-// these names. Two URLs with the same key are the same page to the crawler.
+// these names. A route fragment (Route) is kept after the query: on a site
+// that routes by it, it names the page. Two URLs with the same key are the
+// same page to the crawler.
 func Key(u *url.URL) string {
 	p := u.EscapedPath()
 	if len(p) > 1 {
@@ -108,6 +138,10 @@ func Key(u *url.URL) string {
 		sort.Strings(parts)
 		b.WriteByte('?')
 		b.WriteString(strings.Join(parts, "&"))
+	}
+	if Route(u.Fragment) != "" {
+		b.WriteByte('#')
+		b.WriteString(strings.TrimSuffix(u.EscapedFragment(), "/"))
 	}
 	return b.String()
 }

@@ -86,3 +86,26 @@ func TestKeyFoldsVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanRoute: a rendered page's links keep a route fragment, which
+// names a page on a site that routes by it, and lose an anchor; Clean
+// loses both.
+func TestCleanRoute(t *testing.T) {
+	base, _ := url.Parse("https://example.com/docs/#/guide")
+	for _, c := range []struct{ ref, route, routeKey, plain string }{
+		{"#/api/server", "https://example.com/docs/#/api/server", "//example.com/docs#/api/server", "https://example.com/docs/"},
+		{"#/api/server?id=routes", "https://example.com/docs/#/api/server?id=routes", "//example.com/docs#/api/server?id=routes", "https://example.com/docs/"},
+		{"#!/api/server/", "https://example.com/docs/#!/api/server", "//example.com/docs#!/api/server", "https://example.com/docs/"},
+		{"#/", "https://example.com/docs/", "//example.com/docs", "https://example.com/docs/"},
+		{"#install", "https://example.com/docs/", "//example.com/docs", "https://example.com/docs/"},
+		{"/blog/?utm_source=x#/post", "https://example.com/blog/#/post", "//example.com/blog#/post", "https://example.com/blog/"},
+	} {
+		u, err := CleanRoute(base, c.ref)
+		if err != nil || u.String() != c.route || Key(u) != c.routeKey {
+			t.Errorf("CleanRoute(%q) = %v, %q (%v); want %q, %q", c.ref, u, Key(u), err, c.route, c.routeKey)
+		}
+		if u, err := Clean(base, c.ref); err != nil || u.String() != c.plain {
+			t.Errorf("Clean(%q) = %v (%v); want %q", c.ref, u, err, c.plain)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/durablecrawl/crawler/urlnorm"
 )
 
 // Pattern is a query parameter ("query:id") or a path suffix
@@ -36,9 +38,10 @@ func Of(dup, orig string) (Pattern, bool) {
 	if err != nil || d.Host != o.Host || d.Scheme != o.Scheme {
 		return "", false
 	}
-	if d.Path == o.Path {
+	dPath, dq := routed(d)
+	oPath, oq := routed(o)
+	if dPath == oPath {
 		var differ []string
-		dq, oq := d.Query(), o.Query()
 		for k, v := range dq {
 			if !slices.Equal(v, oq[k]) {
 				differ = append(differ, k)
@@ -54,9 +57,9 @@ func Of(dup, orig string) (Pattern, bool) {
 		}
 		return Pattern(queryPrefix + differ[0]), true
 	}
-	base := strings.TrimSuffix(o.Path, "/")
-	suffix, ok := strings.CutPrefix(d.Path, base)
-	if !ok || d.RawQuery != o.RawQuery || !viewSuffixes[strings.TrimSuffix(suffix, "/")] {
+	base := strings.TrimSuffix(oPath, "/")
+	suffix, ok := strings.CutPrefix(dPath, base)
+	if !ok || dq.Encode() != oq.Encode() || !viewSuffixes[strings.TrimSuffix(suffix, "/")] {
 		return "", false
 	}
 	return Pattern(suffixPrefix + strings.TrimSuffix(suffix, "/")), true
@@ -71,14 +74,35 @@ var viewSuffixes = map[string]bool{
 	"/index.html": true, "/index.htm": true, "/index.php": true,
 }
 
+// routed returns the path and the query of u, those of its route fragment
+// ("/#/guide?id=x": "/#/guide" and id=x) added: on a site whose script
+// routes by the fragment, the route is the page's path and its query.
+func routed(u *url.URL) (string, url.Values) {
+	q := u.Query()
+	route := urlnorm.Route(u.Fragment)
+	if route == "" {
+		return u.Path, q
+	}
+	routePath, routeQuery, _ := strings.Cut(route, "?")
+	rq, _ := url.ParseQuery(routeQuery)
+	for k, v := range rq {
+		q[k] = append(q[k], v...)
+	}
+	if strings.Trim(routePath, "/") == "" {
+		return u.Path, q // the root route: the page itself
+	}
+	return strings.TrimSuffix(u.Path, "/") + "/#" + routePath, q
+}
+
 // Matches reports whether u is an address of the pattern.
 func (p Pattern) Matches(u *url.URL) bool {
+	path, q := routed(u)
 	if name, ok := strings.CutPrefix(string(p), queryPrefix); ok {
-		_, has := u.Query()[name]
+		_, has := q[name]
 		return has
 	}
 	if suffix, ok := strings.CutPrefix(string(p), suffixPrefix); ok {
-		return strings.HasSuffix(u.Path, suffix)
+		return strings.HasSuffix(path, suffix)
 	}
 	return false
 }
@@ -97,7 +121,7 @@ func (p Pattern) Regexp() string {
 		return `\?([^#]*&)?` + regexp.QuoteMeta(url.QueryEscape(name)) + `(=|&|#|$)`
 	}
 	if suffix, ok := strings.CutPrefix(string(p), suffixPrefix); ok {
-		return `^[^?#]*` + regexp.QuoteMeta(suffix) + `([?#]|$)`
+		return `^[^?#]*(#!?/[^?]*)?` + regexp.QuoteMeta(suffix) + `([?#]|$)`
 	}
 	return `$^`
 }
@@ -131,7 +155,8 @@ func PageKey(raw string) string {
 	if err != nil {
 		return ""
 	}
-	p := strings.TrimSuffix(u.Path, "/")
+	path, _ := routed(u)
+	p := strings.TrimSuffix(path, "/")
 	for suffix := range viewSuffixes {
 		if strings.HasSuffix(p, suffix) {
 			p = strings.TrimSuffix(strings.TrimSuffix(p, suffix), "/")
@@ -153,8 +178,10 @@ func Cleaner(a, b string) bool {
 	if err != nil {
 		return true
 	}
-	if qa, qb := len(ua.Query()), len(ub.Query()); qa != qb {
-		return qa < qb
+	pa, qa := routed(ua)
+	pb, qb := routed(ub)
+	if len(qa) != len(qb) {
+		return len(qa) < len(qb)
 	}
-	return len(ua.Path) < len(ub.Path)
+	return len(pa) < len(pb)
 }

@@ -27,6 +27,12 @@ func TestOf(t *testing.T) {
 		{"https://example.com/index.html", "https://example.com/", "suffix:/index.html"},
 		{"https://other.example.com/a?id=1", "https://example.com/a", ""},
 		{"https://example.com/a/print?x=1", "https://example.com/a", ""},
+		// A site routing by the fragment: the route is the path.
+		{"https://example.com/#/guide?id=install", "https://example.com/#/guide", "query:id"},
+		{"https://example.com/#/guide/print", "https://example.com/#/guide", "suffix:/print"},
+		{"https://example.com/#/b", "https://example.com/#/a", ""},
+		{"https://example.com/#/a", "https://example.com/", ""},
+		{"https://example.com/#/?id=start", "https://example.com/", "query:id"},
 	} {
 		got, ok := Of(tc.dup, tc.orig)
 		if got != tc.want || ok != (tc.want != "") {
@@ -53,6 +59,11 @@ func TestMatches(t *testing.T) {
 		{"suffix:/print", "https://example.com/news/story/print?x=1", true},
 		{"suffix:/print", "https://example.com/news/story/printing", false},
 		{"suffix:/print", "https://example.com/a?next=/print", false},
+		{"query:id", "https://docs.example.com/#/guide?id=install", true},
+		{"query:id", "https://docs.example.com/#/guide?pid=install", false},
+		{"suffix:/print", "https://example.com/#/news/print", true},
+		{"suffix:/print", "https://example.com/#!/news/print?x=1", true},
+		{"suffix:/print", "https://example.com/#/news/printing", false},
 	} {
 		if got := tc.p.MatchesURL(tc.url); got != tc.want {
 			t.Errorf("%s matches %s: %v, want %v", tc.p, tc.url, got, tc.want)
@@ -82,6 +93,10 @@ func TestSamePage(t *testing.T) {
 		{"https://example.com/", "https://example.com/local", false},
 		{"https://example.com/a", "https://example.com/b", false},
 		{"https://example.com/a", "https://other.example.com/a", false},
+		{"https://example.com/#/guide?id=a", "https://example.com/#/guide", true},
+		{"https://example.com/#/guide", "https://example.com/#/api", false},
+		{"https://example.com/#/guide", "https://example.com/", false},
+		{"https://example.com/#/?id=start", "https://example.com/", true},
 	} {
 		if got := SamePage(tc.a, tc.b); got != tc.want {
 			t.Errorf("SamePage(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
@@ -101,6 +116,8 @@ func TestCleaner(t *testing.T) {
 		{"https://example.com/news", "https://example.com/news/print", true},
 		{"https://example.com/news/print", "https://example.com/news", false},
 		{"https://example.com/guide?id=a", "https://example.com/guide?id=b", false},
+		{"https://example.com/#/guide", "https://example.com/#/guide?id=usage", true},
+		{"https://example.com/#/guide?id=usage", "https://example.com/#/guide", false},
 	} {
 		if got := Cleaner(tc.a, tc.b); got != tc.want {
 			t.Errorf("Cleaner(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
