@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,7 +141,7 @@ func printRendered(w io.Writer, f flags, runs []rendered) {
 		"The service runs with default options but the concurrency (engineType auto switches the crawl to the browser); "+
 		"Crawlee's PlaywrightCrawler reads each page once `main` is in it. Both on %s. "+
 		"Memory is PSS (pages shared between processes counted once), sampled every 200 ms: Chromium's processes, "+
-		"and the crawler's own (the service's worker and Playwright driver; Crawlee's node).\n\n", filepath.Base(f.chromium))
+		"and the crawler's own (the service's worker and Playwright driver; Crawlee's node).\n\n", f.chromium)
 	fmt.Fprintf(w, "| concurrency | crawler | round | pages | wall (s) | pages/s | machine CPU (ms/page) | Chromium peak (MB) | crawler peak (MB) | repeat renders |\n")
 	fmt.Fprintf(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
