@@ -67,9 +67,11 @@ func newClientFlags(e clientEnv, name string) (*flag.FlagSet, func() *apiclient.
 }
 
 // parseArgs parses flags wherever they stand among the arguments
-// (`crawler crawl URL --maxResults 5` as well as flags first) and returns
-// the positional arguments.
+// (`crawler crawl URL --max-results 5` as well as flags first) and returns
+// the positional arguments. Every flag named in camelCase is taken in
+// kebab-case too (kebabFlags).
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	kebabFlags(fs)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -95,15 +97,59 @@ type helpRequested struct {
 
 func (h helpRequested) Error() string { return "help requested" }
 
-// print writes the usage line and every flag with its meaning to w.
+// print writes the usage line and every flag with its meaning to w, in
+// kebab-case (the camelCase spellings are left out).
 func (h helpRequested) print(w io.Writer) {
 	if h.line != "" {
 		fmt.Fprintln(w, h.line)
 	}
 	fmt.Fprintln(w, "\nflags:")
-	h.fs.SetOutput(w)
-	h.fs.PrintDefaults()
-	h.fs.SetOutput(io.Discard)
+	h.fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage == sameAsKebab {
+			return
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		if kind != "" {
+			kind = " " + kind
+		}
+		fmt.Fprintf(w, "  --%s%s\n    \t%s\n", f.Name, kind, usage)
+	})
+}
+
+// sameAsKebab is the usage of a flag's camelCase spelling, which help
+// leaves out: its kebab-case spelling is shown.
+const sameAsKebab = "\x00same as its kebab-case spelling"
+
+// kebabFlags gives every flag of fs named in camelCase ("maxResults") a
+// kebab-case spelling ("max-results"), as command-line users type flags;
+// both set the same value, and help shows the kebab-case one.
+func kebabFlags(fs *flag.FlagSet) {
+	var camel []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if k := kebab(f.Name); k != f.Name && fs.Lookup(k) == nil {
+			camel = append(camel, f)
+		}
+	})
+	for _, f := range camel {
+		fs.Var(f.Value, kebab(f.Name), f.Usage)
+		f.Usage = sameAsKebab
+	}
+}
+
+// kebab spells a camelCase name in kebab-case: "maxConcurrentPages" is
+// "max-concurrent-pages", "useStaticIps" "use-static-ips".
+func kebab(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // usageFor is the answer to arguments that parsing refused or that are not

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -130,8 +131,18 @@ func TestCrawlCommandSendsOptions(t *testing.T) {
 	if _, _, err := runClient(t, f, false, "crawl", "--key", "ck_flag", "--api", f.URL, "https://a.example/"); err != nil || f.keys[1] != "Bearer ck_flag" {
 		t.Errorf("--key: %q, %v", f.keys[1], err)
 	}
+	// The kebab-case spellings, as command-line users type them, send the
+	// same body.
+	if _, _, err := runClient(t, f, false, "crawl", "https://a.example/", "--max-results", "10", "--exclude-non-main-tags=false",
+		"--include-links", "--exclude-paths", "/tag/*", "--exclude-paths", "/page/*", "--engine-type", "cheerio", "--timeout", "600"); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f.bodies[2], want) {
+		t.Errorf("kebab-case flags: body %v,\nwant %v", f.bodies[2], want)
+	}
 	var ue usageError
-	for _, bad := range [][]string{{"crawl"}, {"crawl", "a", "b"}, {"crawl", "https://a.example/", "--maxResults", "ten"}, {"crawl", "https://a.example/", "--colour", "red"}} {
+	for _, bad := range [][]string{{"crawl"}, {"crawl", "a", "b"}, {"crawl", "https://a.example/", "--maxResults", "ten"},
+		{"crawl", "https://a.example/", "--max-results", "ten"}, {"crawl", "https://a.example/", "--colour", "red"}} {
 		if _, _, err := runClient(t, f, false, bad...); !errors.As(err, &ue) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
@@ -215,7 +226,7 @@ func TestHelpListsTheFlags(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"crawl", "--help"}, []string{"usage: crawler crawl URL", "-maxResults", "-wait", "-api"}},
+		{[]string{"crawl", "--help"}, []string{"usage: crawler crawl URL", "--max-results", "--exclude-non-main-tags", "--wait", "--api"}},
 		{[]string{"crawl", "https://example.com/", "-h"}, []string{"usage: crawler crawl URL"}},
 		{[]string{"crawls", "--help"}, []string{"usage: crawler crawls", "-status"}},
 		{[]string{"logs", "--help"}, []string{"usage: crawler logs ID", "-follow"}},
@@ -233,6 +244,9 @@ func TestHelpListsTheFlags(t *testing.T) {
 			if !strings.Contains(out.String(), w) {
 				t.Errorf("%v: the help lacks %q:\n%s", c.args, w, out.String())
 			}
+		}
+		if camel := regexp.MustCompile(`--[a-z]+[A-Z]`).FindString(out.String()); camel != "" {
+			t.Errorf("%v: the help shows %q, a camelCase spelling", c.args, camel)
 		}
 	}
 	var out, errOut strings.Builder

@@ -45,8 +45,9 @@ Usage:
 Client of a running API (address from --api or CRAWLER_API_URL, key from
 --key or CRAWLER_API_KEY):
   crawler crawl URL [--OPTION VALUE ...] [--wait]
-                                         create a crawl (every request option is a flag:
-                                         --maxResults 50 --excludePaths '/tag/*' ...);
+                                         create a crawl (every request option is a flag,
+                                         kebab-case or as in JSON: --max-results 50
+                                         --exclude-paths '/tag/*' ...);
                                          --wait shows its progress until it ends
   crawler crawl --json FILE|- [--wait]   create a crawl from a whole request body
   crawler crawls [--status S] [--limit N] [--all]
@@ -55,7 +56,7 @@ Client of a running API (address from --api or CRAWLER_API_URL, key from
   crawler pages ID [--markdown] [--raw]  print its result pages (JSON lines, or markdown)
   crawler abort ID                       abort a crawl
   crawler pause ID, crawler resume ID    pause a running crawl (it holds no worker), or resume it
-  crawler change ID [--maxResults N] [--excludePaths P ...] [--maxConcurrentPages N]
+  crawler change ID [--max-results N] [--exclude-paths P ...] [--max-concurrent-pages N]
                                          change a running crawl (a Temporal Update of its workflow)
   crawler changes ID                     print what a changeTracking crawl found new, changed
                                          or removed since the previous crawl (JSON lines)

@@ -14,8 +14,9 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-// changeCommand is `crawler change ID [--maxResults N] [--excludePaths P
-// ...] [--maxConcurrentPages N]`: a change to a running crawl.
+// changeCommand is `crawler change ID [--max-results N] [--exclude-paths P
+// ...] [--max-concurrent-pages N]`: a change to a running crawl (the
+// camelCase spellings are taken too).
 func changeCommand(e clientEnv, args []string) error {
 	fs, client := newClientFlags(e, "change")
 	maxResults := fs.Int("maxResults", 0, "the crawl's new page limit (not below what it stored)")
@@ -24,7 +25,7 @@ func changeCommand(e clientEnv, args []string) error {
 	fs.Var(&exclude, "excludePaths", "a path rule to add to excludePaths (repeat for more)")
 	pos, err := parseArgs(fs, args)
 	if err != nil || len(pos) != 1 {
-		return usageFor(err, "usage: crawler change ID [--maxResults N] [--excludePaths P ...] [--maxConcurrentPages N]")
+		return usageFor(err, "usage: crawler change ID [--max-results N] [--exclude-paths P ...] [--max-concurrent-pages N]")
 	}
 	change := map[string]any{}
 	if *maxResults != 0 {
