@@ -62,31 +62,14 @@ const maxUnzipped = 64 << 20
 // before a syntax error are kept: a truncated sitemap still lists pages. A
 // file that is no sitemap at all is an error.
 func Parse(data []byte, maxEntries int) (File, error) {
-	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return File{}, err
-		}
-		data, err = io.ReadAll(io.LimitReader(zr, maxUnzipped))
-		if err != nil && len(data) == 0 {
-			return File{}, err
-		}
+	data, err := unzipped(data)
+	if err != nil {
+		return File{}, err
 	}
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = false
-	var (
-		f       File
-		root    string
-		inLoc   bool
-		parent  string
-		stack   []string
-		loc     strings.Builder
-		readErr error
-		// The <url> entry being read: its page and its lastmod.
-		inMod          bool
-		mod            strings.Builder
-		entry, entryAt string
-	)
+	r := reader{max: maxEntries}
+	var readErr error
 	for {
 		tok, err := dec.Token()
 		if err != nil {
@@ -97,64 +80,108 @@ func Parse(data []byte, maxEntries int) (File, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			name := strings.ToLower(t.Name.Local)
-			if root == "" {
-				root = name
-			}
-			if name == "loc" && len(stack) > 0 {
-				inLoc, parent = true, stack[len(stack)-1]
-				loc.Reset()
-			}
-			if name == "lastmod" && len(stack) > 0 && stack[len(stack)-1] == "url" {
-				inMod = true
-				mod.Reset()
-			}
-			if name == "url" {
-				entry, entryAt = "", ""
-			}
-			stack = append(stack, name)
+			r.start(strings.ToLower(t.Name.Local))
 		case xml.CharData:
-			if inLoc {
-				loc.Write(t)
-			}
-			if inMod {
-				mod.Write(t)
-			}
+			r.text(t)
 		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			end := strings.ToLower(t.Name.Local)
-			if inMod && end == "lastmod" {
-				inMod, entryAt = false, mod.String()
-			}
-			if end == "url" && entry != "" && entryAt != "" {
-				if at, ok := parseLastMod(entryAt); ok {
-					if f.LastMod == nil {
-						f.LastMod = map[string]time.Time{}
-					}
-					f.LastMod[entry] = at
-				}
-			}
-			if inLoc && end == "loc" {
-				inLoc = false
-				u := strings.TrimSpace(loc.String())
-				switch {
-				case u == "":
-				case parent == "url" && len(f.Pages) < maxEntries:
-					f.Pages = append(f.Pages, u)
-					entry = u
-				case parent == "sitemap" && len(f.Sitemaps) < maxEntries:
-					f.Sitemaps = append(f.Sitemaps, u)
-				}
-			}
+			r.end(strings.ToLower(t.Name.Local))
 		}
 	}
-	if root != "urlset" && root != "sitemapindex" {
+	if r.root != "urlset" && r.root != "sitemapindex" {
 		if readErr != nil {
 			return File{}, readErr
 		}
 		return File{}, errors.New("not a sitemap: the root element is neither urlset nor sitemapindex")
 	}
-	return f, nil
+	return r.f, nil
+}
+
+// unzipped is data inflated when it is gzipped (up to maxUnzipped), or
+// data as it is.
+func unzipped(data []byte) ([]byte, error) {
+	if len(data) <= 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxUnzipped))
+	if err != nil && len(out) == 0 {
+		return nil, err
+	}
+	return out, nil
+}
+
+// reader is what Parse knows as it reads a sitemap's elements in order.
+type reader struct {
+	f    File
+	max  int    // entries kept of each kind
+	root string // the first element's name
+	// stack holds the names of the open elements.
+	stack []string
+	// The <loc> being read, and the element it is in.
+	inLoc  bool
+	parent string
+	loc    strings.Builder
+	// The <url> entry being read: its page and its lastmod.
+	inMod          bool
+	mod            strings.Builder
+	entry, entryAt string
+}
+
+func (r *reader) start(name string) {
+	if r.root == "" {
+		r.root = name
+	}
+	if name == "loc" && len(r.stack) > 0 {
+		r.inLoc, r.parent = true, r.stack[len(r.stack)-1]
+		r.loc.Reset()
+	}
+	if name == "lastmod" && len(r.stack) > 0 && r.stack[len(r.stack)-1] == "url" {
+		r.inMod = true
+		r.mod.Reset()
+	}
+	if name == "url" {
+		r.entry, r.entryAt = "", ""
+	}
+	r.stack = append(r.stack, name)
+}
+
+func (r *reader) text(t xml.CharData) {
+	if r.inLoc {
+		r.loc.Write(t)
+	}
+	if r.inMod {
+		r.mod.Write(t)
+	}
+}
+
+func (r *reader) end(name string) {
+	if len(r.stack) > 0 {
+		r.stack = r.stack[:len(r.stack)-1]
+	}
+	if r.inMod && name == "lastmod" {
+		r.inMod, r.entryAt = false, r.mod.String()
+	}
+	if name == "url" && r.entry != "" && r.entryAt != "" {
+		if at, ok := parseLastMod(r.entryAt); ok {
+			if r.f.LastMod == nil {
+				r.f.LastMod = map[string]time.Time{}
+			}
+			r.f.LastMod[r.entry] = at
+		}
+	}
+	if r.inLoc && name == "loc" {
+		r.inLoc = false
+		u := strings.TrimSpace(r.loc.String())
+		switch {
+		case u == "":
+		case r.parent == "url" && len(r.f.Pages) < r.max:
+			r.f.Pages = append(r.f.Pages, u)
+			r.entry = u
+		case r.parent == "sitemap" && len(r.f.Sitemaps) < r.max:
+			r.f.Sitemaps = append(r.f.Sitemaps, u)
+		}
+	}
 }
