@@ -144,6 +144,11 @@ type Options struct {
 	// page's duplicate (Firecrawl's deduplicateSimilarURLs false, and a
 	// batch scrape, whose addresses are each asked for).
 	KeepSimilarURLs bool `json:"-" bun:"keep_similar_urls,notnull"`
+	// KeepErrorPages keeps a page the server answered with an error status
+	// (4xx or 5xx) and an HTML body as a result, its status and the error
+	// noted, at once, without retries (a Firecrawl scrape, which answers
+	// the page with metadata.statusCode 404 rather than an error).
+	KeepErrorPages bool `json:"-" bun:"keep_error_pages,notnull"`
 	// Headers are sent with every page request (Firecrawl's headers); they
 	// may hold credentials, so they stay in the database, never in
 	// workflow history or answers. Mobile renders pages as a phone would

@@ -299,6 +299,7 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 	one := 1
 	sessionOf(&opts, &o)
 	o.Shape = crawl.ShapeFirecrawl
+	o.KeepErrorPages = true // answered with its status, as Firecrawl does
 	o.MaxResults = &one
 	o.MaxDepth = 0
 	o.UseSitemap = false

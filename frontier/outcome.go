@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"mime"
 	"net/url"
 	"time"
 
@@ -67,6 +68,10 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 		return failed(p, r, fetchError(r.Err))
 	case r.Location != "":
 		return Outcome{page: p, State: crawl.PageSkipped, Cause: declinedRedirect(r, refusal)}
+	case r.StatusCode >= 400 && rules.keepErrorPages && len(r.Body) > 0 && (r.IsHTML() || isText(r.ContentType)):
+		// Kept as it stands (below), the error noted: a plain-text body
+		// (a server's default "404 page not found") reads as one
+		// paragraph.
 	case r.StatusCode < 200 || r.StatusCode > 299:
 		return failed(p, r, crawl.PageCause{Kind: crawl.PageStatus, Status: r.StatusCode})
 	case r.NotFound != "":
@@ -101,6 +106,9 @@ func Judge(p Page, r fetch.Result, rules Rules, followLinks bool, refusal Refusa
 		out.canonical = &Link{URL: canon.String(), Key: rules.Key(canon), Depth: p.Depth, Rank: p.Rank}
 	}
 	out.State, out.Body = crawl.PageFetched, r.Body
+	if r.StatusCode >= 400 {
+		out.Cause.Kind, out.Cause.Status = crawl.PageStatus, r.StatusCode
+	}
 	out.Cause.Engine = r.Note
 	if r.Truncated {
 		out.Cause.Truncated, out.Cause.Bytes = true, len(r.Body)
@@ -268,4 +276,10 @@ func fetchError(err error) crawl.PageCause {
 		msg = msg[:500]
 	}
 	return crawl.PageCause{Kind: crawl.PageFetchError, Detail: msg}
+}
+
+// isText reports whether a response's type is plain text.
+func isText(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/plain"
 }

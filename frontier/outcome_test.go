@@ -91,6 +91,34 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeKeepsErrorPages: a crawl that keeps error pages (a Firecrawl
+// scrape) keeps a 404 or a 500 with an HTML body at once, its status
+// noted; one without a body, or not HTML, fails as in any crawl.
+func TestJudgeKeepsErrorPages(t *testing.T) {
+	rules := rulesFor(t, "https://example.com/", func(o *crawl.Options) { o.KeepErrorPages = true })
+	p := Page{URL: "https://example.com/gone", Key: urlnorm.Key(mustURL(t, "https://example.com/gone"))}
+	for _, tc := range []struct {
+		result fetch.Result
+		state  crawl.PageState
+	}{
+		{fetch.Result{StatusCode: 404, FinalURL: p.URL, ContentType: "text/html", Body: []byte("<h1>Not here</h1>")}, crawl.PageFetched},
+		{fetch.Result{StatusCode: 500, FinalURL: p.URL, ContentType: "text/html", Body: []byte("<h1>Broken</h1>")}, crawl.PageFetched},
+		{fetch.Result{StatusCode: 404, FinalURL: p.URL, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found\n")}, crawl.PageFetched},
+		{fetch.Result{StatusCode: 404, FinalURL: p.URL, ContentType: "text/html"}, crawl.PageFailed},
+		{fetch.Result{StatusCode: 403, FinalURL: p.URL, ContentType: "application/json", Body: []byte("{}")}, crawl.PageFailed},
+	} {
+		out := Judge(p, tc.result, rules, true, nil)
+		want := crawl.PageCause{Kind: crawl.PageStatus, Status: tc.result.StatusCode}
+		if out.State != tc.state || out.Cause != want || out.Retry != nil {
+			t.Errorf("%d %q: %s %+v (retry %v), want %s %+v", tc.result.StatusCode, tc.result.Body, out.State, out.Cause, out.Retry, tc.state, want)
+		}
+	}
+	// Without the option, a 404 with a body fails.
+	if out := Judge(p, fetch.Result{StatusCode: 404, FinalURL: p.URL, ContentType: "text/html", Body: []byte("<h1>x</h1>")}, rulesFor(t, "https://example.com/", nil), true, nil); out.State != crawl.PageFailed {
+		t.Errorf("a 404 in a crawl: %s", out.State)
+	}
+}
+
 func TestJudgeBacksOff(t *testing.T) {
 	rules := rulesFor(t, "https://example.com/", nil)
 	for attempts, want := range []time.Duration{1, 2, 4, 8, 16} {

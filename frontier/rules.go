@@ -34,6 +34,9 @@ type Rules struct {
 	ignoreQuery bool
 	// fullURL matches the path rules against the whole URL.
 	fullURL bool
+	// keepErrorPages keeps pages answered with an error status and a body
+	// (crawl.Options.KeepErrorPages).
+	keepErrorPages bool
 }
 
 // Key is the frontier key of u: its normalized form (see urlnorm.Key),
@@ -64,7 +67,7 @@ func RulesOf(o crawl.Options) (Rules, error) {
 		return Rules{}, fmt.Errorf("path rules: %w", err)
 	}
 	r := Rules{scope: scope.New(starts, o.EntireWebsite).Widen(o.AllowSubdomains, o.AllowExternal), paths: paths, depthLimit: o.DepthLimit(), sitemapDepth: 1,
-		ignoreQuery: o.IgnoreQuery, fullURL: o.RegexOnFullURL}
+		ignoreQuery: o.IgnoreQuery, fullURL: o.RegexOnFullURL, keepErrorPages: o.KeepErrorPages}
 	if o.Shape == crawl.ShapeFirecrawl {
 		r.sitemapDepth = 0 // Firecrawl counts sitemap pages as start pages
 	}

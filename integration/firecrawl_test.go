@@ -33,7 +33,10 @@ func firecrawlSite() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/robots.txt":
-			fmt.Fprint(w, "User-agent: *\nDisallow: /s3/\n")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /s3/\nDisallow: /private/\n")
+		case r.URL.Path == "/withprivate":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><head><title>Notes</title></head><body><main><h1>Notes</h1><p>Public notes, with a link to <a href="/private/x">private ones</a> and <a href="/s1/p1">a page</a>.</p></main></body></html>`)
 		case r.URL.Path == "/sitemap.xml":
 			w.Header().Set("Content-Type", "application/xml")
 			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
@@ -72,6 +75,14 @@ func firecrawlSite() http.Handler {
 				fmt.Fprintf(w, "<p>Paragraph %d of a page much taller than a window, for a screenshot of all of it.</p>", i)
 			}
 			fmt.Fprint(w, "</main></body></html>")
+		case r.URL.Path == "/broken":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "<html><head><title>Trouble</title></head><body><main><h1>Server trouble</h1><p>The shop is down for repairs until noon.</p></main></body></html>")
+		case r.URL.Path == "/forbidden":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, "<html><head><title>Members only</title></head><body><main><h1>Members only</h1><p>Sign in to read the harbour's winter notes.</p></main></body></html>")
 		case r.URL.Path == "/meta":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, metaPage)
@@ -185,6 +196,26 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("scrape", &doc)
 	if !strings.Contains(doc.Markdown, "Page 1 of section 1") || doc.Metadata.SourceURL != site.URL+"/s1/p1" || doc.Metadata.StatusCode != 200 {
 		t.Errorf("scrape: %.500s", report["scrape"])
+	}
+
+	// A page answered with an error status and a body is scraped: its
+	// document, with the status in metadata.statusCode and the error in
+	// metadata.error (the SDK, LangChain's loader and agents read them).
+	notThrown("scrapeErrorPages")
+	var errorPages map[string]struct {
+		Markdown   string `json:"markdown"`
+		StatusCode int    `json:"statusCode"`
+		Error      string `json:"error"`
+	}
+	read("scrapeErrorPages", &errorPages)
+	for path, want := range map[string]struct {
+		status int
+		words  string
+	}{"/missing": {404, "404 page not found"}, "/broken": {500, "down for repairs"}, "/forbidden": {403, "Sign in to read"}} {
+		got := errorPages[path]
+		if got.StatusCode != want.status || !strings.Contains(got.Markdown, want.words) || !strings.Contains(got.Error, strconv.Itoa(want.status)) {
+			t.Errorf("scrape of %s (%d): %+v", path, want.status, got)
+		}
 	}
 
 	// The other formats: the cleaned HTML, the HTML as served, links and
@@ -317,6 +348,16 @@ func TestFirecrawlSDK(t *testing.T) {
 	read("crawlMissing", &missing)
 	if len(missing.Errors.Errors) != 1 || missing.Errors.Errors[0].URL != site.URL+"/missing" || missing.Errors.Errors[0].Error == "" {
 		t.Errorf("a missing start page: %s", report["crawlMissing"])
+	}
+	var linked struct {
+		URLs   []string `json:"urls"`
+		Errors struct {
+			RobotsBlocked []string `json:"robotsBlocked"`
+		} `json:"errors"`
+	}
+	read("robotsLinked", &linked)
+	if !slices.Contains(linked.Errors.RobotsBlocked, site.URL+"/private/x") || slices.Contains(linked.URLs, site.URL+"/private/x") {
+		t.Errorf("a linked page robots.txt disallows: %s", report["robotsLinked"])
 	}
 	var robots struct {
 		Status        string `json:"status"`

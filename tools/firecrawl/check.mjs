@@ -32,6 +32,16 @@ function urls(job) {
 }
 
 await step('scrape', () => fc.scrape(`${site}/s1/p1`, { formats: ['markdown'] }));
+// Pages that answer an error status with a body: the document, its status
+// in metadata.statusCode, as Firecrawl answers them.
+await step('scrapeErrorPages', async () => {
+  const out = {};
+  for (const path of ['/missing', '/broken', '/forbidden']) {
+    const d = await fc.scrape(`${site}${path}`, { formats: ['markdown'] });
+    out[path] = { markdown: d.markdown ?? '', statusCode: d.metadata?.statusCode ?? null, error: d.metadata?.error ?? null };
+  }
+  return out;
+});
 await step('scrapeFormats', () => fc.scrape(`${site}/meta`, { formats: ['html', 'rawHtml', 'links', 'images'] }));
 await step('crawlFormats', async () => {
   const job = await fc.crawl(`${site}/`, { limit: 3, sitemap: 'skip', scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1, timeout: 120 });
@@ -61,6 +71,11 @@ await step('robots', async () => {
   const job = await fc.crawl(`${site}/`, { limit: 400, pollInterval: 1, timeout: 240 });
   const errors = await fc.getCrawlErrors(job.id);
   return { id: job.id, status: job.status, robotsBlocked: errors.robotsBlocked.length, errors: errors.errors.length };
+});
+// A page the crawl found that robots.txt disallows is in robotsBlocked.
+await step('robotsLinked', async () => {
+  const job = await fc.crawl(`${site}/withprivate`, { limit: 5, sitemap: 'skip', pollInterval: 1, timeout: 120 });
+  return { ...urls(job), errors: await fc.getCrawlErrors(job.id) };
 });
 await step('cancel', async () => {
   const started = await fc.startCrawl(`${site}/slow/`, { limit: 5000 });

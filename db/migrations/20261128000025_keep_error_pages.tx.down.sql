@@ -1,0 +1,1 @@
+ALTER TABLE crawls DROP COLUMN keep_error_pages;
