@@ -251,6 +251,20 @@ ensure_firecrawl_clients() {
   export CRAWLER_FIRECRAWL_CLIENTS=$pkg
 }
 
+# ensure_langchain_loader: LangChain's FireCrawlLoader (@langchain/community)
+# with the Firecrawl SDK it is written for (v1), pinned in tools/langchain
+# from the npm registry (its .npmrc takes LangChain's optional peers as
+# they are). Installed again when the lock file is newer than what is
+# installed. Exports CRAWLER_LANGCHAIN_LOADER.
+ensure_langchain_loader() {
+  local pkg="$ROOT/tools/langchain"
+  if [ ! -f "$pkg/node_modules/.package-lock.json" ] || [ "$pkg/package-lock.json" -nt "$pkg/node_modules/.package-lock.json" ]; then
+    say "installing LangChain's FireCrawlLoader from the npm registry (for the compatibility tests)"
+    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install LangChain's loader"
+  fi
+  export CRAWLER_LANGCHAIN_LOADER=$pkg
+}
+
 # ensure_spa_site: the client-rendered manual the integration tests crawl,
 # docsify (a documentation SPA) and Fastify's manual (the markdown its
 # package ships), pinned in tools/spasite from the npm registry. Installed
@@ -269,6 +283,7 @@ prepare_tests() {
   build_temporal
   ensure_browser
   ensure_firecrawl_clients
+  ensure_langchain_loader
   ensure_spa_site
   ensure_realdocs
   ensure_realpdfs
