@@ -271,7 +271,7 @@ func (s *server) fcCrawlErrors(c *fiber.Ctx) error {
 	errs, blocked := []pageError{}, []string{}
 	for _, p := range pages {
 		msg := str(p.Error)
-		if p.State == crawl.PageSkipped && strings.Contains(msg, "robots.txt") {
+		if p.State == crawl.PageSkipped && robotsBlocked(p) {
 			blocked = append(blocked, p.URL)
 			continue
 		}
@@ -285,6 +285,21 @@ func (s *server) fcCrawlErrors(c *fiber.Ctx) error {
 		errs = append(errs, e)
 	}
 	return c.JSON(fiber.Map{"errors": errs, "robotsBlocked": blocked})
+}
+
+// robotsBlocked reports whether robots.txt kept a skipped page from being
+// fetched: its cause says so (it disallows the page, or the address a
+// redirect led to). A page saved before causes were kept has only its
+// words, which say "robots.txt" for these causes alone.
+func robotsBlocked(p crawl.Page) bool {
+	if p.Cause == nil {
+		return strings.Contains(str(p.Error), "robots.txt")
+	}
+	switch crawl.PageCauseKind(*p.Cause) {
+	case crawl.PageRobotsDisallowed, crawl.PageRedirectRobots:
+		return true
+	}
+	return false
 }
 
 // fcActiveCrawls handles GET /v2/crawl/active: the team's running crawls.

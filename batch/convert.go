@@ -107,7 +107,7 @@ func (b *Batch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL strin
 	}
 	c, err := Convert(pageURL, r.Body, *b.markdown, shot)
 	if err != nil {
-		rec.State, rec.Error = crawl.PageSkipped, crawllog.ConvertFailed(err)
+		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.ConvertFailed(err), crawl.PageConvertFailed
 		return
 	}
 	c.PageID = rec.PageID
@@ -122,13 +122,13 @@ func (b *Batch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL strin
 func (b *Batch) convertPDF(ctx context.Context, rec *db.FetchOutcome, r fetch.Result) {
 	switch {
 	case b.skipPDFs:
-		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFLeftOut))
+		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFLeftOut)), crawl.PagePDFLeftOut
 		return
 	case b.pdf == nil:
-		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFNoReader))
+		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFNoReader)), crawl.PagePDFNoReader
 		return
 	case r.Truncated:
-		rec.State, rec.Error = crawl.PageFailed, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFTooLarge, Bytes: len(r.Body)})
+		rec.State, rec.Error, rec.Cause = crawl.PageFailed, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFTooLarge, Bytes: len(r.Body)}), crawl.PagePDFTooLarge
 		return
 	}
 	doc, err := b.pdf.Convert(ctx, r.Body, b.pdfLimits)
@@ -137,10 +137,10 @@ func (b *Batch) convertPDF(ctx context.Context, rec *db.FetchOutcome, r fetch.Re
 		rec.State = crawl.PageClaimed
 		return
 	case errors.Is(err, pdfdoc.ErrNoText):
-		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFNoText, Detail: err.Error()})
+		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFNoText, Detail: err.Error()}), crawl.PagePDFNoText
 		return
 	case err != nil:
-		rec.State, rec.Error = crawl.PageFailed, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFUnreadable, Detail: err.Error()})
+		rec.State, rec.Error, rec.Cause = crawl.PageFailed, crawllog.Reason(crawl.PageCause{Kind: crawl.PagePDFUnreadable, Detail: err.Error()}), crawl.PagePDFUnreadable
 		return
 	}
 	title := doc.Title

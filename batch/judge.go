@@ -35,7 +35,8 @@ func (b *Batch) applyRobots(ctx context.Context, o crawl.Options, urls []string)
 	}
 	allowed, disallowed, delay := frontier.ApplyRobots(urls, b.policies)
 	for _, u := range disallowed {
-		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed))})
+		b.writer.add(db.FetchOutcome{PageID: b.claimed[u].ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed)),
+			Cause: crawl.PageRobotsDisallowed})
 	}
 	if b.hosts == nil {
 		return allowed, delay, nil
@@ -80,7 +81,8 @@ func (b *Batch) dropExcluded(urls []string) []string {
 	for _, u := range urls {
 		p := b.claimed[u]
 		if parsed, err := url.Parse(u); err == nil && p.Depth > 0 && !b.rules.Keeps(parsed) {
-			b.writer.add(db.FetchOutcome{PageID: p.ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageExcludedByChange))})
+			b.writer.add(db.FetchOutcome{PageID: p.ID, State: crawl.PageSkipped, Error: crawllog.Reason(crawl.Because(crawl.PageExcludedByChange)),
+				Cause: crawl.PageExcludedByChange})
 			continue
 		}
 		kept = append(kept, u)
@@ -110,7 +112,7 @@ func (b *Batch) judge(ctx context.Context, r fetch.Result, refusal frontier.Refu
 		// Claimed before the batch learnt not to fetch it.
 		page := b.claimed[r.URL]
 		b.judged.Add(1)
-		b.writer.add(db.FetchOutcome{PageID: page.ID, URL: page.URL, State: crawl.PageSkipped, Error: r.Skipped})
+		b.writer.add(db.FetchOutcome{PageID: page.ID, URL: page.URL, State: crawl.PageSkipped, Error: r.Skipped, Cause: crawl.PageRepeatingPattern})
 		return
 	}
 	if b.observer != nil {
@@ -159,11 +161,14 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	rec := db.FetchOutcome{PageID: page.ID, URL: page.URL, FinalURL: r.FinalURL, StatusCode: status, ContentType: r.ContentType,
 		Bytes: len(r.Body), FetchMS: int(r.Duration / time.Millisecond), Engine: b.engineName,
 		State: out.State, Error: crawllog.Reason(out.Cause), Links: NewPages(out.Links), Render: toBrowser != nil}
+	if out.State == crawl.PageFailed || out.State == crawl.PageSkipped {
+		rec.Cause = out.Cause.Kind
+	}
 	switch {
 	case rec.State != crawl.PageFetched:
 	case r.IsPDF() && b.markdown == nil:
 		// Kept for ConvertPages, which reads HTML only: an older run's.
-		rec.State, rec.Error = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFHTMLOnly))
+		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.Reason(crawl.Because(crawl.PagePDFHTMLOnly)), crawl.PagePDFHTMLOnly
 	case b.tracking:
 		b.track(live, &rec, page.URL, r, prev, hasPrev, notModified)
 	case b.markdown != nil:

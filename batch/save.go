@@ -5,12 +5,14 @@ package batch
 
 import (
 	"context"
+	"net/url"
 	"slices"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/urlpattern"
 )
 
@@ -24,7 +26,7 @@ func (b *Batch) save(outs []db.FetchOutcome) error {
 	stopped := b.stopped
 	b.mu.Unlock()
 	for i := range outs {
-		outs[i].Links = b.links.Unknown(b.crawl.ID, outs[i].Links)
+		outs[i].Links = b.disallowed(b.links.Unknown(b.crawl.ID, outs[i].Links))
 		if len(stopped) > 0 {
 			outs[i].Links = slices.DeleteFunc(outs[i].Links, func(l db.NewPage) bool {
 				return slices.ContainsFunc(stopped, func(p urlpattern.Pattern) bool { return p.MatchesURL(l.URL) })
@@ -115,4 +117,24 @@ func (b *Batch) countRenderQueued(ctx context.Context) error {
 	n, err := b.store.RenderQueued(ctx, b.crawl.ID)
 	b.res.RenderQueued = n
 	return err
+}
+
+// disallowed marks the links robots.txt disallows, on the sites whose
+// robots.txt the batch read, as skipped for it: they are recorded as the
+// crawl finds them (Firecrawl's robotsBlocked lists them), never fetched,
+// whether or not the crawl would have come to them.
+func (b *Batch) disallowed(links []db.NewPage) []db.NewPage {
+	if !b.e.ObeyRobots || len(b.policies) == 0 {
+		return links
+	}
+	for i, l := range links {
+		u, err := url.Parse(l.URL)
+		if err != nil {
+			continue
+		}
+		if policy, read := b.policies[frontier.Origin(u)]; read && !policy.Allows(u.RequestURI()) {
+			links[i].Skipped, links[i].Error = crawl.PageRobotsDisallowed, crawllog.Reason(crawl.Because(crawl.PageRobotsDisallowed))
+		}
+	}
+	return links
 }

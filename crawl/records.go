@@ -110,11 +110,14 @@ type Page struct {
 	Engine           *string         `bun:"engine"`
 	// Formats holds the page's forms besides markdown that the crawl
 	// asked for (pageformats.Page as JSON); nil when it asked for none.
-	Formats   json.RawMessage `bun:"formats,type:jsonb,nullzero"`
-	Error     *string         `bun:"error"`
-	Bytes     *int            `bun:"bytes"`
-	FetchMS   *int            `bun:"fetch_ms"`
-	ConvertMS *int            `bun:"convert_ms"`
+	Formats json.RawMessage `bun:"formats,type:jsonb,nullzero"`
+	Error   *string         `bun:"error"`
+	// Cause is the kind of cause (PageCauseKind) of a failed or skipped
+	// page, which Error words; nil on pages saved before it was kept.
+	Cause     *string `bun:"cause"`
+	Bytes     *int    `bun:"bytes"`
+	FetchMS   *int    `bun:"fetch_ms"`
+	ConvertMS *int    `bun:"convert_ms"`
 	// DocumentPages is a PDF's page count (nil for HTML pages).
 	DocumentPages *int `bun:"document_pages"`
 	// DuplicateOf is, on a PageDuplicate, the page of the crawl whose

@@ -31,8 +31,11 @@ type FetchOutcome struct {
 	HTML        string
 	Engine      string
 	Error       string
-	Bytes       int
-	FetchMS     int
+	// Cause is the kind of the cause Error words, on a failed or skipped
+	// page.
+	Cause   crawl.PageCauseKind
+	Bytes   int
+	FetchMS int
 	// Links are the in-scope pages the page links to, enqueued with it.
 	Links []NewPage
 	// RetryIn, with State crawl.PageQueued, puts the page back in the frontier
@@ -192,7 +195,7 @@ func saveOneByOne(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fetc
 			final[i] = outs[i]
 			if _, err := saveFetch(ctx, tx, crawlID, FetchOutcome{PageID: o.PageID, State: crawl.PageFailed,
 				FinalURL: o.FinalURL, StatusCode: o.StatusCode, Engine: o.Engine,
-				Error: w.NotRecorded(err)}); err != nil {
+				Error: w.NotRecorded(err), Cause: crawl.PageNotRecorded}); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -340,6 +343,7 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	render := make([]bool, n)
 	titles, markdowns, convertMS, noindex := make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
 	formats := make([]string, n) // "" for none
+	causes := make([]string, n)  // "" for none
 	for i, o := range outs {
 		if c := o.Converted; o.State == crawl.PageConverted && c != nil {
 			titles[i], markdowns[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.ConvertMS, c.NoIndex
@@ -348,6 +352,7 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 		render[i] = o.State == crawl.PageQueued && o.Render
 		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
 		engines[i], errs[i], bytes[i], ms[i] = o.Engine, o.Error, o.Bytes, o.FetchMS
+		causes[i] = string(o.Cause)
 		if o.State == crawl.PageFetched {
 			htmls[i] = o.HTML
 		}
@@ -361,7 +366,7 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 UPDATE pages AS p SET
     state = d.state, final_url = nullif(d.final_url, ''), status_code = nullif(d.status, 0),
     content_type = nullif(d.content_type, ''), engine = nullif(d.engine, ''),
-    error = nullif(d.error, ''),
+    error = nullif(d.error, ''), cause = nullif(d.cause, ''),
     bytes = d.bytes, fetch_ms = d.ms, fetched_at = clock_timestamp(),
     html = CASE WHEN d.state = ? THEN d.html ELSE p.html END,
     title = CASE WHEN d.state = ? THEN d.title ELSE p.title END,
@@ -375,9 +380,9 @@ UPDATE pages AS p SET
     render = p.render OR d.render,
     duplicate_of = nullif(d.duplicate_of, 0)
 FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
-        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[], ?::bigint[])
+        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[], ?::bigint[], ?::text[])
     AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
-        title, markdown, convert_ms, noindex, formats, duplicate_of)
+        title, markdown, convert_ms, noindex, formats, duplicate_of, cause)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
 		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
@@ -385,7 +390,7 @@ RETURNING p.id`,
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
 		pgdialect.Array(retryMS), pgdialect.Array(render),
 		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex), pgdialect.Array(formats),
-		pgdialect.Array(dups), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
+		pgdialect.Array(dups), pgdialect.Array(causes), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
 	}
@@ -418,6 +423,7 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 		Set("content_type = ?", nullString(o.ContentType)).
 		Set("engine = ?", nullString(o.Engine)).
 		Set("error = ?", nullString(o.Error)).
+		Set("cause = ?", nullString(string(o.Cause))).
 		Set("bytes = ?", o.Bytes).
 		Set("fetch_ms = ?", o.FetchMS).
 		Set("fetched_at = clock_timestamp()").

@@ -24,6 +24,11 @@ type NewPage struct {
 	Depth         int
 	// Rank orders pages of one depth (see the pages table).
 	Rank string
+	// Skipped, when set, is why the page is known but never fetched (its
+	// site's robots.txt disallows it): it is recorded skipped, with Error
+	// wording it.
+	Skipped crawl.PageCauseKind
+	Error   string
 }
 
 // Enqueue adds URLs to a crawl's frontier. URLs the crawl already knows are
@@ -44,6 +49,10 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 	at := make(map[string]int, len(pages))
 	for _, p := range pages {
 		row := crawl.Page{CrawlID: crawlID, URL: p.URL, NormalizedURL: p.NormalizedURL, Depth: p.Depth, Rank: p.Rank, State: crawl.PageQueued}
+		if p.Skipped != "" {
+			cause := string(p.Skipped)
+			row.State, row.Cause, row.Error = crawl.PageSkipped, &cause, &p.Error
+		}
 		i, dup := at[p.NormalizedURL]
 		switch {
 		case !dup:
@@ -57,7 +66,7 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 	// links lock them in the same order, so they wait, never deadlock.
 	sort.Slice(rows, func(i, j int) bool { return rows[i].NormalizedURL < rows[j].NormalizedURL })
 	res, err := db.NewInsert().Model(&rows).
-		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state").
+		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state", "error", "cause").
 		On("CONFLICT (crawl_id, normalized_url) DO UPDATE").
 		Set("depth = EXCLUDED.depth").Set("rank = EXCLUDED.rank").Set("url = EXCLUDED.url").
 		Where("page.state = ?", crawl.PageQueued).

@@ -290,7 +290,7 @@ func (s *Store) ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, 
 // the order they were found, with their URL, state and error only.
 func (s *Store) ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]crawl.Page, error) {
 	pages := []crawl.Page{}
-	err := s.db.NewSelect().Model(&pages).Column("id", "url", "state", "error", "fetched_at", "discovered_at").
+	err := s.db.NewSelect().Model(&pages).Column("id", "url", "state", "error", "cause", "fetched_at", "discovered_at").
 		Where("crawl_id = ?", crawlID).Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageFailed, crawl.PageSkipped})).
 		Where("error IS NOT NULL").Order("id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {

@@ -276,6 +276,38 @@ func TestEnqueueKeepsTheClosestDiscovery(t *testing.T) {
 	}
 }
 
+// TestEnqueueSkipped: a link known never to be fetched (robots.txt
+// disallows it) is recorded skipped with its cause, never claimed, and
+// listed among the page errors with that cause; a failed page's cause is
+// kept by SaveFetches.
+func TestEnqueueSkipped(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	blocked := page("/private/x", 1, "000001")
+	blocked.Skipped, blocked.Error = crawl.PageRobotsDisallowed, "disallowed by robots.txt"
+	if _, err := store.Enqueue(ctx, c.ID, []db.NewPage{page("/", 0, "000"), blocked}); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := store.ClaimBatch(ctx, c.ID, 0, 10, db.ClaimAll)
+	if err != nil || len(pages) != 1 || pages[0].URL != "https://example.com/" {
+		t.Fatalf("claimed %v (%v), want the start page alone", pages, err)
+	}
+	if _, err := store.SaveFetches(ctx, c.ID, []db.FetchOutcome{{PageID: pages[0].ID, State: crawl.PageFailed, StatusCode: 404,
+		Error: "the server answered 404", Cause: crawl.PageStatus}}, words); err != nil {
+		t.Fatal(err)
+	}
+	errs, err := store.ListPageErrors(ctx, c.ID, 10)
+	if err != nil || len(errs) != 2 {
+		t.Fatalf("page errors %v (%v)", errs, err)
+	}
+	for _, p := range errs {
+		want := map[string]string{"https://example.com/": "status", "https://example.com/private/x": "robots-disallowed"}[p.URL]
+		if p.Cause == nil || *p.Cause != want || p.Error == nil || *p.Error == "" {
+			t.Errorf("%s: cause %v, error %v, want %s", p.URL, p.Cause, p.Error, want)
+		}
+	}
+}
+
 func TestSaveFetchAndStorePageAreIdempotent(t *testing.T) {
 	ctx := context.Background()
 	c := newCrawl(t)

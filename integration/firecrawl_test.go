@@ -36,7 +36,7 @@ func firecrawlSite() http.Handler {
 			fmt.Fprint(w, "User-agent: *\nDisallow: /s3/\nDisallow: /private/\n")
 		case r.URL.Path == "/withprivate":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, `<html><head><title>Notes</title></head><body><main><h1>Notes</h1><p>Public notes, with a link to <a href="/private/x">private ones</a> and <a href="/s1/p1">a page</a>.</p></main></body></html>`)
+			fmt.Fprint(w, `<html><head><title>Notes</title></head><body><main><h1>Notes</h1><p>Public notes, with a link to <a href="/s1/p1">a page</a> and to <a href="/private/x">private ones</a>.</p></main></body></html>`)
 		case r.URL.Path == "/sitemap.xml":
 			w.Header().Set("Content-Type", "application/xml")
 			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
