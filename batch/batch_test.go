@@ -142,13 +142,13 @@ func TestFetchBatch(t *testing.T) {
 		if o.State != crawl.PageQueued || o.RetryIn != time.Second || o.StatusCode != 503 {
 			t.Errorf("outcome %+v, want queued again in 1s", o)
 		}
-		if o.Log == nil || o.Log.Message != "Page retried" || o.Log.CrawlID != c.ID {
-			t.Errorf("retry entry %+v", o.Log)
+		if len(o.Logs) != 1 || o.Logs[0].Message != "Page retried" || o.Logs[0].CrawlID != c.ID {
+			t.Errorf("retry entries %+v", o.Logs)
 		}
 	})
 	t.Run("404 failed", func(t *testing.T) {
 		o := outs[3]
-		if o.State != crawl.PageFailed || o.RetryIn != 0 || o.Log != nil || !strings.Contains(o.Error, "404") {
+		if o.State != crawl.PageFailed || o.RetryIn != 0 || len(o.Logs) != 0 || !strings.Contains(o.Error, "404") {
 			t.Errorf("outcome %+v, want failed for its 404", o)
 		}
 	})
@@ -343,9 +343,9 @@ func TestFetchBatchSendsDeepPagesToTheBrowser(t *testing.T) {
 		t.Errorf("result %+v, want one page to the browser, 4 waiting, no switch", res)
 	}
 	outs := outcomesByID(t, f.outcomes)
-	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || o.Log == nil || o.Log.Message != "Page sent to the browser" ||
-		!strings.Contains(o.Log.Description, "https://example.com/app") || !strings.Contains(o.Log.Description, "mount point") {
-		t.Errorf("the app page: %+v (log %+v)", o, o.Log)
+	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || len(o.Logs) != 1 || o.Logs[0].Message != "Page sent to the browser" ||
+		!strings.Contains(o.Logs[0].Description, "https://example.com/app") || !strings.Contains(o.Logs[0].Description, "mount point") {
+		t.Errorf("the app page: %+v (logs %+v)", o, o.Logs)
 	}
 	if o := outs[2]; o.State != crawl.PageFetched || o.Render {
 		t.Errorf("the static page: %+v", o)
@@ -424,9 +424,9 @@ func TestFetchBatchRendersForScriptedLinks(t *testing.T) {
 		t.Errorf("result %+v, want the start page and the tree to the browser, no switch", res)
 	}
 	outs := outcomesByID(t, f.outcomes)
-	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || o.Log == nil || o.Log.Message != "Page sent to the browser" ||
-		!strings.Contains(o.Log.Description, "rendered to find its links: its static HTML has 1 link in scope while 2 scripts run") {
-		t.Errorf("the start page: %s, render %v, log %+v", o.State, o.Render, o.Log)
+	if o := outs[1]; o.State != crawl.PageQueued || !o.Render || len(o.Logs) != 1 || o.Logs[0].Message != "Page sent to the browser" ||
+		!strings.Contains(o.Logs[0].Description, "rendered to find its links: its static HTML has 1 link in scope while 2 scripts run") {
+		t.Errorf("the start page: %s, render %v, logs %+v", o.State, o.Render, o.Logs)
 	}
 	for id := int64(2); id <= 6; id++ {
 		if o := outs[id]; o.State != crawl.PageFetched || o.Render {

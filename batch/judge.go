@@ -183,13 +183,11 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 		rec.ContentKey = contentKey(rec)
 	}
 	if toBrowser != nil {
-		entry := crawllog.SentToBrowser(b.crawl, page, *toBrowser)
-		rec.Log = &entry
+		rec.Logs = append(rec.Logs, crawllog.SentToBrowser(b.crawl, page, *toBrowser))
 	}
 	if out.Retry != nil {
 		rec.RetryIn = out.Retry.In
-		entry := crawllog.Retried(b.crawl, page, r.StatusCode, out.Cause, *out.Retry)
-		rec.Log = &entry
+		rec.Logs = append(rec.Logs, crawllog.Retried(b.crawl, page, r.StatusCode, out.Cause, *out.Retry))
 	}
 	b.judged.Add(1)
 	b.writer.add(rec)

@@ -39,9 +39,11 @@ type FetchOutcome struct {
 	// Links are the in-scope pages the page links to, enqueued with it.
 	Links []NewPage
 	// RetryIn, with State crawl.PageQueued, puts the page back in the frontier
-	// for another attempt after this long; Log is written with it.
+	// for another attempt after this long.
 	RetryIn time.Duration
-	Log     *crawl.CrawlLog
+	// Logs are written with the outcome: the page's retries, or why it
+	// went to the browser.
+	Logs []crawl.CrawlLog
 	// Render, with State crawl.PageQueued, leaves the page to the browser
 	// engine (it needs JavaScript).
 	Render bool
@@ -151,9 +153,7 @@ func saveGroupRest(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fet
 		if savedIDs[o.PageID] {
 			saved = append(saved, o.PageID)
 			links = append(links, o.Links...)
-			if o.Log != nil {
-				logs = append(logs, *o.Log)
-			}
+			logs = append(logs, o.Logs...)
 		}
 	}
 	if err := insertLogs(ctx, tx, logs); err != nil {
@@ -206,8 +206,8 @@ func saveOneByOne(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fetc
 		saved = append(saved, o.PageID)
 		links = append(links, o.Links...)
 		one := map[int64]bool{o.PageID: true}
-		if o.Log != nil {
-			if err := insertLogs(ctx, tx, []crawl.CrawlLog{*o.Log}); err != nil {
+		if len(o.Logs) > 0 {
+			if err := insertLogs(ctx, tx, o.Logs); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -292,7 +292,7 @@ WHERE c.crawl_id = ? AND c.key = ANY(?::text[])`, crawlID, pgdialect.Array(keys)
 			}
 			outs[i] = FetchOutcome{PageID: o.PageID, State: crawl.PageDuplicate, FinalURL: o.FinalURL,
 				StatusCode: o.StatusCode, ContentType: o.ContentType, Engine: o.Engine, Bytes: o.Bytes, FetchMS: o.FetchMS,
-				Error: words(owner.Page, owner.URL), Log: o.Log, ContentKey: o.ContentKey, DuplicateOf: owner.Page,
+				Error: words(owner.Page, owner.URL), Logs: o.Logs, ContentKey: o.ContentKey, DuplicateOf: owner.Page,
 				URL: o.URL, DuplicateOfURL: owner.Claimed}
 		}
 	}
