@@ -185,6 +185,9 @@ func (b *Batch) decide(ctx context.Context, r fetch.Result, refusal frontier.Ref
 	if toBrowser != nil {
 		rec.Logs = append(rec.Logs, crawllog.SentToBrowser(b.crawl, page, *toBrowser))
 	}
+	if r.Replayed > 0 {
+		rec.Logs = append(rec.Logs, crawllog.Replayed(b.crawl, page, r.Replayed))
+	}
 	if out.Retry != nil {
 		rec.RetryIn = out.Retry.In
 		rec.Logs = append(rec.Logs, crawllog.Retried(b.crawl, page, r.StatusCode, out.Cause, *out.Retry))

@@ -137,6 +137,23 @@ func Retried(c *crawl.Crawl, p crawl.Page, statusCode int, cause crawl.PageCause
 			"attempt": r.Attempt, "retryInSeconds": r.In.Seconds(), "error": reason})
 }
 
+// Replayed says that a fetch of page p went out times more times at once:
+// the kept-alive connection it was sent on closed or reset before the
+// server answered, and the client sent it again on a new one. Each is a
+// failed attempt of the page's, though no wait came between them.
+func Replayed(c *crawl.Crawl, p crawl.Page, times int) crawl.CrawlLog {
+	attempt := p.Attempts + 1
+	reason := "the connection closed or reset before the server answered"
+	again := "it was sent again at once on a new connection"
+	if times > 1 {
+		again = fmt.Sprintf("it was sent again at once on a new connection, %d times", times)
+	}
+	return entry(c, fmt.Sprintf("replayed:%d:%d", p.ID, attempt), Warn, "Page retried",
+		fmt.Sprintf("Attempt %d to fetch %s failed: %s; %s.", attempt, p.URL, reason, again),
+		map[string]any{"url": p.URL, "statusCode": 0, "depth": p.Depth,
+			"attempt": attempt, "retryInSeconds": 0, "error": reason, "times": times})
+}
+
 // HostThrottled says why the crawl's requests to host wait (w): it
 // answered 429 or 503, and every crawl of it waits until w.Until (a
 // Retry-After) or, with w.Until zero, goes at most w.Limit requests at

@@ -42,6 +42,12 @@ type Result struct {
 	// Skipped, when set, says why the page was not fetched at all
 	// (Batch.Skip): nothing else of the result is set.
 	Skipped string
+	// Replayed counts the times the request was sent again at once, on a
+	// new connection, because the kept-alive connection it went out on
+	// closed or reset before any answer (Go's HTTP client does so for a
+	// GET): failed attempts the page's log tells, though the fetch
+	// succeeded.
+	Replayed int
 	// Rendered is set by the browser engine on a page it rendered: the
 	// page's address and its links keep a route fragment ("/#/guide"),
 	// which its script routes by (urlnorm.CleanRoute).

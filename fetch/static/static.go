@@ -14,10 +14,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -155,6 +157,11 @@ func (t polite) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	ctx, cancel := context.WithDeadline(req.Context(), deadline)
+	// Go's client sends a request again at once, on a new connection, when
+	// the kept-alive one it reused broke before any answer: each
+	// connection it takes is an attempt, which the page's log tells.
+	var conns atomic.Int32
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { conns.Add(1) }})
 	done := func() {
 		cancel()
 		if slot != nil {
@@ -164,14 +171,35 @@ func (t polite) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		done()
+		if n := conns.Load(); n > 1 {
+			return nil, replayedError{err: err, times: int(n - 1)}
+		}
 		return nil, err
 	}
 	if slot != nil {
 		slot.Report(resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()))
 	}
+	if n := conns.Load(); n > 1 {
+		resp.Header[replayedHeader] = []string{strconv.Itoa(int(n - 1))}
+	}
 	resp.Body = &closeOnce{ReadCloser: resp.Body, done: done}
 	return resp, nil
 }
+
+// replayedError is a request's error after it was sent again at once (see
+// replayedHeader) times times.
+type replayedError struct {
+	err   error
+	times int
+}
+
+func (e replayedError) Error() string { return e.err.Error() }
+func (e replayedError) Unwrap() error { return e.err }
+
+// replayedHeader carries, from polite to read, how many times the request
+// was sent again at once (fetch.Result.Replayed). No header that came over
+// the wire has this name (it holds a space).
+const replayedHeader = "Crawler replayed"
 
 // closeOnce runs done when the body is first closed.
 type closeOnce struct {
@@ -293,6 +321,10 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 	c.OnError(func(resp *colly.Response, err error) {
 		if r := pending.get(resp.Ctx); r != nil {
 			r.Err = err
+			var replayed replayedError
+			if errors.As(err, &replayed) {
+				r.Replayed = replayed.times
+			}
 			if resp.StatusCode != 0 {
 				r.StatusCode = resp.StatusCode
 			}
@@ -378,6 +410,10 @@ func (s *Fetcher) read(r *fetch.Result, resp *colly.Response) {
 		}
 		r.RetryAfter = parseRetryAfter(resp.Headers.Get("Retry-After"), time.Now())
 		r.ETag, r.LastModified = resp.Headers.Get("ETag"), resp.Headers.Get("Last-Modified")
+		if v := (*resp.Headers)[replayedHeader]; len(v) == 1 {
+			r.Replayed, _ = strconv.Atoi(v[0])
+			delete(*resp.Headers, replayedHeader)
+		}
 	}
 	body := resp.Body
 	if len(body) > s.opts.MaxBytes {

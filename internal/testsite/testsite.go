@@ -13,6 +13,7 @@ package testsite
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net"
 	"net/http"
 	"strconv"
@@ -68,6 +69,7 @@ type Site struct {
 	mu       sync.Mutex
 	served   map[int]int // successful page responses by page
 	attempts map[string]int
+	faults   map[string]int // failed and reset requests by path
 	failures int
 	resets   int
 	// What changes between crawls (see Edit, Remove, Add): each page's
@@ -90,7 +92,7 @@ func New(o Options) *Site {
 	if o.Fanout <= 0 {
 		o.Fanout = 3
 	}
-	s := &Site{opts: o, crossOf: o.Pages, served: map[int]int{}, attempts: map[string]int{},
+	s := &Site{opts: o, crossOf: o.Pages, served: map[int]int{}, attempts: map[string]int{}, faults: map[string]int{},
 		edits: map[int]int{}, removed: map[int]bool{}}
 	s.shape()
 	return s
@@ -225,6 +227,14 @@ func (s *Site) Stats() Stats {
 	return st
 }
 
+// Faults returns, for each path, how many of its requests the site
+// answered 429 or 503 or reset (FailOneIn, ResetOneIn).
+func (s *Site) Faults() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.faults)
+}
+
 // Served returns how often page n was served.
 func (s *Site) Served(n int) int {
 	s.mu.Lock()
@@ -237,6 +247,7 @@ func (s *Site) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.served, s.attempts, s.failures, s.resets = map[int]int{}, map[string]int{}, 0, 0
+	s.faults = map[string]int{}
 	s.bytes, s.notModified = 0, 0
 }
 
@@ -282,8 +293,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case fail:
 		s.failures++
+		s.faults[r.URL.Path]++
 	case reset:
 		s.resets++
+		s.faults[r.URL.Path]++
 	default:
 		s.served[n]++
 	}
