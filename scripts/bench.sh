@@ -25,5 +25,11 @@ fi
 
 say "crawling side by side with Crawlee, then the restart drill and the many-crawls run"
 mkdir -p .data/bench
-go run ./internal/crawlbench -crawler bin/crawler -temporal "$TEMPORAL_BIN" -chromium "$CRAWLER_CHROMIUM_PATH" \
+# The memory check's huge page: Node.js's manual on one page (5.6 MB),
+# from the real manuals make test downloads.
+huge=()
+if [ -f "${CRAWLER_REALDOCS:-}/usr/share/doc/nodejs/api/all.html" ]; then
+  huge=(-huge-page "$CRAWLER_REALDOCS/usr/share/doc/nodejs/api/all.html")
+fi
+go run ./internal/crawlbench -crawler bin/crawler -temporal "$TEMPORAL_BIN" -chromium "$CRAWLER_CHROMIUM_PATH" "${huge[@]}" \
   -database "${PG_URL%/*}/crawler_bench?sslmode=disable" "$@" | tee .data/bench/latest.md

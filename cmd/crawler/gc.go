@@ -14,10 +14,12 @@ import (
 // 40 MB more resident memory (docs/benchmarks.md; four times saved little
 // more and grew the worker with the crawl's size). The soft limit makes
 // the collector work harder before the heap passes it, so a burst of very
-// large pages does not grow the process without bound.
+// large pages, or the end of a very large crawl (its deduplication holds
+// every page's block hashes), keeps the process under 300 MB while what
+// is live stays below the limit.
 const (
 	workerGCPercent   = 200
-	workerMemoryLimit = 384 << 20
+	workerMemoryLimit = 256 << 20
 )
 
 // tuneGC applies the worker's collector settings where the operator did

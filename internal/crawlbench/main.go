@@ -63,6 +63,9 @@ type flags struct {
 	// render runs the render drill (render.go) on a client-rendered site
 	// of renderPages pages, at each of renderConcurrency, with Chromium
 	// at chromium.
+	// hugePage is a real page (HTML) the memory check crawls as a site's
+	// home page; "" for a generated one of hugePageBytes.
+	hugePage          string
 	render            bool
 	renderPages       int
 	renderConcurrency []int
@@ -88,6 +91,7 @@ func main() {
 	flag.BoolVar(&f.many, "many", true, "crawl twenty 500-page sites at once beside a 10,000-page crawl")
 	flag.BoolVar(&f.recrawl, "recrawl", true, "crawl a 2,000-page site with change tracking and an extraction, change 5 % of it, and crawl it again")
 	flag.StringVar(&f.docs, "docs", "", "a folder of real HTML pages (a manual) to crawl side by side with Crawlee instead of the generated site; the other drills are skipped")
+	flag.StringVar(&f.hugePage, "huge-page", "", "a large real HTML page the memory check crawls as a site's home page (default: a generated one of 9.8 MB)")
 	flag.BoolVar(&f.render, "render", true, "crawl a client-rendered site with the service's browser engine and Crawlee's PlaywrightCrawler")
 	flag.IntVar(&f.renderPages, "render-pages", 300, "pages of the client-rendered site")
 	renderConc := flag.String("render-concurrency", "4,8", "pages in flight in the render drill, comma-separated")
@@ -346,7 +350,7 @@ func siteOf(f flags) (servedSite, error) {
 }
 
 // serveSite serves site on a free loopback port.
-func serveSite(site *testsite.Site) (string, func(), error) {
+func serveSite(site http.Handler) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -431,7 +435,7 @@ func startService(ctx context.Context, f flags, tmp, database string, extraEnv .
 		"CRAWLER_HTTP_ADDR="+strings.TrimPrefix(s.apiURL, "http://"),
 		"CRAWLER_ALLOW_PRIVATE_NETWORKS=true",
 		"CRAWLER_MAX_CONCURRENT_PAGES=32",
-		"CRAWLER_MAX_PAGES_PER_CRAWL="+strconv.Itoa(max(f.pages, 10000)),
+		"CRAWLER_MAX_PAGES_PER_CRAWL="+strconv.Itoa(max(f.pages, 100000)),
 		"CRAWLER_DEBUG_ADDR="+s.debugAddr,
 		"CRAWLER_METRICS_ADDR=off",
 		"CRAWLER_LOG_LEVEL=warn",
@@ -663,9 +667,25 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 	fmt.Fprintf(w, "\n### Worker memory by crawl size (default options, concurrency 16)\n\n")
 	fmt.Fprintf(w, "| pages | seconds | pages/s | worker peak RSS (MB) |\n|---:|---:|---:|---:|\n")
 	var peaks []int64
-	for _, n := range []int{1000, 10000} {
+	var huge []byte
+	if f.hugePage != "" {
+		var err error
+		if huge, err = os.ReadFile(f.hugePage); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		n    int
+		huge int // bytes of the home page, 0: as generated
+	}{{1000, 0}, {10000, 0}, {1000, hugePageBytes}, {100000, 0}} {
+		n := c.n
 		site := testsite.New(testsite.Options{Pages: n})
-		siteURL, stop, err := serveSite(site)
+		var handler http.Handler = site
+		if c.huge > 0 {
+			handler = hugeHome(site, c.huge, huge)
+			c.huge = max(c.huge, len(huge))
+		}
+		siteURL, stop, err := serveSite(handler)
 		if err != nil {
 			return err
 		}
@@ -683,10 +703,17 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 		}
 		peak := s.worker.highWater()
 		peaks = append(peaks, peak)
-		logf("memory check: %d pages in %.1f s, worker peak RSS %d MB", n, r.seconds, peak>>20)
-		fmt.Fprintf(w, "| %d | %.1f | %.1f | %d |\n", n, r.seconds, r.rate(), peak>>20)
+		name := strconv.Itoa(n)
+		if c.huge > 0 && f.hugePage != "" {
+			name = fmt.Sprintf("%d, the home page %s (%.1f MB)", n, filepath.Base(f.hugePage), float64(len(huge))/(1<<20))
+		} else if c.huge > 0 {
+			name = fmt.Sprintf("%d, the home page %.1f MB", n, float64(c.huge)/(1<<20))
+		}
+		logf("memory check: %s pages in %.1f s, worker peak RSS %d MB", name, r.seconds, peak>>20)
+		fmt.Fprintf(w, "| %s | %.1f | %.1f | %d |\n", name, r.seconds, r.rate(), peak>>20)
 	}
-	fmt.Fprintf(w, "\nPeak at 10,000 pages / peak at 1,000 pages: %.2f\n", float64(peaks[1])/float64(peaks[0]))
+	fmt.Fprintf(w, "\nPeak at 10,000 pages / peak at 1,000 pages: %.2f; at 100,000 (its end, deduplication settling, included): %.2f\n",
+		float64(peaks[1])/float64(peaks[0]), float64(peaks[3])/float64(peaks[0]))
 	return nil
 }
 
@@ -931,4 +958,55 @@ func (p *proc) stop() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// hugePageBytes is the size of the huge page of the memory check: just
+// under the worker's default page-size cap (CRAWLER_MAX_PAGE_BYTES,
+// 10 MiB), the largest page a crawl keeps whole.
+const hugePageBytes = 10<<20 - 256<<10
+
+// hugeHome serves site with its home page grown to about size bytes, as a
+// manual's single-page edition is: sections of paragraphs, code and
+// tables before the site's own navigation and links; or, when real is
+// set, that page with the site's links added at its end.
+func hugeHome(site *testsite.Site, size int, real []byte) http.Handler {
+	home := string(site.HTML(0))
+	if len(real) > 0 {
+		_, body, _ := strings.Cut(home, "<body>")
+		page := append(append([]byte(nil), real...), body...)
+		return servingHome(site, page)
+	}
+	head, body, _ := strings.Cut(home, "<body>")
+	var b strings.Builder
+	b.Grow(size + len(home))
+	b.WriteString(head + "<body>\n<main><article><h1>The whole manual on one page</h1>\n")
+	for i := 0; b.Len() < size-len(home); i++ {
+		fmt.Fprintf(&b, "<h2 id=\"s%d\">Section %d</h2>\n", i, i)
+		for p := 0; p < 4; p++ {
+			fmt.Fprintf(&b, "<p>Section %d, paragraph %d: the worker reads a page this large whole, converts it and keeps its markdown; "+
+				"what it holds meanwhile is the page's tree and the text made of it, never the crawl's other pages.</p>\n", i, p)
+		}
+		fmt.Fprintf(&b, "<pre><code>crawler crawl https://example.com/section/%d --max-results %d\n</code></pre>\n", i, i+1)
+		if i%5 == 0 {
+			b.WriteString("<table><tr><th>option</th><th>default</th></tr>")
+			for r := 0; r < 6; r++ {
+				fmt.Fprintf(&b, "<tr><td>option%d_%d</td><td>%d</td></tr>", i, r, r*i)
+			}
+			b.WriteString("</table>\n")
+		}
+	}
+	b.WriteString("</article></main>\n" + body)
+	return servingHome(site, []byte(b.String()))
+}
+
+// servingHome serves site with page as its home page.
+func servingHome(site *testsite.Site, page []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			site.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	})
 }
