@@ -33,7 +33,9 @@ func (b *Batch) save(outs []db.FetchOutcome) error {
 			})
 		}
 	}
-	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, saveWords)
+	words := saveWords
+	words.Skipped = func(p crawl.Page) []crawl.CrawlLog { return crawllog.Pages(b.crawl, p) }
+	saved, err := b.store.SaveFetches(ctx, b.crawl.ID, outs, words)
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,10 @@ func closeLeftovers(ctx context.Context, db bun.IDB, crawlID uuid.UUID) error {
 func unloggedPages(ctx context.Context, db bun.IDB, crawlID uuid.UUID) ([]crawl.Page, error) {
 	var pages []crawl.Page
 	err := db.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
-		Where("crawl_id = ?", crawlID).Where("batch IS NOT NULL").
+		Where("crawl_id = ?", crawlID).
+		// Pages of a batch, and pages recorded skipped as they were found
+		// (robots.txt), which carry their cause.
+		Where("batch IS NOT NULL OR cause IS NOT NULL").
 		Where("state IN (?)", bun.In([]crawl.PageState{crawl.PageStored, crawl.PageFailed, crawl.PageSkipped, crawl.PageDuplicate})).
 		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").
 		Order("batch", "depth", "rank", "id").Scan(ctx)

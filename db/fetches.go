@@ -75,6 +75,9 @@ type FetchOutcome struct {
 type Words struct {
 	NotRecorded func(err error) string
 	SameContent func(page int64, url string) string
+	// Skipped gives the log entries of a page recorded skipped as it was
+	// found (NewPage.Skipped); nil writes none.
+	Skipped func(p crawl.Page) []crawl.CrawlLog
 }
 
 // Size is about how many bytes the outcome writes: its HTML or markdown,
@@ -129,7 +132,10 @@ func (s *Store) SaveFetches(ctx context.Context, crawlID uuid.UUID, outs []Fetch
 		default:
 			final, saved, err = saveOneByOne(ctx, tx, crawlID, outs, w)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return logSkippedLinks(ctx, tx, crawlID, final, w)
 	})
 	if err != nil {
 		return nil, err
@@ -462,4 +468,39 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
+}
+
+// logSkippedLinks writes the log entries (w.Skipped) of the links among
+// outs that were recorded skipped as they were found (NewPage.Skipped) and
+// have none yet: they belong to no batch, whose pages get theirs when it
+// is stored.
+func logSkippedLinks(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, w Words) error {
+	if w.Skipped == nil {
+		return nil
+	}
+	var keys []string
+	for _, o := range outs {
+		for _, l := range o.Links {
+			if l.Skipped != "" {
+				keys = append(keys, l.NormalizedURL)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var pages []crawl.Page
+	err := tx.NewSelect().Model(&pages).ExcludeColumn("html", "markdown", "raw_markdown", "links").
+		Where("crawl_id = ?", crawlID).Where("normalized_url IN (?)", bun.In(keys)).
+		Where("state = ?", crawl.PageSkipped).Where("batch IS NULL").
+		Where("NOT EXISTS (SELECT 1 FROM crawl_logs l WHERE l.crawl_id = page.crawl_id AND l.key = 'page:' || page.id)").
+		Order("depth", "rank", "id").Scan(ctx)
+	if err != nil {
+		return fmt.Errorf("pages skipped as found: %w", err)
+	}
+	var logs []crawl.CrawlLog
+	for _, p := range pages {
+		logs = append(logs, w.Skipped(p)...)
+	}
+	return insertLogs(ctx, tx, logs)
 }
