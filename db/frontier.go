@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -65,8 +66,12 @@ func enqueue(ctx context.Context, db bun.IDB, crawlID uuid.UUID, pages []NewPage
 	// Rows are written in key order: two writers enqueueing overlapping
 	// links lock them in the same order, so they wait, never deadlock.
 	sort.Slice(rows, func(i, j int) bool { return rows[i].NormalizedURL < rows[j].NormalizedURL })
+	columns := []string{"crawl_id", "url", "normalized_url", "depth", "rank", "state"}
+	if slices.ContainsFunc(pages, func(p NewPage) bool { return p.Skipped != "" }) {
+		columns = append(columns, "error", "cause") // written only when a page has them
+	}
 	res, err := db.NewInsert().Model(&rows).
-		Column("crawl_id", "url", "normalized_url", "depth", "rank", "state", "error", "cause").
+		Column(columns...).
 		On("CONFLICT (crawl_id, normalized_url) DO UPDATE").
 		Set("depth = EXCLUDED.depth").Set("rank = EXCLUDED.rank").Set("url = EXCLUDED.url").
 		Where("page.state = ?", crawl.PageQueued).
