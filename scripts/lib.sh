@@ -257,12 +257,19 @@ ensure_firecrawl_clients() {
 # they are). Installed again when the lock file is newer than what is
 # installed. Exports CRAWLER_LANGCHAIN_LOADER.
 ensure_langchain_loader() {
-  local pkg="$ROOT/tools/langchain"
+  npm_folder langchain "LangChain's FireCrawlLoader (for the compatibility tests)"
+  export CRAWLER_LANGCHAIN_LOADER=$ROOT/tools/langchain
+}
+
+# npm_folder NAME WHAT: installs tools/NAME's packages (WHAT, for the
+# message) from its lock file with npm ci, when they are missing or the
+# lock file is newer than what is installed.
+npm_folder() {
+  local pkg="$ROOT/tools/$1"
   if [ ! -f "$pkg/node_modules/.package-lock.json" ] || [ "$pkg/package-lock.json" -nt "$pkg/node_modules/.package-lock.json" ]; then
-    say "installing LangChain's FireCrawlLoader from the npm registry (for the compatibility tests)"
-    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install LangChain's loader"
+    say "installing $2 from the npm registry"
+    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install $2"
   fi
-  export CRAWLER_LANGCHAIN_LOADER=$pkg
 }
 
 # ensure_spa_site: the client-rendered manual the integration tests crawl,
@@ -271,12 +278,8 @@ ensure_langchain_loader() {
 # again when the lock file is newer than what is installed. Exports
 # CRAWLER_SPA_SITE.
 ensure_spa_site() {
-  local pkg="$ROOT/tools/spasite"
-  if [ ! -f "$pkg/node_modules/.package-lock.json" ] || [ "$pkg/package-lock.json" -nt "$pkg/node_modules/.package-lock.json" ]; then
-    say "installing docsify and Fastify's manual from the npm registry (for the client-rendered site test)"
-    (cd "$pkg" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2) || die "could not install the client-rendered site"
-  fi
-  export CRAWLER_SPA_SITE=$pkg
+  npm_folder spasite "docsify and Fastify's manual (for the client-rendered site test)"
+  export CRAWLER_SPA_SITE=$ROOT/tools/spasite
 }
 
 prepare_tests() {

@@ -66,20 +66,7 @@ func KillDescendants(name string) int {
 // DescendantsRSS is the resident memory, in bytes, of the processes this
 // process started whose command line holds name.
 func DescendantsRSS(name string) int64 {
-	var total int64
-	for _, pid := range descendants(name) {
-		status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
-				total += n << 10
-			}
-		}
-	}
-	return total
+	return descendantsSum(name, "status", "VmRSS:")
 }
 
 // DescendantsPSS is the proportional set size, in bytes, of the processes
@@ -87,14 +74,21 @@ func DescendantsRSS(name string) int64 {
 // hold, with pages they share counted once among them (where RSS counts
 // a shared page in every process that maps it).
 func DescendantsPSS(name string) int64 {
+	return descendantsSum(name, "smaps_rollup", "Pss:")
+}
+
+// descendantsSum sums, over the processes this process started whose
+// command line holds name, the field (in kB) of their /proc/PID/file, in
+// bytes.
+func descendantsSum(name, file, field string) int64 {
 	var total int64
 	for _, pid := range descendants(name) {
-		rollup, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"))
+		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), file))
 		if err != nil {
 			continue
 		}
-		for _, line := range strings.Split(string(rollup), "\n") {
-			if kb, ok := strings.CutPrefix(line, "Pss:"); ok {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if kb, ok := strings.CutPrefix(line, field); ok {
 				n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
 				total += n << 10
 			}
