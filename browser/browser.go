@@ -557,7 +557,20 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	if out.HTML, err = p.Content(); err != nil {
 		return out, fmt.Errorf("read the rendered page: %w", err)
 	}
-	found, err := p.Evaluate(`() => ({
+	readRendered(t, original, &out)
+	if shot != ShotNone {
+		s.screenshot(p, shot, &out)
+	}
+	out.Duration = time.Since(start)
+	return out, nil
+}
+
+// readRendered reads from t's rendered page into out its links (the
+// document's own put back where a script rewrote them: original), its
+// canonical address, and whether it is a "not found" page drawn by its
+// script (notFound). A page that cannot be read keeps none of them.
+func readRendered(t *tab, original []string, out *Page) {
+	found, err := t.page.Evaluate(`() => ({
 		links: Array.from(document.querySelectorAll('a[href], iframe[src], frame[src]'), a => a.href || a.src),
 		canonical: (document.querySelector('link[rel="canonical"][href]') || {}).href || '',
 		heading: (() => {
@@ -583,11 +596,6 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 		title, _ := m["title"].(string)
 		out.NotFound = notFound(out.FinalURL, t.missed(), heading, title)
 	}
-	if shot != ShotNone {
-		s.screenshot(p, shot, &out)
-	}
-	out.Duration = time.Since(start)
-	return out, nil
 }
 
 // screenshot takes page p's screenshot (shot: ShotViewport or

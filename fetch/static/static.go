@@ -320,17 +320,7 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 	c.OnScraped(func(resp *colly.Response) { pending.finish(resp.Ctx) })
 	c.OnError(func(resp *colly.Response, err error) {
 		if r := pending.get(resp.Ctx); r != nil {
-			r.Err = err
-			var replayed replayedError
-			if errors.As(err, &replayed) {
-				r.Replayed = replayed.times
-			}
-			if resp.StatusCode != 0 {
-				r.StatusCode = resp.StatusCode
-			}
-			if resp.Request != nil && resp.Request.URL != nil {
-				r.FinalURL = resp.Request.URL.String()
-			}
+			readError(r, resp, err)
 		}
 		pending.finish(resp.Ctx)
 	})
@@ -395,6 +385,23 @@ func (s *Fetcher) collector(ctx context.Context, b fetch.Batch) (*colly.Collecto
 		return nil
 	})
 	return c, nil
+}
+
+// readError fills r from a request that failed with err: the error, the
+// times it was sent again at once (replayedError), and the status and
+// address it got to, if any.
+func readError(r *fetch.Result, resp *colly.Response, err error) {
+	r.Err = err
+	var replayed replayedError
+	if errors.As(err, &replayed) {
+		r.Replayed = replayed.times
+	}
+	if resp.StatusCode != 0 {
+		r.StatusCode = resp.StatusCode
+	}
+	if resp.Request != nil && resp.Request.URL != nil {
+		r.FinalURL = resp.Request.URL.String()
+	}
 }
 
 // read fills r from a response: status, type, redirect target, wait asked
