@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -112,9 +113,14 @@ func TestSettleDeduplication(t *testing.T) {
 		f.results = append(f.results, crawl.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: min(int(id)-1, 1),
 			Rank: fmt.Sprintf("%03d", id), NoIndex: id == 7, RawMarkdown: &md, Markdown: &md}) // stored whole until settled
 	}
+	spoolDir := t.TempDir()
+	t.Setenv("TMPDIR", spoolDir)
 	res, err := settleDeduplication(context.Background(), f, SettleDeduplicationInput{CrawlID: c.ID.String()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if left, err := os.ReadDir(spoolDir); err != nil || len(left) != 0 {
+		t.Errorf("the settling left %d files in $TMPDIR (%v)", len(left), err)
 	}
 	for id, w := range want {
 		if got := f.settled[id].Markdown; got != w {

@@ -40,11 +40,14 @@ const settleChunk = 200
 // SettleDeduplication deduplicates a crawl's result pages as a whole,
 // when the crawl ends (with deduplicateContent; otherwise it does
 // nothing): every page is known then, so what each keeps does not depend
-// on the order pages were fetched in (dedupe.Decide says who keeps what).
-// Pages are read a chunk at a time for their fragments; those that lose
-// some are read again to rebuild and save what each keeps, with a log
-// entry for each (the others keep their markdown as stored). It starts from the raw markdown every time, so a retry
-// writes the same.
+// on the order pages were fetched in (a dedupe.Survey and a dedupe.Tally
+// say who keeps what). Its memory does not grow with the crawl: pages
+// are read a chunk at a time for their fragments, which are spooled to
+// a temporary file (16 bytes a fragment, in $TMPDIR) for the passes
+// that decide; those that lose some are read again to rebuild and save
+// what each keeps, with a log entry for each (the others keep their
+// markdown as stored). It starts from the raw markdown every time, so a
+// retry writes the same.
 func (a *Activities) SettleDeduplication(ctx context.Context, in SettleDeduplicationInput) (SettleDeduplicationResult, error) {
 	return settleDeduplication(ctx, a.Store, in)
 }
@@ -56,52 +59,51 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	if err != nil || !o.DeduplicateContent {
 		return SettleDeduplicationResult{}, err
 	}
-	var pages []dedupe.SitePage
-	var fragments []int // of each page, its fragments (repeats counted)
+	spool, err := dedupe.NewSpool("")
+	if err != nil {
+		return SettleDeduplicationResult{}, err
+	}
+	defer spool.Close()
+	survey := dedupe.NewSurvey()
 	err = eachStored(ctx, store, c.ID, func(chunk []crawl.Page) error {
 		site := make([]dedupe.SitePage, len(chunk))
-		counts := make([]int, len(chunk))
-		onEveryCore(len(chunk), func(i int) {
-			p := chunk[i]
-			blocks := dedupe.Split(derefString(p.RawMarkdown))
-			for _, b := range blocks {
-				if b.Fragment {
-					counts[i]++
-				}
+		onEveryCore(len(chunk), func(i int) { site[i] = sitePage(chunk[i]) })
+		for _, p := range site {
+			survey.Add(p)
+			if err := spool.Add(p); err != nil {
+				return err
 			}
-			site[i] = dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, Hashes: dedupe.Hashes(blocks),
-				Headings: dedupe.HeadingHashes(blocks)}
-		})
-		pages, fragments = append(pages, site...), append(fragments, counts...)
+		}
 		progress.Add(int64(len(chunk)))
 		return nil
 	})
 	if err != nil {
 		return SettleDeduplicationResult{}, err
 	}
-	decision := dedupe.Decide(pages)
+	decision, err := decide(spool, survey)
+	if err != nil {
+		return SettleDeduplicationResult{}, err
+	}
 	decision.SharedSections = o.ExcludeNonMainTags
-	res := SettleDeduplicationResult{Pages: len(pages)}
+	res := SettleDeduplicationResult{Pages: spool.Pages()}
 	// A page that loses nothing keeps its markdown as stored: only its
 	// count of fragments is written. The others are read again and
 	// rebuilt.
-	var losing []int64
-	var whole []db.Settled
-	for i, p := range pages {
-		if decision.Loses(p.ID, p.Hashes) {
-			losing = append(losing, p.ID)
-		} else {
-			whole = append(whole, db.Settled{PageID: p.ID, Fragments: fragments[i], Whole: true})
-		}
+	if err := saveWhole(ctx, store, c.ID, spool, decision, &progress); err != nil {
+		return res, err
 	}
-	pages, fragments = nil, nil
-	for start := 0; start < len(whole); start += settleChunk {
-		if err := store.SaveSettled(ctx, c.ID, whole[start:min(start+settleChunk, len(whole))]); err != nil {
-			return res, err
-		}
-		progress.Add(int64(min(settleChunk, len(whole)-start)))
+	losing, err := spool.Read()
+	if err != nil {
+		return res, err
 	}
-	err = eachOf(ctx, store, c.ID, losing, func(chunk []crawl.Page) error {
+	defer losing.Close()
+	err = readAhead(func() ([]crawl.Page, error) {
+		ids, err := nextLosing(losing, decision)
+		if len(ids) == 0 || err != nil {
+			return nil, err
+		}
+		return store.StoredPages(ctx, c.ID, ids)
+	}, func(chunk []crawl.Page) error {
 		settled := make([]db.Settled, len(chunk))
 		keeps := make([]dedupe.Keep, len(chunk))
 		onEveryCore(len(chunk), func(i int) {
@@ -130,6 +132,77 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	return res, store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.DeduplicationSettled(c, res.Pages, res.Changed, res.Removed)})
 }
 
+// sitePage is a result page as deduplication decides on it.
+func sitePage(p crawl.Page) dedupe.SitePage {
+	blocks := dedupe.Split(derefString(p.RawMarkdown))
+	fragments := 0
+	for _, b := range blocks {
+		if b.Fragment {
+			fragments++
+		}
+	}
+	return dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, Fragments: fragments,
+		Hashes: dedupe.Hashes(blocks), Headings: dedupe.HeadingHashes(blocks)}
+}
+
+// decide makes the decision on the spooled pages the survey saw: the
+// survey sees them again if it was not sure, then a tally counts them.
+func decide(spool *dedupe.Spool, survey *dedupe.Survey) (*dedupe.Decision, error) {
+	if !survey.Sure() {
+		survey = survey.Again()
+		if err := spool.Each(func(p dedupe.SitePage) error { survey.Add(p); return nil }); err != nil {
+			return nil, err
+		}
+	}
+	tally := survey.Tally()
+	if err := spool.Each(func(p dedupe.SitePage) error { tally.Add(p); return nil }); err != nil {
+		return nil, err
+	}
+	return tally.Decision(), nil
+}
+
+// saveWhole writes the count of fragments of the spooled pages that lose
+// nothing, settleChunk at a time.
+func saveWhole(ctx context.Context, store settleStore, crawlID uuid.UUID, spool *dedupe.Spool, d *dedupe.Decision, progress *atomic.Int64) error {
+	whole := make([]db.Settled, 0, settleChunk)
+	save := func() error {
+		err := store.SaveSettled(ctx, crawlID, whole)
+		progress.Add(int64(len(whole)))
+		whole = whole[:0]
+		return err
+	}
+	err := spool.Each(func(p dedupe.SitePage) error {
+		if d.Loses(p.ID, p.Hashes) {
+			return nil
+		}
+		whole = append(whole, db.Settled{PageID: p.ID, Fragments: p.Fragments, Whole: true})
+		if len(whole) < settleChunk {
+			return nil
+		}
+		return save()
+	})
+	if err != nil {
+		return err
+	}
+	return save()
+}
+
+// nextLosing returns the ids of the next settleChunk spooled pages that
+// lose fragments (fewer at the end, none after it).
+func nextLosing(r *dedupe.SpoolReader, d *dedupe.Decision) ([]int64, error) {
+	var ids []int64
+	for len(ids) < settleChunk {
+		p, ok, err := r.Next()
+		if err != nil || !ok {
+			return ids, err
+		}
+		if d.Loses(p.ID, p.Hashes) {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids, nil
+}
+
 // eachStored calls fn with the crawl's result pages, settleChunk at a
 // time, in ID order; the next chunk is read while fn works on this one.
 func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn func([]crawl.Page) error) error {
@@ -140,19 +213,6 @@ func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn fu
 			after = chunk[len(chunk)-1].ID
 		}
 		return chunk, err
-	}, fn)
-}
-
-// eachOf calls fn with the crawl's result pages ids, settleChunk at a
-// time, in ID order; the next chunk is read while fn works on this one.
-func eachOf(ctx context.Context, store settleStore, crawlID uuid.UUID, ids []int64, fn func([]crawl.Page) error) error {
-	return readAhead(func() ([]crawl.Page, error) {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		chunk := ids[:min(settleChunk, len(ids))]
-		ids = ids[len(chunk):]
-		return store.StoredPages(ctx, crawlID, chunk)
 	}, fn)
 }
 

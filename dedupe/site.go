@@ -72,6 +72,9 @@ type SitePage struct {
 	// Hashes are the page's distinct removable fragments (Hashes of its
 	// blocks); Headings, its headings' (HeadingHashes).
 	Hashes, Headings []Hash
+	// Fragments counts the page's fragments, repeats counted (it is not
+	// used by the decision: it is carried for the page's record).
+	Fragments int
 }
 
 // Decision is who keeps each piece of furniture of a crawl.
@@ -100,12 +103,6 @@ func (d *Decision) Loses(id int64, hashes []Hash) bool {
 	return false
 }
 
-// holding is one fragment of one page (its index among the pages).
-type holding struct {
-	hash Hash
-	page int32
-}
-
 // Threshold is the number of pages that must hold a fragment for it to be
 // the furniture of a crawl of n pages.
 func Threshold(n int) int {
@@ -113,84 +110,23 @@ func Threshold(n int) int {
 }
 
 // Decide decides which fragments of pages are furniture and which page
-// keeps each. Its memory is a pair (fragment, page) for each fragment of
-// each page while it decides, and an entry for each piece of furniture
-// afterwards.
+// keeps each, with a Survey and a Tally over pages.
 func Decide(pages []SitePage) *Decision {
-	d := &Decision{owner: map[Hash]int64{}, sharedHeadings: map[Hash]bool{}, Threshold: Threshold(len(pages))}
-	closer := func(a, b int32) bool { // a comes before b in the crawl's order
-		pa, pb := &pages[a], &pages[b]
-		if pa.Depth != pb.Depth {
-			return pa.Depth < pb.Depth
-		}
-		if pa.Rank != pb.Rank {
-			return pa.Rank < pb.Rank
-		}
-		return pa.URL < pb.URL
-	}
-	eachShared(holdings(pages, func(p SitePage) []Hash { return p.Hashes }), func(h Hash, hs []int32) {
-		if len(hs) < d.Threshold {
-			return
-		}
-		best := hs[0]
-		for _, i := range hs[1:] {
-			if closer(i, best) {
-				best = i
-			}
-		}
-		d.owner[h] = pages[best].ID
-	})
-	eachShared(holdings(pages, func(p SitePage) []Hash { return p.Headings }), func(h Hash, hs []int32) {
-		if len(hs) >= d.Threshold {
-			d.sharedHeadings[h] = true
-		}
-	})
-	return d
-}
-
-// holdings lists each fragment of each page (of gives a page's), sorted by fragment, then by
-// page.
-func holdings(pages []SitePage, of func(SitePage) []Hash) []holding {
-	n := 0
+	s := NewSurvey()
 	for _, p := range pages {
-		n += len(of(p))
+		s.Add(p)
 	}
-	held := make([]holding, 0, n)
-	for i, p := range pages {
-		for _, h := range of(p) {
-			held = append(held, holding{h, int32(i)})
+	if !s.Sure() {
+		s = s.Again()
+		for _, p := range pages {
+			s.Add(p)
 		}
 	}
-	slices.SortFunc(held, func(a, b holding) int {
-		if c := bytes.Compare(a.hash[:], b.hash[:]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.page, b.page)
-	})
-	return held
-}
-
-// eachShared calls fn with each fragment several pages hold (held sorted
-// as holdings sorts it) and the pages (indexes) holding it, in page
-// order. fn must not keep hs: it is reused.
-func eachShared(held []holding, fn func(h Hash, hs []int32)) {
-	holders := make([]int32, 0, 64)
-	for i := 0; i < len(held); {
-		j := i + 1
-		for j < len(held) && held[j].hash == held[i].hash {
-			j++
-		}
-		holders = holders[:0]
-		for _, x := range held[i:j] {
-			if len(holders) == 0 || holders[len(holders)-1] != x.page {
-				holders = append(holders, x.page)
-			}
-		}
-		if len(holders) > 1 {
-			fn(held[i].hash, holders)
-		}
-		i = j
+	t := s.Tally()
+	for _, p := range pages {
+		t.Add(p)
 	}
+	return t.Decision()
 }
 
 // Keep is what a page keeps of its blocks under the decision. Samples
