@@ -117,12 +117,7 @@ type drillStep struct {
 // (worker, Temporal and Postgres restarts) as it passes their marks, and
 // returns what was done when.
 func runDrillSteps(svc *service, pg *postgres, site *testsite.Site, c *crawlState, began time.Time, f flags) ([]string, error) {
-	killWorker := func() error {
-		svc.worker.kill()
-		var err error
-		svc.worker, err = startProc(svc.tmp, "worker", svc.env, f.crawler, svc.workerArgs...)
-		return err
-	}
+	killWorker := svc.killWorker
 	steps := []drillStep{
 		{1500, "worker killed (SIGKILL) and started again", killWorker},
 		{3500, "Temporal server killed (SIGKILL) and started again on its database file", func() error {
