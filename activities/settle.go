@@ -69,7 +69,7 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 		site := make([]dedupe.SitePage, len(chunk))
 		onEveryCore(len(chunk), func(i int) { site[i] = sitePage(chunk[i]) })
 		for _, p := range site {
-			survey.Add(p)
+			_ = survey.Add(p)
 			if err := spool.Add(p); err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	if err != nil {
 		return SettleDeduplicationResult{}, err
 	}
-	decision, err := decide(spool, survey)
+	decision, err := survey.Decide(spool.Each)
 	if err != nil {
 		return SettleDeduplicationResult{}, err
 	}
@@ -143,22 +143,6 @@ func sitePage(p crawl.Page) dedupe.SitePage {
 	}
 	return dedupe.SitePage{ID: p.ID, Depth: p.Depth, Rank: p.Rank, URL: p.URL, Fragments: fragments,
 		Hashes: dedupe.Hashes(blocks), Headings: dedupe.HeadingHashes(blocks)}
-}
-
-// decide makes the decision on the spooled pages the survey saw: the
-// survey sees them again if it was not sure, then a tally counts them.
-func decide(spool *dedupe.Spool, survey *dedupe.Survey) (*dedupe.Decision, error) {
-	if !survey.Sure() {
-		survey = survey.Again()
-		if err := spool.Each(func(p dedupe.SitePage) error { survey.Add(p); return nil }); err != nil {
-			return nil, err
-		}
-	}
-	tally := survey.Tally()
-	if err := spool.Each(func(p dedupe.SitePage) error { tally.Add(p); return nil }); err != nil {
-		return nil, err
-	}
-	return tally.Decision(), nil
 }
 
 // saveWhole writes the count of fragments of the spooled pages that lose

@@ -112,21 +112,18 @@ func Threshold(n int) int {
 // Decide decides which fragments of pages are furniture and which page
 // keeps each, with a Survey and a Tally over pages.
 func Decide(pages []SitePage) *Decision {
-	s := NewSurvey()
-	for _, p := range pages {
-		s.Add(p)
-	}
-	if !s.Sure() {
-		s = s.Again()
+	each := func(fn func(SitePage) error) error {
 		for _, p := range pages {
-			s.Add(p)
+			if err := fn(p); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	t := s.Tally()
-	for _, p := range pages {
-		t.Add(p)
-	}
-	return t.Decision()
+	s := NewSurvey()
+	_ = each(s.Add)
+	d, _ := s.Decide(each) // each never fails
+	return d
 }
 
 // Keep is what a page keeps of its blocks under the decision. Samples

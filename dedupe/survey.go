@@ -15,8 +15,9 @@ package dedupe
 //     hold each candidate and which of them is closest to the start, and
 //     gives the Decision.
 //
-// Decide runs both over pages held in memory; SettleDeduplication runs
-// them over a crawl's pages spooled to disk.
+// Survey.Decide runs the passes after the first; Decide runs them all
+// over pages held in memory, SettleDeduplication over a crawl's pages
+// spooled to disk.
 
 // minCounters is the fewest counters a survey keeps for fragments and
 // for headings: a crawl whose pages hold fewer distinct fragments is
@@ -104,11 +105,30 @@ func newSurvey(floor int) *Survey {
 	return &Survey{fragments: newFrequent(floor, floor, true), headings: newFrequent(floor, floor, true)}
 }
 
-// Add sees one page (its Hashes and Headings).
-func (s *Survey) Add(p SitePage) {
+// Add sees one page (its Hashes and Headings). It never fails: its
+// error is there for it to be given to a Spool's Each.
+func (s *Survey) Add(p SitePage) error {
 	s.pages++
 	s.fragments.add(p.Hashes, s.pages)
 	s.headings.add(p.Headings, s.pages)
+	return nil
+}
+
+// Decide ends the decision on the pages the survey saw, which each gives
+// again, in any order, as many times as needed: once more to a survey
+// that is sure if this one is not, then to a Tally.
+func (s *Survey) Decide(each func(func(SitePage) error) error) (*Decision, error) {
+	if !s.Sure() {
+		s = s.Again()
+		if err := each(s.Add); err != nil {
+			return nil, err
+		}
+	}
+	t := s.Tally()
+	if err := each(t.Add); err != nil {
+		return nil, err
+	}
+	return t.Decision(), nil
 }
 
 // Pages is how many pages the survey has seen.
@@ -183,7 +203,8 @@ func (a place) before(b place) bool {
 }
 
 // Add sees one page (its Hashes and Headings, which must be distinct).
-func (t *Tally) Add(p SitePage) {
+// It never fails (see Survey.Add).
+func (t *Tally) Add(p SitePage) error {
 	at := place{id: p.ID, depth: p.Depth, rank: p.Rank, url: p.URL}
 	for _, h := range p.Hashes {
 		if c, ok := t.fragments[h]; ok {
@@ -198,6 +219,7 @@ func (t *Tally) Add(p SitePage) {
 			t.headings[h] = n + 1
 		}
 	}
+	return nil
 }
 
 // Decision says who keeps each piece of furniture: the fragments held
