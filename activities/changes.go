@@ -13,6 +13,7 @@ import (
 type changesStore interface {
 	crawlLoader
 	SettleChanges(ctx context.Context, crawlID uuid.UUID, prev *uuid.UUID, complete bool, noLongerLinked string) (crawl.ChangeCounts, error)
+	RemovedAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]crawl.Page, error)
 	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 }
 
@@ -35,8 +36,8 @@ type SettleChangesResult struct {
 // previous one (the pages' own statuses were set as they were fetched):
 // it marks the previous crawl's pages this one no longer has as removed,
 // saves the counts on the crawl and logs them, with an entry for each
-// removed page. It does nothing for a crawl without change tracking; run
-// again, it writes the same.
+// removed page (read a chunk at a time). It does nothing for a crawl
+// without change tracking; run again, it writes the same.
 func (a *Activities) SettleChanges(ctx context.Context, in SettleChangesInput) (SettleChangesResult, error) {
 	return settleChanges(ctx, a.Store, in)
 }
@@ -50,15 +51,27 @@ func settleChanges(ctx context.Context, store changesStore, in SettleChangesInpu
 	if err != nil {
 		return SettleChangesResult{}, err
 	}
-	logs := make([]crawl.CrawlLog, 0, len(counts.RemovedPages)+1)
-	for _, p := range counts.RemovedPages {
-		logs = append(logs, crawllog.Removed(c, p))
-	}
-	logs = append(logs, crawllog.ChangesSettled(c, counts))
-	for start := 0; start < len(logs); start += settleChunk {
-		if err := store.InsertLogs(ctx, logs[start:min(start+settleChunk, len(logs))]); err != nil {
+	// The removed pages' entries, settleChunk at a time: a site that
+	// shrank may have removed most of a large crawl.
+	for after := int64(0); ; {
+		removed, err := store.RemovedAfter(ctx, c.ID, after, settleChunk)
+		if err != nil {
 			return SettleChangesResult{}, err
 		}
+		if len(removed) == 0 {
+			break
+		}
+		logs := make([]crawl.CrawlLog, len(removed))
+		for i, p := range removed {
+			logs[i] = crawllog.Removed(c, p)
+		}
+		if err := store.InsertLogs(ctx, logs); err != nil {
+			return SettleChangesResult{}, err
+		}
+		after = removed[len(removed)-1].ID
+	}
+	if err := store.InsertLogs(ctx, []crawl.CrawlLog{crawllog.ChangesSettled(c, counts)}); err != nil {
+		return SettleChangesResult{}, err
 	}
 	return SettleChangesResult{New: counts.New, Changed: counts.Changed, Same: counts.Same, Removed: counts.Removed}, nil
 }

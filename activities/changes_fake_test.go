@@ -12,7 +12,7 @@ import (
 )
 
 // The fake store's change tracking: ChooseBaseline answers f.baseline,
-// and SettleChanges f.changeCounts.
+// SettleChanges f.changeCounts and RemovedAfter f.removed.
 
 func (f *fakeStore) ChooseBaseline(_ context.Context, c *crawl.Crawl) (*uuid.UUID, error) {
 	if err := f.call("ChooseBaseline"); err != nil {
@@ -26,6 +26,19 @@ func (f *fakeStore) SettleChanges(_ context.Context, _ uuid.UUID, _ *uuid.UUID, 
 		return crawl.ChangeCounts{}, err
 	}
 	return f.changeCounts, nil
+}
+
+func (f *fakeStore) RemovedAfter(_ context.Context, _ uuid.UUID, after int64, limit int) ([]crawl.Page, error) {
+	if err := f.call("RemovedAfter"); err != nil {
+		return nil, err
+	}
+	var out []crawl.Page
+	for _, p := range f.removed {
+		if p.ID > after && len(out) < limit {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 func (f *fakeStore) PreviousOf(context.Context, []crawl.Page) (map[int64]changes.Previous, error) {

@@ -47,6 +47,7 @@ type fakeStore struct {
 	// Change tracking (see changes_fake_test.go).
 	baseline     *uuid.UUID
 	changeCounts crawl.ChangeCounts
+	removed      []crawl.Page // RemovedAfter, by ID
 	// Schedules (see schedules_test.go).
 	schedule *db.Schedule
 	noKey    bool

@@ -145,11 +145,9 @@ type Page struct {
 
 // ChangeCounts are how many result pages of a change-tracking crawl are
 // new, changed and same, and how many pages of the previous crawl it
-// removed; RemovedPages are those (URL, and the status and error the crawl
-// recorded for them).
+// removed.
 type ChangeCounts struct {
 	New, Changed, Same, Removed int
-	RemovedPages                []Page
 }
 
 // CrawlLog is one entry of a crawl's log, as GET /crawl-logs lists it.

@@ -250,8 +250,8 @@ ON CONFLICT DO NOTHING`,
 	return nil
 }
 
-// countChanges counts the changes of a crawl into counts, lists its
-// removed pages, and saves the counts on the crawl.
+// countChanges counts the changes of a crawl into counts and saves them
+// on the crawl.
 func countChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, counts *crawl.ChangeCounts) error {
 	var rows []struct {
 		Status string `bun:"change_status"`
@@ -277,16 +277,26 @@ func countChanges(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, counts *cra
 			counts.Removed = r.N
 		}
 	}
-	err = tx.NewSelect().Model(&counts.RemovedPages).Column("id", "url", "state", "status_code", "error", "depth").
-		Where("crawl_id = ?", crawlID).Where("change_status = ?", changes.Removed).Order("id").Scan(ctx)
-	if err != nil {
-		return fmt.Errorf("removed pages of crawl %s: %w", crawlID, err)
-	}
 	_, err = tx.NewUpdate().Model((*crawl.Crawl)(nil)).
 		Set("pages_new = ?", counts.New).Set("pages_changed = ?", counts.Changed).
 		Set("pages_same = ?", counts.Same).Set("pages_removed = ?", counts.Removed).
 		Where("id = ?", crawlID).Exec(ctx)
 	return err
+}
+
+// RemovedAfter returns up to limit of the crawl's removed pages (those
+// of the previous crawl it no longer has), after ID after, in ID order,
+// with what their log entries say: URL, and the state, status and error
+// the crawl recorded for them.
+func (s *Store) RemovedAfter(ctx context.Context, crawlID uuid.UUID, after int64, limit int) ([]crawl.Page, error) {
+	var pages []crawl.Page
+	err := s.db.NewSelect().Model(&pages).Column("id", "url", "state", "status_code", "error", "depth").
+		Where("crawl_id = ?", crawlID).Where("change_status = ?", changes.Removed).Where("id > ?", after).
+		Order("id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("removed pages of crawl %s after %d: %w", crawlID, after, err)
+	}
+	return pages, nil
 }
 
 // ListChanges returns one page of a crawl's changes (result pages new or
