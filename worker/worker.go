@@ -104,6 +104,38 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 		opts.EgressProxy, _ = url.Parse(cfg.StaticEgressProxy) // checked by config.Load
 	}
 	fetcher := static.New(opts)
+	acts := newActivities(c, cfg, store, fetcher, hosts, br, m)
+	crawlOpts := CrawlWorkerOptions(cfg)
+	crawlOpts.Interceptors = interceptors(m)
+	w := worker.New(c, cfg.TaskQueue, crawlOpts)
+	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
+	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
+	w.RegisterActivity(acts)
+	ws := &Workers{workers: []worker.Worker{w}, static: fetcher, hosts: hosts, pdf: acts.PDF}
+	if br != nil {
+		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
+			// Each render activity keeps the browser's page pool busy.
+			MaxConcurrentActivityExecutionSize: cfg.Worker.BrowserActivitySlots,
+			WorkerStopTimeout:                  cfg.ShutdownTimeout,
+			Interceptors:                       interceptors(m),
+		})
+		bw.RegisterActivity(acts)
+		ws.workers = append(ws.workers, bw)
+	}
+	if cfg.LLM.Enabled() {
+		if err := ws.addLLM(c, cfg, acts, m); err != nil {
+			fetcher.Close()
+			hosts.Close()
+			return nil, err
+		}
+	}
+	return ws, nil
+}
+
+// newActivities are the activities of this process: its fetchers (the
+// browser's when br is not nil) and hosts' budget, and cfg's settings.
+func newActivities(c client.Client, cfg config.Config, store *db.Store, fetcher *static.Fetcher, hosts *hostbudget.Budget,
+	br *browser.Browser, m *metrics.Worker) *activities.Activities {
 	acts := &activities.Activities{
 		Store:  store,
 		Static: fetcher,
@@ -142,47 +174,32 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	if br != nil {
 		acts.Browser = browser.Fetcher{Browser: br, MaxBytes: cfg.MaxPageBytes, EgressProxy: cfg.StaticEgressProxy, Static: acts.Static, Hosts: hosts}
 	}
-	crawlOpts := CrawlWorkerOptions(cfg)
-	crawlOpts.Interceptors = interceptors(m)
-	w := worker.New(c, cfg.TaskQueue, crawlOpts)
-	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
-	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
-	w.RegisterActivity(acts)
-	ws := &Workers{workers: []worker.Worker{w}, static: fetcher, hosts: hosts, pdf: acts.PDF}
-	if br != nil {
-		bw := worker.New(c, cfg.BrowserTaskQueue, worker.Options{
-			// Each render activity keeps the browser's page pool busy.
-			MaxConcurrentActivityExecutionSize: cfg.Worker.BrowserActivitySlots,
-			WorkerStopTimeout:                  cfg.ShutdownTimeout,
-			Interceptors:                       interceptors(m),
-		})
-		bw.RegisterActivity(acts)
-		ws.workers = append(ws.workers, bw)
+	return acts
+}
+
+// addLLM gives acts the LLM cfg names and adds the worker of its task
+// queue.
+func (ws *Workers) addLLM(c client.Client, cfg config.Config, acts *activities.Activities, m *metrics.Worker) error {
+	llm, err := extract.New(context.Background(), extract.Config{
+		Provider: cfg.LLM.Provider, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey,
+		ContextTokens: cfg.LLM.ContextTokens, MaxAnswerTokens: cfg.LLM.MaxAnswerTokens, Timeout: cfg.LLM.Timeout,
+		CallsPerSecond: cfg.LLM.RatePerSecond,
+	}, nil)
+	if err != nil {
+		return err
 	}
-	if cfg.LLM.Enabled() {
-		llm, err := extract.New(context.Background(), extract.Config{
-			Provider: cfg.LLM.Provider, Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey,
-			ContextTokens: cfg.LLM.ContextTokens, MaxAnswerTokens: cfg.LLM.MaxAnswerTokens, Timeout: cfg.LLM.Timeout,
-			CallsPerSecond: cfg.LLM.RatePerSecond,
-		}, nil)
-		if err != nil {
-			fetcher.Close()
-			hosts.Close()
-			return nil, err
-		}
-		acts.LLM = llm
-		lw := worker.New(c, cfg.LLM.TaskQueue, worker.Options{
-			// The server hands out at most RatePerSecond extractions a
-			// second across every worker of the queue.
-			TaskQueueActivitiesPerSecond:       cfg.LLM.RatePerSecond,
-			MaxConcurrentActivityExecutionSize: cfg.LLM.Concurrency,
-			WorkerStopTimeout:                  cfg.ShutdownTimeout,
-			Interceptors:                       interceptors(m),
-		})
-		lw.RegisterActivity(acts)
-		ws.workers = append(ws.workers, lw)
-	}
-	return ws, nil
+	acts.LLM = llm
+	lw := worker.New(c, cfg.LLM.TaskQueue, worker.Options{
+		// The server hands out at most RatePerSecond extractions a
+		// second across every worker of the queue.
+		TaskQueueActivitiesPerSecond:       cfg.LLM.RatePerSecond,
+		MaxConcurrentActivityExecutionSize: cfg.LLM.Concurrency,
+		WorkerStopTimeout:                  cfg.ShutdownTimeout,
+		Interceptors:                       interceptors(m),
+	})
+	lw.RegisterActivity(acts)
+	ws.workers = append(ws.workers, lw)
+	return nil
 }
 
 // CrawlWorkerOptions are the options of the crawl task queue's worker:
