@@ -18,94 +18,129 @@ func Reason(c crawl.PageCause) string {
 	return r
 }
 
+// reason words c, by the first of the groups of causes that knows it;
+// a cause none knows is its kind and detail.
 func reason(c crawl.PageCause) string {
+	for _, words := range []func(crawl.PageCause) (string, bool){fetchReason, redirectReason, decisionReason, documentReason} {
+		if r, ok := words(c); ok {
+			return r
+		}
+	}
+	if c.Detail != "" {
+		return fmt.Sprintf("%s: %s", c.Kind, c.Detail)
+	}
+	return string(c.Kind)
+}
+
+// fetchReason words the causes of a page's fetch: kept, refused, timed
+// out, an error or a status.
+func fetchReason(c crawl.PageCause) (string, bool) {
 	switch c.Kind {
 	case crawl.PageKept:
 		var notes []string
 		if c.Truncated {
 			notes = append(notes, fmt.Sprintf("the response was cut off at %d bytes", c.Bytes))
 		}
-		return strings.Join(append(notes, engineNotes(c.Engine)...), "; ")
+		return strings.Join(append(notes, engineNotes(c.Engine)...), "; "), true
 	case crawl.PageRefusedAddress:
-		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)"
+		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)", true
 	case crawl.PageTimedOut:
-		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)"
+		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)", true
 	case crawl.PageFetchError, crawl.PageLookupFailed:
-		return c.Detail
+		return c.Detail, true
 	case crawl.PageStatus:
-		return fmt.Sprintf("the server answered %d", c.Status)
+		return fmt.Sprintf("the server answered %d", c.Status), true
 	case crawl.PageScriptNotFound:
-		return fmt.Sprintf("no such page: the server answers every address, but the page's script got \"not found\" for %s and drew a \"not found\" page", c.URL)
+		return fmt.Sprintf("no such page: the server answers every address, but the page's script got \"not found\" for %s and drew a \"not found\" page", c.URL), true
 	case crawl.PageNotDocument:
-		return fmt.Sprintf("not an HTML page or a PDF (%s)", c.ContentType)
+		return fmt.Sprintf("not an HTML page or a PDF (%s)", c.ContentType), true
+	}
+	return "", false
+}
 
+// redirectReason words the causes of a redirect the page answered or
+// came through.
+func redirectReason(c crawl.PageCause) (string, bool) {
+	switch c.Kind {
 	case crawl.PageRedirectDeclined:
-		return fmt.Sprintf("redirects to %s, not followed", c.URL)
+		return fmt.Sprintf("redirects to %s, not followed", c.URL), true
 	case crawl.PageRedirectUnusable:
-		return fmt.Sprintf("redirects to an unusable URL (%s)", c.Detail)
+		return fmt.Sprintf("redirects to an unusable URL (%s)", c.Detail), true
 	case crawl.PageRedirectOffSite:
-		return fmt.Sprintf("redirects to another site: %s", c.URL)
+		return fmt.Sprintf("redirects to another site: %s", c.URL), true
 	case crawl.PageRedirectOutOfScope:
-		return fmt.Sprintf("redirects outside the crawl's scope or path rules: %s", c.URL)
+		return fmt.Sprintf("redirects outside the crawl's scope or path rules: %s", c.URL), true
 	case crawl.PageRedirectRobots:
-		return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", c.URL)
+		return fmt.Sprintf("redirects to %s, which the site's robots.txt disallows", c.URL), true
 	case crawl.PageRedirectKnown:
-		return fmt.Sprintf("redirects to %s, which this crawl already has", c.URL)
+		return fmt.Sprintf("redirects to %s, which this crawl already has", c.URL), true
 	case crawl.PageRedirectedUnusable:
-		return fmt.Sprintf("redirected to an unusable URL: %s", c.Detail)
+		return fmt.Sprintf("redirected to an unusable URL: %s", c.Detail), true
 	case crawl.PageRedirectedOffSite:
-		return fmt.Sprintf("redirected to another site: %s", c.URL)
+		return fmt.Sprintf("redirected to another site: %s", c.URL), true
 	case crawl.PageRedirectedKnown:
-		return fmt.Sprintf("redirected to %s, which this crawl already has", c.URL)
+		return fmt.Sprintf("redirected to %s, which this crawl already has", c.URL), true
 	case crawl.PageRedirectTarget:
-		return fmt.Sprintf("reached through a redirect; kept as page %d", c.Page)
+		return fmt.Sprintf("reached through a redirect; kept as page %d", c.Page), true
+	}
+	return "", false
+}
 
+// decisionReason words the causes of the crawl's decisions on a page:
+// its scope, canonical address, robots.txt, a copy, a pattern,
+// JavaScript.
+func decisionReason(c crawl.PageCause) (string, bool) {
+	switch c.Kind {
 	case crawl.PageDiscoverOnly:
-		return "excluded by includeOnlyPaths/excludePaths; fetched only to discover links"
+		return "excluded by includeOnlyPaths/excludePaths; fetched only to discover links", true
 	case crawl.PageCanonicalElsewhere:
-		return fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", c.URL)
+		return fmt.Sprintf("its canonical URL is %s; the page is crawled under that address", c.URL), true
 	case crawl.PageCanonicalKnown:
-		return fmt.Sprintf("its canonical URL %s is a page this crawl already has", c.URL)
+		return fmt.Sprintf("its canonical URL %s is a page this crawl already has", c.URL), true
 	case crawl.PageRobotsDisallowed:
-		return "disallowed by the site's robots.txt; not fetched"
+		return "disallowed by the site's robots.txt; not fetched", true
 	case crawl.PageNoLongerLinked:
-		return "no longer linked from the site's pages: removed since the previous crawl"
+		return "no longer linked from the site's pages: removed since the previous crawl", true
 	case crawl.PageExcludedByChange:
-		return "excluded by a change of the running crawl's excludePaths"
+		return "excluded by a change of the running crawl's excludePaths", true
 	case crawl.PageSameContent:
-		return fmt.Sprintf("the same content as %s (page %d), which the crawl keeps: not a result of its own, and its links are not followed again", c.URL, c.Page)
+		return fmt.Sprintf("the same content as %s (page %d), which the crawl keeps: not a result of its own, and its links are not followed again", c.URL, c.Page), true
 	case crawl.PageRepeatingPattern:
-		return "not fetched: addresses that differ from the crawl's other pages only by " + c.Detail + " led to pages the crawl already has"
+		return "not fetched: addresses that differ from the crawl's other pages only by " + c.Detail + " led to pages the crawl already has", true
 	case crawl.PageNeedsJavaScript:
 		if c.JavaScript.Kind == crawl.SignScriptedLinks {
-			return "rendered to find its links (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"
+			return "rendered to find its links (" + JavaScript(c.JavaScript) + "); queued again for the browser engine", true
 		}
-		return "needs JavaScript (" + JavaScript(c.JavaScript) + "); queued again for the browser engine"
+		return "needs JavaScript (" + JavaScript(c.JavaScript) + "); queued again for the browser engine", true
+	}
+	return "", false
+}
 
+// documentReason words the causes of a page's conversion, a PDF's
+// reading, and its recording.
+func documentReason(c crawl.PageCause) (string, bool) {
+	switch c.Kind {
 	case crawl.PageConvertFailed:
-		return "could not convert the page: " + c.Detail
+		return "could not convert the page: " + c.Detail, true
 	case crawl.PagePDFHTMLOnly:
-		return "a PDF document; this crawl converts HTML pages only"
+		return "a PDF document; this crawl converts HTML pages only", true
 	case crawl.PagePDFLeftOut:
-		return "a PDF document; the crawl's parsers leave PDFs out"
+		return "a PDF document; the crawl's parsers leave PDFs out", true
 	case crawl.PagePDFNoReader:
-		return "a PDF document; this worker does not read PDFs"
+		return "a PDF document; this worker does not read PDFs", true
 	case crawl.PagePDFTooLarge:
-		return fmt.Sprintf("the PDF is larger than the page size cap of %d bytes (CRAWLER_MAX_PAGE_BYTES); not read", c.Bytes)
+		return fmt.Sprintf("the PDF is larger than the page size cap of %d bytes (CRAWLER_MAX_PAGE_BYTES); not read", c.Bytes), true
 	case crawl.PagePDFNoText:
 		if c.Detail != "" {
-			return c.Detail // the reader's own account: how many pages it read
+			return c.Detail, true // the reader's own account: how many pages it read
 		}
-		return "the PDF has no text to read (scanned pages or images only)"
+		return "the PDF has no text to read (scanned pages or images only)", true
 	case crawl.PagePDFUnreadable:
-		return "could not read the PDF: " + c.Detail
+		return "could not read the PDF: " + c.Detail, true
 	case crawl.PageNotRecorded:
-		return "the page could not be recorded: " + c.Detail
+		return "the page could not be recorded: " + c.Detail, true
 	}
-	if c.Detail != "" {
-		return fmt.Sprintf("%s: %s", c.Kind, c.Detail)
-	}
-	return string(c.Kind)
+	return "", false
 }
 
 // engineNotes words how the fetch engine took a page.
