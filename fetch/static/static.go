@@ -256,6 +256,35 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 		return err
 	}
 	pending := &pendingResults{m: make(map[*colly.Context]*fetch.Result, len(urls)), started: make(map[*colly.Context]time.Time, len(urls)), emit: emit}
+	s.onRequest(ctx, c, urls, b, pending)
+	c.OnResponse(func(resp *colly.Response) {
+		if r := pending.get(resp.Ctx); r != nil {
+			s.read(r, resp)
+		}
+	})
+	c.OnScraped(func(resp *colly.Response) { pending.finish(resp.Ctx) })
+	c.OnError(func(resp *colly.Response, err error) {
+		if r := pending.get(resp.Ctx); r != nil {
+			readError(r, resp, err)
+		}
+		pending.finish(resp.Ctx)
+	})
+	for _, u := range urls {
+		cc := colly.NewContext()
+		r := pending.add(cc, u)
+		if err := c.Request(http.MethodGet, u, nil, cc, nil); err != nil {
+			pending.fail(cc, r, err)
+		}
+	}
+	c.Wait()
+	pending.finishAll(ctx)
+	return ctx.Err()
+}
+
+// onRequest sets what c does before each request of a batch, as b says:
+// the batch's headers (to the pages' own hosts), its pages' validators,
+// its Skip and Admit hooks, and the egress proxy's target check.
+func (s *Fetcher) onRequest(ctx context.Context, c *colly.Collector, urls []string, b fetch.Batch, pending *pendingResults) {
 	if len(b.Headers) > 0 {
 		// To the pages' own hosts only; a redirect elsewhere drops them
 		// (see collector).
@@ -312,28 +341,6 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 			}
 		})
 	}
-	c.OnResponse(func(resp *colly.Response) {
-		if r := pending.get(resp.Ctx); r != nil {
-			s.read(r, resp)
-		}
-	})
-	c.OnScraped(func(resp *colly.Response) { pending.finish(resp.Ctx) })
-	c.OnError(func(resp *colly.Response, err error) {
-		if r := pending.get(resp.Ctx); r != nil {
-			readError(r, resp, err)
-		}
-		pending.finish(resp.Ctx)
-	})
-	for _, u := range urls {
-		cc := colly.NewContext()
-		r := pending.add(cc, u)
-		if err := c.Request(http.MethodGet, u, nil, cc, nil); err != nil {
-			pending.fail(cc, r, err)
-		}
-	}
-	c.Wait()
-	pending.finishAll(ctx)
-	return ctx.Err()
 }
 
 // collector returns a colly collector that fetches a batch as b says.
