@@ -361,39 +361,7 @@ func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
 func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv crawl.Server) []crawl.FieldError {
 	var bad fieldErrors
 	fail := func(field, format string, args ...any) { bad.add(prefix+field, format, args...) }
-	// Every document carries the page's metadata, as Firecrawl's do.
-	formats := []string{"metadata"}
-	asked := len(so.Formats) == 0
-	var tracking json.RawMessage
-	var trackingField string
-	for i, f := range so.Formats {
-		name, err := formatName(f)
-		switch {
-		case err != nil:
-			fail(fmt.Sprintf("formats[%d]", i), "%v", err)
-		case name == "json" || name == "extract":
-			bad = append(bad, jsonFormatOf(so, i, f, name, prefix, native)...)
-		case name == "changeTracking":
-			// Read after the loop: a json format's prompt and schema,
-			// wherever it stands, win over this one's.
-			tracking, trackingField = f, fmt.Sprintf("%sformats[%d]", prefix, i)
-		case name == "markdown":
-			asked = true // added once, below
-		case supportedFormats[name]:
-			formats = append(formats, name)
-		case knownFormats[name]:
-			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown, html, rawHtml, links, images)", name)
-		default:
-			fail(fmt.Sprintf("formats[%d]", i), "unknown format %q", name)
-		}
-	}
-	if tracking != nil {
-		bad = append(bad, changeTrackingOf(tracking, trackingField, native)...)
-	}
-	if asked {
-		formats = append(formats, "markdown")
-	}
-	native["formats"] = formats
+	bad = append(bad, formatsOf(so, prefix, native)...)
 	main := true
 	if so.OnlyMainContent != nil {
 		main = *so.OnlyMainContent
@@ -442,6 +410,48 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 			bad = append(bad, changeTrackingOf(so.ChangeTracking, prefix+"changeTrackingOptions", native)...)
 		}
 	}
+	return bad
+}
+
+// formatsOf checks the formats of so and puts those of the service's
+// own request into native (a json format's prompt and schema, change
+// tracking's options); prefix names the fields in errors.
+func formatsOf(so *ScrapeOptions, prefix string, native map[string]any) []crawl.FieldError {
+	var bad fieldErrors
+	fail := func(field, format string, args ...any) { bad.add(prefix+field, format, args...) }
+	// Every document carries the page's metadata, as Firecrawl's do.
+	formats := []string{"metadata"}
+	asked := len(so.Formats) == 0
+	var tracking json.RawMessage
+	var trackingField string
+	for i, f := range so.Formats {
+		name, err := formatName(f)
+		switch {
+		case err != nil:
+			fail(fmt.Sprintf("formats[%d]", i), "%v", err)
+		case name == "json" || name == "extract":
+			bad = append(bad, jsonFormatOf(so, i, f, name, prefix, native)...)
+		case name == "changeTracking":
+			// Read after the loop: a json format's prompt and schema,
+			// wherever it stands, win over this one's.
+			tracking, trackingField = f, fmt.Sprintf("%sformats[%d]", prefix, i)
+		case name == "markdown":
+			asked = true // added once, below
+		case supportedFormats[name]:
+			formats = append(formats, name)
+		case knownFormats[name]:
+			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown, html, rawHtml, links, images)", name)
+		default:
+			fail(fmt.Sprintf("formats[%d]", i), "unknown format %q", name)
+		}
+	}
+	if tracking != nil {
+		bad = append(bad, changeTrackingOf(tracking, trackingField, native)...)
+	}
+	if asked {
+		formats = append(formats, "markdown")
+	}
+	native["formats"] = formats
 	return bad
 }
 
