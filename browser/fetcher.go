@@ -127,30 +127,10 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 				if skipped(b, u, emit) {
 					continue
 				}
-				p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
-				if err != nil && f.Browser.gone(err) {
+				r, ok := f.renderOne(ctx, s, u, b)
+				if !ok {
 					died.Store(true) // not the page's fault
 					continue
-				}
-				r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
-					Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8", Note: p.Note,
-					NotFound: p.NotFound, Rendered: true}
-				switch {
-				case err != nil && f.Static != nil && ctx.Err() == nil:
-					r = f.fetchStatically(ctx, u, b, err)
-				case err != nil:
-					r.StatusCode = 0
-				case p.Document && f.Static != nil:
-					r = f.fetchDocument(ctx, u, b)
-				case p.Document:
-					r.Err, r.StatusCode = errors.New("a PDF document, which this worker's browser cannot read"), 0
-				default:
-					body := []byte(p.HTML)
-					if f.MaxBytes > 0 && len(body) > f.MaxBytes {
-						body, r.Truncated = body[:f.MaxBytes], true
-					}
-					r.Body = fetch.TextUTF8(body, r.ContentType)
-					r.Screenshot = p.Screenshot
 				}
 				emit(r)
 				if b.Delay > 0 {
@@ -177,4 +157,36 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		return ErrBrowserDied
 	}
 	return ctx.Err()
+}
+
+// renderOne renders u in session s and returns its result: its HTML, or
+// the static engine's fetch when rendering failed or the address is a
+// PDF document. It returns false, and no result, when Chromium died
+// under it: a retry renders the page again.
+func (f Fetcher) renderOne(ctx context.Context, s *Session, u string, b fetch.Batch) (fetch.Result, bool) {
+	p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
+	if err != nil && f.Browser.gone(err) {
+		return fetch.Result{}, false
+	}
+	r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
+		Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8", Note: p.Note,
+		NotFound: p.NotFound, Rendered: true}
+	switch {
+	case err != nil && f.Static != nil && ctx.Err() == nil:
+		r = f.fetchStatically(ctx, u, b, err)
+	case err != nil:
+		r.StatusCode = 0
+	case p.Document && f.Static != nil:
+		r = f.fetchDocument(ctx, u, b)
+	case p.Document:
+		r.Err, r.StatusCode = errors.New("a PDF document, which this worker's browser cannot read"), 0
+	default:
+		body := []byte(p.HTML)
+		if f.MaxBytes > 0 && len(body) > f.MaxBytes {
+			body, r.Truncated = body[:f.MaxBytes], true
+		}
+		r.Body = fetch.TextUTF8(body, r.ContentType)
+		r.Screenshot = p.Screenshot
+	}
+	return r, true
 }
