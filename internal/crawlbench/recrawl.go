@@ -78,6 +78,54 @@ func recrawlSite(w io.Writer, svc *service, llm *fakellm.Server, name string, o 
 	if err != nil {
 		return err
 	}
+	want, linkOnly := changeSite(site)
+	second, err := measuredCrawl(svc, llm, site, siteURL, body)
+	if err != nil {
+		return err
+	}
+	got, err := svc.changes(second.crawlID, siteURL)
+	if err != nil {
+		return err
+	}
+	exact := "yes"
+	var wrong []string
+	for _, status := range []string{"new", "changed", "removed"} {
+		if miss, extra := diffSets(want[status], got[status]); len(miss)+len(extra) > 0 {
+			wrong = append(wrong, fmt.Sprintf("%s: %d missed %v, %d extra %v", status, len(miss), head(miss), len(extra), head(extra)))
+		}
+	}
+	wantCalls := len(want["new"]) + len(want["changed"])
+	if second.llmCalls != wantCalls {
+		wrong = append(wrong, fmt.Sprintf("%d LLM calls, want %d (new and changed pages)", second.llmCalls, wantCalls))
+	}
+	if len(wrong) > 0 {
+		exact = "no: " + strings.Join(wrong, "; ")
+	}
+	counts := func(c crawlChanges) string {
+		return fmt.Sprintf("%d / %d / %d / %d", c.New, c.Changed, c.Same, c.Removed)
+	}
+	for _, r := range []struct {
+		what string
+		m    measured
+	}{{"first", first}, {"recrawl", second}} {
+		fmt.Fprintf(w, "| %s | %s | %.1f | %.0f | %s | %d | %.2f | %s | %s |\n", name, r.what, r.m.seconds,
+			float64(r.m.pages)/r.m.seconds, megabytes(r.m.bytes), r.m.llmCalls, 1000*r.m.cpu/float64(max(r.m.pages, 1)),
+			counts(r.m.changes), map[bool]string{true: exact, false: "—"}[r.what == "recrawl"])
+	}
+	fmt.Fprintf(w, "| %s | recrawl ÷ first | %.1f× faster | | %.1f %% of the bytes | | | expected: %d new, %d changed, %d removed (and %d pages whose link lists changed, the same in main content) | |\n",
+		name, first.seconds/second.seconds, 100*float64(second.bytes)/float64(max(first.bytes, 1)),
+		len(want["new"]), len(want["changed"]), len(want["removed"]), linkOnly)
+	if len(wrong) > 0 {
+		return fmt.Errorf("the recrawl's changes are not exact: %s", strings.Join(wrong, "; "))
+	}
+	return nil
+}
+
+// changeSite changes 5 % of site (pages edited across it, leaves
+// removed, pages added) and returns the paths a recrawl must find new,
+// changed and removed, and how many pages changed only by their list of
+// links.
+func changeSite(site *testsite.Site) (map[string]map[string]bool, int) {
 	before := make([][]byte, site.Pages())
 	for n := range before {
 		before[n] = site.HTML(n)
@@ -119,46 +167,7 @@ func recrawlSite(w io.Writer, svc *service, llm *fakellm.Server, name string, o 
 			linkOnly++
 		}
 	}
-	second, err := measuredCrawl(svc, llm, site, siteURL, body)
-	if err != nil {
-		return err
-	}
-	got, err := svc.changes(second.crawlID, siteURL)
-	if err != nil {
-		return err
-	}
-	exact := "yes"
-	var wrong []string
-	for _, status := range []string{"new", "changed", "removed"} {
-		if miss, extra := diffSets(want[status], got[status]); len(miss)+len(extra) > 0 {
-			wrong = append(wrong, fmt.Sprintf("%s: %d missed %v, %d extra %v", status, len(miss), head(miss), len(extra), head(extra)))
-		}
-	}
-	wantCalls := len(want["new"]) + len(want["changed"])
-	if second.llmCalls != wantCalls {
-		wrong = append(wrong, fmt.Sprintf("%d LLM calls, want %d (new and changed pages)", second.llmCalls, wantCalls))
-	}
-	if len(wrong) > 0 {
-		exact = "no: " + strings.Join(wrong, "; ")
-	}
-	counts := func(c crawlChanges) string {
-		return fmt.Sprintf("%d / %d / %d / %d", c.New, c.Changed, c.Same, c.Removed)
-	}
-	for _, r := range []struct {
-		what string
-		m    measured
-	}{{"first", first}, {"recrawl", second}} {
-		fmt.Fprintf(w, "| %s | %s | %.1f | %.0f | %s | %d | %.2f | %s | %s |\n", name, r.what, r.m.seconds,
-			float64(r.m.pages)/r.m.seconds, megabytes(r.m.bytes), r.m.llmCalls, 1000*r.m.cpu/float64(max(r.m.pages, 1)),
-			counts(r.m.changes), map[bool]string{true: exact, false: "—"}[r.what == "recrawl"])
-	}
-	fmt.Fprintf(w, "| %s | recrawl ÷ first | %.1f× faster | | %.1f %% of the bytes | | | expected: %d new, %d changed, %d removed (and %d pages whose link lists changed, the same in main content) | |\n",
-		name, first.seconds/second.seconds, 100*float64(second.bytes)/float64(max(first.bytes, 1)),
-		len(want["new"]), len(want["changed"]), len(want["removed"]), linkOnly)
-	if len(wrong) > 0 {
-		return fmt.Errorf("the recrawl's changes are not exact: %s", strings.Join(wrong, "; "))
-	}
-	return nil
+	return want, linkOnly
 }
 
 // measured is one crawl of recrawlDrill.
