@@ -96,7 +96,6 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 	if err != nil {
 		return res, err
 	}
-	defer losing.Close()
 	err = readAhead(func() ([]crawl.Page, error) {
 		ids, err := nextLosing(losing, decision)
 		if len(ids) == 0 || err != nil {

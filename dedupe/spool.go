@@ -13,11 +13,14 @@ import (
 // the passes over them (Survey, Tally, then each page's share) need
 // memory for a page at a time, whatever the number of pages. A page
 // takes 16 bytes for each distinct fragment and heading it holds, and
-// its address.
+// its address. The file has no name once created (where the system
+// allows it): a process killed while it holds one leaves nothing behind.
 type Spool struct {
 	f     *os.File
 	w     *bufio.Writer
 	pages int
+	// named: the file could not be unlinked at once; Close removes it.
+	named bool
 }
 
 // NewSpool creates an empty spool in dir (the system's temporary
@@ -27,14 +30,17 @@ func NewSpool(dir string) (*Spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool of pages: %w", err)
 	}
-	return &Spool{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	named := os.Remove(f.Name()) != nil // the open file stays readable
+	return &Spool{f: f, w: bufio.NewWriterSize(f, 1<<16), named: named}, nil
 }
 
-// Close removes the spool's file.
+// Close closes the spool's file (and removes it if it still has a name).
 func (s *Spool) Close() error {
 	err := s.f.Close()
-	if rmErr := os.Remove(s.f.Name()); err == nil {
-		err = rmErr
+	if s.named {
+		if rmErr := os.Remove(s.f.Name()); err == nil {
+			err = rmErr
+		}
 	}
 	return err
 }
@@ -72,16 +78,16 @@ func (s *Spool) Add(p SitePage) error {
 }
 
 // Read returns a reader of the pages added so far, in the order they
-// were added. Readers are independent of each other.
+// were added. Readers are independent of each other and of later Adds.
 func (s *Spool) Read() (*SpoolReader, error) {
 	if err := s.w.Flush(); err != nil {
 		return nil, fmt.Errorf("spool of pages: %w", err)
 	}
-	f, err := os.Open(s.f.Name())
+	size, err := s.f.Seek(0, io.SeekCurrent) // writes only append
 	if err != nil {
 		return nil, fmt.Errorf("spool of pages: %w", err)
 	}
-	return &SpoolReader{f: f, r: bufio.NewReaderSize(f, 1<<16), left: s.pages}, nil
+	return &SpoolReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, 0, size), 1<<16), left: s.pages}, nil
 }
 
 // Each calls fn with every page, in the order they were added, and
@@ -91,7 +97,6 @@ func (s *Spool) Each(fn func(SitePage) error) error {
 	if err != nil {
 		return err
 	}
-	defer r.Close()
 	for {
 		p, ok, err := r.Next()
 		if err != nil || !ok {
@@ -103,15 +108,12 @@ func (s *Spool) Each(fn func(SitePage) error) error {
 	}
 }
 
-// SpoolReader reads a spool's pages.
+// SpoolReader reads a spool's pages; it needs no closing (the spool's
+// Close ends it).
 type SpoolReader struct {
-	f    *os.File
 	r    *bufio.Reader
 	left int
 }
-
-// Close closes the reader.
-func (r *SpoolReader) Close() error { return r.f.Close() }
 
 // Next returns the next page, or false when all were read.
 func (r *SpoolReader) Next() (SitePage, bool, error) {

@@ -9,12 +9,16 @@ import (
 
 // TestSpoolGivesBackItsPages: pages spooled (with and without fragments,
 // with empty and long addresses) come back the same and in order, from
-// two readers at once, and closing the spool removes its file.
+// two readers at once, also after more pages are added; the spool's file
+// has no name from the start (a killed worker leaves nothing behind).
 func TestSpoolGivesBackItsPages(t *testing.T) {
 	dir := t.TempDir()
 	s, err := NewSpool(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("the spool's file has a name: %s", left[0].Name())
 	}
 	pages := randomSite(rand.New(rand.NewSource(3)), 300)
 	pages[0].URL, pages[0].Rank, pages[0].Hashes, pages[0].Headings = "", "", nil, nil
@@ -29,12 +33,13 @@ func TestSpoolGivesBackItsPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	if err := s.Add(SitePage{ID: 9999}); err != nil { // not seen by a
+		t.Fatal(err)
+	}
 	b, err := s.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
 	for i, want := range pages {
 		for _, r := range []*SpoolReader{a, b} {
 			got, ok, err := r.Next()
@@ -55,9 +60,12 @@ func TestSpoolGivesBackItsPages(t *testing.T) {
 	if _, ok, err := a.Next(); ok || err != nil {
 		t.Fatalf("after the last page: %v, %v", ok, err)
 	}
+	if p, ok, err := b.Next(); !ok || err != nil || p.ID != 9999 {
+		t.Fatalf("the page added after the first reader: %v, %v, %v", p.ID, ok, err)
+	}
 	n := 0
-	if err := s.Each(func(SitePage) error { n++; return nil }); err != nil || n != len(pages) {
-		t.Fatalf("Each saw %d pages (%v), want %d", n, err, len(pages))
+	if err := s.Each(func(SitePage) error { n++; return nil }); err != nil || n != len(pages)+1 {
+		t.Fatalf("Each saw %d pages (%v), want %d", n, err, len(pages)+1)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
