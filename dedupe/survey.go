@@ -25,11 +25,12 @@ package dedupe
 const minCounters = 4096
 
 // countersPerFragment: a survey keeps at least this many counters for
-// each fragment a page holds on average. A fragment Threshold pages hold
-// is then sure to be counted (each time every counter loses one, this
-// many fragments a page holds on average, plus one, are forgotten: it
-// happens fewer than a quarter as many times as there are pages, and
-// Threshold is a third of them).
+// each fragment a page holds on average. Each time every counter loses
+// one, as many sightings as there are counters, plus the new one, are
+// forgotten; with four counters for each fragment a page holds on
+// average, that happens fewer times than a quarter of the pages, so a
+// fragment that Threshold pages (a third of them) hold still has a
+// counter at the end.
 const countersPerFragment = 4
 
 // frequent keeps counters for the fragments seen most often.
