@@ -13,13 +13,14 @@ import (
 // spends about an eighth less of the machine's CPU a page for about 20 to
 // 40 MB more resident memory (docs/benchmarks.md; four times saved little
 // more and grew the worker with the crawl's size). The soft limit makes
-// the collector work harder before the heap passes it, so a burst of very
-// large pages, or the end of a very large crawl (its deduplication holds
-// every page's block hashes), keeps the process under 300 MB while what
-// is live stays below the limit.
+// the collector work harder before the heap passes it: on a page at the
+// size cap the heap would otherwise grow to three times what is live
+// (about 100 MB then, the page's tree and copies), and with the limit the
+// process stays under 250 MB. An ordinary crawl's worker stays well below
+// it (about 130 MB), so the limit costs it nothing.
 const (
 	workerGCPercent   = 200
-	workerMemoryLimit = 256 << 20
+	workerMemoryLimit = 192 << 20
 )
 
 // tuneGC applies the worker's collector settings where the operator did
