@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,16 +24,7 @@ func TestFirecrawlMonitors(t *testing.T) {
 	site := newTrackedSite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(clients, "monitor.mjs"), env.api, env.keyA, site.URL)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the SDK's run failed: %v\n%s", err, out)
-	}
-	var report map[string]json.RawMessage
-	if err := json.Unmarshal(out, &report); err != nil {
-		t.Fatalf("the SDK's run printed %q: %v", out, err)
-	}
+	report := nodeReport(ctx, t, "the SDK", nil, filepath.Join(clients, "monitor.mjs"), env.api, env.keyA, site.URL)
 	read := func(name string, v any) {
 		t.Helper()
 		if err := json.Unmarshal(report[name], v); err != nil {

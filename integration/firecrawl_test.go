@@ -140,17 +140,7 @@ func TestFirecrawlSDK(t *testing.T) {
 	if exec.Command("node", "--experimental-websocket", "-e", "0").Run() == nil {
 		args = append([]string{"--experimental-websocket", "--no-warnings"}, args...)
 	}
-	cmd := exec.CommandContext(ctx, "node", args...)
-	cmd.Env = append(os.Environ(), "WEBHOOK_SECRET="+webhookSecret)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the SDK's run failed: %v\n%s", err, out)
-	}
-	var report map[string]json.RawMessage
-	if err := json.Unmarshal(out, &report); err != nil {
-		t.Fatalf("the SDK's run printed %q: %v", out, err)
-	}
+	report := nodeReport(ctx, t, "the SDK", []string{"WEBHOOK_SECRET=" + webhookSecret}, args...)
 	type crawlSummary struct {
 		ID            string   `json:"id"`
 		Status        string   `json:"status"`

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,20 +52,11 @@ func TestLangChainLoader(t *testing.T) {
 	defer site.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "load.mjs"), env.api, env.keyA, site.URL)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the loader's run failed: %v\n%s", err, out)
-	}
+	report := nodeReport(ctx, t, "LangChain's loader", nil, filepath.Join(dir, "load.mjs"), env.api, env.keyA, site.URL)
 	type doc struct {
 		Chars    int            `json:"chars"`
 		Text     string         `json:"text"`
 		Metadata map[string]any `json:"metadata"`
-	}
-	var report map[string]json.RawMessage
-	if err := json.Unmarshal(out, &report); err != nil {
-		t.Fatalf("the loader printed %q: %v", out, err)
 	}
 	docs := func(name string) []doc {
 		t.Helper()
