@@ -134,12 +134,13 @@ func (b *Browser) Connected() bool {
 	return b.b != nil && b.b.IsConnected()
 }
 
-// gone reports whether a render failed with err because Chromium died.
-// A page whose target closed, crashed or whose navigation was aborted
-// under it may be told so before the driver has seen Chromium go; such an
-// error waits up to diedGrace for it.
-func (b *Browser) gone(err error) bool {
-	if !b.Connected() {
+// gone reports whether a call on c failed with err because that Chromium
+// died. It asks c, not the worker's current Chromium: another batch may
+// have started a new one already. A page whose target closed, crashed or
+// whose navigation was aborted under it may be told so before the driver
+// has seen Chromium go; such an error waits up to diedGrace for it.
+func gone(c playwright.Browser, err error) bool {
+	if !c.IsConnected() {
 		return true
 	}
 	msg := strings.ToLower(err.Error())
@@ -147,7 +148,7 @@ func (b *Browser) gone(err error) bool {
 		return false
 	}
 	for deadline := time.Now().Add(diedGrace); time.Now().Before(deadline); time.Sleep(diedGrace / 20) {
-		if !b.Connected() {
+		if !c.IsConnected() {
 			return true
 		}
 	}
@@ -217,6 +218,8 @@ const screenshotQuality = 80
 // concurrent use; Close it when done.
 type Session struct {
 	b *Browser
+	// chromium is the Chromium the session's context lives in.
+	chromium playwright.Browser
 	// scope names the crawl whose cached scripts and styles it uses.
 	scope string
 	ctx   playwright.BrowserContext
@@ -348,10 +351,22 @@ func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, err
 	if b.opts.UserAgent != "" {
 		opts.UserAgent = playwright.String(b.opts.UserAgent)
 	}
-	c, err := b.chromium()
-	if err != nil {
-		return nil, err
+	// A Chromium that dies as the context opens (killed, crashed) is
+	// replaced once.
+	for tries := 1; ; tries++ {
+		c, err := b.chromium()
+		if err != nil {
+			return nil, err
+		}
+		s, err := b.newSession(c, scope, so, opts)
+		if err == nil || tries == 2 || !gone(c, err) {
+			return s, err
+		}
 	}
+}
+
+// newSession opens a browser context in Chromium c.
+func (b *Browser) newSession(c playwright.Browser, scope string, so SessionOptions, opts playwright.BrowserNewContextOptions) (*Session, error) {
 	if so.Mobile {
 		opts.Viewport = &playwright.Size{Width: 390, Height: 844}
 		opts.DeviceScaleFactor = playwright.Float(3)
@@ -368,10 +383,10 @@ func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, err
 	if err != nil {
 		return nil, fmt.Errorf("new browser context: %w", err)
 	}
-	if proxy != "" {
-		scope += "\x00" + proxy // what came through a proxy stays with it
+	if so.Proxy != "" {
+		scope += "\x00" + so.Proxy // what came through a proxy stays with it
 	}
-	s := &Session{b: b, scope: scope, ctx: bctx, pages: make(chan *tab, b.opts.Pages), headers: so.Headers, headerHosts: so.HeaderHosts}
+	s := &Session{b: b, chromium: c, scope: scope, ctx: bctx, pages: make(chan *tab, b.opts.Pages), headers: so.Headers, headerHosts: so.HeaderHosts}
 	if err := bctx.Route("**/*", s.route); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("route requests: %w", err)

@@ -165,7 +165,7 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 // under it: a retry renders the page again.
 func (f Fetcher) renderOne(ctx context.Context, s *Session, u string, b fetch.Batch) (fetch.Result, bool) {
 	p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
-	if err != nil && f.Browser.gone(err) {
+	if err != nil && gone(s.chromium, err) {
 		return fetch.Result{}, false
 	}
 	r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
