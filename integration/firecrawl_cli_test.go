@@ -44,6 +44,18 @@ func TestFirecrawlCLI(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Page 1 of section 1") {
 		t.Errorf("scrape: %v\n%s", err, out)
 	}
+	// A page answered 403 with a body is scraped, as Firecrawl does: the
+	// CLI prints its text and its status.
+	out, err = firecrawlCLI(t, "scrape", site.URL+"/forbidden", "--format", "markdown", "--json")
+	var denied struct {
+		Markdown string `json:"markdown"`
+		Metadata struct {
+			StatusCode int `json:"statusCode"`
+		} `json:"metadata"`
+	}
+	if err != nil || json.Unmarshal([]byte(jsonPart(out)), &denied) != nil || !strings.Contains(denied.Markdown, "Sign in to read") || denied.Metadata.StatusCode != 403 {
+		t.Errorf("scrape of a page answered 403: %v\n%s", err, out)
+	}
 	out, err = firecrawlCLI(t, "scrape", site.URL+"/meta", "--format", "markdown,links", "--json")
 	var doc struct {
 		Markdown string   `json:"markdown"`
