@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -29,6 +31,22 @@ import (
 // memory. Documents (PDFs) are bounded apart, by the PDF converter's
 // instances.
 var converters = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// convertBudget bounds the HTML, in bytes, a worker converts at once. A
+// page's tree and its markdown hold about twenty times its HTML while it
+// converts (Node.js's one-page manual, 5.6 MB, holds ~120 MB), so a few
+// pages near the size cap converting together would hold more than the
+// worker's memory limit. Ordinary pages (tens to hundreds of kilobytes)
+// never wait on it; a page larger than the budget converts alone.
+var convertBudget = semaphore.NewWeighted(ConvertBudgetBytes)
+
+// ConvertBudgetBytes is the HTML a worker converts at once, at most.
+const ConvertBudgetBytes = 8 << 20
+
+// convertWeight is what a page of n bytes takes of convertBudget.
+func convertWeight(n int) int64 {
+	return min(max(int64(n), 1), ConvertBudgetBytes)
+}
 
 // Conversion is how a crawl's pages are converted: into markdown, and
 // into the other formats the crawl asked for.
@@ -60,10 +78,14 @@ func ConversionOf(o crawl.Options) (Conversion, error) {
 
 // Convert turns a page's HTML, fetched from pageURL, into markdown (and
 // the other formats o asks for; shot is the address of its screenshot,
-// if it has one). It waits for one of the worker's converters (see
+// if it has one). It waits for room in the worker's budget of HTML in
+// conversion (convertBudget), then for one of its converters (see
 // converters). It runs on goroutines of its own, where a panic in the
 // HTML libraries would end the worker: it ends this page instead.
 func Convert(pageURL string, html []byte, o Conversion, shot string) (out db.Converted, err error) {
+	weight := convertWeight(len(html))
+	_ = convertBudget.Acquire(context.Background(), weight) // fails only on a done context
+	defer convertBudget.Release(weight)
 	converters <- struct{}{}
 	defer func() { <-converters }()
 	defer func() {
