@@ -680,9 +680,10 @@ func (s *service) call(method, path string, body, out any) error {
 
 // memoryCheck crawls a 1,000-page and a 10,000-page site, a 1,000-page
 // site whose home page is huge (the real one of -huge-page, if given, then
-// a generated one just under the page-size cap) and a 100,000-page site,
-// each with a fresh worker, and prints the worker's peak resident memory
-// of each.
+// a generated one just under the page-size cap), a 1,000-page site with
+// several large pages fetched together, and a 100,000-page site, each
+// with a fresh worker, and prints the worker's peak resident memory of
+// each.
 func memoryCheck(w io.Writer, s *service, f flags) error {
 	fmt.Fprintf(w, "\n### Worker memory by crawl size (default options, concurrency 16)\n\n")
 	fmt.Fprintf(w, "| pages | seconds | pages/s | worker peak RSS (MB) |\n|---:|---:|---:|---:|\n")
@@ -696,21 +697,26 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 		}
 	}
 	type memoryCase struct {
-		n    int
-		huge int  // bytes of the home page, 0: as generated
-		real bool // the home page is -huge-page's
+		n     int
+		huge  int  // bytes of the home page, 0: as generated
+		real  bool // the home page is -huge-page's
+		count int  // pages of huge bytes (the home page and its first children)
 	}
-	cases := []memoryCase{{1000, 0, false}, {10000, 0, false}, {1000, hugePageBytes, false}, {100000, 0, false}}
+	cases := []memoryCase{{1000, 0, false, 0}, {10000, 0, false, 0}, {1000, hugePageBytes, false, 1},
+		{1000, manyHugeBytes, false, manyHugePages}, {100000, 0, false, 0}}
 	if len(huge) > 0 {
-		cases = slices.Insert(cases, 2, memoryCase{1000, len(huge), true})
+		cases = slices.Insert(cases, 2, memoryCase{1000, len(huge), true, 1})
 	}
 	for _, c := range cases {
 		n := c.n
 		site := testsite.New(testsite.Options{Pages: n})
 		var handler http.Handler = site
-		if c.real {
+		switch {
+		case c.real:
 			handler = hugeHome(site, c.huge, huge)
-		} else if c.huge > 0 {
+		case c.count > 1:
+			handler = hugeChildren(site, c.huge, c.count)
+		case c.huge > 0:
 			handler = hugeHome(site, c.huge, nil)
 		}
 		siteURL, stop, err := serveSite(handler)
@@ -751,9 +757,12 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 		}
 		peaks = append(peaks, peak)
 		name := strconv.Itoa(n)
-		if c.real {
+		switch {
+		case c.real:
 			name = fmt.Sprintf("%d, the home page %s (%.1f MB)", n, filepath.Base(f.hugePage), float64(len(huge))/(1<<20))
-		} else if c.huge > 0 {
+		case c.count > 1:
+			name = fmt.Sprintf("%d, %d pages of %.1f MB", n, c.count, float64(c.huge)/(1<<20))
+		case c.huge > 0:
 			name = fmt.Sprintf("%d, the home page %.1f MB", n, float64(c.huge)/(1<<20))
 		}
 		logf("memory check: %s pages in %.1f s, worker peak RSS %d MB", name, r.seconds, peak>>20)
@@ -1017,22 +1026,45 @@ func (p *proc) stop() {
 // 10 MiB), the largest page a crawl keeps whole.
 const hugePageBytes = 10<<20 - 256<<10
 
+// manyHugePages pages of manyHugeBytes each make the memory check's site
+// of several large pages (Node.js's one-page manual is 5.6 MB).
+const (
+	manyHugePages = 8
+	manyHugeBytes = 5 << 20
+)
+
 // hugeHome serves site with its home page grown to about size bytes, as a
 // manual's single-page edition is: sections of paragraphs, code and
 // tables before the site's own navigation and links; or, when real is
 // set, that page with the site's links added at its end.
 func hugeHome(site *testsite.Site, size int, real []byte) http.Handler {
-	home := string(site.HTML(0))
 	if len(real) > 0 {
-		_, body, _ := strings.Cut(home, "<body>")
+		_, body, _ := strings.Cut(string(site.HTML(0)), "<body>")
 		page := append(append([]byte(nil), real...), body...)
-		return servingHome(site, page)
+		return servingHuge(site, map[string][]byte{"/": page})
 	}
-	head, body, _ := strings.Cut(home, "<body>")
+	return servingHuge(site, map[string][]byte{"/": grown(site, 0, size)})
+}
+
+// hugeChildren serves site with the home page and its first count-1
+// children grown to about size bytes each, as a site with several
+// one-page manuals: pages a crawl fetches, and would convert, together.
+func hugeChildren(site *testsite.Site, size, count int) http.Handler {
+	pages := map[string][]byte{"/": grown(site, 0, size)}
+	for _, n := range site.Children(0)[:min(count-1, len(site.Children(0)))] {
+		pages[site.Path(n)] = grown(site, n, size)
+	}
+	return servingHuge(site, pages)
+}
+
+// grown is page n of site grown to about size bytes.
+func grown(site *testsite.Site, n, size int) []byte {
+	page := string(site.HTML(n))
+	head, body, _ := strings.Cut(page, "<body>")
 	var b strings.Builder
-	b.Grow(size + len(home))
+	b.Grow(size + len(page))
 	b.WriteString(head + "<body>\n<main><article><h1>The whole manual on one page</h1>\n")
-	for i := 0; b.Len() < size-len(home); i++ {
+	for i := 0; b.Len() < size-len(page); i++ {
 		fmt.Fprintf(&b, "<h2 id=\"s%d\">Section %d</h2>\n", i, i)
 		for p := 0; p < 4; p++ {
 			fmt.Fprintf(&b, "<p>Section %d, paragraph %d: the worker reads a page this large whole, converts it and keeps its markdown; "+
@@ -1048,13 +1080,15 @@ func hugeHome(site *testsite.Site, size int, real []byte) http.Handler {
 		}
 	}
 	b.WriteString("</article></main>\n" + body)
-	return servingHome(site, []byte(b.String()))
+	return []byte(b.String())
 }
 
-// servingHome serves site with page as its home page.
-func servingHome(site *testsite.Site, page []byte) http.Handler {
+// servingHuge serves site with the pages of pages (by path) in place of
+// its own.
+func servingHuge(site *testsite.Site, pages map[string][]byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
+		page, ok := pages[r.URL.Path]
+		if !ok {
 			site.ServeHTTP(w, r)
 			return
 		}
