@@ -83,6 +83,9 @@ func ConversionOf(o crawl.Options) (Conversion, error) {
 // converters). It runs on goroutines of its own, where a panic in the
 // HTML libraries would end the worker: it ends this page instead.
 func Convert(pageURL string, html []byte, o Conversion, shot string) (out db.Converted, err error) {
+	if o.MapOnly {
+		return db.Converted{}, nil
+	}
 	weight := convertWeight(len(html))
 	_ = convertBudget.Acquire(context.Background(), weight) // fails only on a done context
 	defer convertBudget.Release(weight)
@@ -93,9 +96,6 @@ func Convert(pageURL string, html []byte, o Conversion, shot string) (out db.Con
 			out, err = db.Converted{}, fmt.Errorf("the converter failed: %v", r)
 		}
 	}()
-	if o.MapOnly {
-		return db.Converted{}, nil
-	}
 	o.PageURL, _ = url.Parse(pageURL)
 	o.HTML = slices.Contains(o.Formats, pageformats.HTML)
 	began := time.Now()
