@@ -696,12 +696,6 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 			return err
 		}
 	}
-	type memoryCase struct {
-		n     int
-		huge  int  // bytes of the home page, 0: as generated
-		real  bool // the home page is -huge-page's
-		count int  // pages of huge bytes (the home page and its first children)
-	}
 	cases := []memoryCase{{1000, 0, false, 0}, {10000, 0, false, 0}, {1000, hugePageBytes, false, 1},
 		{1000, manyHugeBytes, false, manyHugePages}, {100000, 0, false, 0}}
 	if len(huge) > 0 {
@@ -709,17 +703,7 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 	}
 	for _, c := range cases {
 		n := c.n
-		site := testsite.New(testsite.Options{Pages: n})
-		var handler http.Handler = site
-		switch {
-		case c.real:
-			handler = hugeHome(site, c.huge, huge)
-		case c.count > 1:
-			handler = hugeChildren(site, c.huge, c.count)
-		case c.huge > 0:
-			handler = hugeHome(site, c.huge, nil)
-		}
-		siteURL, stop, err := serveSite(handler)
+		siteURL, stop, err := serveSite(c.site(huge))
 		if err != nil {
 			return err
 		}
@@ -756,21 +740,49 @@ func memoryCheck(w io.Writer, s *service, f flags) error {
 				"(deduplication settling among it), at %d MB.\n", n, endHandover.percent, crawler>>20, ending>>20)
 		}
 		peaks = append(peaks, peak)
-		name := strconv.Itoa(n)
-		switch {
-		case c.real:
-			name = fmt.Sprintf("%d, the home page %s (%.1f MB)", n, filepath.Base(f.hugePage), float64(len(huge))/(1<<20))
-		case c.count > 1:
-			name = fmt.Sprintf("%d, %d pages of %.1f MB", n, c.count, float64(c.huge)/(1<<20))
-		case c.huge > 0:
-			name = fmt.Sprintf("%d, the home page %.1f MB", n, float64(c.huge)/(1<<20))
-		}
+		name := c.name(f.hugePage)
 		logf("memory check: %s pages in %.1f s, worker peak RSS %d MB", name, r.seconds, peak>>20)
 		fmt.Fprintf(w, "| %s | %.1f | %.1f | %d |\n", name, r.seconds, r.rate(), peak>>20)
 	}
 	fmt.Fprintf(w, "\nPeak at 10,000 pages / peak at 1,000 pages: %.2f; at 100,000 (its end, deduplication settling, included): %.2f\n\n%s",
 		float64(peaks[1])/float64(peaks[0]), float64(peaks[len(peaks)-1])/float64(peaks[0]), handover)
 	return nil
+}
+
+// memoryCase is a site of the memory check.
+type memoryCase struct {
+	n     int
+	huge  int  // bytes of the large pages, 0: as generated
+	real  bool // the home page is -huge-page's
+	count int  // large pages (the home page and its first children)
+}
+
+// site serves the case's site; real is -huge-page's page.
+func (c memoryCase) site(real []byte) http.Handler {
+	site := testsite.New(testsite.Options{Pages: c.n})
+	switch {
+	case c.real:
+		return hugeHome(site, c.huge, real)
+	case c.count > 1:
+		return hugeChildren(site, c.huge, c.count)
+	case c.huge > 0:
+		return hugeHome(site, c.huge, nil)
+	}
+	return site
+}
+
+// name is the case's row in the memory table; hugePage is -huge-page.
+func (c memoryCase) name(hugePage string) string {
+	mb := float64(c.huge) / (1 << 20)
+	switch {
+	case c.real:
+		return fmt.Sprintf("%d, the home page %s (%.1f MB)", c.n, filepath.Base(hugePage), mb)
+	case c.count > 1:
+		return fmt.Sprintf("%d, %d pages of %.1f MB", c.n, c.count, mb)
+	case c.huge > 0:
+		return fmt.Sprintf("%d, the home page %.1f MB", c.n, mb)
+	}
+	return strconv.Itoa(c.n)
 }
 
 // endHandover is when the memory check kills the worker of its largest
