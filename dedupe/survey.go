@@ -1,5 +1,7 @@
 package dedupe
 
+import "errors"
+
 // A crawl's furniture is found in passes over its pages whose memory
 // does not grow with the number of pages, only with how many fragments a
 // page holds:
@@ -124,6 +126,9 @@ func (s *Survey) Decide(each func(func(SitePage) error) error) (*Decision, error
 		if err := each(s.Add); err != nil {
 			return nil, err
 		}
+		if !s.Sure() { // enoughCounters is wrong for Threshold: never decide on a guess
+			return nil, errors.New("dedupe: a survey seen again is still not sure of its candidates")
+		}
 	}
 	t := s.Tally()
 	if err := each(t.Add); err != nil {
@@ -131,9 +136,6 @@ func (s *Survey) Decide(each func(func(SitePage) error) error) (*Decision, error
 	}
 	return t.Decision(), nil
 }
-
-// Pages is how many pages the survey has seen.
-func (s *Survey) Pages() int { return s.pages }
 
 // Counters is how many counters the survey holds: what its memory
 // grows with.
