@@ -201,7 +201,8 @@ func eachStored(ctx context.Context, store settleStore, crawlID uuid.UUID, fn fu
 
 // readAhead calls fn with each chunk read returns until one is empty,
 // reading the next while fn works on the last. It stops at the first
-// error of either.
+// error of either, and returns once its reading has stopped too (what
+// read uses may be closed then).
 func readAhead(read func() ([]crawl.Page, error), fn func([]crawl.Page) error) error {
 	type loaded struct {
 		pages []crawl.Page
@@ -209,10 +210,19 @@ func readAhead(read func() ([]crawl.Page, error), fn func([]crawl.Page) error) e
 	}
 	chunks := make(chan loaded, 1)
 	stop := make(chan struct{})
-	defer close(stop)
+	defer func() {
+		close(stop)
+		for range chunks { // the read in flight, if any
+		}
+	}()
 	go func() {
 		defer close(chunks)
 		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			chunk, err := read()
 			select {
 			case chunks <- loaded{chunk, err}:
