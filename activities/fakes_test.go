@@ -53,19 +53,21 @@ type fakeStore struct {
 	noKey    bool
 
 	// Calls.
-	enqueued     []db.NewPage
-	logs         []crawl.CrawlLog // InsertLogs, and EndCrawl's entries after them
-	ended        []crawl.Status
-	endReason    string
-	savedRobots  []db.Robots
-	htmlLoads    [][]int64 // PagesWithHTML's ids, a slice a call
-	converted    []db.Converted
-	storeCalls   []storeCall
-	pendingAsked int
-	chunkAnswers []chunkAnswer
-	extractions  []extraction
-	settled      map[int64]db.Settled // SaveSettled, by page
-	calls        []string             // every method called, in order
+	enqueued      []db.NewPage
+	logs          []crawl.CrawlLog // InsertLogs, and EndCrawl's entries after them
+	ended         []crawl.Status
+	endReason     string
+	savedRobots   []db.Robots
+	htmlLoads     [][]int64 // PagesWithHTML's ids, a slice a call
+	converted     []db.Converted
+	storeCalls    []storeCall
+	pendingAsked  int
+	chunkAnswers  []chunkAnswer
+	extractions   []extraction
+	settled       map[int64]db.Settled // SaveSettled, by page
+	settledTimes  map[int64]int        // SaveSettled calls, by page
+	largestSettle int                  // the most pages one SaveSettled call saved
+	calls         []string             // every method called, in order
 }
 
 var _ Store = (*fakeStore)(nil)
@@ -263,9 +265,11 @@ func (f *fakeStore) SaveSettled(_ context.Context, _ uuid.UUID, pages []db.Settl
 		return err
 	}
 	if f.settled == nil {
-		f.settled = map[int64]db.Settled{}
+		f.settled, f.settledTimes = map[int64]db.Settled{}, map[int64]int{}
 	}
+	f.largestSettle = max(f.largestSettle, len(pages))
 	for _, p := range pages {
+		f.settledTimes[p.PageID]++
 		if p.Whole { // the markdown stored stays, as the database keeps it
 			for _, r := range f.results {
 				if r.ID == p.PageID && r.Markdown != nil {

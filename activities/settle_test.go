@@ -1,7 +1,9 @@
 package activities
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,5 +35,52 @@ func TestReadAheadStopsReadingBeforeItReturns(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := reads.Load(); n > 2 {
 		t.Errorf("%d reads; want at most the one ahead of the failing chunk", n)
+	}
+}
+
+// TestSettleDeduplicationInChunks: a crawl of many times settleChunk
+// pages, some whole and some losing the shared menu, spread over every
+// chunk: each page is settled exactly once, with what it should keep,
+// and no save holds more than settleChunk pages.
+func TestSettleDeduplicationInChunks(t *testing.T) {
+	const pages = 5*settleChunk + 37
+	menu := "- [Home](/)\n- [Guide](/guide)\n- [Reference](/reference)\n- [Blog](/blog)\n\n"
+	c := newCrawl(crawl.Options{StartURLs: []string{"https://example.com/"}, DeduplicateContent: true})
+	f := &fakeStore{crawl: c}
+	want := map[int64]string{}
+	for id := int64(1); id <= pages; id++ {
+		own := fmt.Sprintf("# Page %d\n\nPage %d's own text.", id, id)
+		md := own
+		if id == 1 || id%3 != 0 { // every third page has no menu: it loses nothing
+			md = menu + own
+		}
+		want[id] = own
+		if id == 1 {
+			want[id] = md // the start page keeps the menu
+		}
+		f.results = append(f.results, crawl.Page{ID: id, URL: fmt.Sprintf("https://example.com/%d", id), Depth: 1,
+			Rank: fmt.Sprintf("%05d", id), RawMarkdown: &md, Markdown: &md})
+	}
+	if _, err := settleDeduplication(context.Background(), f, SettleDeduplicationInput{CrawlID: c.ID.String()}); err != nil {
+		t.Fatal(err)
+	}
+	whole := 0
+	for id, w := range want {
+		if n := f.settledTimes[id]; n != 1 {
+			t.Fatalf("page %d settled %d times", id, n)
+		}
+		s := f.settled[id]
+		if s.Markdown != w {
+			t.Fatalf("page %d keeps %q, want %q", id, s.Markdown, w)
+		}
+		if s.Whole {
+			whole++
+		}
+	}
+	if wantWhole := pages/3 + 1; whole != wantWhole {
+		t.Errorf("%d pages saved whole, want %d", whole, wantWhole)
+	}
+	if f.largestSettle > settleChunk {
+		t.Errorf("a save of %d pages; want at most %d", f.largestSettle, settleChunk)
 	}
 }
