@@ -13,6 +13,7 @@ import (
 // has no name from the start (a killed worker leaves nothing behind).
 func TestSpoolGivesBackItsPages(t *testing.T) {
 	dir := t.TempDir()
+	files := openFiles(t)
 	s, err := NewSpool(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -73,4 +74,17 @@ func TestSpoolGivesBackItsPages(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Fatalf("the spool left %d files", len(left))
 	}
+	if now := openFiles(t); now != files { // its file has no name: only Close frees it
+		t.Errorf("%d files open after Close, %d before the spool", now, files)
+	}
+}
+
+// openFiles is how many files this process has open.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count open files: %v", err)
+	}
+	return len(fds)
 }
