@@ -11,7 +11,7 @@ import "errors"
 //     (Misra and Gries' frequent-item counters: a counter for each
 //     candidate; when a new fragment finds every counter taken, each
 //     counter loses one instead). If the counters were too few for that
-//     (Sure), the pages are seen once more by the Survey Again returns,
+//     (sure), the pages are seen once more by the survey that again returns,
 //     whose number of counters the first pass measured;
 //   - a Tally sees every page once more, counts exactly how many pages
 //     hold each candidate and which of them is closest to the start, and
@@ -121,46 +121,46 @@ func (s *Survey) Add(p SitePage) error {
 // again, in any order, as many times as needed: once more to a survey
 // that is sure if this one is not, then to a Tally.
 func (s *Survey) Decide(each func(func(SitePage) error) error) (*Decision, error) {
-	if !s.Sure() {
-		s = s.Again()
+	if !s.sure() {
+		s = s.again()
 		if err := each(s.Add); err != nil {
 			return nil, err
 		}
-		if !s.Sure() { // enoughCounters is wrong for Threshold: never decide on a guess
+		if !s.sure() { // enoughCounters is wrong for Threshold: never decide on a guess
 			return nil, errors.New("dedupe: a survey seen again is still not sure of its candidates")
 		}
 	}
-	t := s.Tally()
+	t := s.tally()
 	if err := each(t.Add); err != nil {
 		return nil, err
 	}
 	return t.Decision(), nil
 }
 
-// Counters is how many counters the survey holds: what its memory
+// counters is how many counters the survey holds: what its memory
 // grows with.
-func (s *Survey) Counters() int { return len(s.fragments.counts) + len(s.headings.counts) }
+func (s *Survey) counters() int { return len(s.fragments.counts) + len(s.headings.counts) }
 
-// Sure reports whether every fragment and heading Threshold pages hold
+// sure reports whether every fragment and heading Threshold pages hold
 // is among the candidates. When it is not, the pages must be seen again
-// by Again's survey.
-func (s *Survey) Sure() bool {
+// by again's survey.
+func (s *Survey) sure() bool {
 	t := Threshold(s.pages)
 	return s.fragments.rounds < t && s.headings.rounds < t
 }
 
-// Again returns a survey to see the same pages again with as many
-// counters as they need, which is then Sure.
-func (s *Survey) Again() *Survey {
+// again returns a survey to see the same pages again with as many
+// counters as they need, which is then sure.
+func (s *Survey) again() *Survey {
 	return &Survey{
 		fragments: s.fragments.again(s.pages),
 		headings:  s.headings.again(s.pages),
 	}
 }
 
-// Tally returns the second pass over the same pages, for the
+// tally returns the second pass over the same pages, for the
 // candidates the survey found.
-func (s *Survey) Tally() *Tally {
+func (s *Survey) tally() *Tally {
 	t := &Tally{threshold: Threshold(s.pages), fragments: make(map[Hash]*holders, len(s.fragments.counts)),
 		headings: make(map[Hash]int, len(s.headings.counts))}
 	for h := range s.fragments.counts {

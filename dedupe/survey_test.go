@@ -99,7 +99,7 @@ func decideWith(pages []SitePage, floor int) (d *Decision, again bool, rounds in
 	if err != nil {
 		panic(err)
 	}
-	return d, !s.Sure(), rounds
+	return d, !s.sure(), rounds
 }
 
 // TestDecideMatchesCounting: with few counters or many, in any order of
@@ -157,11 +157,11 @@ func TestSurveyDoesNotGrowWithPages(t *testing.T) {
 		for i := 0; i < n; i++ {
 			s.Add(page(i))
 		}
-		if !s.Sure() {
+		if !s.sure() {
 			t.Fatalf("%d pages: the survey is not sure", n)
 		}
-		counters = append(counters, s.Counters())
-		tally := s.Tally()
+		counters = append(counters, s.counters())
+		tally := s.tally()
 		for i := 0; i < n; i++ {
 			tally.Add(page(i))
 		}
