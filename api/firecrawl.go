@@ -65,7 +65,7 @@ func (s *server) fcStartCrawl(c *fiber.Ctx) error {
 func (s *server) fcStartBatch(c *fiber.Ctx) error {
 	var invalid []string
 	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
-		o, invalid, err = firecrawl.BatchOptionsOf(body, s.Server)
+		o, invalid, err = firecrawl.BatchOptionsOf(body, s.Server, strings.HasPrefix(c.Path(), "/v1/"))
 		return o, err
 	})
 	if err != nil {

@@ -122,6 +122,7 @@ func New(o Options) *fiber.App {
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 15 * time.Second
 	}
+	o.Server.ObeyRobots = o.ObeyRobots
 	s := &server{Options: o, limiter: newKeyLimiter(o.CrawlsPerMinute, o.CrawlsBurst)}
 	app := fiber.New(fiber.Config{
 		AppName: "crawler",

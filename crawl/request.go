@@ -74,6 +74,8 @@ type Server struct {
 	// AllowPrivateNetworks accepts start URLs on loopback, private and
 	// other internal addresses; without it they are refused at once.
 	AllowPrivateNetworks bool
+	// ObeyRobots says the workers follow robots.txt for every crawl.
+	ObeyRobots bool
 }
 
 // ParseRequest validates a POST /crawls body in either request shape and

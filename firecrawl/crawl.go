@@ -11,8 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
-	"regexp"
+		"regexp"
 	"slices"
 	"strings"
 
@@ -31,62 +30,89 @@ const DefaultLimit = 10000
 // ends by its limit, while one that cannot end is still ended.
 const CrawlTimeout = 24 * 60 * 60
 
-// CrawlRequest is the body of POST /v2/crawl (and /v1/crawl).
+// CrawlRequest is the body of POST /v2/crawl (and /v1/crawl). Its fields
+// are those of Fields in InCrawl; see there what each does here.
 type CrawlRequest struct {
-	URL                   string          `json:"url"`
-	Limit                 *int            `json:"limit"`
-	MaxDiscoveryDepth     *int            `json:"maxDiscoveryDepth"`
-	MaxDepth              *int            `json:"maxDepth"` // v1's name of maxDiscoveryDepth
-	IncludePaths          []string        `json:"includePaths"`
-	ExcludePaths          []string        `json:"excludePaths"`
-	CrawlEntireDomain     *bool           `json:"crawlEntireDomain"`
-	AllowBackwardLinks    *bool           `json:"allowBackwardLinks"` // v1's name of crawlEntireDomain
-	AllowSubdomains       *bool           `json:"allowSubdomains"`
-	AllowExternalLinks    *bool           `json:"allowExternalLinks"`
-	Sitemap               string          `json:"sitemap"`
-	IgnoreSitemap         *bool           `json:"ignoreSitemap"` // v1
-	IgnoreQueryParameters *bool           `json:"ignoreQueryParameters"`
-	Delay                 *float64        `json:"delay"`
-	MaxConcurrency        *int            `json:"maxConcurrency"`
-	RegexOnFullURL        *bool           `json:"regexOnFullURL"`
-	ScrapeOptions         *ScrapeOptions  `json:"scrapeOptions"`
-	Webhook               json.RawMessage `json:"webhook"`
-	Prompt                string          `json:"prompt"`
-	// Fields the SDKs add, accepted and ignored.
-	Origin                 string `json:"origin"`
-	Integration            string `json:"integration"`
-	ZeroDataRetention      *bool  `json:"zeroDataRetention"`
-	DeduplicateSimilarURLs *bool  `json:"deduplicateSimilarURLs"`
-	RobotsUserAgent        string `json:"robotsUserAgent"`
+	URL                    string          `json:"url"`
+	Limit                  *int            `json:"limit"`
+	MaxDiscoveryDepth      *int            `json:"maxDiscoveryDepth"`
+	MaxDepth               *int            `json:"maxDepth"` // v1's name of maxDiscoveryDepth
+	IncludePaths           []string        `json:"includePaths"`
+	ExcludePaths           []string        `json:"excludePaths"`
+	CrawlEntireDomain      *bool           `json:"crawlEntireDomain"`
+	AllowBackwardLinks     *bool           `json:"allowBackwardLinks"` // v1's name of crawlEntireDomain
+	AllowSubdomains        *bool           `json:"allowSubdomains"`
+	AllowExternalLinks     *bool           `json:"allowExternalLinks"`
+	IgnoreRobotsTxt        *bool           `json:"ignoreRobotsTxt"`
+	RobotsUserAgent        *string         `json:"robotsUserAgent"`
+	Sitemap                string          `json:"sitemap"`
+	IgnoreSitemap          *bool           `json:"ignoreSitemap"` // v1
+	IgnoreQueryParameters  *bool           `json:"ignoreQueryParameters"`
+	DeduplicateSimilarURLs *bool           `json:"deduplicateSimilarURLs"`
+	Delay                  *float64        `json:"delay"`
+	MaxConcurrency         *int            `json:"maxConcurrency"`
+	RegexOnFullURL         *bool           `json:"regexOnFullURL"`
+	ScrapeOptions          *ScrapeOptions  `json:"scrapeOptions"`
+	Webhook                json.RawMessage `json:"webhook"`
+	Prompt                 *string         `json:"prompt"`
+	Origin                 *string         `json:"origin"`
+	Integration            *string         `json:"integration"`
+	ZeroDataRetention      *bool           `json:"zeroDataRetention"`
 }
 
-// ScrapeOptions are how each page is read and what it gives back.
+// ScrapeOptions are how each page is read and what it gives back: the
+// fields of Fields in InScrapeOptions, each of Firecrawl's type.
 type ScrapeOptions struct {
-	Formats         []json.RawMessage `json:"formats"`
-	OnlyMainContent *bool             `json:"onlyMainContent"`
-	IncludeTags     []string          `json:"includeTags"`
-	ExcludeTags     []string          `json:"excludeTags"`
-	WaitFor         *int              `json:"waitFor"`
-	Timeout         *int              `json:"timeout"`
-	Headers         map[string]string `json:"headers"`
-	Mobile          *bool             `json:"mobile"`
-	// Accepted as hints, as Firecrawl treats them.
-	SkipTLSVerification *bool `json:"skipTlsVerification"`
-	RemoveBase64Images  *bool `json:"removeBase64Images"`
-	BlockAds            *bool `json:"blockAds"`
-	StoreInCache        *bool `json:"storeInCache"`
-	FastMode            *bool `json:"fastMode"`
-	UseMock             any   `json:"useMock"`
-	Proxy               any   `json:"proxy"`
-	// v1's options of the json and extract formats.
+	Formats          []json.RawMessage `json:"formats"`
+	OnlyMainContent  *bool             `json:"onlyMainContent"`
+	OnlyCleanContent *bool             `json:"onlyCleanContent"`
+	IncludeTags      []string          `json:"includeTags"`
+	ExcludeTags      []string          `json:"excludeTags"`
+	WaitFor          *int              `json:"waitFor"`
+	Timeout          *int              `json:"timeout"`
+	Headers          map[string]string `json:"headers"`
+	Mobile           *bool             `json:"mobile"`
+	Parsers          json.RawMessage   `json:"parsers"`
+	ParsePDF         *bool             `json:"parsePDF"` // v1
+	Location         *Location         `json:"location"`
+	Geolocation      *Location         `json:"geolocation"` // v1's name of location
+	// The cache: see docs/firecrawl.md.
+	MaxAge       *int64 `json:"maxAge"`
+	MinAge       *int64 `json:"minAge"`
+	StoreInCache *bool  `json:"storeInCache"`
+	// Accepted as hints (see Fields).
+	SkipTLSVerification *bool           `json:"skipTlsVerification"`
+	RemoveBase64Images  *bool           `json:"removeBase64Images"`
+	BlockAds            *bool           `json:"blockAds"`
+	FastMode            *bool           `json:"fastMode"`
+	Integration         *string         `json:"integration"`
+	AuditMetadata       json.RawMessage `json:"auditMetadata"`
+	// Accepted at the values Fields lists, refused otherwise.
+	Proxy             *string         `json:"proxy"`
+	UseMock           *string         `json:"useMock"`
+	Actions           json.RawMessage `json:"actions"`
+	Lockdown          *bool           `json:"lockdown"`
+	SafeMode          *bool           `json:"safeMode"`
+	RedactPII         json.RawMessage `json:"redactPII"`
+	ThreatProtection  json.RawMessage `json:"threatProtection"`
+	Profile           json.RawMessage `json:"profile"`
+	SearchPreview     *string         `json:"__searchPreviewToken"`
+	OMCE              *bool           `json:"__experimental_omce"`
+	OMCEDomain        *string         `json:"__experimental_omceDomain"`
+	EnginePicker      *bool           `json:"__experimental_engpicker"`
+	ExperimentalCache *bool           `json:"__experimental_cache"`
+	ForceFirePDF      *bool           `json:"__forceFirePDF"`
+	// v1's options of the json, extract and changeTracking formats.
 	JSONOptions    json.RawMessage `json:"jsonOptions"`
 	ExtractOptions json.RawMessage `json:"extract"`
-	// Refused: not supported here yet.
-	Actions        json.RawMessage `json:"actions"`
-	Location       json.RawMessage `json:"location"`
-	MaxAge         json.RawMessage `json:"maxAge"`
-	Parsers        json.RawMessage `json:"parsers"`
 	ChangeTracking json.RawMessage `json:"changeTrackingOptions"`
+}
+
+// Location is where Firecrawl's request appears to come from: languages
+// are sent as Accept-Language; a country cannot be honoured here.
+type Location struct {
+	Country   *string  `json:"country"`
+	Languages []string `json:"languages"`
 }
 
 // MaxHeaders bounds scrapeOptions.headers.
@@ -127,6 +153,37 @@ func sessionOf(so *ScrapeOptions, o *crawl.Options) {
 	}
 	o.Mobile = so.Mobile != nil && *so.Mobile
 	o.SkipPDFs, o.PDFMaxPages, _ = parsersOf(so.Parsers)
+	if so.ParsePDF != nil && !*so.ParsePDF {
+		o.SkipPDFs = true
+	}
+	if langs := languagesOf(so); len(langs) > 0 && !hasHeader(o.Headers, "Accept-Language") {
+		h := maps.Clone(o.Headers)
+		if h == nil {
+			h = map[string]string{}
+		}
+		h["Accept-Language"] = strings.Join(langs, ", ")
+		o.Headers = h
+	}
+}
+
+// languagesOf is the languages of so's location (or v1's geolocation).
+func languagesOf(so *ScrapeOptions) []string {
+	for _, l := range []*Location{so.Location, so.Geolocation} {
+		if l != nil && len(l.Languages) > 0 {
+			return l.Languages
+		}
+	}
+	return nil
+}
+
+// hasHeader reports whether h names header, in any case.
+func hasHeader(h map[string]string, header string) bool {
+	for k := range h {
+		if strings.EqualFold(k, header) {
+			return true
+		}
+	}
+	return false
 }
 
 // MaxPDFPages bounds a pdf parser's maxPages.
@@ -148,20 +205,38 @@ func parsersOf(raw json.RawMessage) (skip bool, maxPages int, msg string) {
 	for _, p := range list {
 		var name string
 		if json.Unmarshal(p, &name) == nil {
-			if name != "pdf" {
-				return false, 0, fmt.Sprintf("%q is not a parser here (only \"pdf\")", name)
+			switch name {
+			case "pdf":
+				skip = false
+			case "image": // accepted: image files are not read here
+			default:
+				return false, 0, fmt.Sprintf("%q is not a parser (pdf or image)", name)
 			}
-			skip = false
 			continue
 		}
 		var obj struct {
-			Type     string          `json:"type"`
-			MaxPages json.RawMessage `json:"maxPages"`
+			Type         string          `json:"type"`
+			Mode         string          `json:"mode"`
+			MaxPages     json.RawMessage `json:"maxPages"`
+			Pages        bool            `json:"pages"`
+			PageMarkdown bool            `json:"pageMarkdown"`
+			Blocks       bool            `json:"blocks"`
+			PageMarkers  bool            `json:"pageMarkers"`
+			Async        bool            `json:"__firePdfAsync"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(p))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&obj); err != nil || obj.Type != "pdf" {
-			return false, 0, `each parser must be "pdf" or {"type": "pdf", "maxPages": n}`
+		if err := dec.Decode(&obj); err != nil || obj.Type != "pdf" && obj.Type != "image" {
+			return false, 0, `each parser must be "pdf", "image", {"type": "pdf", "maxPages": n} or {"type": "image"}`
+		}
+		if obj.Type == "image" {
+			continue
+		}
+		switch {
+		case obj.Mode != "" && obj.Mode != "auto" && obj.Mode != "fast":
+			return false, 0, fmt.Sprintf("the pdf mode %q is not supported here: PDFs are read from their text (auto or fast)", obj.Mode)
+		case obj.Pages || obj.PageMarkdown || obj.Blocks || obj.PageMarkers:
+			return false, 0, "a PDF's pages, blocks and page markers are not supported here: its markdown is one document"
 		}
 		if len(obj.MaxPages) > 0 && string(obj.MaxPages) != "null" {
 			// A JSON number, as JavaScript has them: 3.0 and 1e2 are whole.
@@ -211,20 +286,12 @@ var knownFormats = map[string]bool{
 	"content": true, "audio": true,
 }
 
-// requestFields are the top-level fields a crawl request may carry; any
-// other is refused, as Firecrawl's strict schema refuses it.
-var requestFields = fieldsOf[CrawlRequest]()
-
-// scrapeFields are the fields of scrapeOptions (and of a scrape request,
-// with url and the scrape's own).
-var scrapeFields = fieldsOf[ScrapeOptions]()
-
 // CrawlOptions maps a Firecrawl crawl request onto the engine's options.
 // The body is the request as sent; srv says what this deployment has.
 // Errors are *crawl.Error with the Firecrawl field names at fault.
 func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	var req CrawlRequest
-	if err := decodeStrict(body, &req, requestFields, "scrapeOptions", scrapeFields); err != nil {
+	if err := decodeStrict(body, &req, InCrawl); err != nil {
 		return crawl.Options{}, err
 	}
 	var bad fieldErrors
@@ -264,7 +331,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	default:
 		fail("sitemap", "must be one of skip, include, only")
 	}
-	refuseUnsupported(req, &bad)
+	refuseUnsupported(req, srv, &bad)
 	if req.MaxConcurrency != nil {
 		if *req.MaxConcurrency < 1 {
 			fail("maxConcurrency", "must be at least 1")
@@ -344,15 +411,16 @@ func crawlScope(req CrawlRequest, o *crawl.Options) {
 	o.SitemapAndLinks = req.Sitemap != "only"
 }
 
-// refuseUnsupported records the crawl options the engine cannot honour
-// (prompt) or that are out of range (delay); Firecrawl's hints are not
-// among them.
-func refuseUnsupported(req CrawlRequest, bad *fieldErrors) {
+// refuseUnsupported records the crawl options that are out of range
+// (delay) or that this deployment cannot honour (ignoreRobotsTxt where
+// robots.txt is obeyed); the fields whose values Fields restricts are
+// refused as the request is decoded.
+func refuseUnsupported(req CrawlRequest, srv crawl.Server, bad *fieldErrors) {
 	if req.Delay != nil && (*req.Delay < 0 || *req.Delay > MaxDelay) {
 		bad.add("delay", "must be between 0 and %d seconds", MaxDelay)
 	}
-	if req.Prompt != "" {
-		bad.add("prompt", "is not supported here: give the crawl's options instead")
+	if req.IgnoreRobotsTxt != nil && *req.IgnoreRobotsTxt && srv.ObeyRobots {
+		bad.add("ignoreRobotsTxt", "is refused: this deployment obeys robots.txt for every crawl")
 	}
 }
 
@@ -392,16 +460,32 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 			native["engineType"] = "playwright" // only the browser can be a phone
 		}
 	}
-	for _, r := range []struct {
+	if so.WaitFor != nil && so.Timeout != nil && *so.Timeout > 0 && *so.WaitFor > *so.Timeout/2 {
+		fail("waitFor", "must not exceed half of timeout")
+	}
+	for _, l := range []struct {
 		name string
-		v    json.RawMessage
-	}{{"actions", so.Actions}, {"location", so.Location}, {"maxAge", so.MaxAge}} {
-		if given(r.v) {
-			fail(r.name, "is not supported here yet")
+		v    *Location
+	}{{"location", so.Location}, {"geolocation", so.Geolocation}} {
+		if l.v != nil && l.v.Country != nil && *l.v.Country != "" {
+			fail(l.name+".country", "is not supported here: there are no geo-located proxies (languages are sent as Accept-Language)")
+		}
+	}
+	for i, lang := range languagesOf(so) {
+		if !httpguts.ValidHeaderFieldValue(lang) || strings.ContainsAny(lang, ",;") || lang == "" {
+			fail(fmt.Sprintf("location.languages[%d]", i), "is not a language tag")
 		}
 	}
 	if _, _, msg := parsersOf(so.Parsers); msg != "" {
 		fail("parsers", "%s", msg)
+	}
+	for _, a := range []struct {
+		name string
+		v    *int64
+	}{{"maxAge", so.MaxAge}, {"minAge", so.MinAge}} {
+		if a.v != nil && *a.v < 0 {
+			fail(a.name, "must be 0 or more milliseconds")
+		}
 	}
 	if given(so.ChangeTracking) {
 		if _, tracked := native["changeTracking"]; !tracked {
@@ -617,29 +701,34 @@ func renameFields(err error, scrapePrefix string) error {
 	return out
 }
 
-// decodeStrict decodes body into v, refusing fields not in fields (and,
-// below the object field nested, not in nestedFields).
-func decodeStrict(body []byte, v any, fields map[string]bool, nested string, nestedFields map[string]bool) error {
+// decodeStrict decodes body into v, refusing fields that are not
+// Firecrawl's in where (and in a crawl's scrapeOptions, not Firecrawl's
+// scrape options), and values of them the service cannot honour.
+func decodeStrict(body []byte, v any, where Where) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "the request body must be a JSON object"}
 	}
-	var bad []crawl.FieldError
+	var bad fieldErrors
+	fields := FieldsIn(where)
 	for _, k := range sortedKeys(top) {
 		if !fields[k] {
-			bad = append(bad, crawl.FieldError{Field: k, Message: "is not a field of this request"})
+			bad.add(k, "is not a field of this request")
 		}
 	}
-	if inner, ok := top[nested]; ok && nested != "" && given(inner) {
+	refuseUnhonoured(top, where, "", &bad)
+	if inner, ok := top["scrapeOptions"]; ok && where == InCrawl && given(inner) {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(inner, &obj); err != nil {
-			bad = append(bad, crawl.FieldError{Field: nested, Message: "must be an object"})
+			bad.add("scrapeOptions", "must be an object")
 		}
+		nested := FieldsIn(InScrapeOptions)
 		for _, k := range sortedKeys(obj) {
-			if !nestedFields[k] {
-				bad = append(bad, crawl.FieldError{Field: nested + "." + k, Message: "is not a field of " + nested})
+			if !nested[k] {
+				bad.add("scrapeOptions."+k, "is not a field of scrapeOptions")
 			}
 		}
+		refuseUnhonoured(obj, InScrapeOptions, "scrapeOptions.", &bad)
 	}
 	if len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid request", Details: bad}
@@ -668,17 +757,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// fieldsOf is the set of JSON names of T's fields.
-func fieldsOf[T any]() map[string]bool {
-	m := map[string]bool{}
-	t := reflect.TypeFor[T]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			m[name] = true
-		}
-	}
-	return m
 }

@@ -115,7 +115,7 @@ func TestCrawlWebhook(t *testing.T) {
 		w.Wants("started") || !w.Wants("page") || w.Type("page") != "crawl.page" {
 		t.Errorf("webhook %+v", o.Webhook)
 	}
-	o, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/"],"webhook":"https://hooks.example/b"}`), crawl.Server{})
+	o, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/"],"webhook":"https://hooks.example/b"}`), crawl.Server{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,9 +173,19 @@ func TestCrawlOptionsRefusals(t *testing.T) {
 		{`{"url":"https://example.com/","maxConcurrency":0}`, "maxConcurrency"},
 		{`{"url":"https://example.com/","delay":600}`, "delay"},
 		{`{"url":"https://example.com/","scrapeOptions":{"waitFor":-1}}`, "scrapeOptions.waitFor"},
+		{`{"url":"https://example.com/","scrapeOptions":{"waitFor":3000,"timeout":5000}}`, "scrapeOptions.waitFor"},
+		{`{"url":"https://example.com/","scrapeOptions":{"proxy":"stealth"}}`, "scrapeOptions.proxy"},
+		{`{"url":"https://example.com/","scrapeOptions":{"proxy":7}}`, "scrapeOptions.proxy"},
+		{`{"url":"https://example.com/","scrapeOptions":{"redactPII":true}}`, "scrapeOptions.redactPII"},
+		{`{"url":"https://example.com/","scrapeOptions":{"location":{"country":"DE"}}}`, "scrapeOptions.location.country"},
+		{`{"url":"https://example.com/","scrapeOptions":{"maxAge":-1}}`, "scrapeOptions.maxAge"},
+		{`{"url":"https://example.com/","scrapeOptions":{"parsers":[{"type":"pdf","mode":"ocr"}]}}`, "scrapeOptions.parsers"},
+		{`{"url":"https://example.com/","zeroDataRetention":true}`, "zeroDataRetention"},
+		{`{"url":"https://example.com/","ignoreRobotsTxt":true}`, "ignoreRobotsTxt"},
+		{`{"url":"https://example.com/","ignoreRobotsTxt":"no"}`, "ignoreRobotsTxt"},
 	}
 	for _, c := range cases {
-		_, err := CrawlOptions([]byte(c.body), crawl.Server{})
+		_, err := CrawlOptions([]byte(c.body), crawl.Server{ObeyRobots: true})
 		var e *crawl.Error
 		if !errors.As(err, &e) || e.Code != crawl.EINVALID {
 			t.Errorf("%s: %v, want an invalid request", c.body, err)
@@ -212,18 +222,27 @@ func TestScrapeOptions(t *testing.T) {
 // left out when the request asks, and named otherwise.
 func TestBatchOptions(t *testing.T) {
 	o, invalid, err := BatchOptionsOf([]byte(`{"urls":["https://example.com/a","https://example.org/b","https://example.com/a","mailto:x@example.com"],
-		"ignoreInvalidURLs":true,"formats":["markdown"],"onlyMainContent":false}`), crawl.Server{})
+		"ignoreInvalidURLs":true,"formats":["markdown"],"onlyMainContent":false}`), crawl.Server{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(o.StartURLs) != 2 || *o.MaxResults != 2 || o.DepthLimit() != 0 || o.ExcludeNonMainTags || len(invalid) != 1 || invalid[0] != "mailto:x@example.com" {
 		t.Errorf("%+v, invalid %v", o, invalid)
 	}
-	_, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/a","mailto:x@example.com"]}`), crawl.Server{})
+	// v1 refuses an invalid URL unless asked to leave it out; v2 leaves
+	// it out unless asked not to, as Firecrawl's defaults have it.
+	_, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/a","mailto:x@example.com"]}`), crawl.Server{}, true)
 	if err == nil || !strings.Contains(ErrorOf(crawl.EINVALID, "invalid", err.(*crawl.Error).Details).Error, "urls[1]") {
-		t.Errorf("an invalid URL without ignoreInvalidURLs: %v", err)
+		t.Errorf("v1: an invalid URL without ignoreInvalidURLs: %v", err)
 	}
-	if _, _, err := BatchOptionsOf([]byte(`{"urls":[]}`), crawl.Server{}); err == nil {
+	_, _, err = BatchOptionsOf([]byte(`{"urls":["https://example.com/a","mailto:x@example.com"],"ignoreInvalidURLs":false}`), crawl.Server{}, false)
+	if err == nil || !strings.Contains(ErrorOf(crawl.EINVALID, "invalid", err.(*crawl.Error).Details).Error, "urls[1]") {
+		t.Errorf("v2: an invalid URL with ignoreInvalidURLs false: %v", err)
+	}
+	if _, invalid, err := BatchOptionsOf([]byte(`{"urls":["https://example.com/a","mailto:x@example.com"]}`), crawl.Server{}, false); err != nil || len(invalid) != 1 {
+		t.Errorf("v2: an invalid URL by default: %v, invalid %v", err, invalid)
+	}
+	if _, _, err := BatchOptionsOf([]byte(`{"urls":[]}`), crawl.Server{}, false); err == nil {
 		t.Error("no URLs: accepted")
 	}
 }

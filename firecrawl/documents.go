@@ -246,28 +246,20 @@ func ErrorOf(code, message string, details []crawl.FieldError) ErrorBody {
 type ScrapeRequest struct {
 	URL string `json:"url"`
 	ScrapeOptions
-	Origin            string `json:"origin"`
-	Integration       string `json:"integration"`
-	ZeroDataRetention *bool  `json:"zeroDataRetention"`
+	Origin            *string         `json:"origin"`
+	ZeroDataRetention *bool           `json:"zeroDataRetention"`
+	Agent             json.RawMessage `json:"agent"`
+	AgentInterop      json.RawMessage `json:"__agentInterop"`
 }
 
 // DefaultScrapeTimeout is a scrape's bound when its request gives none.
 const DefaultScrapeTimeout = 60 * time.Second
 
-// scrapeRequestFields are the fields a scrape request may carry.
-var scrapeRequestFields = func() map[string]bool {
-	m := fieldsOf[ScrapeRequest]()
-	for k := range scrapeFields {
-		m[k] = true
-	}
-	return m
-}()
-
 // ScrapeOptionsOf maps a scrape request onto the options of a one-page
 // crawl of the engine, and returns the scrape's time bound.
 func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duration, error) {
 	var req ScrapeRequest
-	if err := decodeStrict(body, &req, scrapeRequestFields, "", nil); err != nil {
+	if err := decodeStrict(body, &req, InScrape); err != nil {
 		return crawl.Options{}, 0, err
 	}
 	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
@@ -318,33 +310,28 @@ type BatchRequest struct {
 	IgnoreInvalidURLs *bool           `json:"ignoreInvalidURLs"`
 	MaxConcurrency    *int            `json:"maxConcurrency"`
 	Webhook           json.RawMessage `json:"webhook"`
-	AppendToID        string          `json:"appendToId"`
-	Origin            string          `json:"origin"`
-	Integration       string          `json:"integration"`
+	AppendToID        *string         `json:"appendToId"`
+	Origin            *string         `json:"origin"`
 	ZeroDataRetention *bool           `json:"zeroDataRetention"`
+	AgentInterop      json.RawMessage `json:"__agentInterop"`
 }
-
-// batchRequestFields are the fields a batch request may carry.
-var batchRequestFields = func() map[string]bool {
-	m := fieldsOf[BatchRequest]()
-	for k := range scrapeFields {
-		m[k] = true
-	}
-	return m
-}()
 
 // BatchOptionsOf maps a batch scrape onto a crawl of its URLs alone
 // (depth 0, one page each). With ignoreInvalidURLs, URLs the service
 // refuses are left out and returned; without it, each is a 400 naming
-// its entry.
-func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, error) {
+// its entry. It is on unless the request says otherwise, as v2 has it;
+// v1 (a request under /v1) has it off.
+func BatchOptionsOf(body []byte, srv crawl.Server, v1 bool) (crawl.Options, []string, error) {
 	var req BatchRequest
-	if err := decodeStrict(body, &req, batchRequestFields, "", nil); err != nil {
+	if err := decodeStrict(body, &req, InBatch); err != nil {
 		return crawl.Options{}, nil, err
 	}
 	var bad fieldErrors
 	fail := bad.add
-	skipInvalid := req.IgnoreInvalidURLs != nil && *req.IgnoreInvalidURLs
+	skipInvalid := !v1
+	if req.IgnoreInvalidURLs != nil {
+		skipInvalid = *req.IgnoreInvalidURLs
+	}
 	var valid, invalid []string
 	seen := map[string]bool{}
 	for i, u := range req.URLs {
@@ -368,9 +355,6 @@ func BatchOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, err
 		fail("urls", "holds no valid URL")
 	case len(valid) > MaxBatchURLs:
 		fail("urls", "may hold at most %d URLs here", MaxBatchURLs)
-	}
-	if req.AppendToID != "" {
-		fail("appendToId", "is not supported here yet")
 	}
 	native := map[string]any{"deduplicateContent": false, "includeLinks": true}
 	if len(req.Webhook) > 0 {

@@ -9,19 +9,40 @@ import (
 )
 
 // MapRequest is the body of POST /v2/map (and /v1/map): a site's URLs.
+// Its fields are those of Fields in InMap.
 type MapRequest struct {
-	URL                   string          `json:"url"`
-	Search                string          `json:"search"`
-	Sitemap               string          `json:"sitemap"`
-	IgnoreSitemap         *bool           `json:"ignoreSitemap"` // v1
-	SitemapOnly           *bool           `json:"sitemapOnly"`   // v1
-	IncludeSubdomains     *bool           `json:"includeSubdomains"`
-	IgnoreQueryParameters *bool           `json:"ignoreQueryParameters"`
-	Limit                 *int            `json:"limit"`
-	Timeout               *int            `json:"timeout"`
-	Location              json.RawMessage `json:"location"`
-	Origin                string          `json:"origin"`
-	Integration           string          `json:"integration"`
+	URL                    string            `json:"url"`
+	Search                 string            `json:"search"`
+	Sitemap                string            `json:"sitemap"`
+	IgnoreSitemap          *bool             `json:"ignoreSitemap"` // v1
+	SitemapOnly            *bool             `json:"sitemapOnly"`   // v1
+	IncludeSubdomains      *bool             `json:"includeSubdomains"`
+	IgnoreQueryParameters  *bool             `json:"ignoreQueryParameters"`
+	Limit                  *int              `json:"limit"`
+	Timeout                *int              `json:"timeout"`
+	Location               *Location         `json:"location"`
+	Headers                map[string]string `json:"headers"`
+	IncludePaths           []string          `json:"includePaths"`
+	ExcludePaths           []string          `json:"excludePaths"`
+	RegexOnFullURL         *bool             `json:"regexOnFullURL"`
+	MaxDiscoveryDepth      *int              `json:"maxDiscoveryDepth"`
+	MaxDepth               *int              `json:"maxDepth"` // v1
+	CrawlEntireDomain      *bool             `json:"crawlEntireDomain"`
+	AllowBackwardLinks     *bool             `json:"allowBackwardLinks"` // v1
+	AllowExternalLinks     *bool             `json:"allowExternalLinks"`
+	AllowSubdomains        *bool             `json:"allowSubdomains"`
+	IgnoreRobotsTxt        *bool             `json:"ignoreRobotsTxt"`
+	RobotsUserAgent        *string           `json:"robotsUserAgent"`
+	DeduplicateSimilarURLs *bool             `json:"deduplicateSimilarURLs"`
+	Delay                  *float64          `json:"delay"`
+	FilterByPath           *bool             `json:"filterByPath"`
+	UseIndex               *bool             `json:"useIndex"`
+	IgnoreCache            *bool             `json:"ignoreCache"`
+	UseMock                *string           `json:"useMock"`
+	ThreatProtection       json.RawMessage   `json:"threatProtection"`
+	AuditMetadata          json.RawMessage   `json:"auditMetadata"`
+	Origin                 *string           `json:"origin"`
+	Integration            *string           `json:"integration"`
 }
 
 // Bounds of a map: the URLs it answers (Firecrawl's default and most),
@@ -43,15 +64,13 @@ type MapQuery struct {
 	Timeout     time.Duration
 }
 
-var mapRequestFields = fieldsOf[MapRequest]()
-
 // MapOptionsOf maps a map request onto a crawl of the engine that fetches
 // up to MapFetchPages pages of the whole host for their links, reading
 // the sitemaps unless sitemap is "skip", and keeps no markdown; the map
 // answers the URLs that crawl found.
 func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error) {
 	var req MapRequest
-	if err := decodeStrict(body, &req, mapRequestFields, "", nil); err != nil {
+	if err := decodeStrict(body, &req, InMap); err != nil {
 		return crawl.Options{}, MapQuery{}, err
 	}
 	var bad fieldErrors
@@ -86,9 +105,32 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 	case req.IgnoreSitemap != nil && *req.IgnoreSitemap:
 		sitemap = "skip"
 	}
-	if len(req.Location) > 0 && string(req.Location) != "null" {
-		bad.add("location", "is not supported here: there are no geo-located proxies")
+	if req.Location != nil && req.Location.Country != nil && *req.Location.Country != "" {
+		bad.add("location.country", "is not supported here: there are no geo-located proxies (languages are sent as Accept-Language)")
 	}
+	for _, msg := range checkHeaders(req.Headers) {
+		bad.add("headers", "%s", msg)
+	}
+	if req.Delay != nil && (*req.Delay < 0 || *req.Delay > MaxDelay) {
+		bad.add("delay", "must be between 0 and %d seconds", MaxDelay)
+	}
+	if req.IgnoreRobotsTxt != nil && *req.IgnoreRobotsTxt && srv.ObeyRobots {
+		bad.add("ignoreRobotsTxt", "is refused: this deployment obeys robots.txt for every crawl")
+	}
+	depth := crawl.NoDepthLimit
+	for _, d := range []struct {
+		name string
+		v    *int
+	}{{"maxDiscoveryDepth", req.MaxDiscoveryDepth}, {"maxDepth", req.MaxDepth}} {
+		if d.v != nil {
+			depth = *d.v
+			if depth < 0 || depth > crawl.MaxDepthCurrent {
+				bad.add(d.name, "must be between 0 and %d", crawl.MaxDepthCurrent)
+			}
+		}
+	}
+	bad.regexes("includePaths", req.IncludePaths)
+	bad.regexes("excludePaths", req.ExcludePaths)
 	if len(bad) > 0 {
 		return crawl.Options{}, MapQuery{}, &crawl.Error{Code: crawl.EINVALID, Message: "invalid map request", Details: bad}
 	}
@@ -105,9 +147,18 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 	fetch := min(q.Limit, MapFetchPages)
 	o.Shape, o.MapOnly = crawl.ShapeFirecrawl, true
 	o.SitemapAndLinks = sitemap == "" || sitemap == "include"
-	o.AllowSubdomains = req.IncludeSubdomains != nil && *req.IncludeSubdomains
+	// Subdomains are listed unless the request says not to, as Firecrawl
+	// has it (allowSubdomains, of the crawler options, says the same).
+	o.AllowSubdomains = req.IncludeSubdomains == nil || *req.IncludeSubdomains || req.AllowSubdomains != nil && *req.AllowSubdomains
+	o.AllowExternal = req.AllowExternalLinks != nil && *req.AllowExternalLinks
+	o.RegexOnFullURL = req.RegexOnFullURL != nil && *req.RegexOnFullURL
+	o.IncludeOnlyPaths, o.ExcludePaths = nonNil(req.IncludePaths), nonNil(req.ExcludePaths)
+	if req.Delay != nil {
+		o.DelayMS = int(*req.Delay * 1000)
+	}
+	sessionOf(&ScrapeOptions{Headers: req.Headers, Location: req.Location}, &o)
 	// The crawl ends at the map's timeout, with what it found by then.
 	o.TimeoutSeconds = int((q.Timeout + time.Second - 1) / time.Second)
-	o.MaxResults, o.MaxDepth = &fetch, crawl.NoDepthLimit
+	o.MaxResults, o.MaxDepth = &fetch, depth
 	return o, q, nil
 }

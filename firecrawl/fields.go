@@ -1,0 +1,261 @@
+package firecrawl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The request fields of Firecrawl's API (its v2 and v1 request schemas)
+// are the contract: every field is accepted with Firecrawl's type, and
+// each is honoured or has a meaning of its own here, written down in
+// Fields. A field whose value the service cannot honour is accepted at the
+// values listed in its Accept (Firecrawl's default among them) and
+// refused with a 400 naming it otherwise. docs/firecrawl.md holds the
+// same list as a table (see FieldTable).
+
+// Where is the set of requests a field belongs to.
+type Where uint8
+
+const (
+	// InScrape is POST /scrape's body.
+	InScrape Where = 1 << iota
+	// InBatch is POST /batch/scrape's body.
+	InBatch
+	// InCrawl is POST /crawl's body.
+	InCrawl
+	// InMap is POST /map's body.
+	InMap
+	// InScrapeOptions is a crawl's scrapeOptions.
+	InScrapeOptions
+
+	// scrapeOpts are the fields of Firecrawl's scrape options: a
+	// scrape's and a batch's body, and a crawl's scrapeOptions.
+	scrapeOpts = InScrape | InBatch | InScrapeOptions
+)
+
+// Field is one field of Firecrawl's request schemas.
+type Field struct {
+	Name string
+	In   Where
+	// Version is "v1" or "v2" for a field of one version's schemas
+	// only, "" for both.
+	Version string
+	// Default is Firecrawl's default, as JSON ("" when it has none).
+	Default string
+	// Accept lists, as JSON, the only values accepted of a field the
+	// service cannot honour (absent and null are always accepted); nil
+	// accepts any value of the field's type.
+	Accept []string
+	// Why says why another value is refused.
+	Why string
+	// Firecrawl is what the field means to Firecrawl; Here what the
+	// service does with it.
+	Firecrawl, Here string
+}
+
+// noSuchFeature is the reason given for the values of a field of
+// Firecrawl's hosted service this service has no counterpart of.
+const noSuchFeature = "is not supported here: the service has no such feature"
+
+// Fields is every field of Firecrawl's scrape, batch-scrape, crawl and
+// map request schemas, v2's and v1's.
+var Fields = []Field{
+	// Every request.
+	{Name: "url", In: InScrape | InCrawl | InMap, Firecrawl: "the page or site (http or https)",
+		Here: "the start URL; private addresses are refused unless the deployment allows them"},
+	{Name: "origin", In: InScrape | InBatch | InCrawl | InMap, Default: `"api"`, Firecrawl: "a label of the caller",
+		Here: "accepted as a label; the crawl is recorded with origin api"},
+	{Name: "integration", In: InScrape | InBatch | InCrawl | InMap | InScrapeOptions, Firecrawl: "the integration that sent the request",
+		Here: "accepted as a label"},
+	{Name: "zeroDataRetention", In: InScrape | InBatch | InCrawl, Accept: []string{"false"},
+		Why:       "is not supported here: the service keeps a crawl's pages until the crawl is deleted (DELETE /crawls/{id})",
+		Firecrawl: "keep nothing of the request once answered", Here: "false only"},
+	{Name: "__agentInterop", In: InScrape | InBatch, Accept: []string{}, Why: noSuchFeature,
+		Firecrawl: "internal: a request made by Firecrawl's agent", Here: "refused when given"},
+
+	// Scrape options.
+	{Name: "formats", In: scrapeOpts, Default: `["markdown"]`, Firecrawl: "what each document holds",
+		Here: "markdown, html, rawHtml, links, images, screenshot, json, changeTracking, summary (see Crawl options); the others are refused naming the entry"},
+	{Name: "headers", In: scrapeOpts | InMap, Firecrawl: "headers sent with each request",
+		Here: "sent to the pages' own hosts, at most 50; headers a transport sets are refused"},
+	{Name: "includeTags", In: scrapeOpts, Firecrawl: "CSS selectors of the only elements kept", Here: "honoured"},
+	{Name: "excludeTags", In: scrapeOpts, Firecrawl: "CSS selectors of elements removed", Here: "honoured"},
+	{Name: "onlyMainContent", In: scrapeOpts, Default: "true", Firecrawl: "the page's main content only", Here: "honoured"},
+	{Name: "onlyCleanContent", In: scrapeOpts, Default: "false", Accept: []string{"false"},
+		Why:       "is not supported here: onlyMainContent gives the main content",
+		Firecrawl: "an LLM pass that cleans the content", Here: "false only"},
+	{Name: "timeout", In: scrapeOpts | InMap, Firecrawl: "milliseconds a scrape (or map) may take, at least 1000",
+		Here: "a scrape's and a map's bound (1,000 to 300,000; default 60,000); in a batch or crawl each page has the engine's fetch timeouts"},
+	{Name: "waitFor", In: scrapeOpts, Default: "0", Firecrawl: "milliseconds to wait before reading the page (at most 60,000 and half the timeout)",
+		Here: "the page is rendered in the browser and read that long after it settled"},
+	{Name: "mobile", In: scrapeOpts, Default: "false", Firecrawl: "read the page as a phone", Here: "rendered in the browser as a phone"},
+	{Name: "parsers", In: scrapeOpts, Default: `["pdf","image"]`, Firecrawl: "how PDF (and image) files are read",
+		Here: `"pdf" (or {"type":"pdf","maxPages":n,"mode":"fast"|"auto"}) reads PDFs; "image" is accepted, image files are not read (no OCR); [] leaves PDFs out`},
+	{Name: "parsePDF", In: scrapeOpts, Version: "v1", Default: "true", Firecrawl: "read PDF files", Here: "false leaves PDFs out"},
+	{Name: "actions", In: scrapeOpts, Accept: []string{"[]"}, Why: "is not supported here yet: pages are read as they load (waitFor waits)",
+		Firecrawl: "clicks, typing and scrolls before the page is read", Here: "an empty list only"},
+	{Name: "location", In: scrapeOpts | InMap, Firecrawl: "{country, languages}: where the request appears to come from",
+		Here: "languages become the Accept-Language header; a country is refused (no geo-located proxies)"},
+	{Name: "geolocation", In: scrapeOpts, Version: "v1", Firecrawl: "v1's name of location", Here: "as location"},
+	{Name: "skipTlsVerification", In: scrapeOpts, Firecrawl: "accept any TLS certificate (Firecrawl's default unless headers or actions are given)",
+		Here: "accepted; certificates are always verified"},
+	{Name: "removeBase64Images", In: scrapeOpts, Default: "true", Firecrawl: "leave base64 images out of the markdown",
+		Here: "base64 images are always left out of the markdown (an image's alt text stays)"},
+	{Name: "fastMode", In: scrapeOpts, Default: "false", Firecrawl: "a quicker, less thorough scrape", Here: "accepted; every scrape is read the same way"},
+	{Name: "useMock", In: scrapeOpts | InMap, Accept: []string{`""`}, Why: "is not supported here: it names Firecrawl's own test fixtures",
+		Firecrawl: "internal: answer from a recorded fixture", Here: "refused when given"},
+	{Name: "blockAds", In: scrapeOpts, Default: "true", Firecrawl: "block ads and cookie banners",
+		Here: "accepted; the static engine loads no page resources, the browser engine loads no images, fonts or media"},
+	{Name: "proxy", In: scrapeOpts, Default: `"auto"`, Accept: []string{`"basic"`, `"auto"`},
+		Why:       `is not supported here: pages are fetched directly (or through the deployment's static egress proxy); only "basic" and "auto"`,
+		Firecrawl: "basic, stealth, enhanced or auto proxies", Here: "basic and auto: requests go out directly"},
+	{Name: "maxAge", In: scrapeOpts, Firecrawl: "answer from a cached copy younger than this many milliseconds",
+		Here: "a scrape is answered from the team's cache (see Cache); none given: 0, always fetched"},
+	{Name: "minAge", In: scrapeOpts, Version: "v2", Firecrawl: "answer only from a cached copy at least this old",
+		Here: "a scrape is answered from a cached copy at least this old, or refused with 404 when there is none"},
+	{Name: "storeInCache", In: scrapeOpts, Default: "true", Firecrawl: "keep the page in the cache", Here: "false keeps the pages out of the cache"},
+	{Name: "lockdown", In: scrapeOpts, Version: "v2", Default: "false", Accept: []string{"false"}, Why: noSuchFeature,
+		Firecrawl: "answer from the cache alone, never fetching", Here: "false only (minAge answers from the cache alone)"},
+	{Name: "safeMode", In: scrapeOpts, Version: "v2", Accept: []string{"false"}, Why: noSuchFeature,
+		Firecrawl: "a restricted scrape mode", Here: "false only"},
+	{Name: "redactPII", In: scrapeOpts, Version: "v2", Accept: []string{"false"}, Why: noSuchFeature,
+		Firecrawl: "redact personal data from the answer", Here: "false only"},
+	{Name: "threatProtection", In: scrapeOpts | InMap, Accept: []string{"{}"}, Why: noSuchFeature,
+		Firecrawl: "enterprise: a per-request threat-protection policy", Here: "refused when given"},
+	{Name: "auditMetadata", In: scrapeOpts | InMap, Firecrawl: "enterprise: labels for the audit log",
+		Here: "accepted; the service has no audit log (the crawl's own log records the request)"},
+	{Name: "profile", In: scrapeOpts, Version: "v2", Accept: []string{}, Why: noSuchFeature,
+		Firecrawl: "a saved browser profile to scrape with", Here: "refused when given"},
+	{Name: "jsonOptions", In: scrapeOpts, Version: "v1", Firecrawl: "the json format's prompt and schema", Here: "honoured (see formats)"},
+	{Name: "extract", In: scrapeOpts, Version: "v1", Firecrawl: "the extract format's prompt and schema", Here: "honoured (see formats)"},
+	{Name: "changeTrackingOptions", In: scrapeOpts, Version: "v1", Firecrawl: "the changeTracking format's options", Here: "honoured (see formats)"},
+	{Name: "agent", In: InScrape, Version: "v1", Accept: []string{}, Why: noSuchFeature,
+		Firecrawl: "FIRE-1 agent that acts on the page", Here: "refused when given"},
+	{Name: "__searchPreviewToken", In: scrapeOpts, Accept: []string{}, Why: noSuchFeature, Firecrawl: "internal", Here: "refused when given"},
+	{Name: "__experimental_omce", In: scrapeOpts, Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "__experimental_omceDomain", In: scrapeOpts, Accept: []string{}, Why: noSuchFeature, Firecrawl: "internal", Here: "refused when given"},
+	{Name: "__experimental_engpicker", In: scrapeOpts, Version: "v2", Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "__experimental_cache", In: scrapeOpts, Version: "v1", Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "__forceFirePDF", In: scrapeOpts, Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+
+	// Batch scrape.
+	{Name: "urls", In: InBatch, Firecrawl: "the pages to scrape", Here: "at most 1,000; a URL given twice is scraped once"},
+	{Name: "ignoreInvalidURLs", In: InBatch, Default: "true (v1: false)", Firecrawl: "leave out URLs that are not valid instead of refusing the batch",
+		Here: "honoured, with Firecrawl's default of each version; those left out are listed in invalidURLs"},
+	{Name: "appendToId", In: InBatch, Accept: []string{}, Why: "is not supported here yet: start a batch of its own",
+		Firecrawl: "add the URLs to a running batch", Here: "refused when given"},
+
+	// Crawl (and map, which shares Firecrawl's crawler options).
+	{Name: "scrapeOptions", In: InCrawl, Firecrawl: "how each page is read (the scrape options above)", Here: "honoured"},
+	{Name: "limit", In: InCrawl | InMap, Default: "10000 (map: 5000)", Firecrawl: "pages crawled (a map's URLs answered)",
+		Here: "crawl: pages stored, 1 to 10,000; map: URLs answered, 1 to 100,000"},
+	{Name: "maxDiscoveryDepth", In: InCrawl | InMap, Firecrawl: "link hops from the start page (sitemap pages count as 0)", Here: "honoured, 0 to 100"},
+	{Name: "maxDepth", In: InCrawl | InMap, Version: "v1", Default: "10", Firecrawl: "v1's depth bound",
+		Here: "read as maxDiscoveryDepth; none given: no depth limit"},
+	{Name: "includePaths", In: InCrawl | InMap, Default: "[]", Firecrawl: "regular expressions a URL's path must match", Here: "honoured (RE2)"},
+	{Name: "excludePaths", In: InCrawl | InMap, Default: "[]", Firecrawl: "regular expressions a URL's path must not match", Here: "honoured (RE2)"},
+	{Name: "regexOnFullURL", In: InCrawl | InMap, Default: "false", Firecrawl: "path rules match the whole URL", Here: "honoured"},
+	{Name: "crawlEntireDomain", In: InCrawl | InMap, Default: "false", Firecrawl: "the whole domain, not only below the start URL",
+		Here: "honoured (a map always takes the whole host)"},
+	{Name: "allowBackwardLinks", In: InCrawl | InMap, Version: "v1", Default: "false", Firecrawl: "v1's name of crawlEntireDomain", Here: "as crawlEntireDomain"},
+	{Name: "allowExternalLinks", In: InCrawl | InMap, Default: "false", Firecrawl: "follow links to other sites", Here: "honoured"},
+	{Name: "allowSubdomains", In: InCrawl | InMap, Default: "false", Firecrawl: "follow links to subdomains", Here: "honoured"},
+	{Name: "ignoreRobotsTxt", In: InCrawl | InMap, Default: "false", Firecrawl: "crawl what robots.txt disallows",
+		Here: "true is refused on a deployment that obeys robots.txt (CRAWLER_OBEY_ROBOTS, the default), accepted on one that does not"},
+	{Name: "robotsUserAgent", In: InCrawl | InMap, Version: "v2", Firecrawl: "the user agent robots.txt rules are read for",
+		Here: "accepted; robots.txt is read for the deployment's user agent (CRAWLER_USER_AGENT)"},
+	{Name: "sitemap", In: InCrawl | InMap, Default: `"include"`, Firecrawl: "skip, include or only the sitemaps' pages", Here: "honoured"},
+	{Name: "ignoreSitemap", In: InCrawl | InMap, Version: "v1", Default: "false", Firecrawl: "v1: do not read sitemaps", Here: `as sitemap "skip"`},
+	{Name: "sitemapOnly", In: InMap, Version: "v1", Default: "false", Firecrawl: "v1: the sitemaps' URLs alone", Here: `as sitemap "only"`},
+	{Name: "deduplicateSimilarURLs", In: InCrawl | InMap, Default: "true", Firecrawl: "treat www., http/https and index variants as one page",
+		Here: "a page the same as one of another address of it is that page's duplicate; a map lists each URL once either way"},
+	{Name: "ignoreQueryParameters", In: InCrawl | InMap, Default: "false (map: true)", Firecrawl: "URLs differing only in their query are one page", Here: "honoured"},
+	{Name: "delay", In: InCrawl | InMap, Firecrawl: "seconds between requests, at most 60", Here: "honoured: pages fetched one at a time with that pause"},
+	{Name: "maxConcurrency", In: InCrawl | InBatch, Firecrawl: "pages scraped at once", Here: "honoured within the server's bound"},
+	{Name: "webhook", In: InCrawl | InBatch, Firecrawl: "a URL or {url, headers, metadata, events} told of the job's events",
+		Here: "honoured: signed, retried for hours, logged"},
+	{Name: "prompt", In: InCrawl, Version: "v2", Accept: []string{`""`}, Why: "is not supported here: give the crawl's options instead",
+		Firecrawl: "options written in words, turned into options by an LLM", Here: "refused when given"},
+
+	// Map only.
+	{Name: "search", In: InMap, Firecrawl: "keep URLs matching these words", Here: "URLs holding each word (case-insensitive)"},
+	{Name: "includeSubdomains", In: InMap, Default: "true", Firecrawl: "list the subdomains' URLs too", Here: "honoured"},
+	{Name: "filterByPath", In: InMap, Version: "v2", Default: "true", Firecrawl: "keep URLs under the start URL's path from the index",
+		Here: "accepted; the map lists what its own crawl of the host finds (it has no index)"},
+	{Name: "useIndex", In: InMap, Version: "v2", Default: "true", Firecrawl: "answer from Firecrawl's index of the web",
+		Here: "accepted; the map always crawls the host itself"},
+	{Name: "ignoreCache", In: InMap, Version: "v2", Default: "false", Firecrawl: "do not answer from cached maps",
+		Here: "accepted; a map is never answered from a cache"},
+}
+
+// FieldsIn is the set of field names allowed in where, of either
+// version: the service answers both under each version's paths.
+func FieldsIn(where Where) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range Fields {
+		if f.In&where != 0 {
+			m[f.Name] = true
+		}
+	}
+	return m
+}
+
+// fieldByName finds a field of where by its name.
+func fieldByName(where Where, name string) (Field, bool) {
+	for _, f := range Fields {
+		if f.In&where != 0 && f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// refuseUnhonoured records, for each field of obj (in where) whose value
+// the service cannot honour, why it is refused; prefix names the fields.
+func refuseUnhonoured(obj map[string]json.RawMessage, where Where, prefix string, bad *fieldErrors) {
+	for _, name := range sortedKeys(obj) {
+		f, ok := fieldByName(where, name)
+		if !ok || f.Accept == nil {
+			continue
+		}
+		v := bytes.TrimSpace(obj[name])
+		if string(v) == "null" {
+			continue
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, v) == nil && slices.Contains(f.Accept, compact.String()) {
+			continue
+		}
+		bad.add(prefix+name, "%s", f.Why)
+	}
+}
+
+// FieldTable is the table of Fields as docs/firecrawl.md holds it.
+func FieldTable() string {
+	var b strings.Builder
+	b.WriteString("| field | in | Firecrawl's default | Firecrawl's meaning | here |\n|---|---|---|---|---|\n")
+	for _, f := range Fields {
+		var in []string
+		for _, w := range []struct {
+			w    Where
+			name string
+		}{{InScrape, "scrape"}, {InBatch, "batch"}, {InCrawl, "crawl"}, {InScrapeOptions, "scrapeOptions"}, {InMap, "map"}} {
+			if f.In&w.w != 0 {
+				in = append(in, w.name)
+			}
+		}
+		where := strings.Join(in, ", ")
+		if f.Version != "" {
+			where += " (" + f.Version + ")"
+		}
+		def := "—"
+		if f.Default != "" {
+			def = "`" + f.Default + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, where, def, f.Firecrawl, f.Here)
+	}
+	return b.String()
+}
