@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
-		"regexp"
+	"regexp"
 	"slices"
 	"strings"
 
