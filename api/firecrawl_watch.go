@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -87,10 +88,24 @@ type watchMessage struct {
 	Data any    `json:"data"`
 }
 
-// fcWatch sends a crawl's documents as they are stored: first a catchup
-// of what is stored, then each new document, then its final status (the
-// SDK ends the watch on a status that is completed, failed or
-// cancelled).
+// catchupBytes bounds the documents a watch's catchup message holds; the
+// documents past it follow as document messages.
+const catchupBytes = 32 << 20
+
+// The close frames that end a watch, as Firecrawl sends them: 1000 with
+// a done message when the crawl has ended and every document was sent,
+// 1011 with an error message when the crawl could not be read.
+var (
+	watchDone  = websocket.FormatCloseMessage(websocket.CloseNormalClosure, `{"type":"done"}`)
+	watchError = websocket.FormatCloseMessage(websocket.CloseInternalServerErr, `{"type":"error","error":"the crawl could not be read; try again"}`)
+)
+
+// fcWatch speaks Firecrawl's watch protocol: a catchup message with the
+// crawl's status and every document stored so far, then a document
+// message for each page stored after, and, once the crawl has ended and
+// every document was sent, a close frame (1000, {"type":"done"}). A
+// client learns the final status from a catchup of an ended crawl, or
+// reads it after the close, as the SDKs do.
 func (s *server) fcWatch(conn *websocket.Conn) {
 	t, ok := conn.Locals(watchKey).(watchTarget)
 	if !ok {
@@ -108,46 +123,94 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 			}
 		}
 	}()
-	sent, catchup := 0, true
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
-		rec, status, docs, err := s.readStatus(ctx, t, sent)
-		cancel()
-		if err != nil {
-			_ = conn.WriteJSON(watchMessage{Type: "error", Data: nil})
-			return
+	end := func(frame []byte) {
+		_ = conn.WriteControl(websocket.CloseMessage, frame, time.Now().Add(5*time.Second))
+		// Wait a moment for the client's close frame, as the protocol has it.
+		select {
+		case <-gone:
+		case <-time.After(2 * time.Second):
 		}
-		switch {
-		case catchup:
-			snapshot := status
-			snapshot.Data = docs
-			if err := conn.WriteJSON(watchMessage{Type: "catchup", Data: snapshot}); err != nil {
-				return
-			}
-			catchup = false
-		default:
-			for _, d := range docs {
-				if err := conn.WriteJSON(watchMessage{Type: "document", Data: d}); err != nil {
-					return
-				}
-			}
+	}
+	sent, ended, err := s.watchCatchup(conn, t)
+	if err != nil {
+		if !errors.Is(err, errWatchWrite) {
+			end(watchError)
 		}
-		sent += len(docs)
-		if len(docs) == firecrawl.MaxDocuments {
-			continue // more are stored: read on at once
-		}
-		if rec.Status.Terminal() {
-			// The final status, without documents: they were all sent.
-			status.Data = []firecrawl.Document{}
-			_ = conn.WriteJSON(watchMessage{Type: "status", Data: status})
-			return
-		}
+		return
+	}
+	for !ended {
 		select {
 		case <-gone:
 			return
 		case <-time.After(watchPoll):
 		}
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
+			rec, _, docs, err := s.readStatus(ctx, t, sent)
+			cancel()
+			if err != nil {
+				end(watchError)
+				return
+			}
+			for _, d := range docs {
+				if err := conn.WriteJSON(watchMessage{Type: "document", Data: d}); err != nil {
+					return
+				}
+			}
+			sent += len(docs)
+			if len(docs) == firecrawl.MaxDocuments {
+				continue // more are stored: read on at once
+			}
+			ended = rec.Status.Terminal()
+			break
+		}
 	}
+	end(watchDone)
+}
+
+// errWatchWrite is a watch whose client could not be written to.
+var errWatchWrite = errors.New("the watch's client could not be written to")
+
+// watchCatchup sends t's catchup message: its status and the documents
+// stored so far, up to catchupBytes of them (the catchup then says the
+// crawl is scraping, and the rest follow as document messages). It
+// returns the documents sent and whether the crawl had ended with all of
+// them sent.
+func (s *server) watchCatchup(conn *websocket.Conn, t watchTarget) (sent int, ended bool, err error) {
+	var rec *crawl.Crawl
+	var status firecrawl.CrawlStatus
+	var all []firecrawl.Document
+	size := 0
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
+		r, st, docs, err := s.readStatus(ctx, t, len(all))
+		cancel()
+		if err != nil {
+			return 0, false, err
+		}
+		if rec == nil {
+			rec, status = r, st
+		}
+		for _, d := range docs {
+			size += d.Size()
+			all = append(all, d)
+		}
+		if len(docs) < firecrawl.MaxDocuments || size > catchupBytes {
+			break
+		}
+	}
+	// The status read first holds no more than the documents read after
+	// it; a crawl that ended with documents still to send is scraping to
+	// this client until they are sent.
+	more := len(all) < status.Completed
+	if more && rec.Status.Terminal() {
+		status.Status = firecrawl.StatusOf(crawl.StatusRunning)
+	}
+	status.Data = all
+	if err := conn.WriteJSON(watchMessage{Type: "catchup", Data: status}); err != nil {
+		return 0, false, errWatchWrite
+	}
+	return len(all), rec.Status.Terminal() && !more, nil
 }
 
 // readStatus reads crawl t's Firecrawl status (without documents) and up

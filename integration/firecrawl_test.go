@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"image/jpeg"
@@ -759,8 +760,9 @@ func TestNativeFormats(t *testing.T) {
 }
 
 // TestFirecrawlWatchEndsWithTheCrawl: a watch of a running crawl sends a
-// catchup first and, when the crawl is cancelled, its final status; a
-// watch without a key, or of another team's crawl, is refused.
+// catchup first and, when the crawl is cancelled, closes with Firecrawl's
+// close frame (1000, {"type":"done"}); a watch without a key, or of
+// another team's crawl, is refused.
 func TestFirecrawlWatchEndsWithTheCrawl(t *testing.T) {
 	t.Parallel()
 	site := httptest.NewServer(firecrawlSite())
@@ -800,15 +802,73 @@ func TestFirecrawlWatchEndsWithTheCrawl(t *testing.T) {
 	}
 	conn.SetReadDeadline(time.Now().Add(time.Minute))
 	for {
-		if err := conn.ReadJSON(&msg); err != nil {
-			t.Fatalf("the watch ended without a final status: %v", err)
+		err := conn.ReadJSON(&msg)
+		if err == nil {
+			if msg.Type != "document" {
+				t.Errorf("a message of type %q after the catchup", msg.Type)
+			}
+			continue
 		}
-		if msg.Type == "status" {
-			break
+		var closed *websocket.CloseError
+		if !errors.As(err, &closed) || closed.Code != websocket.CloseNormalClosure || closed.Text != `{"type":"done"}` {
+			t.Fatalf("the watch ended with %v, want a close frame 1000 {\"type\":\"done\"}", err)
 		}
+		break
 	}
-	if msg.Data.Status != "cancelled" {
-		t.Errorf("final status %q, want cancelled", msg.Data.Status)
+	var st struct {
+		Status string `json:"status"`
+	}
+	if status, body := call(t, "GET", env.api+"/v2/crawl/"+started.ID, env.keyA, nil, &st); status != 200 || st.Status != "cancelled" {
+		t.Errorf("after the watch: %d %s", status, body)
+	}
+}
+
+// TestFirecrawlWatchOfAnEndedCrawl: the catchup of a crawl that has ended
+// holds every document it stored (more than one status answer's 100),
+// with its final status, and the watch then closes with 1000.
+func TestFirecrawlWatchOfAnEndedCrawl(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(firecrawlSite())
+	defer site.Close()
+	var started struct {
+		ID string `json:"id"`
+	}
+	if status, body := call(t, "POST", env.api+"/v2/crawl", env.keyA, map[string]any{"url": site.URL + "/", "limit": 105, "sitemap": "skip"}, &started); status != 200 {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	waitStatus(t, env.api, env.keyA, started.ID, 3*time.Minute, "succeeded")
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(env.api, "http")+"/v2/crawl/"+started.ID,
+		http.Header{"Authorization": {"Bearer " + env.keyA}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	var msg struct {
+		Type string `json:"type"`
+		Data struct {
+			Status    string `json:"status"`
+			Completed int    `json:"completed"`
+			Data      []struct {
+				Metadata struct {
+					SourceURL string `json:"sourceURL"`
+				} `json:"metadata"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	if err := conn.ReadJSON(&msg); err != nil || msg.Type != "catchup" || msg.Data.Status != "completed" || msg.Data.Completed != 105 || len(msg.Data.Data) != 105 {
+		t.Fatalf("catchup: %s %s, completed %d, %d documents, %v", msg.Type, msg.Data.Status, msg.Data.Completed, len(msg.Data.Data), err)
+	}
+	distinct := map[string]bool{}
+	for _, d := range msg.Data.Data {
+		distinct[d.Metadata.SourceURL] = true
+	}
+	if len(distinct) != 105 {
+		t.Errorf("%d distinct documents in the catchup", len(distinct))
+	}
+	var closed *websocket.CloseError
+	if err := conn.ReadJSON(&msg); !errors.As(err, &closed) || closed.Code != websocket.CloseNormalClosure {
+		t.Errorf("after the catchup: %+v, %v; want a close frame 1000", msg, err)
 	}
 }
 
