@@ -139,6 +139,10 @@ func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limi
 	return nil, s.listTotal, nil
 }
 
+func (s *fakeStore) CachedPage(context.Context, uuid.UUID, string, string, time.Time, time.Time) (*crawl.Page, *crawl.Crawl, error) {
+	return nil, nil, nil // the fake keeps no pages
+}
+
 func (s *fakeStore) ListResultsFrom(_ context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error) {
 	s.listed = append(s.listed, listCall{What: "results from", Crawl: crawlID, Page: offset, Limit: limit})
 	return nil, s.listTotal, nil

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/robots"
+	"github.com/durablecrawl/crawler/urlnorm"
 )
 
 // This file serves Firecrawl's HTTP API (see docs/firecrawl.md) on the
@@ -333,24 +335,37 @@ func (s *server) fcActiveCrawls(c *fiber.Ctx) error {
 // scrapePoll is how often a scrape looks whether its crawl has ended.
 const scrapePoll = 100 * time.Millisecond
 
-// fcScrape handles POST /v2/scrape: a one-page crawl of the engine,
-// answered with the page's document when it ends, or a 408 past the
-// scrape's timeout (the crawl is kept, and runs on to its end).
+// fcScrape handles POST /v2/scrape: answered from the team's page cache
+// when the request allows a copy of that age (maxAge) and one is there,
+// else as a one-page crawl of the engine, with the page's document when
+// it ends, or a 408 past the scrape's timeout (the crawl is kept, and runs
+// on to its end).
 func (s *server) fcScrape(c *fiber.Ctx) error {
-	var timeout time.Duration
-	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
-		o, timeout, err = firecrawl.ScrapeOptionsOf(body, s.Server)
+	var q firecrawl.ScrapeQuery
+	var opts crawl.Options
+	parse := func(body []byte) (o crawl.Options, err error) {
+		o, q, err = firecrawl.ScrapeOptionsOf(body, s.Server)
+		opts = o
 		return o, err
-	})
+	}
+	if len(c.Body()) <= maxRequestBytes {
+		if _, err := parse(bytes.Clone(c.Body())); err == nil && q.MaxAge > 0 {
+			answered, err := s.fcScrapeFromCache(c, opts, q)
+			if answered || err != nil {
+				return err
+			}
+		}
+	}
+	rec, err := s.startFromBody(c, parse)
 	if err != nil {
 		return err
 	}
-	if rec, err = s.awaitEnd(c, rec, timeout); err != nil {
+	if rec, err = s.awaitEnd(c, rec, q.Timeout); err != nil {
 		return err
 	}
 	if !rec.Status.Terminal() {
 		return &crawl.Error{Code: codeTimeout, Message: fmt.Sprintf(
-			"the scrape did not end within %s; its crawl %s goes on, and GET /crawls/%s reads it", timeout, rec.ID, rec.ID)}
+			"the scrape did not end within %s; its crawl %s goes on, and GET /crawls/%s reads it", q.Timeout, rec.ID, rec.ID)}
 	}
 	read, cancelRead := s.ctx(c)
 	defer cancelRead()
@@ -376,5 +391,43 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "data": firecrawl.StoredDocument(pages[0], rec, prev, c.BaseURL())})
+	doc := firecrawl.StoredDocument(pages[0], rec, prev, c.BaseURL())
+	doc.Metadata["cacheState"] = "miss"
+	return c.JSON(fiber.Map{"success": true, "data": doc})
+}
+
+// fcScrapeFromCache answers a scrape with the team's newest stored copy
+// of its page read the way opts reads it (crawl.Options.CacheKey), no
+// older than q.MaxAge and no younger than q.MinAge, and reports whether
+// it did. With a minAge and no such copy, the scrape is a 404: it asks
+// for a cached copy alone.
+func (s *server) fcScrapeFromCache(c *fiber.Ctx, opts crawl.Options, q firecrawl.ScrapeQuery) (bool, error) {
+	key := opts.CacheKey()
+	if key == "" || len(opts.StartURLs) != 1 {
+		return false, nil
+	}
+	_, normalized, err := urlnorm.Normalize(opts.StartURLs[0])
+	if err != nil {
+		return false, nil // the crawl's start refuses it, naming the field
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	now := time.Now()
+	page, rec, err := s.Store.CachedPage(ctx, principal(c).TeamID, key, normalized, now.Add(-q.MaxAge), now.Add(-q.MinAge))
+	if err != nil {
+		return false, err
+	}
+	if page == nil {
+		if q.MinAge > 0 {
+			return false, &crawl.Error{Code: crawl.ENOTFOUND, Message: fmt.Sprintf(
+				"no cached copy of the page at least %s old (minAge) is stored; scrape it without minAge", q.MinAge)}
+		}
+		return false, nil
+	}
+	doc := firecrawl.StoredDocument(*page, rec, nil, c.BaseURL())
+	doc.Metadata["cacheState"] = "hit"
+	if page.StoredAt != nil {
+		doc.Metadata["cachedAt"] = page.StoredAt.UTC().Format(time.RFC3339Nano)
+	}
+	return true, c.JSON(fiber.Map{"success": true, "data": doc})
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/durablecrawl/crawler/webhook"
@@ -174,6 +175,58 @@ type Options struct {
 	// extraction, and every result says whether it is new, changed or the
 	// same (package changes).
 	ChangeTracking bool `json:"changeTracking" bun:"change_tracking,notnull" option:"default=false"`
+
+	// KeepOutOfCache keeps the crawl's pages out of the page cache (a
+	// Firecrawl request's storeInCache false); see CacheKey.
+	KeepOutOfCache bool `json:"-" bun:"-"`
+}
+
+// CacheKey names the pages of this crawl a later scrape may be answered
+// with (Firecrawl's maxAge): those of crawls whose pages are read and
+// converted the same way — engine, request headers, egress, formats,
+// main content and tag rules, extraction, PDFs, deduplication — whatever
+// their start URLs, scope and limits. It is "" for a crawl whose pages
+// are kept out of the cache: asked so, a map (its pages have no
+// markdown), or a crawl that tracks changes (its unchanged pages keep an
+// earlier crawl's markdown).
+func (o Options) CacheKey() string {
+	if o.KeepOutOfCache || o.MapOnly || o.ChangeTracking {
+		return ""
+	}
+	formats := slices.Clone(list(o.Formats))
+	slices.Sort(formats)
+	key := struct {
+		Shape                                 string
+		MainOnly, Links, ExternalLinks, Dedup bool
+		Extraction                            string
+		ExtractionSchema                      json.RawMessage
+		EngineType, Stack                     string
+		IncludeOnlyTags, ExcludeTags, Formats []string
+		Mobile, StaticIPs, SkipPDFs           bool
+		WaitForMS, PDFMaxPages                int
+		Headers                               map[string]string
+	}{o.Shape, o.ExcludeNonMainTags, o.IncludeLinks, o.IncludeExternalLinks, o.DeduplicateContent,
+		o.Extraction, canonicalJSON(o.ExtractionSchema), o.EngineType, o.Stack,
+		list(o.IncludeOnlyTags), list(o.ExcludeTags), formats, o.Mobile, o.UseStaticIPs, o.SkipPDFs,
+		o.WaitForMS, o.PDFMaxPages, o.Headers}
+	if len(key.Headers) == 0 {
+		key.Headers = nil
+	}
+	b, _ := json.Marshal(key) // plain values: it cannot fail
+	sum := sha256.Sum256(b)
+	return "c1-" + hex.EncodeToString(sum[:16])
+}
+
+// canonicalJSON is raw decoded and encoded again, so that every spelling
+// of it (a schema read back from jsonb has its keys reordered) is one; nil
+// when it holds nothing.
+func canonicalJSON(raw json.RawMessage) json.RawMessage {
+	var v any
+	if json.Unmarshal(raw, &v) != nil || v == nil {
+		return nil
+	}
+	out, _ := json.Marshal(v)
+	return out
 }
 
 // BaselineKey names what a crawl's pages can be compared with: crawls of

@@ -47,6 +47,9 @@ type Crawl struct {
 	PagesRemoved    *int       `bun:"pages_removed"`
 	// Paused is set while a change holds the running crawl still.
 	Paused bool `bun:"paused,notnull"`
+	// CacheKey is Options.CacheKey: a later scrape asking for a page no
+	// older than its maxAge may be answered with this crawl's copy of it.
+	CacheKey string `bun:"cache_key,notnull"`
 }
 
 // NewCrawl builds the record of a new, running crawl.
@@ -54,7 +57,7 @@ func NewCrawl(id, teamID uuid.UUID, brandID *string, workflowID string, o Option
 	c := &Crawl{
 		ID: id, TeamID: teamID, BrandID: brandID, Status: StatusRunning,
 		Request: request, Options: o,
-		WorkflowID: workflowID, CreatedAt: now, UpdatedAt: now,
+		WorkflowID: workflowID, CreatedAt: now, UpdatedAt: now, CacheKey: o.CacheKey(),
 	}
 	emptyNilLists(&c.Options)
 	return c

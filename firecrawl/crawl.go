@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/pageformats"
 	"github.com/durablecrawl/crawler/schema"
 )
 
@@ -153,6 +154,10 @@ func sessionOf(so *ScrapeOptions, o *crawl.Options) {
 	}
 	o.Mobile = so.Mobile != nil && *so.Mobile
 	o.SkipPDFs, o.PDFMaxPages, _ = parsersOf(so.Parsers)
+	o.KeepOutOfCache = so.StoreInCache != nil && !*so.StoreInCache
+	if asksSummary(so) {
+		o.Formats = append(o.Formats, pageformats.Summary)
+	}
 	if so.ParsePDF != nil && !*so.ParsePDF {
 		o.SkipPDFs = true
 	}
@@ -280,11 +285,19 @@ type jsonFormat struct {
 var supportedFormats = map[string]bool{"markdown": true, "html": true, "rawHtml": true, "links": true, "images": true,
 	"screenshot": true, "screenshot@fullPage": true}
 
-// knownFormats are Firecrawl's formats this service does not give yet.
+// knownFormats are Firecrawl's formats (v2's and v1's) this service does
+// not give yet.
 var knownFormats = map[string]bool{
-	"summary": true, "branding": true, "attributes": true,
-	"content": true, "audio": true,
+	"rawBase64": true, "deterministicJson": true, "attributes": true, "question": true, "highlights": true,
+	"query": true, "branding": true, "product": true, "menu": true, "audio": true, "video": true, "content": true,
 }
+
+// SummaryPrompt is what the LLM is asked for a page's summary (the
+// summary format), answering summarySchema.
+const SummaryPrompt = "Summarize the page in a few sentences: what it is about and what it says, in its own language. Answer the summary alone, in the summary field."
+
+// summarySchema is the shape of a summary's answer.
+var summarySchema = json.RawMessage(`{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"}}}`)
 
 // CrawlOptions maps a Firecrawl crawl request onto the engine's options.
 // The body is the request as sent; srv says what this deployment has.
@@ -429,7 +442,7 @@ func refuseUnsupported(req CrawlRequest, srv crawl.Server, bad *fieldErrors) {
 func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv crawl.Server) []crawl.FieldError {
 	var bad fieldErrors
 	fail := func(field, format string, args ...any) { bad.add(prefix+field, format, args...) }
-	bad = append(bad, formatsOf(so, prefix, native)...)
+	bad = append(bad, formatsOf(so, prefix, native, srv)...)
 	main := true
 	if so.OnlyMainContent != nil {
 		main = *so.OnlyMainContent
@@ -500,7 +513,7 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 // formatsOf checks the formats of so and puts those of the service's
 // own request into native (a json format's prompt and schema, change
 // tracking's options); prefix names the fields in errors.
-func formatsOf(so *ScrapeOptions, prefix string, native map[string]any) []crawl.FieldError {
+func formatsOf(so *ScrapeOptions, prefix string, native map[string]any, srv crawl.Server) []crawl.FieldError {
 	var bad fieldErrors
 	fail := func(field, format string, args ...any) { bad.add(prefix+field, format, args...) }
 	// Every document carries the page's metadata, as Firecrawl's do.
@@ -508,6 +521,7 @@ func formatsOf(so *ScrapeOptions, prefix string, native map[string]any) []crawl.
 	asked := len(so.Formats) == 0
 	var tracking json.RawMessage
 	var trackingField string
+	summary := -1
 	for i, f := range so.Formats {
 		name, err := formatName(f)
 		switch {
@@ -521,10 +535,12 @@ func formatsOf(so *ScrapeOptions, prefix string, native map[string]any) []crawl.
 			tracking, trackingField = f, fmt.Sprintf("%sformats[%d]", prefix, i)
 		case name == "markdown":
 			asked = true // added once, below
+		case name == "summary":
+			summary = i
 		case supportedFormats[name]:
 			formats = append(formats, name)
 		case knownFormats[name]:
-			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown, html, rawHtml, links, images)", name)
+			fail(fmt.Sprintf("formats[%d]", i), "the format %q is not supported here yet (supported: markdown, html, rawHtml, links, images, screenshot, json, summary, changeTracking)", name)
 		default:
 			fail(fmt.Sprintf("formats[%d]", i), "unknown format %q", name)
 		}
@@ -532,11 +548,44 @@ func formatsOf(so *ScrapeOptions, prefix string, native map[string]any) []crawl.
 	if tracking != nil {
 		bad = append(bad, changeTrackingOf(tracking, trackingField, native)...)
 	}
+	if summary >= 0 {
+		bad = append(bad, summaryOf(fmt.Sprintf("%sformats[%d]", prefix, summary), native, srv)...)
+	}
 	if asked {
 		formats = append(formats, "markdown")
 	}
 	native["formats"] = formats
 	return bad
+}
+
+// summaryOf asks each page's summary of the deployment's LLM, as the
+// crawl's extraction (field names the summary format in errors): it needs
+// an LLM, and a crawl has one extraction, so it does not go with the json
+// format.
+func summaryOf(field string, native map[string]any, srv crawl.Server) []crawl.FieldError {
+	var bad fieldErrors
+	_, schema := native["extractionSchema"]
+	_, prompt := native["extraction"]
+	switch {
+	case !srv.LLM:
+		bad.add(field, "the summary format needs an LLM, and this deployment has none (see CRAWLER_LLM_PROVIDER)")
+	case schema || prompt:
+		bad.add(field, "the summary format cannot be asked with the json format or change tracking's json mode here yet")
+	default:
+		native["extraction"] = SummaryPrompt
+		native["extractionSchema"] = summarySchema
+	}
+	return bad
+}
+
+// asksSummary reports whether so's formats hold the summary format.
+func asksSummary(so *ScrapeOptions) bool {
+	for _, f := range so.Formats {
+		if name, err := formatName(f); err == nil && name == "summary" {
+			return true
+		}
+	}
+	return false
 }
 
 // changeTrackingOf reads the changeTracking format (or v1's

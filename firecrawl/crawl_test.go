@@ -210,7 +210,7 @@ func TestScrapeOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *o.MaxResults != 1 || o.DepthLimit() != 0 || o.UseSitemap || o.ExcludeNonMainTags || timeout.Milliseconds() != 15000 {
+	if *o.MaxResults != 1 || o.DepthLimit() != 0 || o.UseSitemap || o.ExcludeNonMainTags || timeout.Timeout.Milliseconds() != 15000 {
 		t.Errorf("%+v, timeout %s", o, timeout)
 	}
 	if _, _, err := ScrapeOptionsOf([]byte(`{"url":"https://example.com/a","timeout":5}`), crawl.Server{}); err == nil || !strings.Contains(err.Error(), "invalid") {

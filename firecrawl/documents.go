@@ -25,9 +25,11 @@ type Document struct {
 	Screenshot string `json:"screenshot,omitempty"`
 	// JSON is the extraction's answer (the json format); Warning says why
 	// a page asked for one has none.
-	JSON     json.RawMessage `json:"json,omitempty"`
-	Warning  string          `json:"warning,omitempty"`
-	Metadata map[string]any  `json:"metadata"`
+	JSON json.RawMessage `json:"json,omitempty"`
+	// Summary is the page summed up (the summary format).
+	Summary  string         `json:"summary,omitempty"`
+	Warning  string         `json:"warning,omitempty"`
+	Metadata map[string]any `json:"metadata"`
 	// ChangeTracking, on the pages of a crawl with the changeTracking
 	// format, says how the page compares with the previous crawl.
 	ChangeTracking *ChangeTracking `json:"changeTracking,omitempty"`
@@ -117,6 +119,17 @@ func DocumentOf(p Page) Document {
 		JSON: p.JSON, ChangeTracking: trackingOf(p.Change)}
 	if p.JSONError != "" {
 		d.Warning = "json: " + p.JSONError
+	}
+	if slices.Contains(p.Formats, pageformats.Summary) {
+		// The extraction is the summary's: its answer is the summary.
+		var answer struct {
+			Summary string `json:"summary"`
+		}
+		_ = json.Unmarshal(p.JSON, &answer) // validated against summarySchema when stored
+		d.Summary, d.JSON = answer.Summary, nil
+		if p.JSONError != "" {
+			d.Warning = "summary: " + p.JSONError
+		}
 	}
 	if extra.Screenshot != nil {
 		d.Screenshot = p.Base + *extra.Screenshot
@@ -255,12 +268,21 @@ type ScrapeRequest struct {
 // DefaultScrapeTimeout is a scrape's bound when its request gives none.
 const DefaultScrapeTimeout = 60 * time.Second
 
+// ScrapeQuery is how a scrape is answered besides its crawl's options:
+// within Timeout, and from the cache when a copy of the page stored
+// between MinAge and MaxAge ago is there (MaxAge 0: never; MinAge > 0:
+// only from the cache).
+type ScrapeQuery struct {
+	Timeout        time.Duration
+	MaxAge, MinAge time.Duration
+}
+
 // ScrapeOptionsOf maps a scrape request onto the options of a one-page
-// crawl of the engine, and returns the scrape's time bound.
-func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duration, error) {
+// crawl of the engine, and returns how the scrape is answered.
+func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, ScrapeQuery, error) {
 	var req ScrapeRequest
 	if err := decodeStrict(body, &req, InScrape); err != nil {
-		return crawl.Options{}, 0, err
+		return crawl.Options{}, ScrapeQuery{}, err
 	}
 	native := map[string]any{"startUrl": strings.TrimSpace(req.URL), "deduplicateContent": false, "includeLinks": true}
 	var bad fieldErrors
@@ -275,18 +297,28 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 		timeout = time.Duration(*req.Timeout) * time.Millisecond
 	}
 	opts := req.ScrapeOptions
-	opts.Timeout = nil
 	bad = append(bad, scrapeOptions(&opts, "", native, srv)...)
 	if len(bad) > 0 {
-		return crawl.Options{}, 0, &crawl.Error{Code: crawl.EINVALID, Message: "invalid scrape request", Details: bad}
+		return crawl.Options{}, ScrapeQuery{}, &crawl.Error{Code: crawl.EINVALID, Message: "invalid scrape request", Details: bad}
 	}
 	raw, err := json.Marshal(native)
 	if err != nil {
-		return crawl.Options{}, 0, err
+		return crawl.Options{}, ScrapeQuery{}, err
 	}
 	o, err := crawl.ParseRequest(raw, srv)
 	if err != nil {
-		return crawl.Options{}, 0, renameFields(err, "")
+		return crawl.Options{}, ScrapeQuery{}, renameFields(err, "")
+	}
+	q := ScrapeQuery{Timeout: timeout}
+	if opts.MaxAge != nil {
+		q.MaxAge = time.Duration(*opts.MaxAge) * time.Millisecond
+	}
+	if opts.MinAge != nil {
+		q.MinAge = time.Duration(*opts.MinAge) * time.Millisecond
+		q.MaxAge = max(q.MaxAge, q.MinAge) // a copy older than minAge is wanted: maxAge cannot be below it
+		if opts.MaxAge == nil {
+			q.MaxAge = 100 * 365 * 24 * time.Hour // any copy at least minAge old
+		}
 	}
 	one := 1
 	sessionOf(&opts, &o)
@@ -296,7 +328,7 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, time.Duratio
 	o.MaxDepth = 0
 	o.UseSitemap = false
 	o.IncludeOnlyPaths, o.ExcludePaths = []string{}, []string{}
-	return o, timeout, nil
+	return o, q, nil
 }
 
 // MaxBatchURLs bounds the URLs of one batch scrape.
@@ -371,9 +403,6 @@ func BatchOptionsOf(body []byte, srv crawl.Server, v1 bool) (crawl.Options, []st
 		}
 	}
 	opts := req.ScrapeOptions
-	if opts.Timeout != nil {
-		opts.Timeout = nil // a page's own bound: the engine's fetch timeouts apply
-	}
 	bad = append(bad, scrapeOptions(&opts, "", native, srv)...)
 	if len(bad) > 0 {
 		return crawl.Options{}, nil, &crawl.Error{Code: crawl.EINVALID, Message: "invalid batch scrape request", Details: bad}

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/durablecrawl/crawler/extract"
+	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/internal/fakellm"
 )
 
@@ -39,6 +40,9 @@ func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
 		return fakellm.Reply{Status: http.StatusBadRequest}
 	}
 	u, _ := url.Parse(m[1])
+	if strings.Contains(c.System+c.User, firecrawl.SummaryPrompt) {
+		return fakellm.Reply{Content: fmt.Sprintf(`{"summary": "A page of the test site at %s."}`, u.Path)}
+	}
 	part := 1
 	if p := partInPrompt.FindStringSubmatch(c.User); p != nil {
 		part, _ = strconv.Atoi(p[1])

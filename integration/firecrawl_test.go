@@ -2,8 +2,8 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/jpeg"
 	"net/http"
@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,6 +85,10 @@ func firecrawlSite() http.Handler {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, "<html><head><title>Members only</title></head><body><main><h1>Members only</h1><p>Sign in to read the harbour's winter notes.</p></main></body></html>")
+		case r.URL.Path == "/cached":
+			cachedHits.Add(1)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><head><title>Tide table</title></head><body><main><h1>Tide table</h1><p>High water at the north basin comes at six.</p></main></body></html>`)
 		case r.URL.Path == "/meta":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, metaPage)
@@ -101,6 +106,10 @@ func firecrawlSite() http.Handler {
 		}
 	})
 }
+
+// cachedHits counts the requests for /cached, which only
+// TestFirecrawlPythonSDK scrapes.
+var cachedHits atomic.Int32
 
 // paced records when the site served each page under /paced/ (one crawl
 // of them runs at a time: TestFirecrawlSDK's, with a delay).

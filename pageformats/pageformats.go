@@ -27,6 +27,10 @@ const (
 	// viewport or all of it, taken by the browser engine and served by URL.
 	Screenshot         = "screenshot"
 	ScreenshotFullPage = "screenshot@fullPage"
+	// Summary is Firecrawl's summary format: the page summed up by the
+	// deployment's LLM, as the crawl's extraction. Only Firecrawl's API
+	// asks for it; the converter has nothing to make of it.
+	Summary = "summary"
 )
 
 // Known are the formats a crawl may ask for.

@@ -251,6 +251,48 @@ ensure_firecrawl_clients() {
   export CRAWLER_FIRECRAWL_CLIENTS=$pkg
 }
 
+# ensure_firecrawl_py: a Python with Firecrawl's Python SDK (firecrawl-py
+# 4.38.0 and websockets, which its watchers need), in .data/firecrawl-py.
+# Made from the SDK's archive where one is at hand (FIRECRAWL_PY_ARCHIVE,
+# a folder holding make-venv.sh and the archive; by default the clients
+# folder beside the repository, for machines without a package index),
+# else with pip from the package index. Exports CRAWLER_FIRECRAWL_PY, or
+# CRAWLER_FIRECRAWL_PY_MISSING saying why there is none (the test then
+# skips, saying so).
+FIRECRAWL_PY_VERSION=4.38.0
+ensure_firecrawl_py() {
+  local venv="$DATA/firecrawl-py" check="import firecrawl, websockets; assert firecrawl.__version__ == '$FIRECRAWL_PY_VERSION'"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$check" 2>/dev/null; then
+    export CRAWLER_FIRECRAWL_PY=$venv/bin/python
+    return
+  fi
+  if ! command -v python3 >/dev/null; then
+    export CRAWLER_FIRECRAWL_PY_MISSING="there is no python3 on this machine"
+    return
+  fi
+  rm -rf "$venv"
+  mkdir -p "$DATA"
+  local dir
+  for dir in ${FIRECRAWL_PY_ARCHIVE:-} "$ROOT/../shared/clients/firecrawl-py" /work/shared/clients/firecrawl-py; do
+    if [ -x "$dir/make-venv.sh" ]; then
+      say "making a virtualenv with Firecrawl's Python SDK from $dir"
+      "$dir/make-venv.sh" "$venv" >&2 || true
+      break
+    fi
+  done
+  if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$check" 2>/dev/null; }; then
+    say "installing Firecrawl's Python SDK $FIRECRAWL_PY_VERSION with pip"
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2 && "$venv/bin/pip" install -q --retries 1 --timeout 15 \
+      "firecrawl-py==$FIRECRAWL_PY_VERSION" websockets >&2 || true
+  fi
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "$check" 2>/dev/null; then
+    export CRAWLER_FIRECRAWL_PY=$venv/bin/python
+  else
+    export CRAWLER_FIRECRAWL_PY_MISSING="firecrawl-py $FIRECRAWL_PY_VERSION could not be installed: no archive of it (FIRECRAWL_PY_ARCHIVE) and no package index"
+  fi
+}
+
 # ensure_langchain_loader: LangChain's FireCrawlLoader (@langchain/community)
 # with the Firecrawl SDK it is written for (v1), pinned in tools/langchain
 # from the npm registry (its .npmrc takes LangChain's optional peers as
@@ -286,6 +328,7 @@ prepare_tests() {
   build_temporal
   ensure_browser
   ensure_firecrawl_clients
+  ensure_firecrawl_py
   ensure_langchain_loader
   ensure_spa_site
   ensure_realdocs

@@ -93,7 +93,7 @@ await step('batchStartCancel', async () => {
   const started = await fc.startBatchScrape([`${site}/slow/1`, `${site}/slow/2`], { ignoreInvalidURLs: true });
   return { id: started.id, url: started.url, cancelled: await fc.cancelBatchScrape(started.id) };
 });
-await step('batchInvalid', () => fc.startBatchScrape([`${site}/s1/p1`, 'ftp://example.com/x']));
+await step('batchInvalid', () => fc.startBatchScrape([`${site}/s1/p1`, 'ftp://example.com/x'], { ignoreInvalidURLs: false }));
 // The watcher follows a crawl over a WebSocket where the runtime has one
 // (Node 22, or Node 20 with --experimental-websocket), else by polling.
 await step('watch', async () => {

@@ -1,0 +1,5 @@
+DROP INDEX IF EXISTS pages_cache;
+
+--bun:split
+
+ALTER TABLE crawls DROP COLUMN cache_key;

@@ -1,0 +1,321 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pythonReport runs tools/firecrawl-py/check.py with Firecrawl's Python
+// SDK against the service and returns its report; the test skips, saying
+// why, where the SDK could not be installed.
+func pythonReport(ctx context.Context, t *testing.T, siteURL string) map[string]json.RawMessage {
+	t.Helper()
+	python := os.Getenv("CRAWLER_FIRECRAWL_PY")
+	if python == "" {
+		why := os.Getenv("CRAWLER_FIRECRAWL_PY_MISSING")
+		if why == "" {
+			why = "CRAWLER_FIRECRAWL_PY is not set: make test installs Firecrawl's Python SDK (ensure_firecrawl_py in scripts/lib.sh)"
+		}
+		t.Skip("Firecrawl's Python SDK is not installed: " + why)
+	}
+	cmd := exec.CommandContext(ctx, python, filepath.Join("..", "tools", "firecrawl-py", "check.py"), env.api, env.keyA, siteURL, env.llmAPI)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the Python SDK's run failed: %v\n%s", err, out)
+	}
+	var report map[string]json.RawMessage
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("the Python SDK's run printed %q: %v", out, err)
+	}
+	return report
+}
+
+// TestFirecrawlPythonSDK runs Firecrawl's Python SDK (firecrawl-py, the
+// client LangChain's, LlamaIndex's and CrewAI's Firecrawl tools are built
+// on) against the service with its own defaults: its v2 client's scrapes
+// (formats, error pages, a repeat answered from the cache), crawls
+// (formats, past one status answer, depth, sitemap, paths, robots.txt,
+// errors, cancel, the active list, paged status), batches, maps, the json
+// and summary formats, refusals with their status, both WebSocket
+// watchers (a running crawl, and an ended one of 105 pages watched whole),
+// and the v1 client's calls.
+func TestFirecrawlPythonSDK(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(firecrawlSite())
+	defer site.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	report := pythonReport(ctx, t, site.URL)
+	read := func(name string, v any) {
+		t.Helper()
+		if err := json.Unmarshal(report[name], v); err != nil {
+			t.Fatalf("%s: %s: %v", name, report[name], err)
+		}
+	}
+	type raised struct {
+		Raised  bool   `json:"raised"`
+		Message string `json:"message"`
+		Status  int    `json:"status"`
+	}
+	notRaised := func(name string) {
+		t.Helper()
+		var r raised
+		read(name, &r)
+		if r.Raised {
+			t.Errorf("%s raised: %s", name, report[name])
+		}
+	}
+	for name := range report {
+		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActions", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM"}, name) {
+			notRaised(name)
+		}
+	}
+	type document struct {
+		Markdown   string          `json:"markdown"`
+		HTML       string          `json:"html"`
+		RawHTML    string          `json:"rawHtml"`
+		Links      []string        `json:"links"`
+		Images     []string        `json:"images"`
+		JSON       json.RawMessage `json:"json"`
+		Summary    string          `json:"summary"`
+		StatusCode int             `json:"statusCode"`
+		SourceURL  string          `json:"sourceURL"`
+		Error      string          `json:"error"`
+		CacheState string          `json:"cacheState"`
+		CachedAt   string          `json:"cachedAt"`
+	}
+
+	var d document
+	read("scrape", &d)
+	if !strings.Contains(d.Markdown, "Page 1 of section 1") || d.StatusCode != 200 || d.SourceURL != site.URL+"/s1/p1" {
+		t.Errorf("scrape: %.500s", report["scrape"])
+	}
+	var errorPages map[string]document
+	read("scrapeErrorPages", &errorPages)
+	for path, status := range map[string]int{"/missing": 404, "/broken": 500, "/forbidden": 403} {
+		if got := errorPages[path]; got.StatusCode != status || got.Markdown == "" {
+			t.Errorf("scrape of %s: %+v", path, got)
+		}
+	}
+	read("scrapeFormats", &d)
+	if d.RawHTML != metaPage || !strings.Contains(d.HTML, "<h1>Harbour guide</h1>") || len(d.Links) != 3 || len(d.Images) != 1 {
+		t.Errorf("formats: %.1500s", report["scrapeFormats"])
+	}
+
+	// The SDK asks for pages younger than 4 hours: the repeat is answered
+	// from the cache without a request to the site; maxAge 0 fetches.
+	var cached struct {
+		First, Again, Fresh document
+		AgainSeconds        float64 `json:"againSeconds"`
+	}
+	read("scrapeCached", &cached)
+	if cached.First.CacheState != "miss" || cached.Again.CacheState != "hit" || cached.Again.CachedAt == "" ||
+		cached.Again.Markdown != cached.First.Markdown || cached.Fresh.CacheState != "miss" {
+		t.Errorf("the cache: %s", report["scrapeCached"])
+	}
+	if hits := cachedHits.Load(); hits != 2 {
+		t.Errorf("the site served /cached %d times, want 2 (the first scrape and the one with maxAge 0)", hits)
+	}
+	t.Logf("a scrape answered from the cache took %.0f ms", cached.AgainSeconds*1000)
+
+	// Crawls.
+	type crawled struct {
+		ID            string   `json:"id"`
+		Status        string   `json:"status"`
+		Completed     int      `json:"completed"`
+		URLs          []string `json:"urls"`
+		MarkdownChars []int    `json:"markdownChars"`
+	}
+	var c crawled
+	read("crawlFormats", &c)
+	if c.Status != "completed" || len(c.URLs) != 3 {
+		t.Errorf("crawl with formats: %s", report["crawlFormats"])
+	}
+	read("crawlPastOnePage", &c)
+	distinct := map[string]bool{}
+	for _, u := range c.URLs {
+		distinct[u] = true
+	}
+	if c.Status != "completed" || len(distinct) != 150 || c.Completed != 150 || slices.Contains(c.MarkdownChars, 0) {
+		t.Errorf("a 150-page crawl: %s, %d distinct documents, completed %d", c.Status, len(distinct), c.Completed)
+	}
+	read("crawlDepth0", &c)
+	if len(c.URLs) != 1 || c.URLs[0] != site.URL+"/" {
+		t.Errorf("maxDiscoveryDepth 0: %+v", c)
+	}
+	read("crawlSitemapOnly", &c)
+	sort.Strings(c.URLs)
+	if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; !slices.Equal(c.URLs, want) {
+		t.Errorf("sitemap only: %v", c.URLs)
+	}
+	read("crawlExclude", &c)
+	excluded := regexp.MustCompile(`^/s2/|p1[0-9]$`)
+	for _, u := range c.URLs {
+		if excluded.MatchString(strings.TrimPrefix(u, site.URL)) {
+			t.Errorf("excludePaths: %s was crawled", u)
+		}
+	}
+	var paged struct {
+		FirstPage int    `json:"firstPage"`
+		Next      string `json:"next"`
+		Whole     int    `json:"whole"`
+		Status    string `json:"status"`
+	}
+	read("crawlPaged", &paged)
+	if paged.FirstPage != 100 || paged.Next == "" || paged.Whole != 120 || paged.Status != "completed" {
+		t.Errorf("paged status: %s", report["crawlPaged"])
+	}
+	var robots struct {
+		Status        string `json:"status"`
+		RobotsBlocked int    `json:"robotsBlocked"`
+	}
+	read("robots", &robots)
+	if robots.Status != "completed" || robots.RobotsBlocked == 0 {
+		t.Errorf("robots.txt: %s", report["robots"])
+	}
+	var missing struct {
+		Errors struct {
+			Errors []struct {
+				URL string `json:"url"`
+			} `json:"errors"`
+		} `json:"errors"`
+	}
+	read("crawlMissing", &missing)
+	if len(missing.Errors.Errors) != 1 || missing.Errors.Errors[0].URL != site.URL+"/missing" {
+		t.Errorf("a missing start page: %s", report["crawlMissing"])
+	}
+	var cancelled struct {
+		ID        string   `json:"id"`
+		ActiveIDs []string `json:"activeIds"`
+		Cancelled bool     `json:"cancelled"`
+	}
+	read("cancel", &cancelled)
+	if !cancelled.Cancelled || !slices.Contains(cancelled.ActiveIDs, cancelled.ID) {
+		t.Errorf("cancel: %s", report["cancel"])
+	}
+
+	// Batches: the invalid URL is left out (v2's default), the missing
+	// page is in the errors.
+	var batch struct {
+		Status string   `json:"status"`
+		URLs   []string `json:"urls"`
+		Errors struct {
+			Errors []struct {
+				URL string `json:"url"`
+			} `json:"errors"`
+		} `json:"errors"`
+	}
+	read("batch", &batch)
+	if batch.Status != "completed" || len(batch.URLs) != 2 || len(batch.Errors.Errors) != 1 {
+		t.Errorf("batch: %.1000s", report["batch"])
+	}
+	var batchCancel struct {
+		Cancelled bool `json:"cancelled"`
+	}
+	read("batchStartCancel", &batchCancel)
+	if !batchCancel.Cancelled {
+		t.Errorf("batch cancel: %s", report["batchStartCancel"])
+	}
+	var maps struct {
+		All, Search, Only []string
+	}
+	read("map", &maps)
+	if !slices.Contains(maps.All, site.URL+"/s1/p1") || len(maps.Only) != 4 || len(maps.Search) == 0 {
+		t.Errorf("map: %.1000s", report["map"])
+	}
+	for _, u := range maps.Search {
+		if !strings.Contains(strings.ToLower(u), "p1") {
+			t.Errorf("map search P1: %s", u)
+		}
+	}
+
+	// The watchers.
+	var watch struct {
+		Crawled   int      `json:"crawled"`
+		Documents int      `json:"documents"`
+		Done      bool     `json:"done"`
+		Statuses  []string `json:"statuses"`
+		Status    string   `json:"status"`
+	}
+	for name, want := range map[string]int{"watchRunning": 30, "watchEnded": 105, "watchBatch": 3} {
+		read(name, &watch)
+		if !watch.Done || watch.Documents != want || !slices.Contains(watch.Statuses, "completed") {
+			t.Errorf("%s: %s, want %d documents and completed", name, report[name], want)
+		}
+	}
+	for name, want := range map[string]int{"v1Watch": 20, "v1WatchEnded": 105} {
+		read(name, &watch)
+		if watch.Documents != want || watch.Status != "completed" {
+			t.Errorf("%s: %s, want %d documents, completed", name, report[name], want)
+		}
+	}
+
+	// The json and summary formats, through a deployment with an LLM.
+	read("scrapeJson", &d)
+	if !strings.Contains(string(d.JSON), `"price":12.5`) {
+		t.Errorf("json: %s", report["scrapeJson"])
+	}
+	read("scrapeSummary", &d)
+	if d.Summary == "" || d.Markdown != "" {
+		t.Errorf("summary: %s", report["scrapeSummary"])
+	}
+
+	// The v1 client.
+	var v1 struct {
+		Success  bool     `json:"success"`
+		Status   string   `json:"status"`
+		Markdown string   `json:"markdown"`
+		URLs     []string `json:"urls"`
+		Links    []string `json:"links"`
+	}
+	read("v1Scrape", &v1)
+	if !strings.Contains(v1.Markdown, "Page 1 of section 1") {
+		t.Errorf("v1 scrape: %.500s", report["v1Scrape"])
+	}
+	read("v1Crawl", &v1)
+	if v1.Status != "completed" || len(v1.URLs) != 5 {
+		t.Errorf("v1 crawl: %s", report["v1Crawl"])
+	}
+	read("v1Map", &v1)
+	if len(v1.Links) != 5 {
+		t.Errorf("v1 map: %s", report["v1Map"])
+	}
+	var v1Batch struct {
+		Status    string `json:"status"`
+		Documents int    `json:"documents"`
+	}
+	read("v1Batch", &v1Batch)
+	if v1Batch.Status != "completed" || v1Batch.Documents != 2 {
+		t.Errorf("v1 batch: %s", report["v1Batch"])
+	}
+
+	// Refusals: the SDK raises them with their status and the field.
+	for name, want := range map[string]struct {
+		status int
+		text   string
+	}{
+		"notHttp":           {400, "url"},
+		"scrapeActions":     {400, "actions"},
+		"ignoreRobots":      {400, "ignoreRobotsTxt"},
+		"badRegex":          {400, "includePaths[0]"},
+		"unknownCrawl":      {404, "not found"},
+		"summaryWithoutLLM": {400, "formats[0]"},
+	} {
+		var r raised
+		read(name, &r)
+		if !r.Raised || r.Status != want.status || !strings.Contains(strings.ToLower(r.Message), strings.ToLower(want.text)) {
+			t.Errorf("%s: %s, want a %d naming %q", name, report[name], want.status, want.text)
+		}
+	}
+}

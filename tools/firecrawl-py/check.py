@@ -1,0 +1,251 @@
+"""Drives the service's Firecrawl-compatible API with Firecrawl's own Python
+SDK (firecrawl-py: the v2 Firecrawl client and the v1 V1FirecrawlApp, each
+with its WebSocket watcher) and prints what each call answered, as one JSON
+object, for integration/firecrawl_python_test.go to check.
+
+    python check.py API_URL API_KEY SITE_URL LLM_API_URL
+
+Every call is made with the SDK's own defaults (the v2 client sends maxAge,
+storeInCache, skipTlsVerification, blockAds, ignoreRobotsTxt and the other
+defaults it fills in), as an application built on the SDK makes it.
+"""
+
+import asyncio
+import json
+import sys
+import threading
+import time
+
+import firecrawl
+from firecrawl import Firecrawl, V1FirecrawlApp
+from firecrawl.v2.types import PaginationConfig
+
+api_url, api_key, site, llm_api_url = sys.argv[1:5]
+fc = Firecrawl(api_key=api_key, api_url=api_url)
+v1 = V1FirecrawlApp(api_key=api_key, api_url=api_url)
+report = {"sdk": firecrawl.__version__}
+
+
+def plain(v):
+    """The SDK's answer as JSON-ready data (its pydantic models dumped)."""
+    if hasattr(v, "model_dump"):
+        return v.model_dump(exclude_none=True, mode="json")
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    return v
+
+
+def step(name, fn):
+    """Records what fn answered, or what it raised (the SDK's errors carry
+    the HTTP status)."""
+    try:
+        report[name] = plain(fn())
+    except Exception as e:  # the report says what was raised
+        report[name] = {"raised": True, "type": type(e).__name__, "message": str(e),
+                        "status": getattr(e, "status_code", None)}
+
+
+def urls(job):
+    """A crawl's state and its documents' URLs."""
+    docs = job.data or []
+    return {"id": getattr(job, "id", None), "status": job.status, "total": job.total, "completed": job.completed,
+            "urls": [d.metadata.source_url if d.metadata else None for d in docs],
+            "markdownChars": [len(d.markdown or "") for d in docs]}
+
+
+def doc(d):
+    """What a document says, small: its formats' sizes and metadata."""
+    m = d.metadata
+    return {"markdown": d.markdown, "html": d.html, "rawHtml": d.raw_html, "links": d.links, "images": d.images,
+            "json": d.json, "summary": d.summary, "warning": d.warning,
+            "statusCode": m.status_code if m else None, "sourceURL": m.source_url if m else None,
+            "title": m.title if m else None, "error": m.error if m else None,
+            "cacheState": m.cache_state if m else None, "cachedAt": m.cached_at if m else None}
+
+
+# Scrapes: markdown, the error pages, the other formats, a repeat answered
+# from the cache (the SDK asks for maxAge 4 hours), and one without it.
+step("scrape", lambda: doc(fc.scrape(f"{site}/s1/p1", formats=["markdown"])))
+step("scrapeErrorPages", lambda: {p: doc(fc.scrape(f"{site}{p}", formats=["markdown"])) for p in ["/missing", "/broken", "/forbidden"]})
+step("scrapeFormats", lambda: doc(fc.scrape(f"{site}/meta", formats=["html", "rawHtml", "links", "images"])))
+
+
+def cached():
+    first = doc(fc.scrape(f"{site}/cached", formats=["markdown"]))
+    started = time.monotonic()
+    again = doc(fc.scrape(f"{site}/cached", formats=["markdown"]))
+    took = time.monotonic() - started
+    fresh = doc(fc.scrape(f"{site}/cached", formats=["markdown"], max_age=0))
+    return {"first": first, "again": again, "againSeconds": took, "fresh": fresh}
+
+
+step("scrapeCached", cached)
+step("notHttp", lambda: fc.scrape("ftp://example.com/file", formats=["markdown"]))
+step("scrapeActions", lambda: fc.scrape(f"{site}/s1/p1", actions=[{"type": "click", "selector": "a"}]))
+
+# Crawls, with the SDK's defaults (ignoreRobotsTxt false, sitemap include…).
+step("crawlFormats", lambda: urls(fc.crawl(f"{site}/", limit=3, sitemap="skip", scrape_options={"formats": ["markdown", "links"]},
+                                           poll_interval=1, timeout=120)))
+step("crawlPastOnePage", lambda: urls(fc.crawl(f"{site}/", limit=150, poll_interval=1, timeout=240)))
+step("crawlDepth0", lambda: urls(fc.crawl(f"{site}/", limit=50, max_discovery_depth=0, sitemap="skip", poll_interval=1, timeout=120)))
+step("crawlSitemapOnly", lambda: urls(fc.crawl(f"{site}/", limit=50, sitemap="only", poll_interval=1, timeout=120)))
+step("crawlExclude", lambda: urls(fc.crawl(f"{site}/", limit=60, exclude_paths=["^/s2/", "p1[0-9]$"], poll_interval=1, timeout=120)))
+
+
+def paged():
+    started = fc.start_crawl(f"{site}/", limit=120, sitemap="skip")
+    deadline = time.monotonic() + 180
+    while fc.get_crawl_status(started.id, pagination_config=PaginationConfig(auto_paginate=False)).status == "scraping":
+        if time.monotonic() > deadline:
+            raise TimeoutError("the crawl did not end")
+        time.sleep(1)
+    first = fc.get_crawl_status(started.id, pagination_config=PaginationConfig(auto_paginate=False))
+    whole = fc.get_crawl_status(started.id)
+    return {"firstPage": len(first.data), "next": first.next, "whole": len(whole.data), "status": whole.status}
+
+
+step("crawlPaged", paged)
+
+
+def robots():
+    job = fc.crawl(f"{site}/", limit=400, poll_interval=1, timeout=240)
+    errors = fc.get_crawl_errors(job.id)
+    return {"status": job.status, "documents": len(job.data), "robotsBlocked": len(errors.robots_blocked), "errors": len(errors.errors)}
+
+
+step("robots", robots)
+step("ignoreRobots", lambda: fc.start_crawl(f"{site}/", limit=5, ignore_robots_txt=True))
+
+
+def missing():
+    job = fc.crawl(f"{site}/missing", limit=5, poll_interval=1, timeout=120)
+    return {**urls(job), "errors": plain(fc.get_crawl_errors(job.id))}
+
+
+step("crawlMissing", missing)
+
+
+def cancel():
+    started = fc.start_crawl(f"{site}/slow/", limit=5000)
+    active = fc.get_active_crawls()
+    cancelled = fc.cancel_crawl(started.id)
+    status = fc.get_crawl_status(started.id)
+    return {"id": started.id, "activeIds": [c.id for c in active.crawls], "cancelled": cancelled, "status": status.status}
+
+
+step("cancel", cancel)
+step("badRegex", lambda: fc.start_crawl(f"{site}/", include_paths=["(?<=x)a"]))
+step("unknownCrawl", lambda: fc.get_crawl_status("00000000-0000-4000-8000-000000000000"))
+
+
+# Batch scrapes: invalid URLs left out (v2's default), errors, cancel.
+def batch():
+    job = fc.batch_scrape([f"{site}/s1/p1", f"{site}/s2/p2", f"{site}/missing", "not a url"], formats=["markdown"],
+                          poll_interval=1, wait_timeout=120)
+    return {**urls(job), "errors": plain(fc.get_batch_scrape_errors(job.id))}
+
+
+step("batch", batch)
+
+
+def batch_cancel():
+    started = fc.start_batch_scrape([f"{site}/slow/1", f"{site}/slow/2"])
+    return {"id": started.id, "invalidURLs": started.invalid_urls, "cancelled": fc.cancel_batch_scrape(started.id)}
+
+
+step("batchStartCancel", batch_cancel)
+
+
+# Maps.
+def maps():
+    everything = fc.map(f"{site}/", limit=1000)
+    search = fc.map(f"{site}/", search="P1", limit=20)
+    only = fc.map(f"{site}/", sitemap="only")
+    return {"all": [l.url for l in everything.links], "search": [l.url for l in search.links], "only": [l.url for l in only.links]}
+
+
+step("map", maps)
+
+
+# The v2 watcher: a running crawl followed to its end, and a crawl that
+# ended with more documents than one status answer holds, watched whole.
+def watch(job_id, kind="crawl"):
+    w = fc.watcher(job_id, kind=kind, poll_interval=1, timeout=120)
+    docs, done, statuses = set(), threading.Event(), []
+    w.add_event_listener("document", lambda e: docs.add(e["data"].get("metadata", {}).get("sourceURL")))
+    w.add_event_listener("done", lambda e: (statuses.append(e["status"]), done.set()))
+    w.add_event_listener("error", lambda e: (statuses.append("error: %s" % e.get("error")), done.set()))
+    w.add_listener(lambda job: statuses.append(job.status))
+    w.start()
+    done.wait(150)
+    w.stop()
+    return {"documents": len(docs), "done": done.is_set(), "statuses": statuses}
+
+
+step("watchRunning", lambda: watch(fc.start_crawl(f"{site}/", limit=30, sitemap="skip").id))
+
+
+def watch_ended():
+    job = fc.crawl(f"{site}/", limit=105, sitemap="skip", poll_interval=1, timeout=180)
+    return {"crawled": len(job.data), **watch(job.id)}
+
+
+step("watchEnded", watch_ended)
+step("watchBatch", lambda: watch(fc.start_batch_scrape([f"{site}/s1/p1", f"{site}/s1/p2", f"{site}/s2/p2"]).id, "batch"))
+
+# The json format against a deployment with an LLM, and the summary format.
+llm = Firecrawl(api_key=api_key, api_url=llm_api_url)
+schema = {"type": "object", "required": ["title", "price"], "properties": {"title": {"type": "string"}, "price": {"type": "number"}}}
+step("scrapeJson", lambda: doc(llm.scrape(f"{site}/schema-ok", formats=["markdown", {"type": "json", "prompt": "The product.", "schema": schema}])))
+step("scrapeSummary", lambda: doc(llm.scrape(f"{site}/schema-ok", formats=["summary"])))
+step("summaryWithoutLLM", lambda: fc.scrape(f"{site}/s1/p1", formats=["summary"]))
+
+
+# The v1 client: scrape, crawl, map, batch, errors, cancel, and its
+# WebSocket watcher, which reads until the service closes the connection.
+step("v1Scrape", lambda: v1.scrape_url(f"{site}/s1/p1", formats=["markdown"]))
+step("v1Crawl", lambda: {"status": (j := v1.crawl_url(f"{site}/", limit=5, poll_interval=1)).status, "success": j.success,
+                         "urls": [d.metadata.get("sourceURL") if isinstance(d.metadata, dict) else None for d in j.data]})
+step("v1Map", lambda: v1.map_url(f"{site}/", limit=5))
+step("v1Batch", lambda: {"status": (j := v1.batch_scrape_urls([f"{site}/s1/p1", f"{site}/s2/p2"], formats=["markdown"], poll_interval=1)).status,
+                         "documents": len(j.data)})
+
+
+def v1_errors_cancel():
+    started = v1.async_crawl_url(f"{site}/slow/", limit=5000)
+    return {"cancel": v1.cancel_crawl(started.id), "errors": plain(v1.check_crawl_errors(started.id))}
+
+
+step("v1Cancel", v1_errors_cancel)
+
+
+def v1_watch():
+    watcher = v1.crawl_url_and_watch(f"{site}/", limit=20, ignore_sitemap=True)
+    docs = set()
+    watcher.add_event_listener("document", lambda e: docs.add((e["data"].get("metadata") or {}).get("sourceURL")))
+    asyncio.run(asyncio.wait_for(watcher.connect(), 150))
+    return {"documents": len(docs), "status": watcher.status, "id": watcher.id}
+
+
+step("v1Watch", v1_watch)
+
+
+def v1_watch_ended():
+    started = v1.async_crawl_url(f"{site}/", limit=105, ignore_sitemap=True)
+    deadline = time.monotonic() + 180
+    while v1.check_crawl_status(started.id).status == "scraping":
+        if time.monotonic() > deadline:
+            raise TimeoutError("the crawl did not end")
+        time.sleep(1)
+    w = firecrawl.v1.client.V1CrawlWatcher(started.id, v1)
+    docs = set()
+    w.add_event_listener("document", lambda e: docs.add((e["data"].get("metadata") or {}).get("sourceURL")))
+    asyncio.run(asyncio.wait_for(w.connect(), 60))
+    return {"documents": len(docs), "status": w.status}
+
+
+step("v1WatchEnded", v1_watch_ended)
+
+sys.stdout.write(json.dumps(report) + "\n")
