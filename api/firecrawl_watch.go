@@ -179,7 +179,7 @@ var errWatchWrite = errors.New("the watch's client could not be written to")
 func (s *server) watchCatchup(conn *websocket.Conn, t watchTarget) (sent int, ended bool, err error) {
 	var rec *crawl.Crawl
 	var status firecrawl.CrawlStatus
-	var all []firecrawl.Document
+	all := []firecrawl.Document{}
 	size := 0
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)

@@ -100,6 +100,9 @@ type Options struct {
 	// Schedules creates and reads the Temporal Schedules of crawl
 	// schedules; nil: the deployment has none (the routes answer 503).
 	Schedules scheduleClient
+	// SelfURL is the API's own address, which its MCP tools call it at
+	// (docs/mcp.md); "" is the address a request reached it at.
+	SelfURL string
 	// WebhookRetryFor is how long workers try a webhook event: a crawl
 	// with a webhook may run this much longer than its timeout
 	// (0: webhook.DefaultRetryFor).
@@ -153,6 +156,9 @@ func New(o Options) *fiber.App {
 	s.firecrawlWatchRoutes(app)
 	// A screenshot's URL is its own key: a token of 128 random bits.
 	app.Get("/screenshots/:token", s.screenshot)
+	// The MCP endpoint checks its bearer key itself, as the protocol's
+	// authorization asks (a 401 with WWW-Authenticate).
+	app.All("/mcp", s.mcpRoute())
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)
 	authed.Get("/crawls", s.listCrawls)

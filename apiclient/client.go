@@ -169,6 +169,53 @@ func (c *Client) Pages(ctx context.Context, id string, raw bool, each func(Page)
 	})
 }
 
+// PagesPage is one page of a crawl's result pages: Page of TotalPages.
+type PagesPage struct {
+	Pages      []Page
+	Page       int
+	TotalPages int
+}
+
+// PagesAt reads the page-th page (from 1) of a crawl's result pages, limit
+// pages long.
+func (c *Client) PagesAt(ctx context.Context, id string, page, limit int) (PagesPage, error) {
+	var p listPage
+	u := c.url(fmt.Sprintf("/crawls/%s/pages?page=%d&limit=%d", url.PathEscape(id), page, limit))
+	if err := c.do(ctx, http.MethodGet, u, nil, &p); err != nil {
+		return PagesPage{}, err
+	}
+	out := PagesPage{Page: p.Page, TotalPages: p.TotalPages, Pages: make([]Page, 0, len(p.Results))}
+	for _, r := range p.Results {
+		var x Page
+		if err := json.Unmarshal(r, &x); err != nil {
+			return PagesPage{}, err
+		}
+		x.Raw = r
+		out.Pages = append(out.Pages, x)
+	}
+	return out, nil
+}
+
+// Scrape scrapes one page through the API's Firecrawl-compatible scrape
+// (POST /v2/scrape, body its request) and returns its document.
+func (c *Client) Scrape(ctx context.Context, body []byte) (json.RawMessage, error) {
+	var out struct {
+		Data json.RawMessage `json:"data"`
+	}
+	err := c.do(ctx, http.MethodPost, c.url("/v2/scrape"), body, &out)
+	return out.Data, err
+}
+
+// Map lists a site's URLs through the API's Firecrawl-compatible map
+// (POST /v1/map, body its request).
+func (c *Client) Map(ctx context.Context, body []byte) ([]string, error) {
+	var out struct {
+		Links []string `json:"links"`
+	}
+	err := c.do(ctx, http.MethodPost, c.url("/v1/map"), body, &out)
+	return out.Links, err
+}
+
 // listPage is one answer of a paginated read.
 type listPage struct {
 	Results    []json.RawMessage `json:"results"`
@@ -240,6 +287,19 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte, out any)
 		}
 		wrapped.Error = e
 		if json.Unmarshal(raw, &wrapped) != nil || e.Code == "" {
+			// Firecrawl's shape, under /v1 and /v2: the message is the
+			// error, beside the code and the fields at fault.
+			var fc struct {
+				Error   string          `json:"error"`
+				Code    string          `json:"code"`
+				Details json.RawMessage `json:"details"`
+			}
+			if json.Unmarshal(raw, &fc) == nil && fc.Error != "" {
+				e.Code, e.Message = fc.Code, fc.Error
+				_ = json.Unmarshal(fc.Details, &e.Details) // the message names the fields too
+			}
+		}
+		if e.Code == "" {
 			e.Code, e.Message = "http_error", fmt.Sprintf("%s %s answered %s", method, u, resp.Status)
 		}
 		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {

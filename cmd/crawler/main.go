@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -236,6 +237,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		WebhookRetryFor: cfg.WebhookRetryFor,
 		ObeyRobots:      cfg.ObeyRobots,
 		UserAgent:       cfg.UserAgent,
+		SelfURL:         selfURL(cfg.HTTPAddr),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen(cfg.HTTPAddr) }()
@@ -372,4 +374,19 @@ func printKeys(w io.Writer, keys []db.KeyInfo) {
 		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Team, brand, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	tw.Flush()
+}
+
+// selfURL is the address the API reaches itself at from its listen
+// address: a wildcard host (":8080", "0.0.0.0:8080") is reached on
+// loopback.
+func selfURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	switch host {
+	case "", "0.0.0.0", "::":
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

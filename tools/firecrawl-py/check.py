@@ -188,8 +188,13 @@ step("watchRunning", lambda: watch(fc.start_crawl(f"{site}/", limit=30, sitemap=
 
 
 def watch_ended():
-    job = fc.crawl(f"{site}/", limit=105, sitemap="skip", poll_interval=1, timeout=180)
-    return {"crawled": len(job.data), **watch(job.id)}
+    started = fc.start_crawl(f"{site}/", limit=105, sitemap="skip")
+    deadline = time.monotonic() + 180
+    while (job := fc.get_crawl_status(started.id)).status == "scraping":
+        if time.monotonic() > deadline:
+            raise TimeoutError("the crawl did not end")
+        time.sleep(1)
+    return {"crawled": len(job.data), **watch(started.id)}
 
 
 step("watchEnded", watch_ended)
