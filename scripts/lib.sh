@@ -314,6 +314,14 @@ npm_folder() {
   fi
 }
 
+# ensure_mcp_clients: Firecrawl's MCP server (firecrawl-mcp) and the MCP
+# TypeScript SDK's client, pinned in tools/mcp from the npm registry.
+# Exports CRAWLER_MCP_CLIENTS.
+ensure_mcp_clients() {
+  npm_folder mcp "Firecrawl's MCP server and the MCP SDK's client (for the MCP tests)"
+  export CRAWLER_MCP_CLIENTS=$ROOT/tools/mcp
+}
+
 # ensure_spa_site: the client-rendered manual the integration tests crawl,
 # docsify (a documentation SPA) and Fastify's manual (the markdown its
 # package ships), pinned in tools/spasite from the npm registry. Installed
@@ -329,6 +337,7 @@ prepare_tests() {
   ensure_browser
   ensure_firecrawl_clients
   ensure_firecrawl_py
+  ensure_mcp_clients
   ensure_langchain_loader
   ensure_spa_site
   ensure_realdocs
