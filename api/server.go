@@ -158,7 +158,10 @@ func New(o Options) *fiber.App {
 	app.Get("/screenshots/:token", s.screenshot)
 	// The MCP endpoint checks its bearer key itself, as the protocol's
 	// authorization asks (a 401 with WWW-Authenticate).
-	app.All("/mcp", s.mcpRoute())
+	mcp := s.mcpRoute()
+	for _, method := range []string{fiber.MethodPost, fiber.MethodGet, fiber.MethodDelete} {
+		app.Add(method, "/mcp", mcp)
+	}
 	authed := app.Group("", s.authenticate)
 	authed.Post("/crawls", s.createCrawl)
 	authed.Get("/crawls", s.listCrawls)
