@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -42,6 +43,10 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Get(v+"/batch/scrape/:id", s.fcCrawlStatus)
 		authed.Delete(v+"/batch/scrape/:id", s.fcCancelCrawl)
 		authed.Get(v+"/batch/scrape/:id/errors", s.fcCrawlErrors)
+		// An extraction is a crawl of its URLs alone, each page read with
+		// its prompt and schema; its status combines their answers.
+		authed.Post(v+"/extract", s.fcStartExtract)
+		authed.Get(v+"/extract/:id", s.fcExtractStatus)
 	}
 	s.firecrawlMonitorRoutes(authed)
 }
@@ -430,4 +435,76 @@ func (s *server) fcScrapeFromCache(c *fiber.Ctx, opts crawl.Options, q firecrawl
 		doc.Metadata["cachedAt"] = page.StoredAt.UTC().Format(time.RFC3339Nano)
 	}
 	return true, c.JSON(fiber.Map{"success": true, "data": doc})
+}
+
+// fcStartExtract handles POST /v2/extract: a crawl of the URLs alone whose
+// pages are read with the request's prompt and schema, answered with its
+// ID (GET /v2/extract/{id} reads it).
+func (s *server) fcStartExtract(c *fiber.Ctx) error {
+	var invalid []string
+	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
+		o, invalid, err = firecrawl.ExtractOptionsOf(body, s.Server)
+		return o, err
+	})
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"success": true, "id": rec.ID.String(), "urlTrace": []string{}}
+	if len(invalid) > 0 {
+		out["invalidURLs"] = invalid
+	}
+	return c.JSON(out)
+}
+
+// fcExtractStatus handles GET /v2/extract/{id}: processing while the
+// extraction's crawl runs, then its pages' answers combined
+// (firecrawl.ExtractionOf, in the order of its URLs), or failed when no
+// page gave one.
+func (s *server) fcExtractStatus(c *fiber.Ctx) error {
+	id, err := crawlID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, err := s.Store.GetCrawl(ctx, principal(c).TeamID, id)
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"success": true, "status": firecrawl.ExtractStatusOf(rec.Status), "expiresAt": firecrawl.ExpiresAt(rec.CreatedAt)}
+	if rec.Status != crawl.StatusSucceeded {
+		if rec.Status.Terminal() && rec.ErrorMessage != "" {
+			out["error"] = rec.ErrorMessage
+		}
+		return c.JSON(out)
+	}
+	pages, _, err := s.Store.ListResultsFrom(ctx, rec.ID, 0, firecrawl.MaxBatchURLs)
+	if err != nil {
+		return err
+	}
+	byKey := map[string]crawl.Page{}
+	for _, p := range pages {
+		byKey[p.NormalizedURL] = p
+	}
+	var answers []json.RawMessage
+	var missing []string
+	for _, u := range rec.StartURLs {
+		_, key, _ := urlnorm.Normalize(u)
+		p, ok := byKey[key]
+		if !ok || len(p.Extraction) == 0 {
+			missing = append(missing, u)
+			continue
+		}
+		answers = append(answers, p.Extraction)
+	}
+	if len(answers) == 0 {
+		out["status"], out["error"] = "failed", "no page gave an answer: "+strings.Join(missing, ", ")
+		return c.JSON(out)
+	}
+	out["data"] = firecrawl.ExtractionOf(answers)
+	if len(missing) > 0 {
+		out["warning"] = fmt.Sprintf("%d of %d pages gave no answer (see GET /crawls/%s and its log): %s",
+			len(missing), len(rec.StartURLs), rec.ID, strings.Join(missing, ", "))
+	}
+	return c.JSON(out)
 }

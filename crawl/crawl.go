@@ -178,7 +178,7 @@ type Options struct {
 
 	// KeepOutOfCache keeps the crawl's pages out of the page cache (a
 	// Firecrawl request's storeInCache false); see CacheKey.
-	KeepOutOfCache bool `json:"-" bun:"-"`
+	KeepOutOfCache bool `json:"-" bun:"keep_out_of_cache,notnull"`
 }
 
 // CacheKey names the pages of this crawl a later scrape may be answered

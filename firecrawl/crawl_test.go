@@ -275,3 +275,58 @@ func TestParsersOf(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractOptions: an extraction is a crawl of its URLs alone with its
+// prompt and schema as the crawl's extraction; what it cannot do is a 400
+// naming the field.
+func TestExtractOptions(t *testing.T) {
+	llm := crawl.Server{LLM: true}
+	o, invalid, err := ExtractOptionsOf([]byte(`{"urls":["https://example.com/a","https://example.com/b","not a url"],
+		"prompt":"The prices.","schema":{"type":"object","properties":{"price":{"type":"number"}}},"scrapeOptions":{"onlyMainContent":false}}`), llm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.StartURLs) != 2 || o.DepthLimit() != 0 || o.Extraction != "The prices." || len(o.ExtractionSchema) == 0 ||
+		o.ExcludeNonMainTags || len(invalid) != 1 {
+		t.Errorf("%+v, invalid %v", o, invalid)
+	}
+	for body, field := range map[string]string{
+		`{"urls":["https://example.com/"]}`:                                            "prompt",
+		`{"prompt":"x"}`:                                                               "urls",
+		`{"urls":["https://example.com/*"],"prompt":"x"}`:                              "urls[0]",
+		`{"urls":["https://example.com/"],"prompt":"x","enableWebSearch":true}`:        "enableWebSearch",
+		`{"urls":["https://example.com/"],"schema":{"type":"thing"}}`:                  "schema",
+		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"waitFor":-1}}`: "scrapeOptions.waitFor",
+	} {
+		_, _, err := ExtractOptionsOf([]byte(body), llm)
+		if !names(err, field) {
+			t.Errorf("%s: %v, want a 400 naming %s", body, err, field)
+		}
+	}
+	if _, _, err := ExtractOptionsOf([]byte(`{"urls":["https://example.com/"],"prompt":"x"}`), crawl.Server{}); !names(err, "prompt") {
+		t.Errorf("without an LLM: %v", err)
+	}
+}
+
+// TestExtractionOf: the pages' answers combine into one.
+func TestExtractionOf(t *testing.T) {
+	for _, c := range []struct {
+		answers []string
+		want    string
+	}{
+		{nil, `null`},
+		{[]string{`{"a":1}`}, `{"a":1}`},
+		{[]string{`{"name":null,"tags":["x"],"price":3}`, ``, `{"name":"Kettle","tags":["x","y"],"price":4}`},
+			`{"name":"Kettle","price":3,"tags":["x","y"]}`},
+		{[]string{`{"shop":{"city":"Oslo"}}`, `{"shop":{"street":"Main"}}`}, `{"shop":{"city":"Oslo","street":"Main"}}`},
+		{[]string{`"one"`, `"two"`}, `["one","two"]`},
+	} {
+		var raw []json.RawMessage
+		for _, a := range c.answers {
+			raw = append(raw, json.RawMessage(a))
+		}
+		if got := string(ExtractionOf(raw)); got != c.want {
+			t.Errorf("%v: %s, want %s", c.answers, got, c.want)
+		}
+	}
+}

@@ -28,8 +28,10 @@ const (
 	InCrawl
 	// InMap is POST /map's body.
 	InMap
-	// InScrapeOptions is a crawl's scrapeOptions.
+	// InScrapeOptions is a crawl's (or an extraction's) scrapeOptions.
 	InScrapeOptions
+	// InExtract is POST /extract's body.
+	InExtract
 
 	// scrapeOpts are the fields of Firecrawl's scrape options: a
 	// scrape's and a batch's body, and a crawl's scrapeOptions.
@@ -66,9 +68,9 @@ var Fields = []Field{
 	// Every request.
 	{Name: "url", In: InScrape | InCrawl | InMap, Firecrawl: "the page or site (http or https)",
 		Here: "the start URL; private addresses are refused unless the deployment allows them"},
-	{Name: "origin", In: InScrape | InBatch | InCrawl | InMap, Default: `"api"`, Firecrawl: "a label of the caller",
+	{Name: "origin", In: InScrape | InBatch | InCrawl | InMap | InExtract, Default: `"api"`, Firecrawl: "a label of the caller",
 		Here: "accepted as a label; the crawl is recorded with origin api"},
-	{Name: "integration", In: InScrape | InBatch | InCrawl | InMap | InScrapeOptions, Firecrawl: "the integration that sent the request",
+	{Name: "integration", In: InScrape | InBatch | InCrawl | InMap | InScrapeOptions | InExtract, Firecrawl: "the integration that sent the request",
 		Here: "accepted as a label"},
 	{Name: "zeroDataRetention", In: InScrape | InBatch | InCrawl, Accept: []string{"false"},
 		Why:       "is not supported here: the service keeps a crawl's pages until the crawl is deleted (DELETE /crawls/{id})",
@@ -87,8 +89,8 @@ var Fields = []Field{
 	{Name: "onlyCleanContent", In: scrapeOpts, Default: "false", Accept: []string{"false"},
 		Why:       "is not supported here: onlyMainContent gives the main content",
 		Firecrawl: "an LLM pass that cleans the content", Here: "false only"},
-	{Name: "timeout", In: scrapeOpts | InMap, Firecrawl: "milliseconds a scrape (or map) may take, at least 1000",
-		Here: "a scrape's and a map's bound (1,000 to 300,000; default 60,000); in a batch or crawl each page has the engine's fetch timeouts"},
+	{Name: "timeout", In: scrapeOpts | InMap | InExtract, Firecrawl: "milliseconds a scrape (or map, or extraction) may take, at least 1000",
+		Here: "a scrape's and a map's bound (1,000 to 300,000; default 60,000); in a batch, crawl or extraction each page has the engine's fetch timeouts"},
 	{Name: "waitFor", In: scrapeOpts, Default: "0", Firecrawl: "milliseconds to wait before reading the page (at most 60,000 and half the timeout)",
 		Here: "the page is rendered in the browser and read that long after it settled"},
 	{Name: "mobile", In: scrapeOpts, Default: "false", Firecrawl: "read the page as a phone", Here: "rendered in the browser as a phone"},
@@ -123,7 +125,7 @@ var Fields = []Field{
 		Firecrawl: "a restricted scrape mode", Here: "false only"},
 	{Name: "redactPII", In: scrapeOpts, Version: "v2", Accept: []string{"false"}, Why: noSuchFeature,
 		Firecrawl: "redact personal data from the answer", Here: "false only"},
-	{Name: "threatProtection", In: scrapeOpts | InMap, Accept: []string{"{}"}, Why: noSuchFeature,
+	{Name: "threatProtection", In: scrapeOpts | InMap | InExtract, Accept: []string{"{}"}, Why: noSuchFeature,
 		Firecrawl: "enterprise: a per-request threat-protection policy", Here: "refused when given"},
 	{Name: "auditMetadata", In: scrapeOpts | InMap, Firecrawl: "enterprise: labels for the audit log",
 		Here: "accepted; the service has no audit log (the crawl's own log records the request)"},
@@ -142,16 +144,17 @@ var Fields = []Field{
 	{Name: "__forceFirePDF", In: scrapeOpts, Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
 
 	// Batch scrape.
-	{Name: "urls", In: InBatch, Firecrawl: "the pages to scrape", Here: "at most 1,000; a URL given twice is scraped once"},
-	{Name: "ignoreInvalidURLs", In: InBatch, Default: "true (v1: false)", Firecrawl: "leave out URLs that are not valid instead of refusing the batch",
+	{Name: "urls", In: InBatch | InExtract, Firecrawl: "the pages to scrape (an extraction's may end in /* for a whole site)",
+		Here: "at most 1,000; a URL given twice is scraped once; an extraction's wildcards are refused"},
+	{Name: "ignoreInvalidURLs", In: InBatch | InExtract, Default: "true (v1: false)", Firecrawl: "leave out URLs that are not valid instead of refusing the batch",
 		Here: "honoured, with Firecrawl's default of each version; those left out are listed in invalidURLs"},
 	{Name: "appendToId", In: InBatch, Accept: []string{}, Why: "is not supported here yet: start a batch of its own",
 		Firecrawl: "add the URLs to a running batch", Here: "refused when given"},
 
 	// Crawl (and map, which shares Firecrawl's crawler options).
-	{Name: "scrapeOptions", In: InCrawl, Firecrawl: "how each page is read (the scrape options above)", Here: "honoured"},
-	{Name: "limit", In: InCrawl | InMap, Default: "10000 (map: 5000)", Firecrawl: "pages crawled (a map's URLs answered)",
-		Here: "crawl: pages stored, 1 to 10,000; map: URLs answered, 1 to 100,000"},
+	{Name: "scrapeOptions", In: InCrawl | InExtract, Firecrawl: "how each page is read (the scrape options above)", Here: "honoured"},
+	{Name: "limit", In: InCrawl | InMap | InExtract, Default: "10000 (map: 5000)", Firecrawl: "pages crawled (a map's URLs answered)",
+		Here: "crawl: pages stored, 1 to 10,000; map: URLs answered, 1 to 100,000; extract: accepted (it bounds a wildcard's pages, and wildcards are refused)"},
 	{Name: "maxDiscoveryDepth", In: InCrawl | InMap, Firecrawl: "link hops from the start page (sitemap pages count as 0)", Here: "honoured, 0 to 100"},
 	{Name: "maxDepth", In: InCrawl | InMap, Version: "v1", Default: "10", Firecrawl: "v1's depth bound",
 		Here: "read as maxDiscoveryDepth; none given: no depth limit"},
@@ -161,14 +164,16 @@ var Fields = []Field{
 	{Name: "crawlEntireDomain", In: InCrawl | InMap, Default: "false", Firecrawl: "the whole domain, not only below the start URL",
 		Here: "honoured (a map always takes the whole host)"},
 	{Name: "allowBackwardLinks", In: InCrawl | InMap, Version: "v1", Default: "false", Firecrawl: "v1's name of crawlEntireDomain", Here: "as crawlEntireDomain"},
-	{Name: "allowExternalLinks", In: InCrawl | InMap, Default: "false", Firecrawl: "follow links to other sites", Here: "honoured"},
+	{Name: "allowExternalLinks", In: InCrawl | InMap | InExtract, Default: "false", Firecrawl: "follow links to other sites",
+		Here: "honoured (an extraction follows no links: accepted)"},
 	{Name: "allowSubdomains", In: InCrawl | InMap, Default: "false", Firecrawl: "follow links to subdomains", Here: "honoured"},
 	{Name: "ignoreRobotsTxt", In: InCrawl | InMap, Default: "false", Firecrawl: "crawl what robots.txt disallows",
 		Here: "true is refused on a deployment that obeys robots.txt (CRAWLER_OBEY_ROBOTS, the default), accepted on one that does not"},
 	{Name: "robotsUserAgent", In: InCrawl | InMap, Version: "v2", Firecrawl: "the user agent robots.txt rules are read for",
 		Here: "accepted; robots.txt is read for the deployment's user agent (CRAWLER_USER_AGENT)"},
 	{Name: "sitemap", In: InCrawl | InMap, Default: `"include"`, Firecrawl: "skip, include or only the sitemaps' pages", Here: "honoured"},
-	{Name: "ignoreSitemap", In: InCrawl | InMap, Version: "v1", Default: "false", Firecrawl: "v1: do not read sitemaps", Here: `as sitemap "skip"`},
+	{Name: "ignoreSitemap", In: InCrawl | InMap | InExtract, Default: "false", Firecrawl: "do not read sitemaps (v1's crawl and map, an extraction's wildcard)",
+		Here: `as sitemap "skip" (an extraction reads no sitemaps: accepted)`},
 	{Name: "sitemapOnly", In: InMap, Version: "v1", Default: "false", Firecrawl: "v1: the sitemaps' URLs alone", Here: `as sitemap "only"`},
 	{Name: "deduplicateSimilarURLs", In: InCrawl | InMap, Default: "true", Firecrawl: "treat www., http/https and index variants as one page",
 		Here: "a page the same as one of another address of it is that page's duplicate; a map lists each URL once either way"},
@@ -180,9 +185,30 @@ var Fields = []Field{
 	{Name: "prompt", In: InCrawl, Version: "v2", Accept: []string{`""`}, Why: "is not supported here: give the crawl's options instead",
 		Firecrawl: "options written in words, turned into options by an LLM", Here: "refused when given"},
 
+	// Extract.
+	{Name: "prompt", In: InExtract, Firecrawl: "what to extract, in words", Here: "honoured: each page is read with it by the deployment's LLM"},
+	{Name: "systemPrompt", In: InExtract, Firecrawl: "instructions before the prompt", Here: "honoured: put before the prompt"},
+	{Name: "schema", In: InExtract, Firecrawl: "the JSON Schema of the answer", Here: "honoured: each page's answer is validated against it (and asked again when it does not validate)"},
+	{Name: "enableWebSearch", In: InExtract, Default: "false", Accept: []string{"false"}, Why: "is not supported here: the service reads the pages it is given",
+		Firecrawl: "search the web for more pages", Here: "false only"},
+	{Name: "urlTrace", In: InExtract, Default: "false", Accept: []string{"false"}, Why: noSuchFeature,
+		Firecrawl: "say how each URL was used", Here: "false only"},
+	{Name: "showSources", In: InExtract, Default: "false", Accept: []string{"false"}, Why: noSuchFeature,
+		Firecrawl: "say which page each value came from", Here: "false only"},
+	{Name: "agent", In: InExtract, Accept: []string{}, Why: noSuchFeature, Firecrawl: "FIRE-1 agent options", Here: "refused when given"},
+	{Name: "__experimental_streamSteps", In: InExtract, Default: "false", Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "__experimental_llmUsage", In: InExtract, Default: "false", Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "__experimental_showSources", In: InExtract, Default: "false", Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "__experimental_showCostTracking", In: InExtract, Default: "false", Accept: []string{"false"}, Why: noSuchFeature, Firecrawl: "internal", Here: "false only"},
+	{Name: "webhook", In: InExtract, Accept: []string{}, Why: "is not supported here yet for an extraction: poll GET /v2/extract/{id}",
+		Firecrawl: "told of the extraction's events", Here: "refused when given"},
+	{Name: "__experimental_cacheKey", In: InExtract, Firecrawl: "internal; no effect", Here: "accepted; no effect"},
+	{Name: "__experimental_cacheMode", In: InExtract, Default: `"direct"`, Firecrawl: "internal; no effect", Here: "accepted; no effect"},
+
 	// Map only.
 	{Name: "search", In: InMap, Firecrawl: "keep URLs matching these words", Here: "URLs holding each word (case-insensitive)"},
-	{Name: "includeSubdomains", In: InMap, Default: "true", Firecrawl: "list the subdomains' URLs too", Here: "honoured"},
+	{Name: "includeSubdomains", In: InMap | InExtract, Default: "true", Firecrawl: "list the subdomains' URLs too (an extraction's wildcard's)",
+		Here: "honoured (an extraction follows no links: accepted)"},
 	{Name: "filterByPath", In: InMap, Version: "v2", Default: "true", Firecrawl: "keep URLs under the start URL's path from the index",
 		Here: "accepted; the map lists what its own crawl of the host finds (it has no index)"},
 	{Name: "useIndex", In: InMap, Version: "v2", Default: "true", Firecrawl: "answer from Firecrawl's index of the web",
@@ -242,7 +268,7 @@ func FieldTable() string {
 		for _, w := range []struct {
 			w    Where
 			name string
-		}{{InScrape, "scrape"}, {InBatch, "batch"}, {InCrawl, "crawl"}, {InScrapeOptions, "scrapeOptions"}, {InMap, "map"}} {
+		}{{InScrape, "scrape"}, {InBatch, "batch"}, {InCrawl, "crawl"}, {InScrapeOptions, "scrapeOptions"}, {InMap, "map"}, {InExtract, "extract"}} {
 			if f.In&w.w != 0 {
 				in = append(in, w.name)
 			}

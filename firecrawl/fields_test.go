@@ -37,6 +37,16 @@ func parseAs(where Where, body map[string]any) error {
 		raw, _ := json.Marshal(body)
 		_, _, err := MapOptionsOf(raw, srv)
 		return err
+	case InExtract:
+		body["urls"] = []string{"https://example.com/"}
+		if _, ok := body["prompt"]; ok {
+			body["schema"] = map[string]any{"type": "object"}
+		} else {
+			body["prompt"] = "The page's title."
+		}
+		raw, _ := json.Marshal(body)
+		_, _, err := ExtractOptionsOf(raw, srv)
+		return err
 	case InScrapeOptions:
 		raw, _ := json.Marshal(map[string]any{"url": "https://example.com/", "scrapeOptions": body})
 		_, err := CrawlOptions(raw, srv)
@@ -55,7 +65,7 @@ func TestFieldsAtTheirDefaults(t *testing.T) {
 			values = append(values, f.Default)
 		}
 		values = append(values, "null")
-		for _, where := range []Where{InScrape, InBatch, InCrawl, InMap, InScrapeOptions} {
+		for _, where := range []Where{InScrape, InBatch, InCrawl, InMap, InScrapeOptions, InExtract} {
 			if f.In&where == 0 {
 				continue
 			}
@@ -83,7 +93,7 @@ func TestFieldsRefusedOtherwise(t *testing.T) {
 		if slices.Contains(f.Accept, "false") {
 			other = "true"
 		}
-		for _, where := range []Where{InScrape, InBatch, InCrawl, InMap, InScrapeOptions} {
+		for _, where := range []Where{InScrape, InBatch, InCrawl, InMap, InScrapeOptions, InExtract} {
 			if f.In&where == 0 {
 				continue
 			}
@@ -133,7 +143,8 @@ func jsonNames(t reflect.Type) map[string]bool {
 // Fields gives it, so that every one is decoded with its type.
 func TestFieldsAreDecoded(t *testing.T) {
 	for where, typ := range map[Where]reflect.Type{InScrape: reflect.TypeFor[ScrapeRequest](), InBatch: reflect.TypeFor[BatchRequest](),
-		InCrawl: reflect.TypeFor[CrawlRequest](), InMap: reflect.TypeFor[MapRequest](), InScrapeOptions: reflect.TypeFor[ScrapeOptions]()} {
+		InCrawl: reflect.TypeFor[CrawlRequest](), InMap: reflect.TypeFor[MapRequest](), InScrapeOptions: reflect.TypeFor[ScrapeOptions](),
+		InExtract: reflect.TypeFor[ExtractRequest]()} {
 		got, want := jsonNames(typ), FieldsIn(where)
 		for k := range want {
 			if !got[k] {

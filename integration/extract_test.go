@@ -84,6 +84,10 @@ func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
 	case "/schema-never":
 		return fakellm.Reply{Content: `{"name": "Kettle"}`}
 	}
+	if n, ok := strings.CutPrefix(u.Path, "/schema-list-"); ok {
+		// Firecrawl's extract: each page gives part of the list.
+		return fakellm.Reply{Content: fmt.Sprintf(`{"title": "Kettle", "items": ["item-%s"]}`, n)}
+	}
 	if strings.HasPrefix(u.Path, "/tracked/") {
 		// The change-tracking site's pages: the answer follows the text.
 		price := trackedPrice.FindStringSubmatch(c.User)

@@ -78,7 +78,8 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		}
 	}
 	for name := range report {
-		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActions", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM"}, name) {
+		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActions", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
+			"batchInvalid", "mapLocation", "scrapeJsonBadSchema", "extractNoLLM"}, name) {
 			notRaised(name)
 		}
 	}
@@ -112,6 +113,29 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	read("scrapeFormats", &d)
 	if d.RawHTML != metaPage || !strings.Contains(d.HTML, "<h1>Harbour guide</h1>") || len(d.Links) != 3 || len(d.Images) != 1 {
 		t.Errorf("formats: %.1500s", report["scrapeFormats"])
+	}
+
+	// How pages are requested: headers, a phone, a wait, screenshots.
+	var shape map[string]document
+	read("scrapeRequestShape", &shape)
+	if md := shape["headers"].Markdown; !strings.Contains(md, `read "docs"`) {
+		t.Errorf("headers: %.500s", md)
+	}
+	if md := shape["mobile"].Markdown; !strings.Contains(md, "Mobile") || !strings.Contains(md, "The window was 390 pixels wide.") {
+		t.Errorf("mobile: %.500s", md)
+	}
+	read("scrapeWaitFor", &d)
+	if !strings.Contains(d.Markdown, "The price of the kettle arrived from a script after a long while.") {
+		t.Errorf("waitFor: %.500s", d.Markdown)
+	}
+	var shots struct {
+		Viewport, Full string
+	}
+	read("screenshots", &shots)
+	for _, u := range []string{shots.Viewport, shots.Full} {
+		if !strings.HasPrefix(u, env.api+"/screenshots/") {
+			t.Errorf("screenshots: %s", report["screenshots"])
+		}
 	}
 
 	// The SDK asks for pages younger than 4 hours: the repeat is answered
@@ -154,6 +178,29 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	read("crawlDepth0", &c)
 	if len(c.URLs) != 1 || c.URLs[0] != site.URL+"/" {
 		t.Errorf("maxDiscoveryDepth 0: %+v", c)
+	}
+	read("crawlDepth1", &c)
+	if c.Status != "completed" || len(c.URLs) < 7 || len(c.URLs) >= 200 {
+		t.Errorf("maxDiscoveryDepth 1: %s, %d documents", c.Status, len(c.URLs))
+	}
+	var withQuery, withoutQuery crawled
+	read("crawlQueries", &withQuery)
+	read("crawlIgnoreQueries", &withoutQuery)
+	if len(withQuery.URLs) != 4 || len(withoutQuery.URLs) != 2 {
+		t.Errorf("ignoreQueryParameters: %v without, %v with", withQuery.URLs, withoutQuery.URLs)
+	}
+	read("crawlSitemapInclude", &c)
+	sort.Strings(c.URLs)
+	if want := []string{site.URL + "/", site.URL + "/s1/p7", site.URL + "/s2/p10", site.URL + "/s4/p16"}; !slices.Equal(c.URLs, want) {
+		t.Errorf("sitemap include at depth 0: %v", c.URLs)
+	}
+	var linked struct {
+		URLs          []string `json:"urls"`
+		RobotsBlocked []string `json:"robotsBlocked"`
+	}
+	read("robotsLinked", &linked)
+	if !slices.Contains(linked.RobotsBlocked, site.URL+"/private/x") || slices.Contains(linked.URLs, site.URL+"/private/x") {
+		t.Errorf("a linked page robots.txt disallows: %s", report["robotsLinked"])
 	}
 	read("crawlSitemapOnly", &c)
 	sort.Strings(c.URLs)
@@ -272,6 +319,16 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		t.Errorf("summary: %s", report["scrapeSummary"])
 	}
 
+	// An extraction of two pages: their answers combined.
+	var extracted struct {
+		Status string          `json:"status"`
+		Data   json.RawMessage `json:"data"`
+	}
+	read("extract", &extracted)
+	if extracted.Status != "completed" || string(extracted.Data) != `{"items":["item-1","item-2"],"title":"Kettle"}` {
+		t.Errorf("extract: %s", report["extract"])
+	}
+
 	// The v1 client.
 	var v1 struct {
 		Success  bool     `json:"success"`
@@ -306,12 +363,16 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		status int
 		text   string
 	}{
-		"notHttp":           {400, "url"},
-		"scrapeActions":     {400, "actions"},
-		"ignoreRobots":      {400, "ignoreRobotsTxt"},
-		"badRegex":          {400, "includePaths[0]"},
-		"unknownCrawl":      {404, "not found"},
-		"summaryWithoutLLM": {400, "formats[0]"},
+		"notHttp":             {400, "url"},
+		"scrapeActions":       {400, "actions"},
+		"ignoreRobots":        {400, "ignoreRobotsTxt"},
+		"badRegex":            {400, "includePaths[0]"},
+		"unknownCrawl":        {404, "not found"},
+		"summaryWithoutLLM":   {400, "formats[0]"},
+		"batchInvalid":        {400, "urls[1]"},
+		"mapLocation":         {400, "location"},
+		"scrapeJsonBadSchema": {400, "formats[0].schema"},
+		"extractNoLLM":        {400, "prompt"},
 	} {
 		var r raised
 		read(name, &r)

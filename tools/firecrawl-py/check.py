@@ -83,6 +83,13 @@ def cached():
 
 step("scrapeCached", cached)
 step("notHttp", lambda: fc.scrape("ftp://example.com/file", formats=["markdown"]))
+# How a page is requested: headers, a phone's browser, a wait for late
+# content, screenshots (the browser engine).
+step("scrapeRequestShape", lambda: {"headers": doc(fc.scrape(f"{site}/echo", formats=["markdown"], headers={"X-Team": "docs"})),
+                                    "mobile": doc(fc.scrape(f"{site}/echo", formats=["markdown"], mobile=True))})
+step("scrapeWaitFor", lambda: doc(fc.scrape(f"{site}/late", formats=["markdown"], wait_for=2500)))
+step("screenshots", lambda: {"viewport": fc.scrape(f"{site}/long", formats=["markdown", "screenshot"]).screenshot,
+                             "full": fc.scrape(f"{site}/long", formats=[{"type": "screenshot", "full_page": True}]).screenshot})
 step("scrapeActions", lambda: fc.scrape(f"{site}/s1/p1", actions=[{"type": "click", "selector": "a"}]))
 
 # Crawls, with the SDK's defaults (ignoreRobotsTxt false, sitemap include…).
@@ -90,8 +97,23 @@ step("crawlFormats", lambda: urls(fc.crawl(f"{site}/", limit=3, sitemap="skip", 
                                            poll_interval=1, timeout=120)))
 step("crawlPastOnePage", lambda: urls(fc.crawl(f"{site}/", limit=150, poll_interval=1, timeout=240)))
 step("crawlDepth0", lambda: urls(fc.crawl(f"{site}/", limit=50, max_discovery_depth=0, sitemap="skip", poll_interval=1, timeout=120)))
+step("crawlDepth1", lambda: urls(fc.crawl(f"{site}/", limit=200, max_discovery_depth=1, sitemap="skip", poll_interval=1, timeout=120)))
+step("crawlSitemapInclude", lambda: urls(fc.crawl(f"{site}/", limit=50, max_discovery_depth=0, poll_interval=1, timeout=120)))
+step("crawlQueries", lambda: urls(fc.crawl(f"{site}/qstart", limit=10, sitemap="skip", poll_interval=1, timeout=120)))
+step("crawlIgnoreQueries", lambda: urls(fc.crawl(f"{site}/qstart", limit=10, sitemap="skip", ignore_query_parameters=True,
+                                                 poll_interval=1, timeout=120)))
 step("crawlSitemapOnly", lambda: urls(fc.crawl(f"{site}/", limit=50, sitemap="only", poll_interval=1, timeout=120)))
 step("crawlExclude", lambda: urls(fc.crawl(f"{site}/", limit=60, exclude_paths=["^/s2/", "p1[0-9]$"], poll_interval=1, timeout=120)))
+
+
+def wait_crawl(job_id):
+    """Waits for a crawl to end and returns its status with every document."""
+    deadline = time.monotonic() + 180
+    while (job := fc.get_crawl_status(job_id)).status == "scraping":
+        if time.monotonic() > deadline:
+            raise TimeoutError("the crawl did not end")
+        time.sleep(1)
+    return job
 
 
 def paged():
@@ -116,6 +138,12 @@ def robots():
 
 
 step("robots", robots)
+def robots_linked():
+    job_id = fc.start_crawl(f"{site}/withprivate", limit=2, sitemap="skip").id
+    return {**urls(wait_crawl(job_id)), "robotsBlocked": fc.get_crawl_errors(job_id).robots_blocked}
+
+
+step("robotsLinked", robots_linked)
 step("ignoreRobots", lambda: fc.start_crawl(f"{site}/", limit=5, ignore_robots_txt=True))
 
 
@@ -156,6 +184,7 @@ def batch_cancel():
 
 
 step("batchStartCancel", batch_cancel)
+step("batchInvalid", lambda: fc.start_batch_scrape([f"{site}/s1/p1", "ftp://example.com/x"], ignore_invalid_urls=False))
 
 
 # Maps.
@@ -167,6 +196,7 @@ def maps():
 
 
 step("map", maps)
+step("mapLocation", lambda: fc.map(f"{site}/", location={"country": "US"}))
 
 
 # The v2 watcher: a running crawl followed to its end, and a crawl that
@@ -189,12 +219,7 @@ step("watchRunning", lambda: watch(fc.start_crawl(f"{site}/", limit=30, sitemap=
 
 def watch_ended():
     started = fc.start_crawl(f"{site}/", limit=105, sitemap="skip")
-    deadline = time.monotonic() + 180
-    while (job := fc.get_crawl_status(started.id)).status == "scraping":
-        if time.monotonic() > deadline:
-            raise TimeoutError("the crawl did not end")
-        time.sleep(1)
-    return {"crawled": len(job.data), **watch(started.id)}
+    return {"crawled": len(wait_crawl(started.id).data), **watch(started.id)}
 
 
 step("watchEnded", watch_ended)
@@ -205,6 +230,11 @@ llm = Firecrawl(api_key=api_key, api_url=llm_api_url)
 schema = {"type": "object", "required": ["title", "price"], "properties": {"title": {"type": "string"}, "price": {"type": "number"}}}
 step("scrapeJson", lambda: doc(llm.scrape(f"{site}/schema-ok", formats=["markdown", {"type": "json", "prompt": "The product.", "schema": schema}])))
 step("scrapeSummary", lambda: doc(llm.scrape(f"{site}/schema-ok", formats=["summary"])))
+list_schema = {"type": "object", "properties": {"title": {"type": "string"}, "items": {"type": "array", "items": {"type": "string"}}}}
+step("extract", lambda: llm.extract([f"{site}/schema-list-1", f"{site}/schema-list-2", "not a url"], prompt="The items.",
+                                    schema=list_schema, poll_interval=1, timeout=120))
+step("extractNoLLM", lambda: fc.extract([f"{site}/schema-list-1"], prompt="The items."))
+step("scrapeJsonBadSchema", lambda: llm.scrape(f"{site}/schema-ok", formats=[{"type": "json", "schema": {"type": "product"}}]))
 step("summaryWithoutLLM", lambda: fc.scrape(f"{site}/s1/p1", formats=["summary"]))
 
 
