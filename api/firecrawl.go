@@ -407,7 +407,11 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 // it did. With a minAge and no such copy, the scrape is a 404: it asks
 // for a cached copy alone.
 func (s *server) fcScrapeFromCache(c *fiber.Ctx, opts crawl.Options, q firecrawl.ScrapeQuery) (bool, error) {
-	key := opts.CacheKey()
+	// storeInCache false keeps this scrape's page out of the cache, but
+	// it may still be answered from it.
+	lookup := opts
+	lookup.KeepOutOfCache = false
+	key := lookup.CacheKey()
 	if key == "" || len(opts.StartURLs) != 1 {
 		return false, nil
 	}

@@ -54,6 +54,10 @@ const (
 	DefaultMapTimeout = 60 * time.Second
 )
 
+// minCrawlSeconds is the shortest timeout a crawl has (crawl.Options'
+// timeout, whose answers say it).
+const minCrawlSeconds = 60
+
 // MapQuery is what a map answers: at most Limit URLs, those holding every
 // word of Search (any URL when empty), one per URL without its query when
 // IgnoreQuery, once the crawl ends or Timeout passes.
@@ -157,8 +161,10 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 		o.DelayMS = int(*req.Delay * 1000)
 	}
 	sessionOf(&ScrapeOptions{Headers: req.Headers, Location: req.Location}, &o)
-	// The crawl ends at the map's timeout, with what it found by then.
-	o.TimeoutSeconds = int((q.Timeout + time.Second - 1) / time.Second)
+	// The map answers at its timeout with what its crawl found by then;
+	// the crawl itself has the service's shortest bound at least (a
+	// minute), and ends by its page limit well before.
+	o.TimeoutSeconds = max(minCrawlSeconds, int((q.Timeout+time.Second-1)/time.Second))
 	o.MaxResults, o.MaxDepth = &fetch, depth
 	return o, q, nil
 }
