@@ -323,18 +323,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 			fail("limit", "must be between 1 and %d", crawl.MaxResultsCurrent)
 		}
 	}
-	depth := crawl.NoDepthLimit
-	for _, d := range []struct {
-		name string
-		v    *int
-	}{{"maxDiscoveryDepth", req.MaxDiscoveryDepth}, {"maxDepth", req.MaxDepth}} {
-		if d.v != nil {
-			depth = *d.v
-			if depth < 0 || depth > crawl.MaxDepthCurrent {
-				fail(d.name, "must be between 0 and %d", crawl.MaxDepthCurrent)
-			}
-		}
-	}
+	depth := bad.depth(req.MaxDiscoveryDepth, req.MaxDepth)
 	entire := req.CrawlEntireDomain != nil && *req.CrawlEntireDomain || req.AllowBackwardLinks != nil && *req.AllowBackwardLinks
 	if entire {
 		native["entireWebsite"] = true
@@ -344,7 +333,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	default:
 		fail("sitemap", "must be one of skip, include, only")
 	}
-	refuseUnsupported(req, srv, &bad)
+	bad.crawler(req.Delay, req.IgnoreRobotsTxt, srv)
 	if req.MaxConcurrency != nil {
 		if *req.MaxConcurrency < 1 {
 			fail("maxConcurrency", "must be at least 1")
@@ -424,17 +413,35 @@ func crawlScope(req CrawlRequest, o *crawl.Options) {
 	o.SitemapAndLinks = req.Sitemap != "only"
 }
 
-// refuseUnsupported records the crawl options that are out of range
-// (delay) or that this deployment cannot honour (ignoreRobotsTxt where
-// robots.txt is obeyed); the fields whose values Fields restricts are
-// refused as the request is decoded.
-func refuseUnsupported(req CrawlRequest, srv crawl.Server, bad *fieldErrors) {
-	if req.Delay != nil && (*req.Delay < 0 || *req.Delay > MaxDelay) {
-		bad.add("delay", "must be between 0 and %d seconds", MaxDelay)
+// crawler records the crawler options that are out of range (delay) or
+// that this deployment cannot honour (ignoreRobotsTxt where robots.txt is
+// obeyed); the fields whose values Fields restricts are refused as the
+// request is decoded.
+func (f *fieldErrors) crawler(delay *float64, ignoreRobots *bool, srv crawl.Server) {
+	if delay != nil && (*delay < 0 || *delay > MaxDelay) {
+		f.add("delay", "must be between 0 and %d seconds", MaxDelay)
 	}
-	if req.IgnoreRobotsTxt != nil && *req.IgnoreRobotsTxt && srv.ObeyRobots {
-		bad.add("ignoreRobotsTxt", "is refused: this deployment obeys robots.txt for every crawl")
+	if ignoreRobots != nil && *ignoreRobots && srv.ObeyRobots {
+		f.add("ignoreRobotsTxt", "is refused: this deployment obeys robots.txt for every crawl")
 	}
+}
+
+// depth is the link hops a request allows: maxDiscoveryDepth, or v1's
+// maxDepth (none given: no limit), recording one out of range.
+func (f *fieldErrors) depth(maxDiscoveryDepth, maxDepth *int) int {
+	depth := crawl.NoDepthLimit
+	for _, d := range []struct {
+		name string
+		v    *int
+	}{{"maxDiscoveryDepth", maxDiscoveryDepth}, {"maxDepth", maxDepth}} {
+		if d.v != nil {
+			depth = *d.v
+			if depth < 0 || depth > crawl.MaxDepthCurrent {
+				f.add(d.name, "must be between 0 and %d", crawl.MaxDepthCurrent)
+			}
+		}
+	}
+	return depth
 }
 
 // scrapeOptions checks so and puts what it maps to into native, the

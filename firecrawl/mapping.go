@@ -115,24 +115,8 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 	for _, msg := range checkHeaders(req.Headers) {
 		bad.add("headers", "%s", msg)
 	}
-	if req.Delay != nil && (*req.Delay < 0 || *req.Delay > MaxDelay) {
-		bad.add("delay", "must be between 0 and %d seconds", MaxDelay)
-	}
-	if req.IgnoreRobotsTxt != nil && *req.IgnoreRobotsTxt && srv.ObeyRobots {
-		bad.add("ignoreRobotsTxt", "is refused: this deployment obeys robots.txt for every crawl")
-	}
-	depth := crawl.NoDepthLimit
-	for _, d := range []struct {
-		name string
-		v    *int
-	}{{"maxDiscoveryDepth", req.MaxDiscoveryDepth}, {"maxDepth", req.MaxDepth}} {
-		if d.v != nil {
-			depth = *d.v
-			if depth < 0 || depth > crawl.MaxDepthCurrent {
-				bad.add(d.name, "must be between 0 and %d", crawl.MaxDepthCurrent)
-			}
-		}
-	}
+	bad.crawler(req.Delay, req.IgnoreRobotsTxt, srv)
+	depth := bad.depth(req.MaxDiscoveryDepth, req.MaxDepth)
 	bad.regexes("includePaths", req.IncludePaths)
 	bad.regexes("excludePaths", req.ExcludePaths)
 	if len(bad) > 0 {
