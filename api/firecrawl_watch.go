@@ -102,8 +102,9 @@ var (
 
 // fcWatch speaks Firecrawl's watch protocol: a catchup message with the
 // crawl's status and every document stored so far, then a document
-// message for each page stored after, and, once the crawl has ended and
-// every document was sent, a close frame (1000, {"type":"done"}). A
+// message for each page stored after (a heartbeat each second nothing
+// new is stored), and, once the crawl has ended and every document was
+// sent, a close frame (1000, {"type":"done"}). A
 // client learns the final status from a catchup of an ended crawl, or
 // reads it after the close, as the SDKs do.
 func (s *server) fcWatch(conn *websocket.Conn) {
@@ -154,6 +155,15 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 			}
 			for _, d := range docs {
 				if err := conn.WriteJSON(watchMessage{Type: "document", Data: d}); err != nil {
+					return
+				}
+			}
+			if len(docs) == 0 && !rec.Status.Terminal() {
+				// Nothing new: a heartbeat, which the SDKs pass over, so
+				// that a watcher waiting quietly for a message does not
+				// read the status over HTTP meanwhile, find the crawl
+				// ended and stop before its last documents arrive.
+				if err := conn.WriteJSON(watchMessage{Type: "heartbeat"}); err != nil {
 					return
 				}
 			}

@@ -101,7 +101,6 @@ func TestMCP(t *testing.T) {
 	refused("fcStatusUnknown")
 	ok("fcScrapeJson", `"price": 12.5`)
 	ok("fcScrapeSummary", "A page of the test site at /schema-ok.")
-	ok("fcExtract", "item-1", "item-2", "Kettle")
 
 	// The service's own MCP endpoint.
 	var bad struct {

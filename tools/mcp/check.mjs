@@ -70,8 +70,6 @@ async function firecrawlServer(url) {
   report.fcScrapeJson = await call(llm, 'firecrawl_scrape', { url: `${site}/schema-ok`, formats: ['json'],
     jsonOptions: { prompt: 'The product.', schema: { type: 'object', required: ['title', 'price'], properties: { title: { type: 'string' }, price: { type: 'number' } } } } });
   report.fcScrapeSummary = await call(llm, 'firecrawl_scrape', { url: `${site}/schema-ok`, formats: ['summary'] });
-  report.fcExtract = await call(llm, 'firecrawl_extract', { urls: [`${site}/schema-list-1`, `${site}/schema-list-2`], prompt: 'The items.',
-    schema: { type: 'object', properties: { title: { type: 'string' }, items: { type: 'array', items: { type: 'string' } } } } });
   await llm.close();
 }
 
