@@ -16,8 +16,12 @@ import sys
 import threading
 import time
 
+import re
+
 import firecrawl
+import firecrawl.v1.client as v1types
 from firecrawl import Firecrawl, V1FirecrawlApp
+from firecrawl.v2 import types as v2types
 from firecrawl.v2.types import PaginationConfig
 
 api_url, api_key, site, llm_api_url = sys.argv[1:5]
@@ -64,6 +68,25 @@ def doc(d):
             "title": m.title if m else None, "error": m.error if m else None,
             "cacheState": m.cache_state if m else None, "cachedAt": m.cached_at if m else None}
 
+
+# The request fields of the SDK's request models, by the request they go
+# in, as sent (the field's alias, or its name in camel case): each must be
+# one of the service's (firecrawl.Fields), so that a field a later SDK
+# sends shows up as a failing check.
+def sdk_fields():
+    def names(model, leave=()):
+        out = []
+        for name, field in model.model_fields.items():
+            if name not in leave:
+                out.append(field.alias or re.sub("_([a-z])", lambda m: m.group(1).upper(), name))
+        return out
+    return {"scrapeOptions": names(v2types.ScrapeOptions), "crawl": names(v2types.CrawlRequest) + names(v1types.V1CrawlParams),
+            # The SDK holds a batch's scrape options apart and sends them flat.
+            "batch": names(v2types.BatchScrapeRequest, ("options",)), "map": names(v2types.MapOptions) + names(v1types.V1MapParams),
+            "extract": names(v2types.ExtractRequest), "scrape": names(v1types.V1ScrapeParams)}
+
+
+step("sdkFields", sdk_fields)
 
 # Scrapes: markdown, the error pages, the other formats, a repeat answered
 # from the cache (the SDK asks for maxAge 4 hours), and one without it.
