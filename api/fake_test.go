@@ -143,6 +143,14 @@ func (s *fakeStore) CachedPage(context.Context, uuid.UUID, string, string, time.
 	return nil, nil, nil // the fake keeps no pages
 }
 
+func (s *fakeStore) StoredPageIDs(context.Context, uuid.UUID) ([]int64, error) {
+	return nil, nil // the fake keeps no pages
+}
+
+func (s *fakeStore) StoredPagesByID(context.Context, uuid.UUID, []int64) ([]crawl.Page, error) {
+	return []crawl.Page{}, nil
+}
+
 func (s *fakeStore) ListResultsFrom(_ context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error) {
 	s.listed = append(s.listed, listCall{What: "results from", Crawl: crawlID, Page: offset, Limit: limit})
 	return nil, s.listTotal, nil

@@ -104,9 +104,9 @@ var (
 // crawl's status and every document stored so far, then a document
 // message for each page stored after (a heartbeat each second nothing
 // new is stored), and, once the crawl has ended and every document was
-// sent, a close frame (1000, {"type":"done"}). A
-// client learns the final status from a catchup of an ended crawl, or
-// reads it after the close, as the SDKs do.
+// sent, a close frame (1000, {"type":"done"}). It follows the pages it
+// sent by their IDs, not by their place in the crawl's order: pages
+// stored at once may become visible in another order than they sort in.
 func (s *server) fcWatch(conn *websocket.Conn) {
 	t, ok := conn.Locals(watchKey).(watchTarget)
 	if !ok {
@@ -132,7 +132,8 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 		case <-time.After(2 * time.Second):
 		}
 	}
-	sent, ended, err := s.watchCatchup(conn, t)
+	w := &watch{server: s, target: t, sent: map[int64]bool{}}
+	ended, err := w.catchup(conn)
 	if err != nil {
 		if !errors.Is(err, errWatchWrite) {
 			end(watchError)
@@ -145,34 +146,22 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 			return
 		case <-time.After(watchPoll):
 		}
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
-			rec, _, docs, err := s.readStatus(ctx, t, sent)
-			cancel()
-			if err != nil {
-				end(watchError)
+		var n int
+		n, ended, err = w.next(func(d firecrawl.Document) error { return conn.WriteJSON(watchMessage{Type: "document", Data: d}) })
+		switch {
+		case errors.Is(err, errWatchWrite):
+			return
+		case err != nil:
+			end(watchError)
+			return
+		case n == 0 && !ended:
+			// Nothing new: a heartbeat, which the SDKs pass over, so that
+			// a watcher waiting quietly for a message does not read the
+			// status over HTTP meanwhile, find the crawl ended and stop
+			// before its last documents arrive.
+			if err := conn.WriteJSON(watchMessage{Type: "heartbeat"}); err != nil {
 				return
 			}
-			for _, d := range docs {
-				if err := conn.WriteJSON(watchMessage{Type: "document", Data: d}); err != nil {
-					return
-				}
-			}
-			if len(docs) == 0 && !rec.Status.Terminal() {
-				// Nothing new: a heartbeat, which the SDKs pass over, so
-				// that a watcher waiting quietly for a message does not
-				// read the status over HTTP meanwhile, find the crawl
-				// ended and stop before its last documents arrive.
-				if err := conn.WriteJSON(watchMessage{Type: "heartbeat"}); err != nil {
-					return
-				}
-			}
-			sent += len(docs)
-			if len(docs) == firecrawl.MaxDocuments {
-				continue // more are stored: read on at once
-			}
-			ended = rec.Status.Terminal()
-			break
 		}
 	}
 	end(watchDone)
@@ -181,46 +170,116 @@ func (s *server) fcWatch(conn *websocket.Conn) {
 // errWatchWrite is a watch whose client could not be written to.
 var errWatchWrite = errors.New("the watch's client could not be written to")
 
-// watchCatchup sends t's catchup message: its status and the documents
-// stored so far, up to catchupBytes of them (the catchup then says the
-// crawl is scraping, and the rest follow as document messages). It
-// returns the documents sent and whether the crawl had ended with all of
-// them sent.
-func (s *server) watchCatchup(conn *websocket.Conn, t watchTarget) (sent int, ended bool, err error) {
-	var rec *crawl.Crawl
-	var status firecrawl.CrawlStatus
-	all := []firecrawl.Document{}
-	size := 0
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), s.RequestTimeout)
-		r, st, docs, err := s.readStatus(ctx, t, len(all))
-		cancel()
-		if err != nil {
-			return 0, false, err
-		}
-		if rec == nil {
-			rec, status = r, st
-		}
-		for _, d := range docs {
-			size += d.Size()
-			all = append(all, d)
-		}
-		if len(docs) < firecrawl.MaxDocuments || size > catchupBytes {
-			break
+// watch is what a watch has sent of its crawl: the stored pages, by ID.
+type watch struct {
+	server *server
+	target watchTarget
+	sent   map[int64]bool
+}
+
+// read reads the crawl, then the IDs of its stored pages not sent yet,
+// in the crawl's order, and how many are stored in all. A crawl read as
+// ended has all its pages stored before the IDs are read.
+func (w *watch) read(ctx context.Context) (*crawl.Crawl, []int64, int, error) {
+	rec, err := w.server.Store.GetCrawl(ctx, w.target.team, w.target.id)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ids, err := w.server.Store.StoredPageIDs(ctx, rec.ID)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var unsent []int64
+	for _, id := range ids {
+		if !w.sent[id] {
+			unsent = append(unsent, id)
 		}
 	}
-	// The status read first holds no more than the documents read after
-	// it; a crawl that ended with documents still to send is scraping to
+	return rec, unsent, len(ids), nil
+}
+
+// documents reads the documents of ids, firecrawl.MaxDocuments at a time,
+// and hands each to each, until each says stop (it returns false).
+func (w *watch) documents(ctx context.Context, rec *crawl.Crawl, ids []int64, each func(firecrawl.Document) (more bool, err error)) error {
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), firecrawl.MaxDocuments)]
+		ids = ids[len(chunk):]
+		pages, err := w.server.Store.StoredPagesByID(ctx, rec.ID, chunk)
+		if err != nil {
+			return err
+		}
+		prev, err := w.server.previousOf(ctx, rec, pages)
+		if err != nil {
+			return err
+		}
+		for _, p := range pages {
+			w.sent[p.ID] = true
+			more, err := each(firecrawl.StoredDocument(p, rec, prev, w.target.base))
+			if err != nil || !more {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// catchup sends the catchup message: the crawl's status and the documents
+// stored so far, up to catchupBytes of them (the catchup then says the
+// crawl is scraping, and the rest follow as document messages). It
+// returns whether the crawl had ended with all of them sent.
+func (w *watch) catchup(conn *websocket.Conn) (ended bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*w.server.RequestTimeout)
+	defer cancel()
+	rec, ids, stored, err := w.read(ctx)
+	if err != nil {
+		return false, err
+	}
+	counts, err := w.server.Store.CountPages(ctx, rec.ID)
+	if err != nil {
+		return false, err
+	}
+	status := fcStatus(rec, counts, stored)
+	all, size := []firecrawl.Document{}, 0
+	err = w.documents(ctx, rec, ids, func(d firecrawl.Document) (bool, error) {
+		all = append(all, d)
+		size += d.Size()
+		return size <= catchupBytes, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	// A crawl that ended with documents still to send is scraping to
 	// this client until they are sent.
-	more := len(all) < status.Completed
+	more := len(all) < len(ids)
 	if more && rec.Status.Terminal() {
 		status.Status = firecrawl.StatusOf(crawl.StatusRunning)
 	}
 	status.Data = all
 	if err := conn.WriteJSON(watchMessage{Type: "catchup", Data: status}); err != nil {
-		return 0, false, errWatchWrite
+		return false, errWatchWrite
 	}
-	return len(all), rec.Status.Terminal() && !more, nil
+	return rec.Status.Terminal() && !more, nil
+}
+
+// next hands send the documents stored since the last read (and those the
+// catchup left), and returns how many, and whether the crawl has ended
+// with all of them sent.
+func (w *watch) next(send func(firecrawl.Document) error) (int, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*w.server.RequestTimeout)
+	defer cancel()
+	rec, ids, _, err := w.read(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	n := 0
+	err = w.documents(ctx, rec, ids, func(d firecrawl.Document) (bool, error) {
+		n++
+		if err := send(d); err != nil {
+			return false, errWatchWrite
+		}
+		return true, nil
+	})
+	return n, err == nil && rec.Status.Terminal(), err
 }
 
 // readStatus reads crawl t's Firecrawl status (without documents) and up

@@ -40,6 +40,8 @@ type store interface {
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error)
 	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error)
 	CachedPage(ctx context.Context, team uuid.UUID, cacheKey, key string, oldest, newest time.Time) (*crawl.Page, *crawl.Crawl, error)
+	StoredPageIDs(ctx context.Context, crawlID uuid.UUID) ([]int64, error)
+	StoredPagesByID(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error)
 	ListPageErrors(ctx context.Context, crawlID uuid.UUID, limit int) ([]crawl.Page, error)
 	MapURLs(ctx context.Context, crawlID uuid.UUID, limit int, words []string, ignoreQuery bool) ([]string, error)
 	Robots(ctx context.Context, crawlID uuid.UUID, origins []string) (map[string]db.Robots, error)

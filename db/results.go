@@ -305,3 +305,32 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// StoredPageIDs returns the IDs of a crawl's stored pages, in the order
+// ListResults gives them.
+func (s *Store) StoredPageIDs(ctx context.Context, crawlID uuid.UUID) ([]int64, error) {
+	var ids []int64
+	err := s.db.NewSelect().Model((*crawl.Page)(nil)).Column("id").
+		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
+		Order("stored_at", "id").Scan(ctx, &ids)
+	if err != nil {
+		return nil, fmt.Errorf("list stored pages: %w", err)
+	}
+	return ids, nil
+}
+
+// StoredPagesByID returns the crawl's stored pages among ids, without
+// their HTML or raw markdown, in the order ListResults gives them.
+func (s *Store) StoredPagesByID(ctx context.Context, crawlID uuid.UUID, ids []int64) ([]crawl.Page, error) {
+	pages := []crawl.Page{}
+	if len(ids) == 0 {
+		return pages, nil
+	}
+	err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "links", "raw_markdown").
+		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).Where("id IN (?)", bun.In(ids)).
+		Order("stored_at", "id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read stored pages: %w", err)
+	}
+	return pages, nil
+}
