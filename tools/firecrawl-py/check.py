@@ -251,7 +251,7 @@ def watch_ended():
 
 
 step("watchEnded", watch_ended)
-step("watchBatch", lambda: watch(fc.start_batch_scrape([f"{site}/s1/p1", f"{site}/s1/p2", f"{site}/s2/p2"]).id, "batch"))
+step("watchBatch", lambda: watch(fc.start_batch_scrape([f"{site}/s1/p1", f"{site}/s2/p2", f"{site}/s1/p7"]).id, "batch"))
 
 # The json format against a deployment with an LLM, and the summary format.
 llm = Firecrawl(api_key=api_key, api_url=llm_api_url)
