@@ -76,7 +76,8 @@ func TestMCP(t *testing.T) {
 	// Firecrawl's MCP server.
 	var tools []string
 	_ = json.Unmarshal(report["firecrawlTools"], &tools)
-	for _, want := range []string{"firecrawl_scrape", "firecrawl_map", "firecrawl_crawl", "firecrawl_check_crawl_status"} {
+	for _, want := range []string{"firecrawl_scrape", "firecrawl_map", "firecrawl_crawl", "firecrawl_check_crawl_status",
+		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("Firecrawl's MCP server has no %s: %v", want, tools)
 		}
@@ -99,6 +100,24 @@ func TestMCP(t *testing.T) {
 	// with status code 400"), without the answer's message.
 	refused("fcCrawlBad", "400")
 	refused("fcStatusUnknown")
+	// Monitors: a schedule of crawls, created, listed, read, run, its
+	// checks read, paused and deleted through Firecrawl's monitor tools.
+	var monitorID string
+	_ = json.Unmarshal(report["fcMonitorId"], &monitorID)
+	ok("fcMonitorCreate", "shop")
+	if monitorID == "" {
+		t.Errorf("firecrawl_monitor_create answered no ID: %s", report["fcMonitorCreate"])
+	}
+	ok("fcMonitorList", monitorID)
+	ok("fcMonitorGet", monitorID, "0 3 * * *")
+	ok("fcMonitorRun")
+	ok("fcMonitorChecks", "completed")
+	ok("fcMonitorCheck", site.URL+"/")
+	ok("fcMonitorPause", "paused")
+	ok("fcMonitorDelete")
+	// The tool's simple form: a page, a goal, a schedule in words — none
+	// of which a monitor here has (docs/firecrawl.md).
+	refused("fcMonitorScrape")
 	ok("fcScrapeJson", `"price": 12.5`)
 	ok("fcScrapeSummary", "A page of the test site at /schema-ok.")
 

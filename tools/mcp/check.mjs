@@ -62,6 +62,27 @@ async function firecrawlServer(url) {
     await new Promise((ok) => setTimeout(ok, 1000));
   } while (Date.now() < deadline);
   report.fcCrawlBad = await call(fc, 'firecrawl_crawl', { url: `${site}/`, includePaths: ['(?<=x)a'] });
+
+  // Monitors, in the tool's advanced form: a schedule of crawls of one
+  // site (the service's schedules).
+  report.fcMonitorCreate = await call(fc, 'firecrawl_monitor_create', { body: { name: 'shop', schedule: { cron: '0 3 * * *', timezone: 'UTC' },
+    targets: [{ type: 'crawl', url: `${site}/`, crawlOptions: { limit: 5, sitemap: 'skip' } }] } });
+  const monitorId = report.fcMonitorCreate.structured?.id ?? /"id":\s*"([0-9a-f-]{36})"/.exec(report.fcMonitorCreate.text ?? '')?.[1] ?? null;
+  report.fcMonitorId = monitorId;
+  report.fcMonitorList = await call(fc, 'firecrawl_monitor_list', { limit: 50 });
+  report.fcMonitorGet = await call(fc, 'firecrawl_monitor_get', { id: monitorId });
+  report.fcMonitorRun = await call(fc, 'firecrawl_monitor_run', { id: monitorId });
+  const checkDeadline = Date.now() + 60000;
+  do {
+    report.fcMonitorChecks = await call(fc, 'firecrawl_monitor_checks', { id: monitorId, limit: 10 });
+    if (/"status":\s*"(completed|partial|failed)"/.test(report.fcMonitorChecks.text ?? '')) break;
+    await new Promise((ok) => setTimeout(ok, 500));
+  } while (Date.now() < checkDeadline);
+  const checkId = /"id":\s*"([0-9a-f-]{36})"/.exec(report.fcMonitorChecks.text ?? '')?.[1] ?? null;
+  report.fcMonitorCheck = await call(fc, 'firecrawl_monitor_check', { id: monitorId, checkId, limit: 10 });
+  report.fcMonitorPause = await call(fc, 'firecrawl_monitor_update', { id: monitorId, body: { status: 'paused' } });
+  report.fcMonitorDelete = await call(fc, 'firecrawl_monitor_delete', { id: monitorId });
+  report.fcMonitorScrape = await call(fc, 'firecrawl_monitor_create', { page: `${site}/`, goal: 'Tell me when the prices change.' });
   report.fcStatusUnknown = await call(fc, 'firecrawl_check_crawl_status', { id: '00000000-0000-4000-8000-000000000000' });
   await fc.close();
 
