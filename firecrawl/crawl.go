@@ -758,8 +758,9 @@ func renameFields(err error, scrapePrefix string) error {
 }
 
 // decodeStrict decodes body into v, refusing fields that are not
-// Firecrawl's in where (and in a crawl's scrapeOptions, not Firecrawl's
-// scrape options), and values of them the service cannot honour.
+// Firecrawl's in where (and in a crawl's or an extraction's
+// scrapeOptions, not Firecrawl's scrape options), and values of them the
+// service cannot honour.
 func decodeStrict(body []byte, v any, where Where) error {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
@@ -773,7 +774,7 @@ func decodeStrict(body []byte, v any, where Where) error {
 		}
 	}
 	refuseUnhonoured(top, where, "", &bad)
-	if inner, ok := top["scrapeOptions"]; ok && where == InCrawl && given(inner) {
+	if inner, ok := top["scrapeOptions"]; ok && where&(InCrawl|InExtract) != 0 && given(inner) {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(inner, &obj); err != nil {
 			bad.add("scrapeOptions", "must be an object")

@@ -291,12 +291,14 @@ func TestExtractOptions(t *testing.T) {
 		t.Errorf("%+v, invalid %v", o, invalid)
 	}
 	for body, field := range map[string]string{
-		`{"urls":["https://example.com/"]}`:                                             "prompt",
-		`{"prompt":"x"}`:                                                                "urls",
-		`{"urls":["https://example.com/*"],"prompt":"x"}`:                               "urls[0]",
-		`{"urls":["https://example.com/"],"prompt":"x","enableWebSearch":true}`:         "enableWebSearch",
-		`{"urls":["https://example.com/"],"schema":{"type":"thing"}}`:                   "schema",
-		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"waitFor":-1}}`: "scrapeOptions.waitFor",
+		`{"urls":["https://example.com/"]}`:                                                  "prompt",
+		`{"prompt":"x"}`:                                                                     "urls",
+		`{"urls":["https://example.com/*"],"prompt":"x"}`:                                    "urls[0]",
+		`{"urls":["https://example.com/"],"prompt":"x","enableWebSearch":true}`:              "enableWebSearch",
+		`{"urls":["https://example.com/"],"schema":{"type":"thing"}}`:                        "schema",
+		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"waitFor":-1}}`:      "scrapeOptions.waitFor",
+		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"colour":"blue"}}`:   "scrapeOptions.colour",
+		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"proxy":"stealth"}}`: "scrapeOptions.proxy",
 	} {
 		_, _, err := ExtractOptionsOf([]byte(body), llm)
 		if !names(err, field) {
