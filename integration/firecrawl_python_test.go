@@ -31,6 +31,7 @@ func pythonReport(ctx context.Context, t *testing.T, siteURL string) map[string]
 		t.Skip("Firecrawl's Python SDK is not installed: " + why)
 	}
 	cmd := exec.CommandContext(ctx, python, filepath.Join("..", "tools", "firecrawl-py", "check.py"), env.api, env.keyA, siteURL, env.llmAPI)
+	cmd.Env = append(os.Environ(), "WEBHOOK_SECRET="+webhookSecret)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -366,6 +367,9 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		!slices.Equal(items.Items, []string{"item-1", "item-2"}) {
 		t.Errorf("extract: %s", report["extract"])
 	}
+
+	// Webhooks: signed, retried, every page, started and completed.
+	checkWebhooks(t, report, site.URL)
 
 	// The v1 client.
 	var v1 struct {

@@ -11,10 +11,14 @@ defaults it fills in), as an application built on the SDK makes it.
 """
 
 import asyncio
+import hashlib
+import hmac
 import json
+import os
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import re
 
@@ -264,6 +268,67 @@ step("extract", lambda: llm.extract([f"{site}/schema-list-1", f"{site}/schema-li
 step("extractNoLLM", lambda: fc.extract([f"{site}/schema-list-1"], prompt="The items."))
 step("scrapeJsonBadSchema", lambda: llm.scrape(f"{site}/schema-ok", formats=[{"type": "json", "schema": {"type": "product"}}]))
 step("summaryWithoutLLM", lambda: fc.scrape(f"{site}/s1/p1", formats=["summary"]))
+
+
+# Webhooks: a receiver that fails the first attempt at each event (503)
+# and records the ones it accepts, with whether their signature is the
+# HMAC-SHA256 of the exact body with the service's secret (WEBHOOK_SECRET).
+secret = os.environ.get("WEBHOOK_SECRET", "").encode()
+
+
+def receiver():
+    tries, accepted = {}, []
+
+    class Hook(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            event = json.loads(body)
+            n = tries.get(event["eventId"], 0) + 1
+            tries[event["eventId"]] = n
+            if n == 1:
+                self.send_response(503)
+                self.end_headers()
+                return
+            want = "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
+            page = (event.get("data") or [{}])[0] if event.get("data") else {}
+            accepted.append({"type": event["type"], "id": event["id"], "eventId": event["eventId"], "attempt": n,
+                             "signed": hmac.compare_digest(want, self.headers.get("X-Firecrawl-Signature", "")),
+                             "success": event.get("success"), "header": self.headers.get("X-Test"), "metadata": event.get("metadata"),
+                             "url": (page.get("metadata") or {}).get("sourceURL"), "markdown": len(page.get("markdown") or "")})
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/hook", accepted, server
+
+
+def until_end(accepted, server, kind):
+    deadline = time.monotonic() + 90
+    while not any(e["type"] == kind for e in accepted) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    server.shutdown()
+    return accepted
+
+
+def webhook_crawl():
+    url, accepted, server = receiver()
+    job_id = fc.start_crawl(f"{site}/", limit=12, sitemap="skip",
+                            webhook={"url": url, "headers": {"X-Test": "yes"}, "metadata": {"run": "check"}}).id
+    return {"id": job_id, "documents": len(wait_crawl(job_id).data), "events": until_end(accepted, server, "crawl.completed")}
+
+
+def webhook_batch():
+    url, accepted, server = receiver()
+    started = fc.start_batch_scrape([f"{site}/s1/p1", f"{site}/s2/p2"], webhook={"url": url, "events": ["page", "completed"]})
+    return {"id": started.id, "events": until_end(accepted, server, "batch_scrape.completed")}
+
+
+step("webhookCrawl", webhook_crawl)
+step("webhookBatch", webhook_batch)
 
 
 # The v1 client: scrape, crawl, map, batch, errors, cancel, and its
