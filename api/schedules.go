@@ -335,6 +335,34 @@ func (s *server) scheduleView(ctx context.Context, sc *db.Schedule) (scheduleJSO
 	return s.scheduleViewOf(ctx, sc, true)
 }
 
+// describeTries bounds the attempts at describing a Temporal Schedule.
+const describeTries = 3
+
+// describeSchedule describes the Temporal Schedule id, asking again (each
+// attempt bounded to a part of what is left of ctx) when Temporal did not
+// answer: a frontend busy for a moment must not fail a read.
+func (s *server) describeSchedule(ctx context.Context, id string) (*client.ScheduleDescription, error) {
+	var err error
+	for try := 1; ; try++ {
+		attempt, cancel := ctx, context.CancelFunc(func() {})
+		if deadline, ok := ctx.Deadline(); ok && try < describeTries {
+			attempt, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(describeTries-try+1))
+		}
+		var desc *client.ScheduleDescription
+		desc, err = s.Schedules.GetHandle(ctx, id).Describe(attempt)
+		cancel()
+		var notFound *serviceerror.NotFound
+		if err == nil || errors.As(err, &notFound) || try == describeTries || ctx.Err() != nil {
+			return desc, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
+		}
+	}
+}
+
 // unreadNote is a schedule's note when Temporal could not be asked.
 const unreadNote = "Temporal could not be asked about this schedule just now: its paused state and runs are not shown"
 
@@ -351,7 +379,7 @@ func (s *server) scheduleViewOf(ctx context.Context, sc *db.Schedule, strict boo
 	} else {
 		v.Crawl = sc.Request
 	}
-	desc, err := s.Schedules.GetHandle(ctx, v.TemporalScheduleID).Describe(ctx)
+	desc, err := s.describeSchedule(ctx, v.TemporalScheduleID)
 	var notFound *serviceerror.NotFound
 	switch {
 	case errors.As(err, &notFound):
