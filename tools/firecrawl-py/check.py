@@ -323,7 +323,7 @@ def webhook_crawl():
 
 def webhook_batch():
     url, accepted, server = receiver()
-    started = fc.start_batch_scrape([f"{site}/s1/p1", f"{site}/s2/p2"], webhook={"url": url, "events": ["page", "completed"]})
+    started = fc.start_batch_scrape([f"{site}/s1/p1", f"{site}/s2/p2"], webhook=v2types.WebhookConfig(url=url, events=["page", "completed"]))
     return {"id": started.id, "events": until_end(accepted, server, "batch_scrape.completed")}
 
 
