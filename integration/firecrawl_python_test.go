@@ -66,11 +66,6 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 			t.Fatalf("%s: %s: %v", name, report[name], err)
 		}
 	}
-	type raised struct {
-		Raised  bool   `json:"raised"`
-		Message string `json:"message"`
-		Status  int    `json:"status"`
-	}
 	notRaised := func(name string) {
 		t.Helper()
 		var r struct {
@@ -401,10 +396,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	}
 
 	// Refusals: the SDK raises them with their status and the field.
-	for name, want := range map[string]struct {
-		status int
-		text   string
-	}{
+	checkRefusals(t, report, "raised", map[string]refusal{
 		"notHttp":             {400, "url"},
 		"scrapeActions":       {400, "actions"},
 		"ignoreRobots":        {400, "ignoreRobotsTxt"},
@@ -414,11 +406,5 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		"mapLocation":         {400, "location"},
 		"scrapeJsonBadSchema": {400, "formats[0].schema"},
 		"extractNoLLM":        {400, "prompt"},
-	} {
-		var r raised
-		read(name, &r)
-		if !r.Raised || r.Status != want.status || !strings.Contains(strings.ToLower(r.Message), strings.ToLower(want.text)) {
-			t.Errorf("%s: %s, want a %d naming %q", name, report[name], want.status, want.text)
-		}
-	}
+	})
 }

@@ -160,11 +160,6 @@ func TestFirecrawlSDK(t *testing.T) {
 		URLs          []string `json:"urls"`
 		MarkdownChars []int    `json:"markdownChars"`
 	}
-	type thrown struct {
-		Thrown  bool   `json:"thrown"`
-		Message string `json:"message"`
-		Status  int    `json:"status"`
-	}
 	read := func(name string, v any) {
 		t.Helper()
 		if err := json.Unmarshal(report[name], v); err != nil {
@@ -426,10 +421,7 @@ func TestFirecrawlSDK(t *testing.T) {
 
 	// Refusals come in Firecrawl's shape, naming the field, and the SDK
 	// raises them with their status.
-	for name, want := range map[string]struct {
-		status int
-		text   string
-	}{
+	checkRefusals(t, report, "thrown", map[string]refusal{
 		"unsupportedFormat":   {400, "scrapeOptions.formats[0]"},
 		"notHttp":             {400, "url"},
 		"badRegex":            {400, "includePaths[0]"},
@@ -437,13 +429,7 @@ func TestFirecrawlSDK(t *testing.T) {
 		"mapLocation":         {400, "location"},
 		"scrapeJsonBadSchema": {400, "formats[0].schema"},
 		"batchInvalid":        {400, "urls[1]"},
-	} {
-		var th thrown
-		read(name, &th)
-		if !th.Thrown || th.Status != want.status || !strings.Contains(strings.ToLower(th.Message), strings.ToLower(want.text)) {
-			t.Errorf("%s: %s, want a %d naming %q", name, report[name], want.status, want.text)
-		}
-	}
+	})
 
 	checkWebhooks(t, report, site.URL)
 	checkMap(t, report, site.URL)
@@ -643,6 +629,30 @@ type webhookEvent struct {
 	Metadata map[string]any `json:"metadata"`
 	URL      *string        `json:"url"`
 	Markdown int            `json:"markdown"`
+}
+
+// refusal is a call a client's run should report refused: its HTTP
+// status and words its message holds (the field at fault).
+type refusal struct {
+	status int
+	text   string
+}
+
+// checkRefusals checks that a client's report says each call of want was
+// refused as it says: the client raised (its report's flag) an error with
+// the status and the words.
+func checkRefusals(t *testing.T, report map[string]json.RawMessage, flag string, want map[string]refusal) {
+	t.Helper()
+	for name, w := range want {
+		var r map[string]any
+		_ = json.Unmarshal(report[name], &r)
+		raised, _ := r[flag].(bool)
+		status, _ := r["status"].(float64)
+		message, _ := r["message"].(string)
+		if !raised || int(status) != w.status || !strings.Contains(strings.ToLower(message), strings.ToLower(w.text)) {
+			t.Errorf("%s: %s, want a %d naming %q", name, report[name], w.status, w.text)
+		}
+	}
 }
 
 // checkWebhooks: a crawl's webhook receives started, one page event per
