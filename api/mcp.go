@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -20,12 +21,23 @@ func (s *server) mcpRoute() fiber.Handler {
 			_, err := s.Store.Authenticate(ctx, key)
 			return err
 		},
-		APIBase: func(r *http.Request) string {
-			if s.SelfURL != "" {
-				return s.SelfURL
-			}
-			return "http://" + r.Host
-		},
+		APIBase: s.mcpBase,
 	})
 	return adaptor.HTTPHandler(h)
+}
+
+// mcpBase is the address the MCP tools reach the API at: its own
+// (SelfURL), or without one where the request reached it, on loopback
+// only: a Host header must not send the tools' requests, and the caller's
+// key, elsewhere. "" is none.
+func (s *server) mcpBase(r *http.Request) string {
+	if s.SelfURL != "" {
+		return s.SelfURL
+	}
+	if host, _, err := net.SplitHostPort(r.Host); err == nil {
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			return "http://" + r.Host
+		}
+	}
+	return ""
 }

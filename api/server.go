@@ -103,7 +103,8 @@ type Options struct {
 	// schedules; nil: the deployment has none (the routes answer 503).
 	Schedules scheduleClient
 	// SelfURL is the API's own address, which its MCP tools call it at
-	// (docs/mcp.md); "" is the address a request reached it at.
+	// (docs/mcp.md); "" is the address a request reached it at, when that
+	// is a loopback address (else the tools answer an error).
 	SelfURL string
 	// WebhookRetryFor is how long workers try a webhook event: a crawl
 	// with a webhook may run this much longer than its timeout

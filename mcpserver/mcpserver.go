@@ -81,8 +81,11 @@ func (t tools) client(ctx context.Context, req *mcp.CallToolRequest) (*apiclient
 		key, _ = req.Extra.TokenInfo.Extra[apiKeyExtra].(string)
 	}
 	base, _ := ctx.Value(baseKey{}).(string)
-	if key == "" || base == "" {
+	switch {
+	case key == "":
 		return nil, errors.New("the request carries no verified API key")
+	case base == "":
+		return nil, errors.New("the server has no address to reach its API at (set CRAWLER_HTTP_ADDR)")
 	}
 	return &apiclient.Client{BaseURL: base, Key: key, HTTP: t.http}, nil
 }
