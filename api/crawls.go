@@ -45,25 +45,34 @@ func (s *server) createCrawl(c *fiber.Ctx) error {
 // the crawl's options of it with parse, and starts the crawl, keeping the
 // body as sent.
 func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Options, error)) (*crawl.Crawl, error) {
-	if len(c.Body()) > maxRequestBytes {
-		return nil, fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
-	}
-	body := bytes.Clone(c.Body())
-	opts, err := parse(body)
+	opts, given, err := readBody(c, parse)
 	if err != nil {
 		return nil, err
+	}
+	return s.startCrawl(c, opts, given)
+}
+
+// readBody reads the request body (at most maxRequestBytes) and makes the
+// crawl's options of it with parse; given is the body as sent, which the
+// crawl keeps.
+func readBody(c *fiber.Ctx, parse func(body []byte) (crawl.Options, error)) (opts crawl.Options, given json.RawMessage, err error) {
+	if len(c.Body()) > maxRequestBytes {
+		return opts, nil, fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
+	}
+	body := bytes.Clone(c.Body())
+	if opts, err = parse(body); err != nil {
+		return opts, nil, err
 	}
 	// Fields the parser does not keep (a map's search, the SDKs' origin)
 	// may hold NUL characters, which the stored request cannot.
 	if bytes.IndexByte(body, 0) >= 0 || bytes.Contains(body, []byte(`\u0000`)) {
-		return nil, &crawl.Error{Code: crawl.EINVALID, Message: "the request has invalid fields",
+		return opts, nil, &crawl.Error{Code: crawl.EINVALID, Message: "the request has invalid fields",
 			Details: []crawl.FieldError{{Field: "body", Message: "must not contain NUL characters"}}}
 	}
-	given, err := crawl.Given(body)
-	if err != nil {
-		return nil, crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
+	if given, err = crawl.Given(body); err != nil {
+		return opts, nil, crawl.Errorf(crawl.EINVALID, "the request body must be a JSON object")
 	}
-	return s.startCrawl(c, opts, given)
+	return opts, given, nil
 }
 
 // startCrawl records a crawl of opts as running and starts its workflow:

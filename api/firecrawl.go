@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -347,21 +346,19 @@ const scrapePoll = 100 * time.Millisecond
 // on to its end).
 func (s *server) fcScrape(c *fiber.Ctx) error {
 	var q firecrawl.ScrapeQuery
-	var opts crawl.Options
-	parse := func(body []byte) (o crawl.Options, err error) {
+	opts, given, err := readBody(c, func(body []byte) (o crawl.Options, err error) {
 		o, q, err = firecrawl.ScrapeOptionsOf(body, s.Server)
-		opts = o
 		return o, err
+	})
+	if err != nil {
+		return err
 	}
-	if len(c.Body()) <= maxRequestBytes {
-		if _, err := parse(bytes.Clone(c.Body())); err == nil && q.MaxAge > 0 {
-			answered, err := s.fcScrapeFromCache(c, opts, q)
-			if answered || err != nil {
-				return err
-			}
+	if q.MaxAge > 0 {
+		if answered, err := s.fcScrapeFromCache(c, opts, q); answered || err != nil {
+			return err
 		}
 	}
-	rec, err := s.startFromBody(c, parse)
+	rec, err := s.startCrawl(c, opts, given)
 	if err != nil {
 		return err
 	}
