@@ -28,7 +28,8 @@ import (
 //
 // No page is emptied: a page that would keep none of its text keeps all
 // of it. When the pages are main content already (SharedSections), no
-// page loses a fifth of its text or more (largeShares), and what
+// page loses a fifth of its text or more to fragments that fewer than
+// two thirds of the pages hold (largeShares), and what
 // ties a repeated fragment to the page's own text keeps it (pagesOwn): a
 // label before the page's own text, a list holding items of the page's
 // own, and a section whose heading a third of the pages hold too:
@@ -51,6 +52,13 @@ const (
 	furnitureShare = 1.0 / 3
 	minFurniture   = 2
 )
+
+// mostShare: a fragment held by at least this share of a crawl's pages
+// (Most) is the site's wherever it stands and however much of a page it
+// is (a notice every page opens with); the cap on what a short page
+// loses (largeShares) is for text a family of pages shares, a part of
+// the site.
+const mostShare = 2.0 / 3
 
 // Removable reports whether a block of kind k can be taken from a page
 // for being furniture. Code and tables are a page's own even when other
@@ -84,6 +92,8 @@ type Decision struct {
 	owner map[Hash]int64
 	// sharedHeadings holds the headings held by Threshold pages or more.
 	sharedHeadings map[Hash]bool
+	// most holds the fragments held by Most pages or more.
+	most map[Hash]bool
 	// Threshold is the least number of pages holding a fragment that
 	// makes it furniture.
 	Threshold int
@@ -107,6 +117,12 @@ func (d *Decision) Loses(id int64, hashes []Hash) bool {
 // the furniture of a crawl of n pages.
 func Threshold(n int) int {
 	return max(minFurniture, int(float64(n)*furnitureShare+0.999999))
+}
+
+// Most is the number of pages of a crawl of n that hold what most of
+// them hold (mostShare, and at least Threshold).
+func Most(n int) int {
+	return max(Threshold(n), int(float64(n)*mostShare+0.999999))
 }
 
 // Decide decides which fragments of pages are furniture and which page
@@ -154,7 +170,7 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 		}
 	}
 	if d.SharedSections {
-		if big := largeShares(blocks, owned); len(big) > 0 {
+		if big := largeShares(blocks, owned, d.most); len(big) > 0 {
 			shared := owned
 			owned = func(h Hash) bool { return shared(h) || big[h] }
 		}
@@ -178,12 +194,14 @@ func (d *Decision) Assemble(id int64, raw string, blocks []Block) Keep {
 // largeShares is the set of removable fragments of blocks that other
 // pages hold but that the page keeps, when pages are main content, so
 // that deduplication takes less than maxTakenShare of its text: the
-// largest first. Main content has taken the site's furniture; what many
-// pages still share is a notice under each article, a small part of it.
-// When it is a large part, the page is one of a family of short pages
-// that say nearly the same (a patch release's two changes, then the line
-// every release note ends with), and what they share is their text.
-func largeShares(blocks []Block, owned func(Hash) bool) map[Hash]bool {
+// largest first, never one of most (held by most of the crawl's pages).
+// Main content has taken the site's furniture; what many pages still
+// share is a notice under each article, a small part of it. When it is a
+// large part and not on most pages, the page is one of a family of short
+// pages that say nearly the same (a patch release's change, then the
+// line every release note ends with, in a crawl of more than release
+// notes), and what they share is their text.
+func largeShares(blocks []Block, owned func(Hash) bool, most map[Hash]bool) map[Hash]bool {
 	if !slices.ContainsFunc(blocks, func(b Block) bool { return b.Fragment && Removable(b.Kind) && !owned(b.Hash) }) {
 		return nil // most pages: nothing of theirs is shared
 	}
@@ -205,7 +223,9 @@ func largeShares(blocks []Block, owned func(Hash) bool) map[Hash]bool {
 	}
 	shared := make([]Hash, 0, len(size))
 	for h := range size {
-		shared = append(shared, h)
+		if !most[h] {
+			shared = append(shared, h)
+		}
 	}
 	// Largest first, ties by hash: the same page keeps the same blocks
 	// whatever the order of the crawl.

@@ -212,10 +212,11 @@ func TestSharedSections(t *testing.T) {
 }
 
 // TestShortPagesKeepWhatTheyShare: when pages are main content, a page
-// that would lose a fifth of its text or more keeps it all: a family of
-// short pages (patch releases: one change each, then the line every
-// release note ends with) shares its text, not the site's furniture.
-// Whole pages lose the shared line as furniture.
+// that would lose a fifth of its text or more to what fewer than two
+// thirds of the crawl's pages hold keeps it: a family of short pages
+// (patch releases: one change each, then the line every release note
+// ends with, in a crawl of other pages too) shares its text, not the
+// site's furniture. Whole pages lose the shared line as furniture.
 func TestShortPagesKeepWhatTheyShare(t *testing.T) {
 	closing := "A complete list of releases and a timeline of every change are also available."
 	var pages []sitePage
@@ -223,12 +224,45 @@ func TestShortPagesKeepWhatTheyShare(t *testing.T) {
 		md := fmt.Sprintf("## Release 1.0.%d\n\n1. Fixed crash number %d.\n\n%s", i, i, closing)
 		pages = append(pages, sitePage{url: fmt.Sprintf("/r%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
 	}
+	for i := 0; i < 5; i++ {
+		md := fmt.Sprintf("# Guide %d\n\nGuide %d explains how to install and run the program on a system of its kind.", i, i)
+		pages = append(pages, sitePage{url: fmt.Sprintf("/g%d", i), depth: 1, rank: fmt.Sprintf("1%02d", i), markdown: md})
+	}
 	for _, shared := range []bool{true, false} {
 		d := decideFor(pages, shared)
-		for i, p := range pages[1:] {
+		for i, p := range pages[1:6] {
 			md := d.Assemble(int64(i+2), p.markdown, Split(p.markdown)).Markdown
 			if strings.Contains(md, closing) != shared {
 				t.Errorf("main content %v: %s keeps the closing line: %v, want %v\n%s", shared, p.url, !shared, shared, md)
+			}
+		}
+	}
+}
+
+// TestNoticesEveryPageOpensWith: what two thirds of a crawl's pages or
+// more hold goes from all but one of them, however much of a short page
+// it is: six pages, each two notices under its own title, then a line of
+// its own, and the crawl's start page without them.
+func TestNoticesEveryPageOpensWith(t *testing.T) {
+	notices := []string{"This manual describes version 2 of the service, which is no longer maintained.",
+		"Please read the migration guide before you upgrade an installation to version 3."}
+	pages := []sitePage{{url: "/", depth: 0, rank: "0", markdown: "# Manual\n\n- [One](/p0)\n- [Two](/p1)"}}
+	for i := 0; i < 6; i++ {
+		md := fmt.Sprintf("# Topic %d\n\n%s\n\n%s\n\nTopic %d has a page of its own.", i, notices[0], notices[1], i)
+		pages = append(pages, sitePage{url: fmt.Sprintf("/p%d", i), depth: 1, rank: fmt.Sprintf("%03d", i), markdown: md})
+	}
+	for _, shared := range []bool{true, false} {
+		d := decideFor(pages, shared)
+		for i, p := range pages {
+			md := d.Assemble(int64(i+1), p.markdown, Split(p.markdown)).Markdown
+			own := fmt.Sprintf("Topic %d has a page of its own.", i-1)
+			if i > 0 && !strings.Contains(md, own) {
+				t.Errorf("main content %v: %s lost its own line:\n%s", shared, p.url, md)
+			}
+			for _, n := range notices {
+				if want := i == 1; strings.Contains(md, n) != want {
+					t.Errorf("main content %v: %s keeps %q: %v, want %v\n%s", shared, p.url, n, !want, want, md)
+				}
 			}
 		}
 	}

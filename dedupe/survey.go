@@ -161,7 +161,7 @@ func (s *Survey) again() *Survey {
 // tally returns the second pass over the same pages, for the
 // candidates the survey found.
 func (s *Survey) tally() *Tally {
-	t := &Tally{threshold: Threshold(s.pages), fragments: make(map[Hash]*holders, len(s.fragments.counts)),
+	t := &Tally{threshold: Threshold(s.pages), most: Most(s.pages), fragments: make(map[Hash]*holders, len(s.fragments.counts)),
 		headings: make(map[Hash]int, len(s.headings.counts))}
 	for h := range s.fragments.counts {
 		t.fragments[h] = &holders{}
@@ -175,9 +175,9 @@ func (s *Survey) tally() *Tally {
 // Tally counts the pages holding each candidate and finds, for each
 // fragment, the page closest to the start holding it.
 type Tally struct {
-	threshold int
-	fragments map[Hash]*holders
-	headings  map[Hash]int
+	threshold, most int
+	fragments       map[Hash]*holders
+	headings        map[Hash]int
 }
 
 // holders is how many pages hold a fragment, and the closest of them.
@@ -228,10 +228,13 @@ func (t *Tally) Add(p SitePage) error {
 // Decision says who keeps each piece of furniture: the fragments held
 // by Threshold pages or more.
 func (t *Tally) Decision() *Decision {
-	d := &Decision{owner: map[Hash]int64{}, sharedHeadings: map[Hash]bool{}, Threshold: t.threshold}
+	d := &Decision{owner: map[Hash]int64{}, sharedHeadings: map[Hash]bool{}, most: map[Hash]bool{}, Threshold: t.threshold}
 	for h, c := range t.fragments {
 		if c.n >= t.threshold {
 			d.owner[h] = c.best.id
+		}
+		if c.n >= t.most {
+			d.most[h] = true
 		}
 	}
 	for h, n := range t.headings {

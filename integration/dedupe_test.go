@@ -200,3 +200,107 @@ func TestDeduplicateOrderDoesNotMatter(t *testing.T) {
 		}
 	}
 }
+
+// TestDeduplicateNotices crawls, with the default options, six pages that
+// each open with the same two notices under their own title, then a
+// paragraph of their own: the start page keeps the notices, the five
+// others lose them and keep their own paragraph.
+func TestDeduplicateNotices(t *testing.T) {
+	t.Parallel()
+	notices := `<p>This manual describes version 2 of the service, which is no longer maintained.</p>
+<p>Please read the migration guide before you upgrade an installation to version 3.</p>`
+	own := func(i int) string {
+		return fmt.Sprintf("Topic %d is explained here in a paragraph of its own, which no other page holds.", i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); r.URL.Path != "/" && (err != nil || i < 1 || i > 5) {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Topic %d</title></head><body>
+<nav><a href="/">Start</a> <a href="/p1">One</a> <a href="/p2">Two</a> <a href="/p3">Three</a> <a href="/p4">Four</a> <a href="/p5">Five</a></nav>
+<h1>Topic %d</h1>
+%s
+<p>%s</p>
+</body></html>`, i, i, notices, own(i))
+	}))
+	t.Cleanup(srv.Close)
+	c := crawlSite(t, env.api, srv, map[string]any{}, "succeeded")
+	if c.crawl.TotalPages != 6 {
+		t.Fatalf("stored %d pages, want 6", c.crawl.TotalPages)
+	}
+	for path, p := range c.pages {
+		i := 0
+		fmt.Sscanf(path, "/p%d", &i)
+		if !strings.Contains(p.Markdown, own(i)) {
+			t.Errorf("%s lost its own paragraph:\n%s", path, p.Markdown)
+		}
+		kept := strings.Contains(p.Markdown, "no longer maintained") || strings.Contains(p.Markdown, "migration guide")
+		if kept != (path == "/") {
+			t.Errorf("%s keeps the notices: %v, want %v:\n%s", path, kept, path == "/", p.Markdown)
+		}
+	}
+}
+
+// TestArticleAfterAdvertisement crawls, with the default options, a site
+// whose articles each hold an advertisement between their paragraphs and a
+// last sentence of two links after it, beside the site's shared navigation,
+// sidebar, promotion and footer: every article keeps its last sentence.
+// Each article's text is its own (what every page repeats word for word
+// is deduplicated: TestDeduplicateNotices).
+func TestArticleAfterAdvertisement(t *testing.T) {
+	t.Parallel()
+	ads := []string{
+		`<div class="ad">Advertisement</div>`,
+		`<div class="ad"><p>Advertisement</p><a href="https://ads.example/click?id=1"><img src="https://ads.example/b.png" alt="Buy Widget Pro"></a></div>`,
+		`<aside class="advertisement"><p>Advertisement</p><p>Widget Pro: the fastest widget on the market, now 20% off.</p></aside>`,
+		`<div class="ad"><h4>Sponsored</h4><p><a href="https://ads.example/">Widget Pro</a></p></div>`,
+		`<div class="ad-slot"><ins class="adsbygoogle" style="display:block"></ins><script>(window.ads = window.ads || []).push({});</script></div>`,
+	}
+	last := func(i int) string {
+		if i == 0 {
+			return `<p>See the <a href="/api">API reference</a> and <a href="https://example.org/">an outside page</a>.</p>`
+		}
+		return fmt.Sprintf(`<p>See the <a href="/api">API reference</a> and <a href="https://example.org/%d">outside page %d</a>.</p>`, i, i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/a%d", &i); r.URL.Path != "/" && (err != nil || i < 0 || i >= len(ads)) {
+			http.NotFound(w, r)
+			return
+		}
+		var links strings.Builder
+		for j := range ads {
+			fmt.Fprintf(&links, ` <a href="/a%d">Article %d</a>`, j, j)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Article %d</title></head><body>
+<header><nav><a href="/">Home</a>%s</nav></header>
+<aside class="sidebar">Sidebar links</aside>
+<main><article><h1>Article %d</h1>
+<p>Article %d explains how the service reads every page of a site and turns each into markdown, page by page.</p>
+<p>Article %d keeps a log of what it did with each page, so that a reader can tell why a page is missing.</p>
+%s
+%s</article><div class="promo">Promotional box text</div></main>
+<footer>Footer of the site <a href="https://external.example/footer">Partner</a></footer>
+</body></html>`, i, links.String(), i, i, i, ads[i%len(ads)], last(i))
+	}))
+	t.Cleanup(srv.Close)
+	c := crawlSite(t, env.api, srv, map[string]any{}, "succeeded")
+	if c.crawl.TotalPages != len(ads)+1 {
+		t.Fatalf("stored %d pages, want %d", c.crawl.TotalPages, len(ads)+1)
+	}
+	for path, p := range c.pages {
+		i := 0
+		fmt.Sscanf(path, "/a%d", &i)
+		want := fmt.Sprintf("See the [API reference](%s/api) and outside page %d.", srv.URL, i)
+		if i == 0 {
+			want = "See the [API reference](" + srv.URL + "/api) and an outside page."
+		}
+		if !strings.Contains(p.Markdown, want) {
+			t.Errorf("%s lost the article's last sentence %q:\n%s", path, want, p.Markdown)
+		}
+	}
+}
