@@ -15,6 +15,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/durablecrawl/crawler/pagestyle"
 )
 
 // Options choose what of a page goes into its markdown.
@@ -37,6 +39,11 @@ type Options struct {
 	ExcludeTags     []string
 	// HTML asks for Document.HTML: the chosen elements as HTML.
 	HTML bool
+	// Stylesheet, when set, gives the page's linked stylesheet at an
+	// address (nil when it cannot be read): with the page's <style>
+	// elements and style attributes, it says which blocks keep their lines
+	// (styled.go).
+	Stylesheet func(*url.URL) *pagestyle.Sheet
 }
 
 // Document is a converted page.
@@ -101,10 +108,12 @@ func Convert(page []byte, o Options) (Document, error) {
 		if region.Data != "body" {
 			least = minNamedShare
 		}
-		if keptText(root.Nodes, maxSliver) < maxSliver && (float64(keptOwnText(root.Nodes, region)) < least*float64(stats.text) || onlyHeaderText(root.Nodes)) {
+		if keptText(root.Nodes, maxSliver) < maxSliver && (float64(keptOwnText(root.Nodes, region)) < least*float64(stats.text) || onlyHeaderText(root.Nodes)) ||
+			onlyCodeText(root.Nodes) {
 			// The article weighed holds a sliver of what the page's
 			// own structure says is its content (region.go), or none
-			// of it: the page is a list, an index, a reference, and is
+			// of it, or code alone: the page is a list, an index, a
+			// reference, a source listing, and is
 			// taken whole, less a tail of other stories after its
 			// prose. It is parsed again: choosing the article took the
 			// rest out of the tree.
@@ -186,7 +195,8 @@ func contentHTML(root *goquery.Selection) string {
 	return strings.TrimSpace(b.String())
 }
 
-// clean readies a parsed page for any choice of its content: tabs are
+// clean readies a parsed page for any choice of its content: the blocks
+// its styles show line for line become code (styled.go), tabs are
 // unfolded (see unfoldTabs), what no reader sees, code's line numbers and
 // the elements excluded go, formulas become TeX, links and images get
 // absolute addresses (against the page's <base> if it has one), links
@@ -198,6 +208,7 @@ func clean(doc *goquery.Document, o Options) {
 			pageURL = b
 		}
 	}
+	keepStyledLines(doc.Get(0), pageStyles(doc, o))
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
 	mathAsTeX(doc)
@@ -652,7 +663,7 @@ func trimCodeLines(code *html.Node) {
 	}
 	walk(code)
 	for _, t := range texts {
-		t.Data = strings.TrimLeft(t.Data, "\n\r")
+		t.Data = trimBlankLines(t.Data)
 		if t.Data != "" {
 			break
 		}
@@ -663,6 +674,18 @@ func trimCodeLines(code *html.Node) {
 		if t.Data != "" {
 			break
 		}
+	}
+}
+
+// trimBlankLines removes the lines s starts with that hold only white
+// space (a first line's indentation stays).
+func trimBlankLines(s string) string {
+	for {
+		rest := strings.TrimLeft(s, " \t\r")
+		if !strings.HasPrefix(rest, "\n") {
+			return s
+		}
+		s = rest[1:]
 	}
 }
 

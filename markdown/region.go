@@ -231,6 +231,36 @@ func keptText(nodes []*html.Node, limit int) int {
 	return total
 }
 
+// onlyCodeText reports whether all the text below nodes stands inside
+// <pre> elements: the weighing chose a listing of code (a source file's
+// page), whose name and links stand around it, not a part of it; the
+// page is its region, as a reference's is.
+func onlyCodeText(nodes []*html.Node) bool {
+	seen := false
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) != "" {
+			return false
+		}
+		if n.Type == html.ElementNode && n.Data == "pre" {
+			seen = true
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range nodes {
+		if !walk(n) {
+			return false
+		}
+	}
+	return seen
+}
+
 // onlyHeaderText reports whether all the text below nodes stands inside
 // <header> elements: the weighing chose a page's preamble (its title
 // and the paragraph that introduces it, as odoc and other generators set

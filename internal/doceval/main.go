@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/internal/realdocs"
 	"github.com/durablecrawl/crawler/markdown"
+	"github.com/durablecrawl/crawler/pagestyle"
 )
 
 func main() {
@@ -37,6 +39,7 @@ func main() {
 	page := flag.String("page", "", "print the markdown of the pages whose path holds this, converted and deduplicated")
 	removed := flag.Bool("removed", false, "list the fragments deduplication takes, with how many pages lose each")
 	missing := flag.Bool("missing", false, "with -page, print only the words each page's region holds that its deduplicated markdown lacks")
+	flag.BoolVar(&readStyles, "styles", true, "read the pages' linked stylesheets (markdown.Options.Stylesheet), as a crawl does")
 	flag.BoolVar(&sharedSections, "shared-sections", true, "keep the sections whose heading a third of the pages hold (dedupe.Decision.SharedSections)")
 	flag.Parse()
 	if *docs == "" {
@@ -203,7 +206,11 @@ func convertAll(m realdocs.Manual, root string) ([]converted, error) {
 			return nil
 		}
 		pageURL := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: rel}
-		md, err := markdown.Convert(fetch.TextUTF8(raw, "text/html"), markdown.Options{PageURL: pageURL, MainContentOnly: true, IncludeLinks: true})
+		o := markdown.Options{PageURL: pageURL, MainContentOnly: true, IncludeLinks: true}
+		if readStyles {
+			o.Stylesheet = localSheets(root)
+		}
+		md, err := markdown.Convert(fetch.TextUTF8(raw, "text/html"), o)
 		if err != nil {
 			return err
 		}
@@ -237,5 +244,29 @@ func deduplicate(pages []converted, listRemoved bool) {
 		for s, n := range taken {
 			fmt.Printf("    taken from %d pages: %q\n", n, s)
 		}
+	}
+}
+
+// readStyles is -styles.
+var readStyles bool
+
+// localSheets reads a manual's linked stylesheets from its files, as a
+// crawl of it reads them from its server (a page's address is its path
+// below root).
+func localSheets(root string) func(*url.URL) *pagestyle.Sheet {
+	var mu sync.Mutex
+	sheets := map[string]*pagestyle.Sheet{}
+	return func(u *url.URL) *pagestyle.Sheet {
+		mu.Lock()
+		defer mu.Unlock()
+		if s, ok := sheets[u.Path]; ok {
+			return s
+		}
+		var s *pagestyle.Sheet
+		if text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(u.Path))); err == nil {
+			s = pagestyle.Parse(text)
+		}
+		sheets[u.Path] = s
+		return s
 	}
 }

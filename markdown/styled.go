@@ -1,0 +1,345 @@
+package markdown
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/durablecrawl/crawler/pagestyle"
+)
+
+// This file reads structure from the page's own styles (package
+// pagestyle): a block the page shows line for line (white-space: pre,
+// pre-wrap, pre-line) or sets in a monospace font with lines of its own is
+// code, whatever its tags: Doxygen's fragments (a div of divs, one per
+// line, each pre-wrap), a generator's div of monospace lines broken by
+// <br>. Such a block becomes a <pre> that the rest of the conversion
+// takes as it takes any (fenced, line numbers dropped).
+
+// maxLinkedSheets is the most linked stylesheets read for a page.
+const maxLinkedSheets = 16
+
+// pageStyles resolves the styles of doc's elements: its linked
+// stylesheets (through o.Stylesheet, when set) and <style> elements in
+// the order the page has them, and its style attributes.
+func pageStyles(doc *goquery.Document, o Options) *pagestyle.Styles {
+	var sheets []*pagestyle.Sheet
+	linked := 0
+	doc.Find("link, style").Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		if media, ok := s.Attr("media"); ok && !screenMedia(media) {
+			return
+		}
+		switch n.Data {
+		case "style":
+			if n.FirstChild != nil {
+				sheets = append(sheets, pagestyle.Cached(nodeText(n)))
+			}
+		case "link":
+			rel := strings.ToLower(s.AttrOr("rel", ""))
+			href := strings.TrimSpace(s.AttrOr("href", ""))
+			if o.Stylesheet == nil || href == "" || linked == maxLinkedSheets || !listsWord(rel, "stylesheet") || listsWord(rel, "alternate") {
+				return
+			}
+			u, err := url.Parse(href)
+			if err != nil {
+				return
+			}
+			if o.PageURL != nil {
+				u = o.PageURL.ResolveReference(u)
+			}
+			if !u.IsAbs() {
+				return
+			}
+			linked++
+			if sh := o.Stylesheet(u); sh != nil {
+				sheets = append(sheets, sh)
+			}
+		}
+	})
+	return pagestyle.Resolve(doc.Get(0), sheets)
+}
+
+// screenMedia reports whether a media attribute's query holds a screen.
+func screenMedia(media string) bool {
+	m := strings.ToLower(media)
+	return m == "" || strings.Contains(m, "all") || strings.Contains(m, "screen") || !strings.ContainsAny(m, "abcdefghijklmnopqrstuvwxyz")
+}
+
+// listsWord reports whether the space-separated list s holds w.
+func listsWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// lineBlocks are the elements that can be a block of code the styles make
+// (a <td> or an <li> is a part of a table or a list, not a block of its
+// own).
+var lineBlocks = map[string]bool{"div": true, "p": true, "section": true, "blockquote": true, "dd": true, "figure": true, "center": true}
+
+// notInCode are elements a block of code never holds.
+var notInCode = map[string]bool{"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "ul": true, "ol": true, "dl": true,
+	"table": true, "pre": true, "blockquote": true, "p": true, "section": true, "article": true, "nav": true, "form": true, "textarea": true,
+	"iframe": true, "img": true, "picture": true, "video": true, "audio": true, "header": true, "footer": true, "aside": true, "main": true,
+	"details": true, "figure": true, "hr": true, "input": true, "select": true, "button": true}
+
+// keepStyledLines replaces each block below n that the styles show line
+// for line (see styledCode) by a <pre> holding its lines.
+func keepStyledLines(n *html.Node, st *pagestyle.Styles) {
+	if st.Empty() {
+		return
+	}
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode {
+			switch c.Data {
+			case "pre", "textarea", "script", "style", "code", "template", "svg", "math", "table":
+				if c.Data == "table" {
+					keepStyledLines(c, st) // a cell may hold a block of code
+				}
+			default:
+				if styledCode(c, st) {
+					toPre(c, st)
+				} else {
+					keepStyledLines(c, st)
+				}
+			}
+		}
+		c = next
+	}
+}
+
+// styledCode reports whether block e is code as the page shows it: it
+// holds no other blocks than lines (divs, line breaks) and inline text,
+// and either its own styles keep its lines, in a monospace font unless as
+// pre does (pre-wrap and pre-line also keep the lines of a user's
+// comment), or it is two lines or more that each keep their lines in a
+// monospace font (Doxygen's fragment of div.line, beside the hidden
+// tooltips its lines show on hover), or it is set in a monospace font of
+// its own, apart from its parent's (not a whole page set so), and holds a
+// line break.
+func styledCode(e *html.Node, st *pagestyle.Styles) bool {
+	if !lineBlocks[e.Data] || firstBelow(e, func(d *html.Node) bool { return notInCode[d.Data] }) != nil ||
+		strings.TrimSpace(nodeText(e)) == "" {
+		return false
+	}
+	mono, own := st.Monospace(e)
+	if keeps, pre := st.KeepsLinesOwn(e); keeps && (pre || mono) {
+		return true
+	}
+	lines, kept, text := 0, 0, false
+	for c := e.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			text = text || strings.TrimSpace(c.Data) != ""
+		case c.Type != html.ElementNode || st.Own(c).Display == "none":
+		case c.Data == "br":
+			lines++
+		case lineBlocks[c.Data] || c.Data == "span" && st.Own(c).Display == "block":
+			lines++
+			keeps, pre := st.KeepsLinesOwn(c)
+			if m, _ := st.Monospace(c); keeps && (pre || m) {
+				kept++
+			}
+		}
+	}
+	if !text && kept >= 2 && kept == lines {
+		return true
+	}
+	if !mono || !own || lines < 1 {
+		return false
+	}
+	parent, _ := st.Monospace(e.Parent)
+	return !parent
+}
+
+// toPre replaces e by a <pre> (with e's classes, which may name its
+// language) holding e's content as lines: each block inside ends its line,
+// a <br> is a line break, and text keeps its white space where the styles
+// keep it, else runs of it are one space.
+func toPre(e *html.Node, st *pagestyle.Styles) {
+	pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
+	for _, a := range e.Attr {
+		if a.Key == "class" {
+			pre.Attr = append(pre.Attr, a)
+		}
+	}
+	moveLines(e, pre, st)
+	for _, n := range lineNumberSel.MatchAll(pre) {
+		n.Parent.RemoveChild(n)
+	}
+	trimLineEnds(pre)
+	dedent(pre)
+	e.Parent.InsertBefore(pre, e)
+	e.Parent.RemoveChild(e)
+}
+
+// moveLines moves n's content under to as lines (see toPre).
+func moveLines(n, to *html.Node, st *pagestyle.Styles) {
+	keep := st.KeepsLines(n)
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		n.RemoveChild(c)
+		switch {
+		case c.Type == html.TextNode && keep:
+			to.AppendChild(c)
+		case c.Type == html.TextNode:
+			if strings.TrimSpace(c.Data) == "" && (blockSibling(c.PrevSibling) || blockSibling(next) || c.PrevSibling == nil && next == nil) {
+				break // the markup's own line breaks between lines
+			}
+			c.Data = collapseSpace(c.Data)
+			if endsLine(to) {
+				c.Data = strings.TrimLeft(c.Data, " ") // a line's start, as a browser shows it
+			}
+			to.AppendChild(c)
+		case c.Type != html.ElementNode || st.Own(c).Display == "none":
+			// not a line: a tooltip shown on hover
+		case c.Data == "br":
+			appendText(to, "\n")
+		case lineBlocks[c.Data] || c.Data == "span" && st.Own(c).Display == "block":
+			if !endsLine(to) {
+				appendText(to, "\n")
+			}
+			moveLines(c, to, st)
+			appendText(to, "\n")
+		default:
+			brAsText(c)
+			to.AppendChild(c)
+		}
+		c = next
+	}
+}
+
+// trimLineEnds removes the spaces that end lines of the text below n
+// (an empty line of a listing holds one): a reader sees none.
+func trimLineEnds(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.Contains(c.Data, "\n") {
+			c.Data = lineEnd.ReplaceAllString(c.Data, "\n")
+		}
+		trimLineEnds(c)
+	}
+}
+
+var lineEnd = regexp.MustCompile(`[ \t]+\n`)
+
+// lineNumberSel finds a listing's line numbers (see lineNumbers).
+var lineNumberSel = cascadia.MustCompile(lineNumbers)
+
+// dedent removes the white space every line of the text below n starts
+// with (the space a listing sets between its line numbers and its code),
+// blank lines aside.
+func dedent(n *html.Node) {
+	var texts []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				c.Data = strings.ReplaceAll(c.Data, "\u00a0", " ") // as markdown has it (invisible)
+				texts = append(texts, c)
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	var all strings.Builder
+	for _, t := range texts {
+		all.WriteString(t.Data)
+	}
+	common := -1
+	for _, line := range strings.Split(all.String(), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		if common < 0 || indent < common {
+			common = indent
+		}
+	}
+	if common <= 0 {
+		return
+	}
+	// Each line's first common bytes are white space: drop them, across
+	// the texts the line runs through.
+	drop := common
+	for _, t := range texts {
+		var b strings.Builder
+		for i := 0; i < len(t.Data); i++ {
+			c := t.Data[i]
+			switch {
+			case c == '\n':
+				drop = common
+				b.WriteByte(c)
+			case drop > 0 && (c == ' ' || c == '\t'):
+				drop--
+			default:
+				drop = 0
+				b.WriteByte(c)
+			}
+		}
+		t.Data = b.String()
+	}
+}
+
+// blockSibling reports whether n is a line of its own.
+func blockSibling(n *html.Node) bool {
+	return n != nil && n.Type == html.ElementNode && (lineBlocks[n.Data] || n.Data == "br")
+}
+
+// endsLine reports whether what to holds is nothing or ends a line.
+func endsLine(to *html.Node) bool {
+	last := to.LastChild
+	for last != nil && last.Type == html.ElementNode && last.LastChild != nil {
+		last = last.LastChild
+	}
+	return last == nil || last.Type == html.TextNode && strings.HasSuffix(last.Data, "\n")
+}
+
+func appendText(to *html.Node, s string) {
+	if last := to.LastChild; last != nil && last.Type == html.TextNode {
+		last.Data += s
+		return
+	}
+	to.AppendChild(&html.Node{Type: html.TextNode, Data: s})
+}
+
+// brAsText replaces the line breaks below n by newlines.
+func brAsText(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && c.Data == "br" {
+			n.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, c)
+			n.RemoveChild(c)
+		} else {
+			brAsText(c)
+		}
+		c = next
+	}
+}
+
+// collapseSpace makes each run of white space in s one space.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
