@@ -140,6 +140,9 @@ type Activities struct {
 	// PDF converts the PDF documents crawls fetch (nil: they are
 	// skipped).
 	PDF *pdfdoc.Converter
+	// Styles fetches and remembers the stylesheets crawls' pages link,
+	// which their conversion reads (nil: none is read).
+	Styles *batch.Stylesheets
 }
 
 // FetchObserver hears of each page fetch (see batch.Observer).

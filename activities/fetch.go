@@ -71,5 +71,5 @@ func batchError(err error) error {
 // engine is the batch engine over the activities' dependencies.
 func (a *Activities) engine() *batch.Engine {
 	return &batch.Engine{Store: a.Store, Static: a.Static, Observer: a.Fetches, Links: a.Links, Hosts: a.Hosts,
-		PDF: a.PDF, PDFLimits: a.Settings.PDF, ObeyRobots: a.Settings.ObeyRobots, UserAgent: a.Settings.UserAgent}
+		PDF: a.PDF, PDFLimits: a.Settings.PDF, ObeyRobots: a.Settings.ObeyRobots, UserAgent: a.Settings.UserAgent, Styles: a.Styles}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
+	"github.com/durablecrawl/crawler/pagestyle"
 	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/robots"
 	"github.com/durablecrawl/crawler/urlpattern"
@@ -157,6 +158,9 @@ type Engine struct {
 	// UserAgent is matched against its groups.
 	ObeyRobots bool
 	UserAgent  string
+	// Styles fetches the stylesheets pages link (their structure reads
+	// them: markdown.Options.Stylesheet); nil reads none.
+	Styles *Stylesheets
 }
 
 // Batch is one run of a batch: claim pages, fetch them with the engine,
@@ -250,6 +254,11 @@ func (b *Batch) Run(ctx context.Context) (Result, error) {
 		mo, err := ConversionOf(o)
 		if err != nil {
 			return Result{}, err
+		}
+		if styles := b.e.Styles; styles != nil {
+			req := b.request
+			req.Scope = c.ID.String()
+			mo.Stylesheet = func(u *url.URL) *pagestyle.Sheet { return styles.Sheet(ctx, c.ID, u, req) }
 		}
 		b.markdown = &mo
 	}

@@ -127,7 +127,11 @@ func (b *Batch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL strin
 		b.convertPDF(ctx, rec, r)
 		return
 	}
-	c, err := Convert(pageURL, r.Body, *b.markdown, shot)
+	conv := *b.markdown
+	if r.Rendered {
+		conv.Stylesheet = nil // the browser wrote the styles that count into the page (package browser)
+	}
+	c, err := Convert(pageURL, r.Body, conv, shot)
 	if err != nil {
 		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.ConvertFailed(err), crawl.PageConvertFailed
 		return

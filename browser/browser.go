@@ -569,6 +569,7 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 		}
 	}
 	out.FinalURL = p.URL()
+	_, _ = p.Evaluate(writeStyles) // a page that refuses keeps its markup as it is
 	if out.HTML, err = p.Content(); err != nil {
 		return out, fmt.Errorf("read the rendered page: %w", err)
 	}
@@ -579,6 +580,37 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	out.Duration = time.Since(start)
 	return out, nil
 }
+
+// writeStyles writes into the rendered page's elements, as style
+// attributes, the computed styles its structure is read from
+// (markdown.Options.Stylesheet reads the same from a static page's
+// sheets): where white-space keeps lines or the font turns monospace
+// (set on that element, not inherited), and where an element that is no
+// table's lays out as one. The values are those computed: what the page
+// shows does not change. Large pages are read up to a bound.
+const writeStyles = `() => {
+	const keeps = new Set(['pre', 'pre-wrap', 'pre-line', 'break-spaces']);
+	const mono = f => /mono|courier|consolas|menlo|monaco|lucida console/i.test((f || '').split(',')[0]);
+	const skip = new Set(['PRE', 'CODE', 'TEXTAREA', 'SCRIPT', 'STYLE', 'TABLE', 'TR', 'TD', 'TH', 'TBODY', 'THEAD', 'TFOOT', 'SVG']);
+	const all = document.body ? document.body.getElementsByTagName('*') : [];
+	const n = Math.min(all.length, 20000);
+	const writes = [];
+	for (let i = 0; i < n; i++) {
+		const e = all[i];
+		if (skip.has(e.tagName.toUpperCase())) continue;
+		const cs = getComputedStyle(e);
+		const ps = e.parentElement ? getComputedStyle(e.parentElement) : null;
+		let add = '';
+		if (keeps.has(cs.whiteSpace) && (!ps || ps.whiteSpace !== cs.whiteSpace)) add += 'white-space: ' + cs.whiteSpace + ';';
+		if (mono(cs.fontFamily) && (!ps || !mono(ps.fontFamily))) add += 'font-family: ' + cs.fontFamily + ';';
+		if (cs.display.startsWith('table')) add += 'display: ' + cs.display + ';';
+		if (add) writes.push([e, add]);
+	}
+	for (const [e, add] of writes) {
+		const old = e.getAttribute('style');
+		e.setAttribute('style', old ? old.replace(/;?\s*$/, ';') + add : add);
+	}
+}`
 
 // readRendered reads from t's rendered page into out its links (the
 // document's own put back where a script rewrote them: original), its

@@ -211,3 +211,38 @@ func TestEgressProxy(t *testing.T) {
 		t.Fatalf("render through the proxy: %v, proxy carried %d requests, page %q", err, carried.Load(), got.Body)
 	}
 }
+
+// TestRenderWritesStyles: the rendered page's elements carry, as style
+// attributes, the computed styles its structure is read from: lines kept
+// by a linked stylesheet, a monospace font set on a block (not on its
+// lines, which inherit it), a grid of divs laid out as a table.
+func TestRenderWritesStyles(t *testing.T) {
+	b := launch(t, true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/site.css" {
+			w.Header().Set("Content-Type", "text/css")
+			fmt.Fprint(w, `.listing { font-family: "DejaVu Sans Mono", monospace } .line { white-space: pre-wrap } .grid { display: table } .row { display: table-row } .cell { display: table-cell }`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Styled</title><link rel="stylesheet" href="/site.css"></head><body>
+<div class="listing" id="l"><div class="line" id="l1">int a;</div><div class="line" id="l2">int b;</div></div>
+<div class="grid" id="g"><div class="row"><div class="cell">a</div><div class="cell">b</div></div></div>
+<p id="p">Text.</p></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	s := newSession(t, b)
+	p, err := s.Render(context.Background(), srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="l" style="font-family: &quot;DejaVu Sans Mono&quot;, monospace;"`, `id="l1" style="white-space: pre-wrap;"`,
+		`id="g" style="display: table;"`, `class="cell" style="display: table-cell;"`} {
+		if !strings.Contains(p.HTML, want) {
+			t.Errorf("the rendered page lacks %s:\n%s", want, p.HTML)
+		}
+	}
+	if strings.Contains(p.HTML, `id="p" style`) {
+		t.Errorf("a paragraph got a style:\n%s", p.HTML)
+	}
+}

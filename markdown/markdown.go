@@ -196,7 +196,8 @@ func contentHTML(root *goquery.Selection) string {
 }
 
 // clean readies a parsed page for any choice of its content: the blocks
-// its styles show line for line become code (styled.go), tabs are
+// its styles show line for line become code and the elements they lay out
+// as tables become tables (styled.go), tabs are
 // unfolded (see unfoldTabs), what no reader sees, code's line numbers and
 // the elements excluded go, formulas become TeX, links and images get
 // absolute addresses (against the page's <base> if it has one), links
@@ -208,7 +209,9 @@ func clean(doc *goquery.Document, o Options) {
 			pageURL = b
 		}
 	}
-	keepStyledLines(doc.Get(0), pageStyles(doc, o))
+	styles := pageStyles(doc, o)
+	keepStyledLines(doc.Get(0), styles)
+	styledTables(doc.Get(0), styles)
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
 	mathAsTeX(doc)

@@ -343,3 +343,107 @@ func collapseSpace(s string) string {
 	}
 	return b.String()
 }
+
+// styledTables turns the elements below n that the styles lay out as a
+// table (display: table, its rows table-row, their cells table-cell;
+// rows may stand in row groups) into the table's elements, so that they
+// are read as any table is: as data, or as layout whose cells' blocks
+// are kept (unwrapLayoutTables). A grid whose rows hold anything else
+// than cells is left as it is.
+func styledTables(n *html.Node, st *pagestyle.Styles) {
+	if st.Empty() {
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if d := st.Own(c).Display; (d == "table" || d == "inline-table") && c.Data != "table" {
+			if rows := styledRows(c, st); len(rows) > 0 {
+				retag(c, atom.Table)
+				for _, r := range rows {
+					retag(r.row, atom.Tr)
+					for _, cell := range r.cells {
+						if r.head {
+							retag(cell, atom.Th)
+						} else {
+							retag(cell, atom.Td)
+						}
+					}
+				}
+			}
+		}
+		styledTables(c, st)
+	}
+}
+
+// styledRow is a row of a styled table and its cells; head is set in a
+// header group.
+type styledRow struct {
+	row   *html.Node
+	cells []*html.Node
+	head  bool
+}
+
+// styledRows are the rows of styled table t, or none when t holds
+// anything else with text than rows (and row groups of rows), or a row
+// anything else than cells.
+func styledRows(t *html.Node, st *pagestyle.Styles) []styledRow {
+	var rows []styledRow
+	var groups []*html.Node
+	var read func(parent *html.Node, head bool) bool
+	read = func(parent *html.Node, head bool) bool {
+		for c := parent.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+				return false
+			}
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch st.Own(c).Display {
+			case "table-row-group", "table-footer-group":
+				if !read(c, false) {
+					return false
+				}
+				groups = append(groups, c)
+			case "table-header-group":
+				if !read(c, true) {
+					return false
+				}
+				groups = append(groups, c)
+			case "table-row":
+				r := styledRow{row: c, head: head}
+				for cell := c.FirstChild; cell != nil; cell = cell.NextSibling {
+					switch {
+					case cell.Type == html.TextNode && strings.TrimSpace(cell.Data) != "":
+						return false
+					case cell.Type != html.ElementNode:
+					case st.Own(cell).Display == "table-cell":
+						r.cells = append(r.cells, cell)
+					case strings.TrimSpace(nodeText(cell)) != "":
+						return false
+					}
+				}
+				rows = append(rows, r)
+			case "none", "table-caption", "table-column", "table-column-group":
+			default:
+				if strings.TrimSpace(nodeText(c)) != "" {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !read(t, false) {
+		return nil
+	}
+	for _, g := range groups {
+		retag(g, atom.Tbody) // a header group's cells are headers
+	}
+	return rows
+}
+
+// retag makes n an element of another tag, its attributes kept.
+func retag(n *html.Node, a atom.Atom) {
+	n.DataAtom, n.Data = a, a.String()
+}

@@ -106,3 +106,20 @@ func TestLinkedStylesheet(t *testing.T) {
 		t.Errorf("code without the sheet that says so:\n%s", d.Markdown)
 	}
 }
+
+// TestStyledTable: divs the styles lay out as a table are a table, a
+// header group its header row; a grid whose row holds more than cells
+// stays as it is.
+func TestStyledTable(t *testing.T) {
+	css := `.t { display: table } .h { display: table-header-group } .r { display: table-row } .c { display: table-cell }`
+	body := `<div class="t"><div class="h"><div class="r"><div class="c">Option</div><div class="c">Default</div></div></div>
+<div class="r"><div class="c">timeout</div><div class="c">30</div></div><div class="r"><div class="c">retries</div><div class="c">3</div></div></div>`
+	md := mainOf(t, styledPage(css, body))
+	if !strings.Contains(md, "| Option  | Default |\n|---------|---------|\n| timeout | 30      |\n| retries | 3       |") {
+		t.Errorf("the styled table is not a table:\n%s", md)
+	}
+	odd := `<div class="t"><div class="r"><div class="c">a</div>loose text</div></div>`
+	if md := mainOf(t, styledPage(css, odd)); strings.Contains(md, "|") || !strings.Contains(md, "loose text") {
+		t.Errorf("a grid with loose text in a row became a table:\n%s", md)
+	}
+}

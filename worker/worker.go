@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/durablecrawl/crawler/activities"
+	"github.com/durablecrawl/crawler/batch"
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
 	"github.com/durablecrawl/crawler/crawl"
@@ -143,6 +144,8 @@ func newActivities(c client.Client, cfg config.Config, store *db.Store, fetcher 
 		Fetches: m,
 		Links:   linkmemo.New(linkMemoSize),
 		Hosts:   hosts,
+		// Read with the static fetcher, as robots.txt files are.
+		Styles: batch.NewStylesheets(fetcher),
 		// Two documents at once: each is a WebAssembly instance of
 		// PDFium, started with the first PDF.
 		PDF: &pdfdoc.Converter{Instances: 2},
