@@ -263,10 +263,13 @@ func checkManual(t *testing.T, m realdocs.Manual, root string, c crawled, raw ma
 	if kept[1].under80 > kept[0].under80+max(1, kept[0].pages/200) {
 		t.Errorf("%s: deduplication leaves %d pages under 80 %% of their words, conversion alone %d", m.Name, kept[1].under80, kept[0].under80)
 	}
+	within := func(lost, total, share int) bool { return lost <= max(2, total/share) }
+	if m.Code != "" && !within(lostCode, codes, 100) {
+		t.Errorf("%s: %d of %d code blocks (%s and <pre>) are not as the page shows them", m.Name, lostCode, codes, m.Code)
+	}
 	if !m.Strict {
 		return
 	}
-	within := func(lost, total, share int) bool { return lost <= max(2, total/share) }
 	if !within(lostWords, paragraphs, 100) || !within(lostOwn, own, 100) || !within(lostCode, codes, 100) ||
 		!within(wrongLang, codes, 100) || !within(lostTables, tables, 10) || !within(lostTitles, titled, 20) {
 		t.Errorf("%s: %d of %d paragraphs, %d of %d own paragraphs after deduplication, %d of %d code blocks (%d languages), %d of %d tables and %d of %d title headings are not as the page has them",
@@ -338,12 +341,48 @@ func readSource(t *testing.T, m realdocs.Manual, root, page string) source {
 		}
 		s.code = append(s.code, codeBlock{lang: languageOf(pre), lines: text})
 	})
+	if m.Code != "" {
+		region.Find(m.Code).Each(func(_ int, block *goquery.Selection) {
+			var lines []string
+			block.Children().Each(func(_ int, line *goquery.Selection) {
+				lines = append(lines, strings.TrimRight(strings.ReplaceAll(line.Text(), "\u00a0", " "), " \t"))
+			})
+			// The space between a listing's line numbers and its
+			// lines is no indentation of the code: the common indent
+			// goes.
+			text := strings.Trim(dedentLines(lines), "\n")
+			if strings.TrimSpace(text) != "" {
+				s.code = append(s.code, codeBlock{lines: text})
+			}
+		})
+	}
 	region.Find("table").Each(func(_ int, table *goquery.Selection) {
 		if table.Find("tr").Length() >= 2 && table.Find("table, pre, ul, ol, h1, h2, h3, h4, h5, h6, details").Length() == 0 && !gallery(table) {
 			s.tables++
 		}
 	})
 	return s
+}
+
+// dedentLines joins lines less the indent all those with text share.
+func dedentLines(lines []string) string {
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if n := len(l) - len(strings.TrimLeft(l, " \t")); common < 0 || n < common {
+			common = n
+		}
+	}
+	for i, l := range lines {
+		if len(l) >= common && common > 0 {
+			lines[i] = l[common:]
+		} else if strings.TrimSpace(l) == "" {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // gallery reports whether table sets pictures side by side (Sphinx's

@@ -25,6 +25,11 @@ type Manual struct {
 	// markdown is checked against; Furniture, the generator's navigation
 	// inside it (beside what Unseen names).
 	Region, Furniture string
+	// Code, when set, selects the manual's code blocks that are not <pre>
+	// (Doxygen's div.fragment, a div of lines its stylesheet keeps as
+	// written): each child is a line. The checks read them as code, as
+	// they read <pre>.
+	Code string
 	// MaxResults bounds a crawl of a large manual (0: the whole manual).
 	MaxResults int
 	// MaxRendered is the most pages a crawl of it may render: a manual
@@ -49,7 +54,7 @@ var Manuals = []Manual{
 	{Name: "Asciidoc (Git's manual)", Root: "usr/share/doc/git-doc", Start: "/git.html", Region: "body", Furniture: "#footer", MaxResults: 200, Strict: true},
 	{Name: "Texinfo (GNU m4)", Root: "usr/share/doc/m4", Start: "/index.html", Region: "body", Furniture: "div.header"},
 	{Name: "Javadoc (jsoup)", Root: "usr/share/doc/libjsoup-java/api", Start: "/index.html", Region: "main"},
-	{Name: "Doxygen (JsonCpp)", Root: "usr/share/doc/libjsoncpp-doc", Start: "/index.html", Region: "body", Furniture: "#top, .footer, div.ttc, span.lineno"},
+	{Name: "Doxygen (JsonCpp)", Root: "usr/share/doc/libjsoncpp-doc", Start: "/index.html", Region: "body", Furniture: "#top, .footer, div.ttc, span.lineno", Code: "div.fragment"},
 	{Name: "gtk-doc (cairo)", Root: "usr/share/gtk-doc/html/cairo", Start: "/index.html", Region: "body", Furniture: "table.navigation, div.footer"},
 	{Name: "gi-docgen (JSON-GLib)", Root: "usr/share/doc/json-glib-1.0", Start: "/index.html", Region: "section#main"},
 	{Name: "YARD (its own)", Root: "usr/share/doc/yard/doc", Start: "/index.html", Region: "#content"},
@@ -64,7 +69,7 @@ var Manuals = []Manual{
 	// every page's, is drawn by menu.js from menudata.js. 445 pages, one
 	// (classes.html) linked from none.
 	{Name: "Doxygen with a scripted menu (Mbed TLS)", Root: "usr/share/doc/libmbedtls-dev/apidoc", Start: "/index.html", Region: "body",
-		Furniture: "#top, .footer, div.ttc, span.lineno", MaxRendered: 5, Pages: 445},
+		Furniture: "#top, .footer, div.ttc, span.lineno", Code: "div.fragment", MaxRendered: 5, Pages: 445},
 	{Name: "hand-written (SQLite)", Root: "usr/share/doc/sqlite3", Start: "/index.html", Region: "body", Furniture: "div.nosearch, div.rightsidebar", MaxResults: 250},
 }
 
