@@ -387,11 +387,15 @@ func newWindowLabel(n *html.Node) bool {
 		newWindowNote.MatchString(strings.TrimSpace(nodeText(n)))
 }
 
-// headingAnchor reports whether id is made of the words of the first
-// heading inside n, as documentation generators make a section's id, or
-// n is a numbered section of a manual ("4.1.5. Comments").
+// headingAnchor reports whether id is made of the words of n, a heading,
+// or of the first heading inside n, as documentation generators make a
+// section's id (a method "comments", h3 id="comments"), or n is a
+// numbered section of a manual ("4.1.5. Comments").
 func headingAnchor(n *html.Node, id string) bool {
-	h := firstBelow(n, heading)
+	h := n
+	if !heading(n) {
+		h = firstBelow(n, heading)
+	}
 	if h == nil {
 		return false
 	}
