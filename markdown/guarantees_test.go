@@ -677,3 +677,48 @@ end</pre></div>`, m, m, m, m, m)
 		}
 	}
 }
+
+// TestTablesWithoutHeaders: a table is data without a header row: a grid
+// of short cells, and a table of options whose descriptions hold several
+// paragraphs or a list, keep every cell as a table; a table whose rows
+// are a menu beside the page's text, or whose full-width rows hold blocks
+// under each row above, lays them out, and their text stays as blocks.
+func TestTablesWithoutHeaders(t *testing.T) {
+	intro := `<p>This chapter lists what the program takes, how each option changes what it does, and what it prints.</p>`
+	options := `<table><tr><td><code>--verbose</code></td><td><p>Prints each step.</p><p>Twice prints more.</p></td></tr>
+<tr><td><code>--output</code></td><td><p>Where to write.</p><ul><li>a file</li><li>a folder</li></ul></td></tr></table>`
+	md := mainOf(t, `<html><head><title>Options</title></head><body><main><h1>Options</h1>`+intro+options+intro+`</main></body></html>`)
+	if !strings.Contains(md, "| `--verbose` | Prints each step.<br />Twice prints more. |") || !strings.Contains(md, "| `--output`  | Where to write.<br />a file<br />a folder |") {
+		t.Errorf("the table of options is not a table:\n%s", md)
+	}
+	var grid strings.Builder
+	grid.WriteString("<table>")
+	for r := 0; r < 9; r++ {
+		grid.WriteString("<tr>")
+		for c := 0; c < 9; c++ {
+			if (r+c)%3 == 0 {
+				fmt.Fprintf(&grid, "<td>%d</td>", (r*9+c)%9+1)
+			} else {
+				grid.WriteString("<td> </td>")
+			}
+		}
+		grid.WriteString("</tr>")
+	}
+	grid.WriteString("</table>")
+	md = mainOf(t, `<html><head><title>Puzzle</title></head><body><main><h1>Puzzle</h1>`+intro+grid.String()+intro+`</main></body></html>`)
+	if n := strings.Count(md, "\n|"); n != 10 { // nine rows and the delimiter row
+		t.Errorf("the 9×9 grid has %d lines, want 10:\n%s", n, md)
+	}
+	menu := `<table><tr><td colspan="2">Example Site</td></tr><tr><td><a href="/">Home</a><br><a href="/a">About</a></td><td>` +
+		strings.Repeat(`<p>The site's own text, a paragraph of the page that a table lays out beside its menu, long enough to read.</p>`, 5) + `</td></tr></table>`
+	md = mainOf(t, `<html><head><title>Layout</title></head><body>`+menu+`</body></html>`)
+	if strings.Contains(md, "|") || !strings.Contains(md, "The site's own text") {
+		t.Errorf("a page laid out by a table is a table, or lost its text:\n%s", md)
+	}
+	instances := `<table><tr><td class="src">Show Pos</td><td class="doc"></td></tr><tr><td colspan="2"><p>Defined in Text.Pos</p><ul><li>show :: Pos -> String</li><li>showList :: [Pos] -> ShowS</li></ul></td></tr>
+<tr><td class="src">Eq Pos</td><td class="doc"></td></tr><tr><td colspan="2"><p>Defined in Text.Pos</p><ul><li>(==) :: Pos -> Pos -> Bool</li></ul></td></tr></table>`
+	md = mainOf(t, `<html><head><title>Pos</title></head><body><main><h1>Pos</h1>`+intro+instances+`</main></body></html>`)
+	if strings.Contains(md, "| ") || !strings.Contains(md, "showList :: [Pos] -> ShowS") {
+		t.Errorf("rows of blocks under each row are a table, or lost their text:\n%s", md)
+	}
+}

@@ -447,12 +447,14 @@ var editControl = regexp.MustCompile(`(?i)^\[?\s*edit( source)?\s*\]?$`)
 // unwrapLayoutTables replaces each table used for layout by its cells'
 // content, in reading order: a table a cell of which holds code, quotes,
 // headings or tables lays out blocks, and as a markdown table it would
-// squeeze them into one line each. So does a cell of lists or of several
-// paragraphs, unless the table has a header row and rows below it: then it
-// is a table of data (an API reference's functions, each with a signature,
-// a description and an example) and stays a table, each cell's blocks
-// joined by line breaks. A table of one row with a long cell lays out a
-// page (a menu beside its text) too.
+// squeeze them into one line each. A table of rows whose cells hold lists
+// or several paragraphs is a table of data (an API reference's functions,
+// each with a signature, a description and an example; an option and what
+// it does), with a header row or without, and stays a table, each cell's
+// blocks joined by line breaks; unless it is one row, or a cell holds most
+// of its text and more than a few lines (cellHoldsPage), or a cell of
+// blocks spans columns (spans): then it lays out a page (a menu beside its
+// text) or blocks under each row.
 func unwrapLayoutTables(root *goquery.Selection) {
 	root.Find("table").Each(func(_ int, t *goquery.Selection) {
 		n := t.Get(0)
@@ -522,10 +524,10 @@ func tableKind(t *goquery.Selection) int {
 	ownCells(t, func(cell *goquery.Selection) {
 		switch {
 		case kind == layoutTable:
-		case cell.Find("pre, blockquote, h1, h2, h3, h4, h5, h6, table").Length() > 0:
+		case cell.Find("pre, blockquote, h1, h2, h3, h4, h5, h6, table, details").Length() > 0:
 			kind = layoutTable
 		case cell.Find("ul, ol").Length() > 0 || cell.Find("p, div").Length() > 1:
-			if header && rows >= 2 {
+			if rows >= 2 && (header || !cellHoldsPage(t) && !spans(cell.Get(0))) {
 				kind = dataTableOfBlocks
 			} else {
 				kind = layoutTable
@@ -533,6 +535,27 @@ func tableKind(t *goquery.Selection) int {
 		}
 	})
 	return kind
+}
+
+// spans reports whether cell spans columns: a row of one block across a
+// table of several columns lays out what it holds under the row above
+// (Haddock's instance details under each instance's signature).
+func spans(cell *html.Node) bool {
+	v := strings.TrimSpace(attr(cell, "colspan"))
+	return v != "" && v != "1"
+}
+
+// cellHoldsPage reports whether one of table t's own cells holds a page's
+// worth of its text: more than maxDataCell characters and most of the
+// table's (a menu in one cell, the page's text in the next).
+func cellHoldsPage(t *goquery.Selection) bool {
+	all, most := 0, 0
+	ownCells(t, func(cell *goquery.Selection) {
+		n := trimmedLen(cell.Get(0))
+		all += n
+		most = max(most, n)
+	})
+	return most > maxDataCell && 2*most > all
 }
 
 // ownCells calls fn with each cell of table t, not of tables inside it.
