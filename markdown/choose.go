@@ -195,6 +195,7 @@ func (c *chosen) extend(title string) {
 		}
 	}
 	c.keepCaptions(first, last, span)
+	c.keepSiblingSections(span)
 	c.keepNamedContents(last)
 	c.keepSectionRest(last)
 	c.keepHeadline(first, title)
@@ -247,6 +248,117 @@ func ownList(n *html.Node) *html.Node {
 				return p.Parent
 			}
 			return nil
+		}
+	}
+	return nil
+}
+
+// keepSiblingSections keeps the sections beside the one that holds the
+// article's span, when the page sets its parts side by side as sections
+// alike (see alikeSections), at each level, and the rest of the section
+// the span is in: a man page's Name, Synopsis, Description and API, each
+// a div of one class opening with its heading, and the subsections alike
+// inside its API. The
+// weighing chose the section with the most prose; the others are the
+// page's as much, and so are the title over them and the chosen
+// section's heading. In each, its heading and the blocks that are not
+// mostly links to other pages stay; a section headed by a link to
+// another page (a teaser's headline) or by a tail heading ("Related",
+// "Comments") does not.
+func (c *chosen) keepSiblingSections(span *html.Node) {
+	for n := span; n != nil && n.Parent != nil && n.Data != "body"; n = n.Parent {
+		if n.Type == html.ElementNode && alikeSections(n) {
+			c.keepSectionsBeside(n)
+		}
+	}
+}
+
+// keepSectionsBeside keeps what keepSiblingSections keeps of the sections
+// alike to sec beside it.
+func (c *chosen) keepSectionsBeside(sec *html.Node) {
+	parent := sec.Parent
+	skip := map[*html.Node]bool{} // sections left out, by their node
+	for _, u := range c.units {
+		if u.kept || u.total == 0 && !u.media || u.inLink || u.hidden {
+			continue
+		}
+		if heading(u.n) && (u.n.Parent == parent || u.n == sectionHeading(sec)) {
+			u.kept = true // the title over the parts, and the chosen part's own heading
+			continue
+		}
+		s := u.n
+		for s != nil && s.Parent != parent {
+			s = s.Parent
+		}
+		if s == nil || s != sec && !alike(s, sec) {
+			continue
+		}
+		if _, seen := skip[s]; !seen {
+			h := sectionHeading(s)
+			text := strings.Join(strings.Fields(nodeText(h)), " ")
+			skip[s] = h == nil || linksAway(h) || tailHeading.MatchString(text) || hasWord(nameWords(text), threadWords)
+		}
+		if skip[s] {
+			continue
+		}
+		if heading(u.n) || contentByKind(u) || 2*u.links < u.total || !linksAway(u.n) {
+			u.kept = true // a list of the page's own anchors (a synopsis of its commands) is its text
+		}
+	}
+}
+
+// linksAway reports whether n holds a link to another page (a fragment of
+// its own page, or an anchor without a target, is none).
+func linksAway(n *html.Node) bool {
+	return firstBelow(n, func(a *html.Node) bool {
+		href := strings.TrimSpace(attr(a, "href"))
+		return a.Data == "a" && href != "" && !strings.HasPrefix(href, "#")
+	}) != nil
+}
+
+// alikeSections reports whether n opens with a heading and stands beside
+// another element alike (alike): one of the page's parts, set side by
+// side.
+func alikeSections(n *html.Node) bool {
+	if sectionHeading(n) == nil {
+		return false
+	}
+	for s := n.Parent.FirstChild; s != nil; s = s.NextSibling {
+		if s != n && alike(s, n) && hasText(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// alike reports whether elements a and b are parts of one kind: the same
+// tag and class, each opening with a heading of the same level.
+func alike(a, b *html.Node) bool {
+	if a.Type != html.ElementNode || a.Data != b.Data || attr(a, "class") != attr(b, "class") {
+		return false
+	}
+	ha, hb := sectionHeading(a), sectionHeading(b)
+	return ha != nil && hb != nil && ha.Data == hb.Data
+}
+
+// sectionHeading is the heading n opens with: its first element, or the
+// first element of that, down a few levels (a title page's wrappers
+// around it), if it is a heading.
+func sectionHeading(n *html.Node) *html.Node {
+	for depth := 0; n != nil && depth < 4; depth++ {
+		n = firstElementChild(n)
+		if n != nil && heading(n) {
+			return n
+		}
+	}
+	return nil
+}
+
+// firstElementChild is n's first child element, if any.
+func firstElementChild(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
 		}
 	}
 	return nil

@@ -1,9 +1,13 @@
 package markdown
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // The guarantees of main content (excludeNonMainTags) on pages of shapes
@@ -720,5 +724,38 @@ func TestTablesWithoutHeaders(t *testing.T) {
 	md = mainOf(t, `<html><head><title>Pos</title></head><body><main><h1>Pos</h1>`+intro+instances+`</main></body></html>`)
 	if strings.Contains(md, "| ") || !strings.Contains(md, "showList :: [Pos] -> ShowS") {
 		t.Errorf("rows of blocks under each row are a table, or lost their text:\n%s", md)
+	}
+}
+
+// TestManPageWhole: a reference of man-page-style pages (no main, no
+// article: a title, then Name, Synopsis, Description, Callbacks, API…,
+// each a div of one class opening with its heading, the API's entries in
+// definition lists) keeps every part, not only the Description whose
+// prose the weighing prefers. testdata/manpage.html has the shape of such
+// a page of a real reference, its words replaced.
+func TestManPageWhole(t *testing.T) {
+	page, err := os.ReadFile("testdata/manpage.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := mainOf(t, string(page))
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Find("h2").Each(func(_ int, h *goquery.Selection) {
+		if want := "## " + strings.TrimSpace(h.Text()); !strings.Contains(md, want) {
+			t.Errorf("the man page lost its section %q", want)
+		}
+	})
+	// Every definition's term stays (its emphasis aside).
+	plain := strings.Join(strings.Fields(strings.NewReplacer("*", "", `\`, "").Replace(md)), " ")
+	doc.Find("dt").Each(func(_ int, dt *goquery.Selection) {
+		if term := strings.Join(strings.Fields(dt.Text()), " "); !strings.Contains(plain, term) {
+			t.Errorf("the man page lost the entry %q", term)
+		}
+	})
+	if t.Failed() {
+		t.Logf("markdown:\n%s", md)
 	}
 }

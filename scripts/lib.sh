@@ -140,8 +140,11 @@ ensure_browser() {
 # generator), Erlang/OTP's stdlib (erl_docgen), MkDocs' own manual and
 # Qt's QtNetwork reference (qdoc); and Mbed TLS's API reference (Doxygen),
 # whose menu its scripts draw (with Debian's jQuery, which its pages load
-# through a link). Their licences are in each package's copyright file,
-# extracted beside the pages.
+# through a link); then five more generators, measured first: Tcllib's
+# doctools (man-page-style references), grohtml (GNU pic's manual, troff
+# converted by groff), Scribble (the Racket Guide), Apache httpd's XSLT
+# manual and LaTeX2HTML (gnuplot's manual). Their licences are in each
+# package's copyright file, extracted beside the pages.
 REALDOCS_PACKAGES=(
   "rust-doc:usr/share/doc/rust-doc/html/book usr/share/doc/rust-doc/html/std/collections usr/share/doc/rust-doc/copyright"
   "sphinx-doc:usr/share/doc/sphinx-doc/html usr/share/doc/sphinx-doc/copyright"
@@ -163,6 +166,12 @@ REALDOCS_PACKAGES=(
   "qtbase5-doc-html:usr/share/qt5/doc/qtnetwork usr/share/doc/qtbase5-doc-html/copyright"
   "libmbedtls-doc:usr/share/doc/libmbedtls-dev/apidoc usr/share/doc/libmbedtls-doc/copyright"
   "libjs-jquery:usr/share/javascript/jquery/jquery.js usr/share/doc/libjs-jquery/copyright"
+  "tcllib:usr/share/doc/tcllib/index.html usr/share/doc/tcllib/html usr/share/doc/tcllib/copyright"
+  "groff:usr/share/doc/groff-base/html"
+  "groff-base:usr/share/doc/groff-base/copyright"
+  "racket-doc:usr/share/doc/racket/guide usr/share/doc/racket-doc/copyright"
+  "apache2-doc:usr/share/doc/apache2-doc/manual/en usr/share/doc/apache2-doc/manual/style usr/share/doc/apache2-doc/manual/images usr/share/doc/apache2-doc/copyright"
+  "gnuplot-doc:usr/share/doc/gnuplot/htmldocs usr/share/doc/gnuplot-doc/copyright"
 )
 
 # deb_download PKG DIR: Debian's package PKG into DIR (its .deb), once;

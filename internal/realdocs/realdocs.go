@@ -71,6 +71,14 @@ var Manuals = []Manual{
 	{Name: "Doxygen with a scripted menu (Mbed TLS)", Root: "usr/share/doc/libmbedtls-dev/apidoc", Start: "/index.html", Region: "body",
 		Furniture: "#top, .footer, div.ttc, span.lineno", Code: "div.fragment", MaxRendered: 5, Pages: 445},
 	{Name: "hand-written (SQLite)", Root: "usr/share/doc/sqlite3", Start: "/index.html", Region: "body", Furniture: "div.nosearch, div.rightsidebar", MaxResults: 250},
+	// Five more generators, measured first as the four before them were.
+	{Name: "doctools (Tcllib's reference)", Root: "usr/share/doc/tcllib", Start: "/index.html", Region: "body", Furniture: "#toc"},
+	{Name: "grohtml (GNU pic's manual)", Root: "usr/share/doc/groff-base/html", Start: "/pic.html", Region: "body"},
+	{Name: "Scribble (the Racket Guide)", Root: "usr/share/doc/racket/guide", Start: "/index.html", Region: "div.main", Furniture: "div.navsettop, div.navsetbottom"},
+	{Name: "Apache httpd's XSLT (its manual)", Root: "usr/share/doc/apache2-doc/manual", Start: "/en/index.html", Region: "body",
+		Furniture: "#page-header, div.up, #path, #quickview, div.toplang, div.bottomlang, #footer, div.top"},
+	{Name: "LaTeX2HTML (gnuplot's manual)", Root: "usr/share/doc/gnuplot/htmldocs", Start: "/index.html", Region: "body",
+		Furniture: "div.navigation, ul.ChildLinks, #CHILD_LINKS", MaxResults: 250},
 }
 
 // Unseen are the elements of any manual's region that are not its text:
