@@ -12,6 +12,7 @@ import (
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/dedupe"
+	"github.com/durablecrawl/crawler/markdown"
 )
 
 // settleStore is what SettleDeduplication needs of the database.
@@ -116,7 +117,8 @@ func settleDeduplication(ctx context.Context, store settleStore, in SettleDedupl
 			if k.Removed > 0 {
 				res.Changed++
 				res.Removed += k.Removed
-				logs = append(logs, crawllog.Deduplicated(c, p, k.Fragments, k.Removed, k.Samples))
+				words := max(0, markdown.CountWords(derefString(p.RawMarkdown))-markdown.CountWords(k.Markdown))
+				logs = append(logs, crawllog.Deduplicated(c, p, k.Fragments, k.Removed, words, k.Samples))
 			}
 		}
 		if err := store.SaveSettled(ctx, c.ID, settled); err != nil {

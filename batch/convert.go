@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -107,7 +108,11 @@ func Convert(pageURL string, html []byte, o Conversion, shot string) (out db.Con
 	if err != nil {
 		return db.Converted{}, err
 	}
-	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Formats: formats,
+	words, err := json.Marshal(doc.Words)
+	if err != nil {
+		return db.Converted{}, err
+	}
+	return db.Converted{Title: doc.Title, Markdown: doc.Markdown, NoIndex: doc.NoIndex, Formats: formats, Words: words,
 		ConvertMS: int(time.Since(began) / time.Millisecond)}, nil
 }
 

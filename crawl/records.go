@@ -114,7 +114,11 @@ type Page struct {
 	// Formats holds the page's forms besides markdown that the crawl
 	// asked for (pageformats.Page as JSON); nil when it asked for none.
 	Formats json.RawMessage `bun:"formats,type:jsonb,nullzero"`
-	Error   *string         `bun:"error"`
+	// Words says where an HTML page's words went on the way to its
+	// markdown (markdown.Words as JSON); nil for documents and pages
+	// converted before it was kept.
+	Words json.RawMessage `bun:"words,type:jsonb,nullzero"`
+	Error *string         `bun:"error"`
 	// Cause is the kind of cause (PageCauseKind) of a failed or skipped
 	// page, which Error words; nil on pages saved before it was kept.
 	Cause     *string `bun:"cause"`

@@ -1,6 +1,7 @@
 package crawllog
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -75,6 +76,10 @@ func storedEntry(c *crawl.Crawl, p crawl.Page, key string, data map[string]any, 
 	if t := deref(p.Title); t != "" {
 		data["title"] = t
 	}
+	if w, ok := wordsOf(p.Words); ok {
+		data["words"] = w
+		desc += " " + w.sentence()
+	}
 	if removed := derefInt(p.FragmentsRemoved); removed > 0 {
 		total := derefInt(p.Fragments)
 		data["fragments"], data["fragmentsRemoved"] = total, removed
@@ -96,6 +101,50 @@ func storedEntry(c *crawl.Crawl, p crawl.Page, key string, data map[string]any, 
 	return entry(c, key, level, "Page crawled", desc, data)
 }
 
+// pageWords is where a page's words went (markdown.Words, read from the
+// page's record as the log's data, without importing the converter).
+type pageWords struct {
+	Kept        int `json:"kept"`
+	Hidden      int `json:"hidden"`
+	Sections    int `json:"sections"`
+	Outside     int `json:"outside"`
+	Around      int `json:"around"`
+	Unconverted int `json:"unconverted"`
+}
+
+// wordsOf reads a page's word counts, when it has them.
+func wordsOf(raw json.RawMessage) (pageWords, bool) {
+	var w pageWords
+	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
+		return w, false
+	}
+	return w, true
+}
+
+// sentence says where the words went, each reason named.
+func (w pageWords) sentence() string {
+	var went []string
+	for _, r := range []struct {
+		n    int
+		what string
+	}{
+		{w.Sections, "in sections named or laid out as the site's furniture (navigation, header, footer, comments, related stories)"},
+		{w.Outside, "outside the article its main content weighed"},
+		{w.Around, "around the article (asides, bylines, credits, other stories after it)"},
+		{w.Hidden, "hidden from readers or excluded by excludeTags"},
+		{w.Unconverted, "lost in conversion"},
+	} {
+		if r.n > 0 {
+			went = append(went, fmt.Sprintf("%d %s", r.n, r.what))
+		}
+	}
+	s := fmt.Sprintf("Its markdown holds %d words", w.Kept)
+	if len(went) == 0 {
+		return s + "; none of the page's went."
+	}
+	return s + "; of the page's others, " + strings.Join(went, ", ") + "."
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -111,17 +160,17 @@ func derefInt(n *int) int {
 }
 
 // Deduplicated is the entry of a result page that deduplication took
-// text from when the crawl settled it: how many of its fragments went, and
-// the first of them.
-func Deduplicated(c *crawl.Crawl, p crawl.Page, fragments, removed int, samples []string) crawl.CrawlLog {
+// text from when the crawl settled it: how many of its fragments went
+// (and their words), and the first of them.
+func Deduplicated(c *crawl.Crawl, p crawl.Page, fragments, removed, words int, samples []string) crawl.CrawlLog {
 	data := map[string]any{"url": p.URL, "statusCode": derefInt(p.StatusCode), "depth": p.Depth,
-		"fragments": fragments, "fragmentsRemoved": removed, "removed": samples}
+		"fragments": fragments, "fragmentsRemoved": removed, "wordsRemoved": words, "removed": samples}
 	quoted := make([]string, len(samples))
 	for i, s := range samples {
 		quoted[i] = fmt.Sprintf("%q", s)
 	}
-	desc := fmt.Sprintf("%d of the %d text fragments of %s also appear on other pages of the crawl and were removed from its markdown"+
-		" (its raw markdown is kept): %s", removed, fragments, p.URL, strings.Join(quoted, ", "))
+	desc := fmt.Sprintf("%d of the %d text fragments of %s (%d words) also appear on other pages of the crawl and were removed from its markdown"+
+		" (its raw markdown is kept): %s", removed, fragments, p.URL, words, strings.Join(quoted, ", "))
 	if removed > len(samples) {
 		desc += ", …"
 	}

@@ -349,11 +349,12 @@ func saveFetchGroup(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []Fe
 	render := make([]bool, n)
 	titles, markdowns, convertMS, noindex := make([]string, n), make([]string, n), make([]int, n), make([]bool, n)
 	formats := make([]string, n) // "" for none
+	words := make([]string, n)   // "" for none
 	causes := make([]string, n)  // "" for none
 	for i, o := range outs {
 		if c := o.Converted; o.State == crawl.PageConverted && c != nil {
 			titles[i], markdowns[i], convertMS[i], noindex[i] = c.Title, c.Markdown, c.ConvertMS, c.NoIndex
-			formats[i] = string(c.Formats)
+			formats[i], words[i] = string(c.Formats), string(c.Words)
 		}
 		render[i] = o.State == crawl.PageQueued && o.Render
 		ids[i], states[i], finals[i], statuses[i], types[i] = o.PageID, string(o.State), o.FinalURL, o.StatusCode, o.ContentType
@@ -379,6 +380,7 @@ UPDATE pages AS p SET
     raw_markdown = CASE WHEN d.state = ? THEN d.markdown ELSE p.raw_markdown END,
     convert_ms = CASE WHEN d.state = ? THEN d.convert_ms ELSE p.convert_ms END,
     formats = CASE WHEN d.state = ? THEN nullif(d.formats, '')::jsonb ELSE p.formats END,
+    words = CASE WHEN d.state = ? THEN nullif(d.words, '')::jsonb ELSE p.words END,
     noindex = p.noindex OR d.noindex,
     batch = CASE WHEN d.state = ? THEN NULL ELSE p.batch END,
     attempts = p.attempts + CASE WHEN d.retry_ms > 0 THEN 1 ELSE 0 END,
@@ -386,17 +388,17 @@ UPDATE pages AS p SET
     render = p.render OR d.render,
     duplicate_of = nullif(d.duplicate_of, 0)
 FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::integer[], ?::text[], ?::bigint[], ?::boolean[],
-        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[], ?::bigint[], ?::text[])
+        ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[], ?::text[], ?::bigint[], ?::text[])
     AS d(id, state, final_url, status, content_type, engine, error, bytes, ms, html, retry_ms, render,
-        title, markdown, convert_ms, noindex, formats, duplicate_of, cause)
+        title, markdown, convert_ms, noindex, formats, words, duplicate_of, cause)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?
 RETURNING p.id`,
-		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
+		crawl.PageFetched, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageConverted, crawl.PageQueued,
 		pgdialect.Array(ids), pgdialect.Array(states), pgdialect.Array(finals), pgdialect.Array(statuses), pgdialect.Array(types),
 		pgdialect.Array(engines), pgdialect.Array(errs), pgdialect.Array(bytes), pgdialect.Array(ms), pgdialect.Array(htmls),
 		pgdialect.Array(retryMS), pgdialect.Array(render),
 		pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(convertMS), pgdialect.Array(noindex), pgdialect.Array(formats),
-		pgdialect.Array(dups), pgdialect.Array(causes), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
+		pgdialect.Array(words), pgdialect.Array(dups), pgdialect.Array(causes), crawlID, crawl.PageClaimed).Scan(ctx, &saved)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("save fetches of %d pages: %w", n, err)
 	}
@@ -447,6 +449,9 @@ func saveFetch(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, o FetchOutcome
 		}
 		if len(c.Formats) > 0 {
 			q = q.Set("formats = ?::jsonb", string(c.Formats))
+		}
+		if len(c.Words) > 0 {
+			q = q.Set("words = ?::jsonb", string(c.Words))
 		}
 		if c.NoIndex {
 			q = q.Set("noindex = true")

@@ -27,6 +27,9 @@ type Converted struct {
 	Formats json.RawMessage
 	// DocumentPages is a PDF's page count; 0 for an HTML page.
 	DocumentPages int
+	// Words says where an HTML page's words went (markdown.Words as
+	// JSON); nil for a document.
+	Words json.RawMessage
 }
 
 // SaveConverted records the markdown of fetched pages (they become
@@ -46,17 +49,18 @@ func (s *Store) SaveConverted(ctx context.Context, crawlID uuid.UUID, pages []Co
 		ms := make([]int, len(pages))
 		noindex := make([]bool, len(pages))
 		formats := make([]string, len(pages)) // "" for none
+		words := make([]string, len(pages))   // "" for none
 		for i, p := range pages {
 			ids[i], titles[i], markdowns[i], ms[i], noindex[i] = p.PageID, p.Title, p.Markdown, p.ConvertMS, p.NoIndex
-			formats[i] = string(p.Formats)
+			formats[i], words[i] = string(p.Formats), string(p.Words)
 		}
 		_, err = tx.NewRaw(`
 UPDATE pages AS p SET state = ?, html = NULL, title = d.title, raw_markdown = d.markdown, convert_ms = d.ms, noindex = d.noindex,
-	formats = NULLIF(d.formats, '')::jsonb
-FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[]) AS d(id, title, markdown, ms, noindex, formats)
+	formats = NULLIF(d.formats, '')::jsonb, words = NULLIF(d.words, '')::jsonb
+FROM unnest(?::bigint[], ?::text[], ?::text[], ?::integer[], ?::boolean[], ?::text[], ?::text[]) AS d(id, title, markdown, ms, noindex, formats, words)
 WHERE p.id = d.id AND p.crawl_id = ? AND p.state = ?`,
 			crawl.PageConverted, pgdialect.Array(ids), pgdialect.Array(titles), pgdialect.Array(markdowns), pgdialect.Array(ms),
-			pgdialect.Array(noindex), pgdialect.Array(formats), crawlID, crawl.PageFetched).Exec(ctx)
+			pgdialect.Array(noindex), pgdialect.Array(formats), pgdialect.Array(words), crawlID, crawl.PageFetched).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("save markdown of %d pages: %w", len(pages), err)
 		}

@@ -231,6 +231,7 @@ func checkManual(t *testing.T, m realdocs.Manual, root string, c crawled, raw ma
 	for i, k := range kept {
 		t.Logf("%s, %s: %s", m.Name, [2]string{"converted", "deduplicated"}[i], k.String())
 	}
+	conserved(t, m, c, raw, sources)
 	// A manual whose scripts draw its navigation is found whole, with a
 	// page or a few rendered for their links and the rest fetched
 	// statically (its pages hold their content in their HTML).
@@ -274,6 +275,58 @@ func checkManual(t *testing.T, m realdocs.Manual, root string, c crawled, raw ma
 		!within(wrongLang, codes, 100) || !within(lostTables, tables, 10) || !within(lostTitles, titled, 20) {
 		t.Errorf("%s: %d of %d paragraphs, %d of %d own paragraphs after deduplication, %d of %d code blocks (%d languages), %d of %d tables and %d of %d title headings are not as the page has them",
 			m.Name, lostWords, paragraphs, lostOwn, own, lostCode, codes, wrongLang, lostTables, tables, lostTitles, titled)
+	}
+}
+
+// conserved checks, page by page, that the words of a page's content
+// region its markdown lacks went for a reason its log entry names (the
+// page's furniture, what main content left outside or around the
+// article, what no reader sees), and that conversion lost none of the
+// words it kept in the tree (unconverted). A page failing names itself;
+// a manual fails when more than a hundredth of its pages (and two) do.
+func conserved(t *testing.T, m realdocs.Manual, c crawled, raw map[string]string, sources map[string]source) {
+	t.Helper()
+	logged := map[string]map[string]any{}
+	for _, l := range c.logs {
+		if url, _ := l.Data["url"].(string); l.Message == "Page crawled" && url != "" {
+			if w, ok := l.Data["words"].(map[string]any); ok {
+				logged[strings.TrimPrefix(url, c.base)] = w
+			}
+		}
+	}
+	num := func(w map[string]any, k string) int { f, _ := w[k].(float64); return int(f) }
+	var failed, unconverted, checked int
+	for p := range c.pages {
+		if strings.HasSuffix(p, ".pdf") {
+			continue
+		}
+		w, ok := logged[p]
+		if !ok {
+			failed++
+			t.Logf("%s: its log entry does not say where its words went", p)
+			continue
+		}
+		checked++
+		kept, lost := num(w, "kept"), num(w, "unconverted")
+		removed := num(w, "hidden") + num(w, "sections") + num(w, "outside") + num(w, "around") + lost
+		if lost > max(5, (kept+lost)/50) {
+			unconverted++
+			t.Logf("%s: %d of the words conversion kept in the page did not reach its markdown", p, lost)
+		}
+		region, got := sources[p].words, realdocs.WordCounts(plainMarkdown(raw[p]))
+		missing, total := 0, 0
+		for word, n := range region {
+			total += n
+			missing += max(0, n-got[word])
+		}
+		if missing > removed+max(10, total/20) {
+			failed++
+			t.Logf("%s: %d of its region's %d words are not in its markdown, and its log names %d that went", p, missing, total, removed)
+		}
+	}
+	t.Logf("%s: %d pages' words accounted for, %d not, %d with words lost in conversion", m.Name, checked-failed, failed, unconverted)
+	if limit := max(2, len(c.pages)/100); failed > limit || unconverted > limit {
+		t.Errorf("%s: %d pages' words are not accounted for and %d lost words in conversion (at most %d each)", m.Name, failed, unconverted, limit)
 	}
 }
 

@@ -759,3 +759,40 @@ func TestManPageWhole(t *testing.T) {
 		t.Logf("markdown:\n%s", md)
 	}
 }
+
+// TestWordsAccounted: a page's words are in its markdown or went for a
+// named reason, step by step: its navigation, a hidden block and its
+// comment thread and its byline (sections named or laid out as
+// furniture), line numbers beside code (hidden); none is lost in
+// conversion, and together they are every word of the page.
+func TestWordsAccounted(t *testing.T) {
+	var paras strings.Builder
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&paras, "<p>Part %d: the service reads every page of a site, turns each into markdown and keeps a log of what it did with it.</p>", i)
+	}
+	page := `<html><head><title>Crawling</title><script>var words = "not counted at all";</script></head><body>
+<nav><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/blog">Blog</a></nav>
+<div hidden>Three hidden words</div>
+<div class="content"><article><h1>Crawling</h1><p class="byline">By Jane Doe</p>` + paras.String() +
+		`<div class="highlight"><table><tr><td class="linenos"><pre>1
+2</pre></td><td><pre>go run .
+make test</pre></td></tr></table></div></article>
+<div class="comments"><h2>Comments</h2><p>Great post, thanks for writing it.</p></div></div>
+<footer>© 2026 Example Company</footer></body></html>`
+	d, err := Convert([]byte(page), Options{MainContentOnly: true, IncludeLinks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := d.Words
+	all := wordCount("Home Docs Blog Three hidden words Crawling By Jane Doe 1 2 go run make test Comments Great post, thanks for writing it. © 2026 Example Company") +
+		4*wordCount("Part 0: the service reads every page of a site, turns each into markdown and keeps a log of what it did with it.")
+	if w.Kept != markdownWords(d.Markdown) || w.Kept+w.Removed() != all {
+		t.Errorf("words %+v: kept and removed make %d, the page has %d\n%s", w, w.Kept+w.Removed(), all, d.Markdown)
+	}
+	if w.Hidden != 2 || w.Unconverted != 0 || w.Sections < wordCount("Home Docs Blog Three hidden words Comments Great post, thanks for writing it.") {
+		t.Errorf("words %+v: want the 2 line numbers hidden, the navigation, hidden block and comments among the sections, none unconverted", w)
+	}
+	if strings.Contains(d.Markdown, "Jane Doe") {
+		t.Errorf("the byline is in the article:\n%s", d.Markdown)
+	}
+}

@@ -54,6 +54,9 @@ type Document struct {
 	// (<meta name="robots" content="noindex">): a print version, a tag
 	// page. It is stored with the page.
 	NoIndex bool
+	// Words says where the page's words went: in the markdown, or out of
+	// it for a named reason (see Words).
+	Words Words
 	// HTML, with Options.HTML, is the content the markdown is made of, as
 	// HTML: the main content (or the chosen tags, or the body), without
 	// scripts, styles, comments, event handlers or style attributes, links
@@ -91,19 +94,29 @@ func Convert(page []byte, o Options) (Document, error) {
 		return Document{}, err
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
-	clean(doc, o)
+	w := &d.Words
+	cleaned := func(doc *goquery.Document) {
+		before := treeWords(doc.Get(0))
+		clean(doc, o)
+		w.Hidden = max(0, before-treeWords(doc.Get(0)))
+	}
+	cleaned(doc)
 	root := bodyOf(doc)
 	switch {
 	case len(o.IncludeOnlyTags) > 0:
+		all := treeWords(root.Get(0))
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
+		w.Outside = max(0, all-treesWords(root.Nodes))
 	case o.MainContentOnly:
 		region := ownRegion(root.Get(0))
 		stats := measureRegion(region)
 		if stats.reference() {
+			all := treeWords(root.Get(0))
 			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), true)).Selection
+			w.Sections = max(0, all-treesWords(root.Nodes))
 			break
 		}
-		root = mainContent(root, d.Title, o.PageURL)
+		root = mainContent(root, d.Title, o.PageURL, w)
 		least := minOwnShare
 		if region.Data != "body" {
 			least = minNamedShare
@@ -120,9 +133,14 @@ func Convert(page []byte, o Options) (Document, error) {
 			if doc, err = parse(page); err != nil {
 				return Document{}, err
 			}
-			clean(doc, o)
+			d.Words = Words{}
+			cleaned(doc)
+			all := treeWords(bodyOf(doc).Get(0))
 			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0), false)).Selection
+			region := treesWords(root.Nodes)
+			w.Sections = max(0, all-region)
 			trimTail(root.Get(0))
+			w.Around = max(0, region-treesWords(root.Nodes))
 		}
 	}
 	if o.HTML {
@@ -133,11 +151,14 @@ func Convert(page []byte, o Options) (Document, error) {
 			a.ReplaceWithSelection(a.Contents())
 		}
 	})
+	tree := treesWords(root.Nodes)
 	d.Markdown, err = render(root)
 	// Letters written decomposed (a "u" and a combining diaeresis, as
 	// some editors save them) are composed, as nearly all text is: a
 	// search for "geprüft" then finds the page's word.
 	d.Markdown, d.Title = norm.NFC.String(d.Markdown), norm.NFC.String(d.Title)
+	w.Kept = markdownWords(d.Markdown)
+	w.Unconverted = max(0, tree-w.Kept)
 	return d, err
 }
 
@@ -778,22 +799,32 @@ func codeLanguages(root *goquery.Selection) {
 // then trimmed to the article (trim.go). A page on which no article
 // stands out (a listing of other pages' teasers, a landing page) gets the
 // rule-based selection below.
-func mainContent(body *goquery.Selection, title string, page *url.URL) *goquery.Selection {
-	brParagraphs(body.Get(0))
-	pruneSections(body.Get(0))
-	picked, ok := choose(body.Get(0), title)
+func mainContent(body *goquery.Selection, title string, page *url.URL, w *Words) *goquery.Selection {
+	b := body.Get(0)
+	brParagraphs(b)
+	all := treeWords(b)
+	pruneSections(b)
+	pruned := treeWords(b)
+	w.Sections = max(0, all-pruned)
+	picked, ok := choose(b, title)
 	if !ok {
 		// Trimmed as a chosen article is, or as a list when it holds no
 		// paragraph of prose (trimRuled); a title box before it
 		// (ruleBasedContent's first node of two) is left whole.
 		sel := ruleBasedContent(body)
+		chosen := treesWords(sel.Nodes)
+		w.Outside = max(0, pruned-chosen)
 		if n := len(sel.Nodes); n > 0 {
 			trimRuled(sel.Nodes[n-1], title, page)
 		}
+		w.Around = max(0, chosen-treesWords(sel.Nodes))
 		return sel
 	}
-	picked.keepChosen(body.Get(0))
-	trimArticle(body.Get(0), title)
+	picked.keepChosen(b)
+	chosen := treeWords(b)
+	w.Outside = max(0, pruned-chosen)
+	trimArticle(b, title)
+	w.Around = max(0, chosen-treeWords(b))
 	return body
 }
 
