@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,6 +73,8 @@ func atomicUnit(n *html.Node) bool {
 type chosen struct {
 	units  []*unit
 	unitOf map[*html.Node]*unit
+	// removed counts the words keepChosen takes out (each text's own).
+	removed int
 }
 
 // choose marks the units of body that make its main content, as its
@@ -197,6 +200,7 @@ func (c *chosen) extend(title string) {
 	c.keepCaptions(first, last, span)
 	c.keepSiblingSections(span)
 	c.keepNamedContents(last)
+	c.keepNumberedContents(first, last)
 	c.keepSectionRest(last)
 	c.keepHeadline(first, title)
 }
@@ -363,6 +367,43 @@ func firstElementChild(n *html.Node) *html.Node {
 	}
 	return nil
 }
+
+// keepNumberedContents keeps the list of the chapter's own sections that
+// follows the article's last block, when the article's heading is
+// numbered ("16 Macros", "3.2. Options") and the entries after it are
+// links numbered below that number ("16.1 Pattern-Based Macros",
+// "16.1.1 …"): a manual's chapter page, its introduction, then the
+// contents of the chapter (Scribble's, LaTeX2HTML's), however it marks
+// them up.
+func (c *chosen) keepNumberedContents(first, last int) {
+	number := ""
+	for _, u := range c.units[:last+1] {
+		if u.kept && heading(u.n) {
+			if m := sectionNumbered.FindStringSubmatch(strings.TrimSpace(nodeText(u.n))); m != nil {
+				number = strings.TrimSuffix(m[1], ".")
+			}
+			break
+		}
+	}
+	if number == "" {
+		return
+	}
+	for j := last + 1; j < len(c.units); j++ {
+		u := c.units[j]
+		if u.total == 0 {
+			continue
+		}
+		m := sectionNumbered.FindStringSubmatch(strings.TrimSpace(nodeText(u.n)))
+		if m == nil || !strings.HasPrefix(m[1], number+".") || !linked(u.n) {
+			return
+		}
+		u.kept = true
+	}
+}
+
+// sectionNumbered matches a section's number at the start of a heading
+// or an entry of contents ("16", "16.1", "3.2."), before its title.
+var sectionNumbered = regexp.MustCompile(`^(\d+(?:\.\d+)*\.?)[\s\x{00a0}]*[^\d\s.]`)
 
 // keepNamedContents keeps the table of contents that follows the
 // article's last block, when the page names it one (a class or id of
@@ -855,6 +896,7 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 			if own {
 				stays = stays || strings.TrimSpace(k.Data) != ""
 			} else {
+				c.removed += wordCount(k.Data)
 				n.RemoveChild(k)
 			}
 		case k.Type != html.ElementNode:

@@ -796,3 +796,37 @@ make test</pre></td></tr></table></div></article>
 		t.Errorf("the byline is in the article:\n%s", d.Markdown)
 	}
 }
+
+// TestChapterContents: a manual's chapter page, its numbered title, its
+// introduction, then the chapter's own sections as numbered links (in a
+// table, as Scribble sets them), keeps the list. testdata/chapter.html
+// has the shape of such a page of a real manual, its words replaced.
+func TestChapterContents(t *testing.T) {
+	page, err := os.ReadFile("testdata/chapter.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := mainOf(t, string(page))
+	plain := strings.Join(strings.Fields(strings.NewReplacer("*", "", `\`, "").Replace(md)), " ")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := 0
+	doc.Find("a").Each(func(_ int, a *goquery.Selection) {
+		text := strings.Join(strings.Fields(a.Text()), " ")
+		if !strings.HasPrefix(text, "16.") {
+			return
+		}
+		entries++
+		if !strings.Contains(plain, text) {
+			t.Errorf("the chapter page lost its section %q", text)
+		}
+	})
+	if entries < 3 {
+		t.Fatalf("the page has %d numbered sections, want its chapter's", entries)
+	}
+	if t.Failed() {
+		t.Logf("markdown:\n%s", md)
+	}
+}

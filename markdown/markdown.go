@@ -95,28 +95,29 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 	w := &d.Words
+	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
-		before := treeWords(doc.Get(0))
-		clean(doc, o)
-		w.Hidden = max(0, before-treeWords(doc.Get(0)))
+		w.Hidden = clean(doc, o)
+		after = treeWords(doc.Get(0))
 	}
 	cleaned(doc)
+	tree := -1 // the words of what is rendered, when a step counted them
 	root := bodyOf(doc)
 	switch {
 	case len(o.IncludeOnlyTags) > 0:
-		all := treeWords(root.Get(0))
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
-		w.Outside = max(0, all-treesWords(root.Nodes))
+		tree = treesWords(root.Nodes)
+		w.Outside = max(0, after-tree)
 	case o.MainContentOnly:
 		region := ownRegion(root.Get(0))
 		stats := measureRegion(region)
 		if stats.reference() {
-			all := treeWords(root.Get(0))
 			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), true)).Selection
-			w.Sections = max(0, all-treesWords(root.Nodes))
+			tree = treesWords(root.Nodes)
+			w.Sections = max(0, after-tree)
 			break
 		}
-		root = mainContent(root, d.Title, o.PageURL, w)
+		root, tree = mainContent(root, d.Title, o.PageURL, w, after)
 		least := minOwnShare
 		if region.Data != "body" {
 			least = minNamedShare
@@ -135,12 +136,12 @@ func Convert(page []byte, o Options) (Document, error) {
 			}
 			d.Words = Words{}
 			cleaned(doc)
-			all := treeWords(bodyOf(doc).Get(0))
 			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0), false)).Selection
 			region := treesWords(root.Nodes)
-			w.Sections = max(0, all-region)
+			w.Sections = max(0, after-region)
 			trimTail(root.Get(0))
-			w.Around = max(0, region-treesWords(root.Nodes))
+			tree = treesWords(root.Nodes)
+			w.Around = max(0, region-tree)
 		}
 	}
 	if o.HTML {
@@ -151,7 +152,9 @@ func Convert(page []byte, o Options) (Document, error) {
 			a.ReplaceWithSelection(a.Contents())
 		}
 	})
-	tree := treesWords(root.Nodes)
+	if tree < 0 {
+		tree = after // the whole page
+	}
 	d.Markdown, err = render(root)
 	// Letters written decomposed (a "u" and a combining diaeresis, as
 	// some editors save them) are composed, as nearly all text is: a
@@ -223,7 +226,9 @@ func contentHTML(root *goquery.Selection) string {
 // the elements excluded go, formulas become TeX, links and images get
 // absolute addresses (against the page's <base> if it has one), links
 // with nothing to show go, and layout tables are unwrapped.
-func clean(doc *goquery.Document, o Options) {
+// It returns how many words went as what no reader sees (line numbers,
+// tooltips, the elements excluded).
+func clean(doc *goquery.Document, o Options) (removed int) {
 	pageURL := o.PageURL
 	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && pageURL != nil {
 		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
@@ -231,16 +236,19 @@ func clean(doc *goquery.Document, o Options) {
 		}
 	}
 	styles := pageStyles(doc, o)
-	keepStyledLines(doc.Get(0), styles)
+	removed += keepStyledLines(doc.Get(0), styles)
 	styledTables(doc.Get(0), styles)
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
 	mathAsTeX(doc)
 	dropUnseen(doc.Get(0))
-	doc.Find(lineNumbers).Remove()
+	gone := doc.Find(lineNumbers)
 	for _, sel := range o.ExcludeTags {
-		doc.Find(sel).Remove()
+		gone = gone.AddSelection(doc.Find(sel))
 	}
+	gone = outermost(gone)
+	removed += treesWords(gone.Nodes)
+	gone.Remove()
 	dropHeadingAnchors(doc)
 	absolutize(doc, pageURL)
 	// A link with nothing to show (an anchor beside a heading or a
@@ -257,6 +265,7 @@ func clean(doc *goquery.Document, o Options) {
 		splitHeadingRows(doc)
 		unwrapLayoutTables(doc.Selection)
 	}
+	return removed
 }
 
 // render writes the chosen elements as markdown (render.go), after
@@ -798,14 +807,14 @@ func codeLanguages(root *goquery.Selection) {
 // (score.go) and what it holds is kept as the page has it (choose.go),
 // then trimmed to the article (trim.go). A page on which no article
 // stands out (a listing of other pages' teasers, a landing page) gets the
-// rule-based selection below.
-func mainContent(body *goquery.Selection, title string, page *url.URL, w *Words) *goquery.Selection {
+// rule-based selection below. It counts in w the words each step takes
+// from the page's all (see Words), and returns with the content the
+// words it holds.
+func mainContent(body *goquery.Selection, title string, page *url.URL, w *Words, all int) (*goquery.Selection, int) {
 	b := body.Get(0)
 	brParagraphs(b)
-	all := treeWords(b)
-	pruneSections(b)
-	pruned := treeWords(b)
-	w.Sections = max(0, all-pruned)
+	w.Sections = pruneSections(b)
+	pruned := all - w.Sections
 	picked, ok := choose(b, title)
 	if !ok {
 		// Trimmed as a chosen article is, or as a list when it holds no
@@ -817,15 +826,16 @@ func mainContent(body *goquery.Selection, title string, page *url.URL, w *Words)
 		if n := len(sel.Nodes); n > 0 {
 			trimRuled(sel.Nodes[n-1], title, page)
 		}
-		w.Around = max(0, chosen-treesWords(sel.Nodes))
-		return sel
+		left := treesWords(sel.Nodes)
+		w.Around = max(0, chosen-left)
+		return sel, left
 	}
 	picked.keepChosen(b)
-	chosen := treeWords(b)
-	w.Outside = max(0, pruned-chosen)
-	trimArticle(b, title)
-	w.Around = max(0, chosen-treeWords(b))
-	return body
+	w.Outside = picked.removed
+	w.Around = trimArticle(b, title)
+	// Counted as each step removed them, not again over the tree: what
+	// conversion keeps is what the page had less what went.
+	return body, max(0, pruned-w.Outside-w.Around)
 }
 
 // dropOwnOutlines removes below n the lists of links that all lead to

@@ -91,8 +91,9 @@ var widgetRoles = map[string]bool{
 // core the page's furniture (see furniture). The element that holds most
 // of the page's paragraph text, and every element around it, stay
 // whatever their names: a page whose whole layout sits in a div called
-// "content-with-related" still has its article.
-func pruneSections(body *html.Node) {
+// "content-with-related" still has its article. It returns the words it
+// removed.
+func pruneSections(body *html.Node) (words int) {
 	core := articleCore(body)
 	keep := map[*html.Node]bool{}
 	for n := core; n != nil; n = n.Parent {
@@ -104,6 +105,7 @@ func pruneSections(body *html.Node) {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				if !keep[c] && (notArticle(c) || inCore && linkBox(c) || !inCore && furniture(c) || namesGallery(c) && (inCore || insetGallery(c, core))) {
+					words += treeWords(c)
 					n.RemoveChild(c)
 				} else {
 					walk(c, inCore || c == core)
@@ -113,6 +115,7 @@ func pruneSections(body *html.Node) {
 		}
 	}
 	walk(body, false)
+	return words
 }
 
 // furnitureTags are the elements of a page's furniture: navigation,

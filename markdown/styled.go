@@ -3,6 +3,7 @@ package markdown
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -29,40 +30,65 @@ const maxLinkedSheets = 16
 // the order the page has them, and its style attributes.
 func pageStyles(doc *goquery.Document, o Options) *pagestyle.Styles {
 	var sheets []*pagestyle.Sheet
-	linked := 0
-	doc.Find("link, style").Each(func(_ int, s *goquery.Selection) {
-		n := s.Get(0)
-		if media, ok := s.Attr("media"); ok && !screenMedia(media) {
-			return
+	linked, inline := 0, false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "style":
+				if media := attr(c, "media"); (media == "" || screenMedia(media)) && c.FirstChild != nil {
+					sheets = append(sheets, pagestyle.Cached(nodeText(c)))
+				}
+				continue
+			case "link":
+				if sh := linkedSheet(c, o, &linked); sh != nil {
+					sheets = append(sheets, sh)
+				}
+				continue
+			case "script", "template", "svg", "math":
+				continue
+			}
+			if !inline {
+				style := attr(c, "style")
+				inline = style != "" && (strings.Contains(style, "white-space") || strings.Contains(style, "font") || strings.Contains(style, "display"))
+			}
+			walk(c)
 		}
-		switch n.Data {
-		case "style":
-			if n.FirstChild != nil {
-				sheets = append(sheets, pagestyle.Cached(nodeText(n)))
-			}
-		case "link":
-			rel := strings.ToLower(s.AttrOr("rel", ""))
-			href := strings.TrimSpace(s.AttrOr("href", ""))
-			if o.Stylesheet == nil || href == "" || linked == maxLinkedSheets || !listsWord(rel, "stylesheet") || listsWord(rel, "alternate") {
-				return
-			}
-			u, err := url.Parse(href)
-			if err != nil {
-				return
-			}
-			if o.PageURL != nil {
-				u = o.PageURL.ResolveReference(u)
-			}
-			if !u.IsAbs() {
-				return
-			}
-			linked++
-			if sh := o.Stylesheet(u); sh != nil {
-				sheets = append(sheets, sh)
-			}
-		}
-	})
+	}
+	walk(doc.Get(0))
+	if !inline && !slices.ContainsFunc(sheets, func(s *pagestyle.Sheet) bool { return s.Rules() > 0 }) {
+		return nil // nothing on the page says anything of its structure
+	}
 	return pagestyle.Resolve(doc.Get(0), sheets)
+}
+
+// linkedSheet is the sheet link element n names, through o.Stylesheet,
+// if it is a stylesheet for a screen and the page has not linked
+// maxLinkedSheets already (linked counts them).
+func linkedSheet(n *html.Node, o Options, linked *int) *pagestyle.Sheet {
+	rel := strings.ToLower(attr(n, "rel"))
+	href := strings.TrimSpace(attr(n, "href"))
+	if o.Stylesheet == nil || href == "" || *linked == maxLinkedSheets || !listsWord(rel, "stylesheet") || listsWord(rel, "alternate") {
+		return nil
+	}
+	if media := attr(n, "media"); media != "" && !screenMedia(media) {
+		return nil
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return nil
+	}
+	if o.PageURL != nil {
+		u = o.PageURL.ResolveReference(u)
+	}
+	if !u.IsAbs() {
+		return nil
+	}
+	*linked++
+	return o.Stylesheet(u)
 }
 
 // screenMedia reports whether a media attribute's query holds a screen.
@@ -93,10 +119,11 @@ var notInCode = map[string]bool{"h1": true, "h2": true, "h3": true, "h4": true, 
 	"details": true, "figure": true, "hr": true, "input": true, "select": true, "button": true}
 
 // keepStyledLines replaces each block below n that the styles show line
-// for line (see styledCode) by a <pre> holding its lines.
-func keepStyledLines(n *html.Node, st *pagestyle.Styles) {
+// for line (see styledCode) by a <pre> holding its lines, and returns the
+// words that went with them (line numbers, tooltips).
+func keepStyledLines(n *html.Node, st *pagestyle.Styles) (words int) {
 	if st.Empty() {
-		return
+		return 0
 	}
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
@@ -104,18 +131,19 @@ func keepStyledLines(n *html.Node, st *pagestyle.Styles) {
 			switch c.Data {
 			case "pre", "textarea", "script", "style", "code", "template", "svg", "math", "table":
 				if c.Data == "table" {
-					keepStyledLines(c, st) // a cell may hold a block of code
+					words += keepStyledLines(c, st) // a cell may hold a block of code
 				}
 			default:
 				if styledCode(c, st) {
-					toPre(c, st)
+					words += toPre(c, st)
 				} else {
-					keepStyledLines(c, st)
+					words += keepStyledLines(c, st)
 				}
 			}
 		}
 		c = next
 	}
+	return words
 }
 
 // styledCode reports whether block e is code as the page shows it: it
@@ -166,25 +194,28 @@ func styledCode(e *html.Node, st *pagestyle.Styles) bool {
 // language) holding e's content as lines: each block inside ends its line,
 // a <br> is a line break, and text keeps its white space where the styles
 // keep it, else runs of it are one space.
-func toPre(e *html.Node, st *pagestyle.Styles) {
+func toPre(e *html.Node, st *pagestyle.Styles) (dropped int) {
 	pre := &html.Node{Type: html.ElementNode, Data: "pre", DataAtom: atom.Pre}
 	for _, a := range e.Attr {
 		if a.Key == "class" {
 			pre.Attr = append(pre.Attr, a)
 		}
 	}
-	moveLines(e, pre, st)
+	dropped = moveLines(e, pre, st)
 	for _, n := range lineNumberSel.MatchAll(pre) {
+		dropped += treeWords(n)
 		n.Parent.RemoveChild(n)
 	}
 	trimLineEnds(pre)
 	dedent(pre)
 	e.Parent.InsertBefore(pre, e)
 	e.Parent.RemoveChild(e)
+	return dropped
 }
 
-// moveLines moves n's content under to as lines (see toPre).
-func moveLines(n, to *html.Node, st *pagestyle.Styles) {
+// moveLines moves n's content under to as lines (see toPre), and
+// returns the words of what it left out (tooltips).
+func moveLines(n, to *html.Node, st *pagestyle.Styles) (dropped int) {
 	keep := st.KeepsLines(n)
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
@@ -202,14 +233,14 @@ func moveLines(n, to *html.Node, st *pagestyle.Styles) {
 			}
 			to.AppendChild(c)
 		case c.Type != html.ElementNode || st.Own(c).Display == "none":
-			// not a line: a tooltip shown on hover
+			dropped += treeWords(c) // not a line: a tooltip shown on hover
 		case c.Data == "br":
 			appendText(to, "\n")
 		case lineBlocks[c.Data] || c.Data == "span" && st.Own(c).Display == "block":
 			if !endsLine(to) {
 				appendText(to, "\n")
 			}
-			moveLines(c, to, st)
+			dropped += moveLines(c, to, st)
 			appendText(to, "\n")
 		default:
 			brAsText(c)
@@ -217,6 +248,7 @@ func moveLines(n, to *html.Node, st *pagestyle.Styles) {
 		}
 		c = next
 	}
+	return dropped
 }
 
 // trimLineEnds removes the spaces that end lines of the text below n

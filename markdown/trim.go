@@ -34,8 +34,8 @@ import (
 // A list of links between two paragraphs of prose is the article's own
 // (its sources, a changelog) and stays; so is one the line before it
 // announces (see announces).
-func trimArticle(content *html.Node, title string) {
-	trimBlocks(content, title, nil, false)
+func trimArticle(content *html.Node, title string) (removed int) {
+	return trimBlocks(content, title, nil, false)
 }
 
 // trimRuled trims what the rules took (see mainContent) from page: as an
@@ -50,8 +50,10 @@ func trimRuled(content *html.Node, title string, page *url.URL) {
 	trimBlocks(content, title, page, true)
 }
 
-// trimBlocks is trimArticle, or trimRuled when ruled is set.
-func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
+// trimBlocks is trimArticle, or trimRuled when ruled is set. It returns
+// the words of the blocks it removed (not those of credits cut from a
+// caption).
+func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) (removed int) {
 	dropCredits(content)
 	blocks := blocksOf(content)
 	first, last := proseSpan(blocks)
@@ -113,9 +115,11 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) {
 	}
 	for i, b := range blocks {
 		if drop[i] && b.n.Parent != nil {
+			removed += treeWords(b.n)
 			b.n.Parent.RemoveChild(b.n)
 		}
 	}
+	return removed
 }
 
 // dropEmptyHeadings marks in drop the headings after the span (after

@@ -1,7 +1,7 @@
 package markdown
 
 import (
-	"regexp"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -83,13 +83,45 @@ func treesWords(nodes []*html.Node) int {
 // CountWords counts the words of markdown as Words.Kept counts them.
 func CountWords(md string) int { return markdownWords(md) }
 
-// markdownWords counts the words of markdown: link and image targets,
-// and the markup's own HTML (line breaks in cells), aside.
+// markdownWords counts the words of markdown: link and image targets
+// ("](…)"), the line breaks set in table cells ("<br />") and a fence's
+// language aside. It scans once (a page's markdown may be megabytes).
 func markdownWords(md string) int {
-	return wordCount(mdTargets.ReplaceAllString(md, " "))
+	count, in := 0, false
+	start := 0
+	skip := func(i, j int) { // counts md[start:i], then skips to j
+		count, _ = countRunes(md[start:i], count, in)
+		in = false
+		start = j
+	}
+	for i := 0; i < len(md); i++ {
+		switch md[i] {
+		case ']':
+			if i+1 < len(md) && md[i+1] == '(' {
+				if end := strings.IndexByte(md[i+2:], ')'); end >= 0 {
+					skip(i, i+2+end+1)
+					i = start - 1
+				}
+			}
+		case '<':
+			if strings.HasPrefix(md[i:], "<br />") {
+				skip(i, i+len("<br />"))
+				i = start - 1
+			}
+		case '`':
+			if (i == 0 || md[i-1] == '\n') && strings.HasPrefix(md[i:], "```") {
+				end := strings.IndexByte(md[i:], '\n')
+				if end < 0 {
+					end = len(md) - i
+				}
+				skip(i, i+end)
+				i = start - 1
+			}
+		}
+	}
+	count, _ = countRunes(md[start:], count, in)
+	return count
 }
-
-var mdTargets = regexp.MustCompile(`\]\([^)\s]*(?:\s+"[^"]*")?\)|<br />|\x60{3,}[\w+#.-]*`)
 
 // wordCount counts the runs of letters and digits in s.
 func wordCount(s string) int {
@@ -99,10 +131,20 @@ func wordCount(s string) int {
 
 // countRunes adds to count the words of s that start in it, in telling
 // whether the text before s ended inside a word; it returns both after s.
+// ASCII is read byte by byte; other characters are letters, digits or
+// marks (a word's), or not.
 func countRunes(s string, count int, in bool) (int, bool) {
-	for _, r := range s {
-		letter := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
-			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
+	for i := 0; i < len(s); {
+		c := s[i]
+		var letter bool
+		if c < utf8.RuneSelf {
+			letter = asciiWord[c]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			letter = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+			i += size
+		}
 		if letter && !in {
 			count++
 		}
@@ -110,3 +152,11 @@ func countRunes(s string, count int, in bool) (int, bool) {
 	}
 	return count, in
 }
+
+// asciiWord holds the ASCII letters and digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return t
+}()
