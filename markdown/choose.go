@@ -905,6 +905,7 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 			if own {
 				stays = true
 			} else if !c.keepChosen(k) {
+				c.removed += treeWords(k) // what stripping left: a code block's, a table's
 				n.RemoveChild(k)
 			} else {
 				stays = true
@@ -913,6 +914,7 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 			if c.keepChosen(k) {
 				stays = true
 			} else {
+				c.removed += treeWords(k)
 				n.RemoveChild(k)
 			}
 		}
