@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/markdown"
 )
 
 // Pages returns the entries of a page in a final state: the page's own,
@@ -78,7 +79,7 @@ func storedEntry(c *crawl.Crawl, p crawl.Page, key string, data map[string]any, 
 	}
 	if w, ok := wordsOf(p.Words); ok {
 		data["words"] = w
-		desc += " " + w.sentence()
+		desc += " " + wordsSentence(w)
 	}
 	if removed := derefInt(p.FragmentsRemoved); removed > 0 {
 		total := derefInt(p.Fragments)
@@ -101,28 +102,18 @@ func storedEntry(c *crawl.Crawl, p crawl.Page, key string, data map[string]any, 
 	return entry(c, key, level, "Page crawled", desc, data)
 }
 
-// pageWords is where a page's words went (markdown.Words, read from the
-// page's record as the log's data, without importing the converter).
-type pageWords struct {
-	Kept        int `json:"kept"`
-	Hidden      int `json:"hidden"`
-	Sections    int `json:"sections"`
-	Outside     int `json:"outside"`
-	Around      int `json:"around"`
-	Unconverted int `json:"unconverted"`
-}
-
-// wordsOf reads a page's word counts, when it has them.
-func wordsOf(raw json.RawMessage) (pageWords, bool) {
-	var w pageWords
+// wordsOf reads a page's word counts (markdown.Words as JSON), when it
+// has them.
+func wordsOf(raw json.RawMessage) (markdown.Words, bool) {
+	var w markdown.Words
 	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
 		return w, false
 	}
 	return w, true
 }
 
-// sentence says where the words went, each reason named.
-func (w pageWords) sentence() string {
+// wordsSentence says where a page's words went, each reason named.
+func wordsSentence(w markdown.Words) string {
 	var went []string
 	for _, r := range []struct {
 		n    int

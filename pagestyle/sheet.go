@@ -186,10 +186,10 @@ func selectors(list string) []rule {
 	return out
 }
 
-// splitTop splits s at sep outside brackets, parentheses and quotes.
-func splitTop(s string, sep byte) []string {
-	var parts []string
-	depth, start := 0, 0
+// eachTop calls fn with the index of each byte of s that stands outside
+// quotes, brackets and parentheses.
+func eachTop(s string, fn func(i int)) {
+	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -206,11 +206,22 @@ func splitTop(s string, sep byte) []string {
 			depth++
 		case c == ')' || c == ']':
 			depth--
-		case c == sep && depth == 0:
+		case depth == 0:
+			fn(i)
+		}
+	}
+}
+
+// splitTop splits s at sep outside brackets, parentheses and quotes.
+func splitTop(s string, sep byte) []string {
+	var parts []string
+	start := 0
+	eachTop(s, func(i int) {
+		if s[i] == sep {
 			parts = append(parts, s[start:i])
 			start = i + 1
 		}
-	}
+	})
 	return append(parts, s[start:])
 }
 
@@ -220,30 +231,15 @@ func splitTop(s string, sep byte) []string {
 // page tries each element against a few rules only.
 func keyOf(sel string) string {
 	last := sel
-	depth := 0
-	var quote byte
-	for i := 0; i < len(sel); i++ {
-		c := sel[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth--
-		case depth == 0 && (c == ' ' || c == '>' || c == '+' || c == '~' || c == '\t' || c == '\n'):
+	eachTop(sel, func(i int) {
+		switch sel[i] {
+		case ' ', '>', '+', '~', '\t', '\n':
 			last = sel[i+1:]
 		}
-	}
+	})
 	// The compound's own part: pseudo-classes and attributes aside.
 	compound := last
-	depth = 0
+	depth := 0
 	var b strings.Builder
 	for i := 0; i < len(compound); i++ {
 		c := compound[i]
