@@ -246,8 +246,7 @@ func clean(doc *goquery.Document, o Options) (removed int) {
 	for _, sel := range o.ExcludeTags {
 		gone = gone.AddSelection(doc.Find(sel))
 	}
-	gone = outermost(gone)
-	removed += treesWords(gone.Nodes)
+	removed += outerWords(gone.Nodes)
 	gone.Remove()
 	dropHeadingAnchors(doc)
 	absolutize(doc, pageURL)
@@ -266,6 +265,27 @@ func clean(doc *goquery.Document, o Options) (removed int) {
 		unwrapLayoutTables(doc.Selection)
 	}
 	return removed
+}
+
+// outerWords counts the words below nodes, once for nodes inside others
+// of them (a listing's thousands of line numbers: in time of the nodes
+// and their depth).
+func outerWords(nodes []*html.Node) int {
+	set := make(map[*html.Node]bool, len(nodes))
+	for _, n := range nodes {
+		set[n] = true
+	}
+	words := 0
+	for _, n := range nodes {
+		inner := false
+		for p := n.Parent; p != nil && !inner; p = p.Parent {
+			inner = set[p]
+		}
+		if !inner {
+			words += treeWords(n)
+		}
+	}
+	return words
 }
 
 // render writes the chosen elements as markdown (render.go), after

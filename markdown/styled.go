@@ -156,10 +156,15 @@ func keepStyledLines(n *html.Node, st *pagestyle.Styles) (words int) {
 // its own, apart from its parent's (not a whole page set so), and holds a
 // line break.
 func styledCode(e *html.Node, st *pagestyle.Styles) bool {
-	if !lineBlocks[e.Data] || firstBelow(e, func(d *html.Node) bool { return notInCode[d.Data] }) != nil ||
-		strings.TrimSpace(nodeText(e)) == "" {
+	if !lineBlocks[e.Data] || !styledLines(e, st) {
 		return false
 	}
+	return firstBelow(e, func(d *html.Node) bool { return notInCode[d.Data] }) == nil && strings.TrimSpace(nodeText(e)) != ""
+}
+
+// styledLines is styledCode's reading of the styles alone (what holds
+// the block, blocks and text, is read after, and only then).
+func styledLines(e *html.Node, st *pagestyle.Styles) bool {
 	mono, own := st.Monospace(e)
 	if keeps, pre := st.KeepsLinesOwn(e); keeps && (pre || mono) {
 		return true
