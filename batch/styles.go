@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -36,8 +37,13 @@ type sheetEntry struct {
 	sheet *pagestyle.Sheet // nil: none could be read
 }
 
-// maxSheets is the most sheets a worker remembers, over all its crawls.
-const maxSheets = 2048
+// maxSheets is the most sheets a worker remembers, over all its crawls;
+// sheetTimeout, the longest a sheet is waited for (a sheet that does not
+// come in time is none, for the crawl on this worker).
+const (
+	maxSheets    = 2048
+	sheetTimeout = 5 * time.Second
+)
 
 // NewStylesheets returns an empty memory of sheets fetched with f.
 func NewStylesheets(f Fetcher) *Stylesheets {
@@ -74,6 +80,10 @@ func (s *Stylesheets) Sheet(ctx context.Context, id uuid.UUID, u *url.URL, req f
 		}
 	}
 	defer close(e.done)
+	// Pages wait for it in their conversion: a slow site holds them for
+	// sheetTimeout at most, once a crawl.
+	ctx, cancel := context.WithTimeout(ctx, sheetTimeout)
+	defer cancel()
 	req.Screenshot, req.WaitFor, req.Validators = "", 0, nil
 	req.Admit, req.Skip, req.FollowRedirect = nil, nil, nil // the pages' own bounds and rules
 	req.Parallelism = 1
