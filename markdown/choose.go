@@ -200,7 +200,7 @@ func (c *chosen) extend(title string) {
 	c.keepCaptions(first, last, span)
 	c.keepSiblingSections(span)
 	c.keepNamedContents(last)
-	c.keepNumberedContents(first, last)
+	c.keepNumberedContents(last)
 	c.keepSectionRest(last)
 	c.keepHeadline(first, title)
 }
@@ -375,7 +375,7 @@ func firstElementChild(n *html.Node) *html.Node {
 // "16.1.1 …"): a manual's chapter page, its introduction, then the
 // contents of the chapter (Scribble's, LaTeX2HTML's), however it marks
 // them up.
-func (c *chosen) keepNumberedContents(first, last int) {
+func (c *chosen) keepNumberedContents(last int) {
 	number := ""
 	for _, u := range c.units[:last+1] {
 		if u.kept && heading(u.n) {

@@ -51,10 +51,7 @@ func pageStyles(doc *goquery.Document, o Options) *pagestyle.Styles {
 			case "script", "template", "svg", "math":
 				continue
 			}
-			if !inline {
-				style := attr(c, "style")
-				inline = style != "" && (strings.Contains(style, "white-space") || strings.Contains(style, "font") || strings.Contains(style, "display"))
-			}
+			inline = inline || pagestyle.Matters(attr(c, "style"))
 			walk(c)
 		}
 	}

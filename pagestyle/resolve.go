@@ -31,23 +31,7 @@ type Styles struct {
 // the elements' style attributes below root, and cascades them.
 func Resolve(root *html.Node, sheets []*Sheet) *Styles {
 	s := &Styles{own: map[*html.Node]*Style{}}
-	type ranked struct {
-		*rule
-		order int
-	}
-	byKey := map[string][]ranked{}
-	order := 0
-	for _, sh := range sheets {
-		if sh == nil {
-			continue
-		}
-		for i := range sh.rules {
-			r := &sh.rules[i]
-			byKey[r.key] = append(byKey[r.key], ranked{r, order})
-			order++
-		}
-	}
-	anyRules := order > 0
+	m := newMatcher(sheets)
 	var matched []ranked
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -55,70 +39,122 @@ func Resolve(root *html.Node, sheets []*Sheet) *Styles {
 			if c.Type != html.ElementNode {
 				continue
 			}
-			matched = matched[:0]
-			if anyRules {
-				try := func(key string) {
-					for _, r := range byKey[key] {
-						if r.sel.Match(c) {
-							matched = append(matched, r)
-						}
-					}
-				}
-				try("*")
-				try(c.Data)
-				for _, a := range c.Attr {
-					switch a.Key {
-					case "id":
-						try("#" + a.Val)
-					case "class":
-						for _, cl := range strings.Fields(a.Val) {
-							try("." + cl)
-						}
-					}
-				}
-			}
+			matched = m.match(c, matched[:0])
 			var inline []declaration
 			for _, a := range c.Attr {
 				if a.Key == "style" && a.Val != "" {
 					inline = Inline(a.Val)
 				}
 			}
-			if len(matched) > 0 || len(inline) > 0 {
-				// Cascade: a later, more specific, important
-				// declaration is set after (over) an earlier one.
-				slices.SortStableFunc(matched, func(a, b ranked) int {
-					if a.spec.Less(b.spec) {
-						return -1
-					}
-					if b.spec.Less(a.spec) {
-						return 1
-					}
-					return a.order - b.order
-				})
-				st := &Style{}
-				for _, important := range []bool{false, true} {
-					for _, r := range matched {
-						for _, d := range r.decls {
-							if d.important == important {
-								st.set(d)
-							}
-						}
-					}
-					for _, d := range inline {
-						if d.important == important {
-							st.set(d)
-						}
-					}
-				}
-				if *st != (Style{}) {
-					s.own[c] = st
-				}
+			if st := cascade(matched, inline); st != nil {
+				s.own[c] = st
 			}
 			walk(c)
 		}
 	}
 	walk(root)
 	return s
+}
+
+// ranked is a rule and its place among the page's rules.
+type ranked struct {
+	*rule
+	order int
+}
+
+// matcher holds the page's rules by the key of their rightmost compound
+// (see keyOf): an element is tried against the rules its id, classes and
+// tag could match, and the universal ones.
+type matcher struct {
+	byID, byClass, byTag map[string][]ranked
+	universal            []ranked
+}
+
+func newMatcher(sheets []*Sheet) *matcher {
+	m := &matcher{byID: map[string][]ranked{}, byClass: map[string][]ranked{}, byTag: map[string][]ranked{}}
+	order := 0
+	for _, sh := range sheets {
+		if sh == nil {
+			continue
+		}
+		for i := range sh.rules {
+			r := ranked{&sh.rules[i], order}
+			order++
+			switch k := r.key; {
+			case k == "*":
+				m.universal = append(m.universal, r)
+			case k[0] == '#':
+				m.byID[k[1:]] = append(m.byID[k[1:]], r)
+			case k[0] == '.':
+				m.byClass[k[1:]] = append(m.byClass[k[1:]], r)
+			default:
+				m.byTag[k] = append(m.byTag[k], r)
+			}
+		}
+	}
+	return m
+}
+
+// match appends to into the rules that match element c.
+func (m *matcher) match(c *html.Node, into []ranked) []ranked {
+	try := func(rules []ranked) {
+		for _, r := range rules {
+			if r.sel.Match(c) {
+				into = append(into, r)
+			}
+		}
+	}
+	try(m.universal)
+	try(m.byTag[c.Data])
+	for _, a := range c.Attr {
+		switch a.Key {
+		case "id":
+			try(m.byID[a.Val])
+		case "class":
+			for _, cl := range strings.Fields(a.Val) {
+				try(m.byClass[cl])
+			}
+		}
+	}
+	return into
+}
+
+// cascade is the style the matched rules and the style attribute's
+// declarations give an element, nil when they set nothing read: a later,
+// more specific, important declaration is set after (over) an earlier
+// one, the style attribute over the rules of its importance.
+func cascade(matched []ranked, inline []declaration) *Style {
+	if len(matched) == 0 && len(inline) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(matched, func(a, b ranked) int {
+		if a.spec.Less(b.spec) {
+			return -1
+		}
+		if b.spec.Less(a.spec) {
+			return 1
+		}
+		return a.order - b.order
+	})
+	st := &Style{}
+	for _, important := range []bool{false, true} {
+		for _, r := range matched {
+			for _, d := range r.decls {
+				if d.important == important {
+					st.set(d)
+				}
+			}
+		}
+		for _, d := range inline {
+			if d.important == important {
+				st.set(d)
+			}
+		}
+	}
+	if *st == (Style{}) {
+		return nil
+	}
+	return st
 }
 
 func (st *Style) set(d declaration) {

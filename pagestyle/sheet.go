@@ -115,10 +115,15 @@ func Parse(text []byte) *Sheet {
 	}
 }
 
+// Matters reports whether a style attribute may set a property read.
+func Matters(style string) bool {
+	return strings.Contains(style, "white-space") || strings.Contains(style, "font") || strings.Contains(style, "display")
+}
+
 // Inline reads a style attribute: its declarations of the properties
 // read, as the rule of the element alone.
 func Inline(style string) []declaration {
-	if !strings.Contains(style, "white-space") && !strings.Contains(style, "font") && !strings.Contains(style, "display") {
+	if !Matters(style) {
 		return nil // most style attributes: nothing read
 	}
 	var decls []declaration
