@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/durablecrawl/crawler/articlevote"
 	"github.com/durablecrawl/crawler/pagestyle"
 )
 
@@ -95,6 +96,12 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 	w := &d.Words
+	var opinions *articlevote.Opinions
+	if o.MainContentOnly && len(o.IncludeOnlyTags) == 0 && articlevote.Article(doc.Get(0)) {
+		// Asked before cleaning, on the page as served: the extractors
+		// read its own markup.
+		opinions = articlevote.Ask(doc.Get(0), o.PageURL)
+	}
 	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
 		w.Hidden = clean(doc, o)
@@ -142,6 +149,9 @@ func Convert(page []byte, o Options) (Document, error) {
 			trimTail(root.Get(0))
 			tree = treesWords(root.Nodes)
 			w.Around = max(0, region-tree)
+		} else if opinions != nil {
+			w.Outvoted = outvote(root.Get(0), opinions)
+			tree = treesWords(root.Nodes)
 		}
 	}
 	if o.HTML {

@@ -28,13 +28,20 @@ type Words struct {
 	// Around went with what trimming took around the article: asides,
 	// bylines, credits, the page's tail of other stories.
 	Around int `json:"around"`
+	// Outvoted went with the blocks of an article page that neither
+	// independent extractor took for the article and that follow it (or
+	// run long inside it): headline lists, teasers, comment threads
+	// (outvote.go).
+	Outvoted int `json:"outvoted"`
 	// Unconverted are words of the tree that did not reach the markdown
 	// (a conversion's fault, expected to be none).
 	Unconverted int `json:"unconverted"`
 }
 
 // Removed is the sum of the words that went, for any reason.
-func (w Words) Removed() int { return w.Hidden + w.Sections + w.Outside + w.Around + w.Unconverted }
+func (w Words) Removed() int {
+	return w.Hidden + w.Sections + w.Outside + w.Around + w.Outvoted + w.Unconverted
+}
 
 // treeWords counts the words of the text below n as a reader reads it:
 // runs of letters and digits, a word running on across inline elements
