@@ -62,7 +62,7 @@ func Ask(doc *html.Node, pageURL *url.URL) (op *Opinions) {
 	if err != nil || strings.TrimSpace(art.TextContent) == "" {
 		return nil
 	}
-	return &Opinions{texts: []pairSet{pairsOf(Words(res.ContentText)), pairsOf(Words(art.TextContent))}}
+	return &Opinions{texts: []pairSet{heldOf(Words(res.ContentText)), heldOf(Words(art.TextContent))}}
 }
 
 // Keeps says whether either extractor keeps text: its text holds at least
@@ -108,6 +108,16 @@ func Words(text string) []string {
 		}
 	}
 	return out
+}
+
+// heldOf is what a text holds: its pairs of neighbouring words and its
+// words (a block of one word is looked up by itself).
+func heldOf(ws []string) pairSet {
+	s := pairsOf(ws)
+	for _, w := range ws {
+		s[w] = struct{}{}
+	}
+	return s
 }
 
 // pairsOf is the set of pairs of neighbouring words (the word itself for

@@ -66,7 +66,7 @@ func TestWords(t *testing.T) {
 func TestAskAndKeeps(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<html><head><title>The harbour budget</title><meta property="og:type" content="article"></head><body>
-<nav><a href="/">Home</a></nav><article><h1>The harbour budget passes</h1>`)
+<nav><a href="/">Home</a></nav><article><h1>The harbour budget passes</h1><h2>Moorings</h2>`)
 	for _, topic := range []string{"dredging the channel", "the east quay's moorings", "the winter ferry", "the customs house", "the breakwater"} {
 		b.WriteString("<p>Residents spoke about " + topic + " for an hour, and the council listened before it voted on " + topic + " late at night.</p>")
 	}
@@ -87,6 +87,9 @@ func TestAskAndKeeps(t *testing.T) {
 	}
 	if op.Keeps("Nobody asked the fishermen what they need from the quay this year.") {
 		t.Error("a comment is kept")
+	}
+	if !op.Keeps("Moorings") {
+		t.Error("a heading of one word is not kept")
 	}
 	if !op.Keeps("— ·") {
 		t.Error("a text of no words is not kept")

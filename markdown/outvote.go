@@ -13,13 +13,20 @@ import (
 // a short line (a date, a "Share" label) is found in any text.
 const minAgreedWords = 5
 
+// maxOutvotedLine is the most words a block inside the article may have
+// and still go when neither extractor keeps it: a credit, a photographer's
+// name, a "Read more" or newsletter line; a paragraph the others leave out
+// (a lead, a caption of a sentence or two) stays.
+const maxOutvotedLine = 15
+
 // outvote puts the blocks of the article chosen (root) to a vote with
 // the independent extractors' opinions (articlevote): a block goes when
 // neither keeps it and it stands after the last block of some words one of
-// them keeps: what follows the article (headline lists, teasers, comment
-// threads). Inside the article the converter's choice stands (the others
-// often leave out a lead, a caption, a list). A page's leading h1 and code
-// are kept whatever the vote. An element left holding none of its blocks
+// them keeps (what follows the article: headline lists, teasers, comment
+// threads), or is a short line (under maxOutvotedLine words) anywhere.
+// Longer blocks inside the article stay as the converter chose them (the
+// others often leave out a lead, a caption, a list). A page's leading h1
+// and code are kept whatever the vote. An element left holding none of its blocks
 // goes with them (a comment's author and time around its outvoted text).
 // It returns the words that went.
 func outvote(root *html.Node, op *articlevote.Opinions) (removed int) {
@@ -45,8 +52,8 @@ func outvote(root *html.Node, op *articlevote.Opinions) (removed int) {
 		}
 	}
 	gone := map[*html.Node]bool{}
-	for _, b := range blocks[last+1:] {
-		if !b.kept {
+	for i, b := range blocks {
+		if !b.kept && (i > last || b.words < maxOutvotedLine) {
 			gone[b.n] = true
 		}
 	}

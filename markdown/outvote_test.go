@@ -113,3 +113,26 @@ func TestArticleKeepsWhatTheVoteSpares(t *testing.T) {
 		t.Errorf("the comments after the article are kept (%+v):\n%s", d.Words, d.Markdown)
 	}
 }
+
+// TestShortLinesOutvoted: inside the article, short lines neither
+// extractor keeps go (a country picker left without its form, an embedded
+// card's heading); the article's own short heading, which they keep, and
+// its paragraphs stay.
+func TestShortLinesOutvoted(t *testing.T) {
+	rest := strings.Replace(story(4), "<h1>The harbour budget passes after a long night</h1>", "<h2>The vote</h2>", 1)
+	body := "<article>" + story(4) +
+		`<div class="select"><select><option>Togo</option><option>Tunisia</option><option>Estonia</option></select></div>` +
+		`<div class="embed"><h2 class="embed-subheader-text">Crossing the border</h2></div>` + rest + "</article>"
+	d, err := Convert([]byte(newsPage(body)), Options{MainContentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"Tunisia", "Crossing the border"} {
+		if strings.Contains(d.Markdown, gone) {
+			t.Errorf("%q is kept:\n%s", gone, d.Markdown)
+		}
+	}
+	if !strings.Contains(d.Markdown, "## The vote") || strings.Count(d.Markdown, "Reporting on the old customs house") != 2 {
+		t.Errorf("the article lost its heading or a paragraph:\n%s", d.Markdown)
+	}
+}
