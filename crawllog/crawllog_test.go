@@ -2,6 +2,7 @@ package crawllog
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -63,6 +64,11 @@ func TestPageEntries(t *testing.T) {
 			Info, "Page crawled", "2 of its 5 text fragments already appeared", 1},
 		{"all fragments removed", with(stored, func(p *crawl.Page) { p.Fragments, p.FragmentsRemoved = ptr(5), ptr(5) }),
 			Info, "Page crawled", "its deduplicated markdown is empty", 1},
+		{"words counted", with(stored, func(p *crawl.Page) {
+			p.Words = json.RawMessage(`{"kept":420,"sections":30,"around":4,"outvoted":55}`)
+		}), Info, "Page crawled", "Its markdown holds 420 words; of the page's others, 30 in sections named or laid out as the site's furniture " +
+			"(navigation, header, footer, comments, related stories), 4 around the article (asides, bylines, credits, other stories after it), " +
+			"55 that neither independent extractor took for the article (what followed it, short lines in it).", 1},
 		{"extraction failed", with(stored, func(p *crawl.Page) { p.ExtractionError = ptr("refused") }),
 			Info, "Page crawled", "and stored its markdown", 2},
 		{"extraction never finished", with(stored, func(p *crawl.Page) { p.ExtractedAt = nil }),

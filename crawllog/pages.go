@@ -122,7 +122,7 @@ func wordsSentence(w markdown.Words) string {
 		{w.Sections, "in sections named or laid out as the site's furniture (navigation, header, footer, comments, related stories)"},
 		{w.Outside, "outside the article its main content weighed"},
 		{w.Around, "around the article (asides, bylines, credits, other stories after it)"},
-		{w.Outvoted, "after the article, where neither independent extractor saw any of it (headline lists, teasers, comments)"},
+		{w.Outvoted, "that neither independent extractor took for the article (what followed it, short lines in it)"},
 		{w.Hidden, "hidden from readers or excluded by excludeTags"},
 		{w.Unconverted, "lost in conversion"},
 	} {

@@ -29,8 +29,8 @@ type Words struct {
 	// bylines, credits, the page's tail of other stories.
 	Around int `json:"around"`
 	// Outvoted went with the blocks of an article page that neither
-	// independent extractor took for the article and that follow it (or
-	// run long inside it): headline lists, teasers, comment threads
+	// independent extractor took for the article and that follow it
+	// (headline lists, teasers, comment threads) or are short lines in it
 	// (outvote.go).
 	Outvoted int `json:"outvoted"`
 	// Unconverted are words of the tree that did not reach the markdown
