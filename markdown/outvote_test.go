@@ -136,3 +136,32 @@ func TestShortLinesOutvoted(t *testing.T) {
 		t.Errorf("the article lost its heading or a paragraph:\n%s", d.Markdown)
 	}
 }
+
+// TestVoteKeepsLastSentenceAfterAd: an article page's last sentence of
+// two links, after an advertisement inside the article, stays when the
+// page is put to the vote (the guarantee of the converter's own rules
+// holds under the vote's short-line rule), whatever the ad's shape.
+func TestVoteKeepsLastSentenceAfterAd(t *testing.T) {
+	ads := []string{
+		`<div class="ad">Advertisement</div>`,
+		`<div class="ad"><p>Advertisement</p><a href="https://ads.example/click?id=1"><img src="https://ads.example/b.png" alt="Buy Widget Pro"></a></div>`,
+		`<aside class="advertisement"><p>Advertisement</p><p>Widget Pro: the fastest widget on the market, now 20% off.</p></aside>`,
+		`<div class="ad"><h4>Sponsored</h4><p><a href="https://ads.example/">Widget Pro</a></p></div>`,
+		`<div class="ad-slot"><ins class="adsbygoogle" style="display:block"></ins></div>`,
+	}
+	for i, ad := range ads {
+		page := `<!doctype html><html><head><title>Article</title><meta property="og:type" content="article"></head><body>
+<header><nav><a href="/">Home</a></nav></header><main><article><h1>Article</h1>
+<p>The article explains how the service reads every page of a site and turns each into markdown, page by page.</p>
+<p>It keeps a log of what it did with each page, so that a reader can tell why a page is missing.</p>` + ad + `
+<p>See the <a href="/api">API reference</a> and <a href="https://example.org/">an outside page</a>.</p></article></main>
+<footer>Footer of the site</footer></body></html>`
+		d, err := Convert([]byte(page), Options{MainContentOnly: true, IncludeLinks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.Markdown, "and [an outside page](https://example.org/).") {
+			t.Errorf("ad %d: the last sentence is gone (%+v):\n%s", i, d.Words, d.Markdown)
+		}
+	}
+}
