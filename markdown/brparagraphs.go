@@ -35,6 +35,8 @@ func brParagraphs(root *html.Node) {
 		}
 		if n.Type == html.ElementNode && n.Data != "p" && hasDoubleBreak(n) {
 			splitAtBreaks(n)
+		} else if n.Type == html.ElementNode && n.Data != "p" && holdsChild(n, "p") {
+			wrapLooseProse(n)
 		}
 	}
 	walk(root)
@@ -147,4 +149,53 @@ func nextBreak(br *html.Node) bool {
 // blankOrBreak reports whether n is white space or a <br>.
 func blankOrBreak(n *html.Node) bool {
 	return n.Type == html.TextNode && strings.TrimSpace(n.Data) == "" || n.Type == html.ElementNode && n.Data == "br"
+}
+
+// minLooseProse is the least words a run of text standing loose beside
+// paragraphs must have to be taken for one.
+const minLooseProse = 10
+
+// wrapLooseProse makes a paragraph of each run of text and inline
+// elements of at least minLooseProse words that stands loose in n beside
+// its <p> children: a browser lays such a run out as a block of its own,
+// and a generator that opens each section's first paragraph without its
+// tag (LaTeX2HTML: a heading, then text, then <P>) means one.
+func wrapLooseProse(n *html.Node) {
+	var run []*html.Node
+	flush := func() {
+		words := 0
+		for _, c := range run {
+			words += treeWords(c)
+		}
+		if words >= minLooseProse {
+			p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+			n.InsertBefore(p, run[0])
+			for _, c := range run {
+				n.RemoveChild(c)
+				p.AppendChild(c)
+			}
+		}
+		run = nil
+	}
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch {
+		case c.Type == html.TextNode || c.Type == html.ElementNode && (inline[c.Data] || c.Data == "br"):
+			run = append(run, c)
+		case c.Type == html.ElementNode:
+			flush()
+		}
+		c = next
+	}
+	flush()
+}
+
+// holdsChild reports whether n has a child element named tag.
+func holdsChild(n *html.Node, tag string) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == tag {
+			return true
+		}
+	}
+	return false
 }
