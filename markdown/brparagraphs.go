@@ -104,12 +104,7 @@ func splitAtBreaks(n *html.Node) {
 		if len(run) == 0 {
 			return
 		}
-		p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
-		n.InsertBefore(p, run[0])
-		for _, c := range run {
-			n.RemoveChild(c)
-			p.AppendChild(c)
-		}
+		p := wrapInParagraph(n, run)
 		run = nil
 		if opensServerError(p) && serverErrors.MatchString(strings.TrimSpace(nodeText(p))) {
 			n.RemoveChild(p)
@@ -168,12 +163,7 @@ func wrapLooseProse(n *html.Node) {
 			words += treeWords(c)
 		}
 		if words >= minLooseProse {
-			p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
-			n.InsertBefore(p, run[0])
-			for _, c := range run {
-				n.RemoveChild(c)
-				p.AppendChild(c)
-			}
+			wrapInParagraph(n, run)
 		}
 		run = nil
 	}
@@ -198,4 +188,16 @@ func holdsChild(n *html.Node, tag string) bool {
 		}
 	}
 	return false
+}
+
+// wrapInParagraph moves run, children of n in order, into a new <p> in
+// their place, and returns it.
+func wrapInParagraph(n *html.Node, run []*html.Node) *html.Node {
+	p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+	n.InsertBefore(p, run[0])
+	for _, c := range run {
+		n.RemoveChild(c)
+		p.AppendChild(c)
+	}
+	return p
 }
