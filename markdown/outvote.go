@@ -26,9 +26,9 @@ const maxOutvotedLine = 15
 // threads), or is a short line (under maxOutvotedLine words) anywhere.
 // Longer blocks inside the article stay as the converter chose them (the
 // others often leave out a lead, a caption, a list). A page's leading h1
-// and code are kept whatever the vote. An element left holding none of its blocks
-// goes with them (a comment's author and time around its outvoted text).
-// It returns the words that went.
+// and code are kept whatever the vote. An element left holding none of
+// its blocks goes with them (a comment's author and time around its
+// outvoted text). It returns the words that went.
 func outvote(root *html.Node, op *articlevote.Opinions) (removed int) {
 	type block struct {
 		n     *html.Node
