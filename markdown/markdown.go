@@ -96,13 +96,8 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 	w := &d.Words
-	var opinions *articlevote.Opinions
-	if o.MainContentOnly && len(o.IncludeOnlyTags) == 0 && articlevote.Article(doc.Get(0)) {
-		// Asked before cleaning, on the page as served: the extractors
-		// read its own markup.
-		opinions = articlevote.Ask(doc.Get(0), o.PageURL)
-	}
-	var after int // the words of the page once cleaned
+	opinions := articleOpinions(doc.Get(0), o) // before cleaning: the extractors read the page as served
+	var after int                              // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
 		w.Hidden = clean(doc, o)
 		after = treeWords(doc.Get(0))
@@ -173,6 +168,16 @@ func Convert(page []byte, o Options) (Document, error) {
 	w.Kept = markdownWords(d.Markdown)
 	w.Unconverted = max(0, tree-w.Kept)
 	return d, err
+}
+
+// articleOpinions are the independent extractors' takes on a page that
+// calls itself an article, when its main content is asked for (nil
+// otherwise): outvote puts the article to their vote.
+func articleOpinions(doc *html.Node, o Options) *articlevote.Opinions {
+	if !o.MainContentOnly || len(o.IncludeOnlyTags) > 0 || !articlevote.Article(doc) {
+		return nil
+	}
+	return articlevote.Ask(doc, o.PageURL)
 }
 
 // parse parses page.
