@@ -96,8 +96,9 @@ func Convert(page []byte, o Options) (Document, error) {
 	}
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 	w := &d.Words
-	opinions := articleOpinions(doc.Get(0), o) // before cleaning: the extractors read the page as served
-	var after int                              // the words of the page once cleaned
+	// Asked before cleaning: the extractors read the page as served.
+	opinions := articleOpinions(doc.Get(0), o)
+	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
 		w.Hidden = clean(doc, o)
 		after = treeWords(doc.Get(0))
