@@ -372,3 +372,57 @@ func TestDocBookChapterKeepsItsTitle(t *testing.T) {
 		t.Errorf("the title is not there once:\n%s", d.Markdown)
 	}
 }
+
+// TestModulePageKeepsItsSummary: a library's reference page for a small
+// module (no <main>; the site's index of functions in an <aside>): its
+// name, summary and description, then its data types, each an <article>
+// of a signature and a line, then, in a block of their own after their
+// heading, its functions, each an <article> of signatures, types and
+// paragraphs. The weighing takes the functions' block, half of the
+// page's own text; the rest is the page's own words, not links, and
+// stays.
+func TestModulePageKeepsItsSummary(t *testing.T) {
+	dataType := func(name, text string) string {
+		return `<article class="data-types-body"><h4 id="type-` + name + `"><span class="bold_code">` + name + `() = binary()</span></h4>` +
+			`<div class="desc"><p>` + text + `</p></div></article>`
+	}
+	function := func(names []string, text ...string) string {
+		var b strings.Builder
+		b.WriteString(`<article class="func">`)
+		for _, n := range names {
+			fmt.Fprintf(&b, `<h4 id="%s-1" class="func-head"><span class="title-name">%s(Ballots) -&gt; Result</span></h4>`, n, n)
+		}
+		b.WriteString(`<div class="fun-types"><h3>Types</h3><div><span class="bold_code">Ballots = <a href="#type-box">box()</a></span></div></div><div class="tube">`)
+		for _, p := range text {
+			b.WriteString(`<p>` + p + `</p>`)
+		}
+		b.WriteString(`</div></article>`)
+		return b.String()
+	}
+	var index strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&index, `<li><a href="m%d.html">module_%d</a></li>`, i, i)
+	}
+	page := `<html><head><title>tally — Stdlib</title></head><body><aside><nav><ul>` + index.String() + `</ul></nav></aside>
+<div id="content"><div class="inner"><center><h1>tally</h1></center></div>
+<div class="inner"><h3>Module</h3><div class="module-body">tally</div></div>
+<div class="inner"><h3>Module Summary</h3><div class="summary-body">Counts the marks ballots carry, see the electoral act.</div></div>
+<section class="description"><div class="inner"><h3>Description</h3><div class="description-body"><p>Counts the marks ballots carry, see <a href="act.html">the electoral act</a>.</p></div></div></section>
+<div class="inner"><h3>Data Types</h3>` +
+		dataType("mark", "A mark on a ballot, see the act.") +
+		dataType("ward", "A ward of the district.") +
+		dataType("box", "The ballots of one box.") +
+		dataType("result", "Arbitrary counts of marks.") + `</div>
+<div class="inner"><h3>Exports</h3></div><div class="exports-body">` +
+		function([]string{"count", "count_to_list", "recount", "recount_to_list"},
+			"Counts the marks of the ballots of one box and returns the totals for each candidate. See the act's second schedule.",
+			"recount/1 and recount_to_list/1 count the spoilt ballots again, while count/1 and count_to_list/1 set them apart.") +
+		function([]string{"check", "check_to_list"}, "Checks the ballots of one box against the register. The result lists those not handed out.") + `</div>
+<div class="footer"><hr><p>Copyright © 2024 The Tally Authors. All Rights Reserved.</p></div></div></body></html>`
+	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
+	holds(t, d.Markdown, "# tally", "### Module Summary", "Counts the marks ballots carry, see the electoral act.",
+		"A mark on a ballot, see the act.", "Arbitrary counts of marks.", "Counts the marks of the ballots of one box", "Checks the ballots of one box")
+	if strings.Contains(d.Markdown, "module_7") {
+		t.Errorf("the site's index stayed:\n%s", d.Markdown)
+	}
+}

@@ -97,7 +97,8 @@ func Convert(page []byte, o Options) (Document, error) {
 	d := Document{Title: title(doc), NoIndex: noIndex(doc)}
 	w := &d.Words
 	// Asked before cleaning: the extractors read the page as served.
-	opinions := articleOpinions(doc.Get(0), o)
+	article := o.MainContentOnly && articlevote.Article(doc.Get(0))
+	opinions := articleOpinions(doc.Get(0), article, o)
 	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
 		w.Hidden = clean(doc, o)
@@ -121,12 +122,7 @@ func Convert(page []byte, o Options) (Document, error) {
 			break
 		}
 		root, tree = mainContent(root, d.Title, o.PageURL, w, after)
-		least := minOwnShare
-		if region.Data != "body" {
-			least = minNamedShare
-		}
-		if keptText(root.Nodes, maxSliver) < maxSliver && (float64(keptOwnText(root.Nodes, region)) < least*float64(stats.text) || onlyHeaderText(root.Nodes)) ||
-			onlyCodeText(root.Nodes) {
+		if partForWhole(root.Nodes, region, stats, article) {
 			// The article weighed holds a sliver of what the page's
 			// own structure says is its content (region.go), or none
 			// of it, or code alone: the page is a list, an index, a
@@ -172,10 +168,10 @@ func Convert(page []byte, o Options) (Document, error) {
 }
 
 // articleOpinions are the independent extractors' takes on a page that
-// calls itself an article, when its main content is asked for (nil
-// otherwise): outvote puts the article to their vote.
-func articleOpinions(doc *html.Node, o Options) *articlevote.Opinions {
-	if !o.MainContentOnly || len(o.IncludeOnlyTags) > 0 || !articlevote.Article(doc) {
+// calls itself an article (article), when its main content is asked for
+// (nil otherwise): outvote puts the article to their vote.
+func articleOpinions(doc *html.Node, article bool, o Options) *articlevote.Opinions {
+	if !o.MainContentOnly || len(o.IncludeOnlyTags) > 0 || !article {
 		return nil
 	}
 	return articlevote.Ask(doc, o.PageURL)
