@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/durablecrawl/crawler/changes"
+	"github.com/durablecrawl/crawler/console"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
@@ -165,7 +166,11 @@ func New(o Options) *fiber.App {
 	for _, method := range []string{fiber.MethodPost, fiber.MethodGet, fiber.MethodDelete} {
 		app.Add(method, "/mcp", mcp)
 	}
+	// The console's page, script and styles; it calls the API below with
+	// the key a person signs in with.
+	app.Get(console.Prefix+"*", console.Handler())
 	authed := app.Group("", s.authenticate)
+	authed.Get("/me", s.me)
 	authed.Post("/crawls", s.createCrawl)
 	authed.Get("/crawls", s.listCrawls)
 	authed.Get("/crawls/:id", s.getCrawl)

@@ -24,9 +24,10 @@ import (
 // Principal is the caller an API key stands for.
 type Principal struct {
 	// KeyID identifies the API key the caller used (not the key itself).
-	KeyID   uuid.UUID
-	TeamID  uuid.UUID
-	BrandID *string
+	KeyID    uuid.UUID
+	TeamID   uuid.UUID
+	TeamName string
+	BrandID  *string
 }
 
 // APIKeyPrefix starts every API key, so that leaked keys are easy to spot.
@@ -144,14 +145,16 @@ func newAPIKey() (string, error) {
 // error when the key is unknown or revoked.
 func (s *Store) Authenticate(ctx context.Context, key string) (Principal, error) {
 	var k APIKey
-	err := s.db.NewSelect().Model(&k).Where("key_hash = ?", HashAPIKey(key)).Where("revoked_at IS NULL").Scan(ctx)
+	err := s.db.NewSelect().Model(&k).ColumnExpr("api_key.*").ColumnExpr("team.name AS team_name").
+		Join("JOIN teams AS team ON team.id = api_key.team_id").
+		Where("api_key.key_hash = ?", HashAPIKey(key)).Where("api_key.revoked_at IS NULL").Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, crawl.Errorf(crawl.EUNAUTHORIZED, "invalid API key")
 	}
 	if err != nil {
 		return Principal{}, fmt.Errorf("look up api key: %w", err)
 	}
-	return Principal{KeyID: k.ID, TeamID: k.TeamID, BrandID: k.BrandID}, nil
+	return Principal{KeyID: k.ID, TeamID: k.TeamID, TeamName: k.TeamName, BrandID: k.BrandID}, nil
 }
 
 // Team owns API keys and crawls.
@@ -174,4 +177,6 @@ type APIKey struct {
 	KeyPrefix string     `bun:"key_prefix,notnull"`
 	CreatedAt time.Time  `bun:"created_at,nullzero,notnull,default:now()"`
 	RevokedAt *time.Time `bun:"revoked_at"`
+	// TeamName is read with the key (Authenticate), never written.
+	TeamName string `bun:"team_name,scanonly"`
 }

@@ -1,0 +1,472 @@
+// The crawler's console: a page of the API process that stands only on
+// the public HTTP API, with the API key the person signs in with (kept in
+// this tab's sessionStorage, never sent anywhere else). Everything a
+// crawl's pages say (titles, URLs, markdown) is shown as text or built
+// into elements one by one: nothing from the API is ever parsed as HTML.
+
+import { renderMarkdown } from "./markdown.js";
+
+const keyStore = "crawler-console-key";
+const view = document.getElementById("view");
+const nav = document.getElementById("nav");
+const who = document.getElementById("who");
+
+// The statuses a crawl can have, as GET /crawls filters them.
+const statuses = ["queued", "running", "succeeded", "failed", "aborted", "timed_out"];
+
+// h builds an element: attrs are attributes, but "text" sets its text,
+// "on<event>" adds a listener and "class" its class; children are
+// elements or strings (added as text).
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "text") el.textContent = String(v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// APIError is an answer of the API other than 2xx, or no answer at all
+// (status 0).
+class APIError extends Error {
+  constructor(status, body, retryAfter) {
+    const e = body && body.error;
+    super(e && e.message ? e.message : status === 0 ? "The API cannot be reached." : `The API answered ${status}.`);
+    this.status = status;
+    this.code = e && e.code;
+    this.details = (e && e.details) || [];
+    this.retryAfter = retryAfter;
+  }
+}
+
+// api calls the API with the signed-in key and returns its JSON.
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const key = sessionStorage.getItem(keyStore);
+  if (key) headers.Authorization = "Bearer " + key;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new APIError(0);
+  }
+  let data = null;
+  const text = await res.text();
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = null; }
+  }
+  if (!res.ok) {
+    const err = new APIError(res.status, data, res.headers.get("Retry-After"));
+    if (res.status === 401 && path !== "/me") {
+      sessionStorage.removeItem(keyStore);
+      location.hash = "#/signin?expired=1";
+    }
+    throw err;
+  }
+  return data;
+}
+
+// problem is the notice for an error of the API.
+function problem(err) {
+  let msg = err.message;
+  if (err.status === 429) msg = `Too many requests: the API asks to wait ${err.retryAfter || "a few"} seconds before trying again.`;
+  if (err.status === 404) msg = "Not found: it may have been deleted, or it belongs to another team.";
+  return h("div", { class: "notice bad", role: "alert" }, msg);
+}
+
+function show(...children) {
+  view.replaceChildren(...children);
+}
+
+// when formats a time of the API for a person.
+function when(t) {
+  return t ? new Date(t).toLocaleString() : "—";
+}
+
+function seconds(n) {
+  if (n == null) return "—";
+  const m = Math.floor(n / 60), s = n % 60;
+  return m ? `${m} min ${s} s` : `${s} s`;
+}
+
+// route is the view the address's hash names, with its parameters.
+function route() {
+  const [path, query] = location.hash.replace(/^#/, "").split("?");
+  return { parts: (path || "/crawls").split("/").filter(Boolean), params: new URLSearchParams(query || "") };
+}
+
+let stopLive = () => {};
+
+async function render() {
+  stopLive();
+  stopLive = () => {};
+  const { parts, params } = route();
+  const key = sessionStorage.getItem(keyStore);
+  if (!key || parts[0] === "signin") {
+    nav.replaceChildren();
+    who.textContent = "";
+    return signIn(params);
+  }
+  nav.replaceChildren(
+    h("a", { href: "#/crawls" }, "Crawls"),
+    h("a", { href: "#/new" }, "New crawl"),
+    h("a", { href: "#/signout", onclick: signOut }, "Sign out"),
+  );
+  try {
+    if (!who.textContent) {
+      const me = await api("GET", "/me");
+      who.textContent = `Team ${me.team.name}`;
+    }
+    if (parts[0] === "new") return await newCrawl();
+    if (parts[0] === "crawls" && parts[1] && parts[2] === "log") return await crawlLog(parts[1], params);
+    if (parts[0] === "crawls" && parts[1] && parts[2] === "pages") return await crawlPages(parts[1], params);
+    if (parts[0] === "crawls" && parts[1]) return await crawlView(parts[1]);
+    return await crawlList(params);
+  } catch (err) {
+    if (err instanceof APIError) show(h("h1", { text: "Something went wrong" }), problem(err));
+    else throw err;
+  }
+}
+
+function signOut(e) {
+  e.preventDefault();
+  sessionStorage.removeItem(keyStore);
+  who.textContent = "";
+  location.hash = "#/signin";
+}
+
+function signIn(params) {
+  const input = h("input", { type: "password", id: "key", name: "key", autocomplete: "off", required: true, "aria-describedby": "key-hint" });
+  const msg = h("div", { "aria-live": "polite" });
+  if (params.get("expired")) msg.append(h("div", { class: "notice bad", role: "alert" }, "The API no longer accepts the key this tab used: sign in again."));
+  const form = h("form", { class: "signin", onsubmit: async (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(keyStore, input.value.trim());
+    try {
+      const me = await api("GET", "/me");
+      who.textContent = `Team ${me.team.name}`;
+      location.hash = "#/crawls";
+    } catch (err) {
+      sessionStorage.removeItem(keyStore);
+      msg.replaceChildren(err.status === 401
+        ? h("div", { class: "notice bad", role: "alert" }, "This key was not accepted: check it, or ask the service's operator for one (crawler apikey create).")
+        : problem(err));
+    }
+  } },
+  h("div", { class: "field" },
+    h("label", { for: "key" }, "API key"),
+    input,
+    h("span", { class: "hint", id: "key-hint" }, "Kept in this tab only; closing the tab signs you out.")),
+  h("button", { class: "primary", type: "submit" }, "Sign in"));
+  show(h("h1", { text: "Sign in" }), msg, form);
+  input.focus();
+}
+
+async function crawlList(params) {
+  const status = params.get("status") || "";
+  const page = Number(params.get("page") || 1);
+  const q = new URLSearchParams({ page: String(page), limit: "20" });
+  if (status) q.set("status", status);
+  const data = await api("GET", "/crawls?" + q);
+  const filter = h("select", { id: "status-filter", onchange: (e) => {
+    const p = new URLSearchParams(e.target.value ? { status: e.target.value } : {});
+    location.hash = "#/crawls?" + p;
+  } }, h("option", { value: "" }, "every status"), statuses.map((s) => h("option", { value: s, selected: s === status }, s)));
+  const rows = data.results.map((c) => h("tr", {},
+    h("td", {}, h("a", { href: `#/crawls/${c.id}` }, h("span", { class: `status ${c.status}` }, c.status))),
+    h("td", { class: "url" }, c.startUrl),
+    h("td", {}, String(c.totalPages)),
+    h("td", {}, when(c.createdAt)),
+    h("td", {}, seconds(c.durationInSeconds)),
+    h("td", {}, c.origin)));
+  const pager = h("div", { class: "pager row" },
+    page > 1 ? h("a", { href: `#/crawls?${new URLSearchParams({ ...(status && { status }), page: String(page - 1) })}` }, "Newer") : null,
+    h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)} (${data.totalResults} crawls)`),
+    data.next ? h("a", { href: `#/crawls?${new URLSearchParams({ ...(status && { status }), page: String(page + 1) })}` }, "Older") : null);
+  show(h("h1", { text: "Crawls" }),
+    h("div", { class: "row" }, h("label", { for: "status-filter" }, "Status"), filter),
+    rows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Status", "Start URL", "Pages", "Started", "Duration", "Origin"].map((t) => h("th", { scope: "col" }, t)))), h("tbody", {}, rows))
+      : h("p", {}, "No crawls yet. ", h("a", { href: "#/new" }, "Start one.")),
+    pager);
+}
+
+// The options of POST /crawls the form leaves out: origin is always
+// "web" here, and the older request shape's fields are not offered.
+const notOffered = new Set(["origin", "startUrl"]);
+
+async function newCrawl() {
+  const spec = await fetch("/openapi.json").then((r) => r.json());
+  const schema = spec.components.schemas.CreateCrawlCurrent;
+  const fields = [];
+  const inputs = new Map();
+  const field = (name, prop, control) => {
+    const errId = `err-${name}`, hintId = `hint-${name}`;
+    inputs.set(name, { prop, control, err: h("span", { class: "error", id: errId, "aria-live": "polite" }) });
+    control.id = `f-${name}`;
+    control.setAttribute("aria-describedby", `${hintId} ${errId}`);
+    const hint = [prop.description || "", describeRange(prop)].filter(Boolean).join(" ");
+    return h("div", { class: "field", "data-field": name },
+      h("label", { for: control.id }, name),
+      control,
+      h("span", { class: "hint", id: hintId }, hint),
+      inputs.get(name).err);
+  };
+  fields.push(field("startUrl", schema.properties.startUrl, h("input", { type: "url", required: true, placeholder: "https://example.com/docs/" })));
+  for (const [name, raw] of Object.entries(schema.properties)) {
+    if (notOffered.has(name)) continue;
+    fields.push(field(name, raw, controlFor(raw, spec)));
+  }
+  const summary = h("div", { "aria-live": "polite" });
+  const form = h("form", { novalidate: true, onsubmit: async (e) => {
+    e.preventDefault();
+    for (const f of inputs.values()) f.err.textContent = "";
+    const body = { origin: "web" };
+    for (const [name, f] of inputs) {
+      const v = valueOf(f.control, f.prop);
+      if (v !== undefined) body[name] = v;
+    }
+    try {
+      const crawl = await api("POST", "/crawls", body);
+      location.hash = `#/crawls/${crawl.id}`;
+    } catch (err) {
+      if (!(err instanceof APIError)) throw err;
+      summary.replaceChildren(problem(err));
+      let first = null;
+      for (const d of err.details) {
+        const f = inputs.get(String(d.field).replace(/\[\d+\]$/, ""));
+        if (f) {
+          f.err.textContent = d.message;
+          first = first || f.control;
+        } else {
+          summary.append(h("div", { class: "error" }, `${d.field}: ${d.message}`));
+        }
+      }
+      if (first) first.focus();
+    }
+  } }, fields, h("button", { class: "primary", type: "submit" }, "Start the crawl"));
+  show(h("h1", { text: "New crawl" }), h("p", {}, "Every option of POST /crawls; empty fields take their defaults. The crawl is recorded as started from the web."), summary, form);
+}
+
+function describeRange(p) {
+  const parts = [];
+  if (p.minimum !== undefined) parts.push(`from ${p.minimum}`);
+  if (p.maximum !== undefined) parts.push(`to ${p.maximum}`);
+  if (p.default !== undefined && p.default !== "") parts.push(`default ${JSON.stringify(p.default)}`);
+  if (p.maxItems !== undefined) parts.push(`one per line, at most ${p.maxItems}`);
+  return parts.length ? `(${parts.join(", ")})` : "";
+}
+
+function types(p) {
+  return [].concat(p.type || []);
+}
+
+// controlFor is the form control for an option of the request's schema.
+function controlFor(p, spec) {
+  const t = types(p);
+  if (p.enum) {
+    return h("select", {}, h("option", { value: "" }, p.default !== undefined ? `default (${p.default})` : "—"),
+      p.enum.filter((v) => v !== null).map((v) => h("option", { value: v }, v)));
+  }
+  if (t.includes("boolean") && !t.includes("object")) {
+    return h("select", {}, h("option", { value: "" }, `default (${p.default === undefined ? "off" : p.default ? "on" : "off"})`),
+      h("option", { value: "true" }, "on"), h("option", { value: "false" }, "off"));
+  }
+  if (t.includes("integer")) {
+    return h("input", { type: "number", step: "1", min: p.minimum, max: p.maximum, placeholder: p.default ?? "" });
+  }
+  if (t.includes("array")) {
+    if (p.items && p.items.enum) {
+      return h("select", { multiple: true, size: Math.min(8, p.items.enum.length) }, p.items.enum.map((v) => h("option", { value: v }, v)));
+    }
+    return h("textarea", { rows: 3 });
+  }
+  if (p.anyOf || t.includes("object")) {
+    return h("textarea", { rows: 3, placeholder: "JSON" });
+  }
+  return t.includes("string") && p.maxLength > 2048 ? h("textarea", { rows: 3 }) : h("input", { type: "text" });
+}
+
+// valueOf is the option's value in the request (undefined: left out),
+// as the person typed it: the API checks it and names what it refuses.
+function valueOf(control, p) {
+  const t = types(p);
+  if (control.multiple) {
+    const picked = [...control.selectedOptions].map((o) => o.value);
+    return picked.length ? picked : undefined;
+  }
+  const raw = control.value.trim();
+  if (raw === "") return undefined;
+  if (p.enum) return raw;
+  if (t.includes("boolean") && !t.includes("object")) return raw === "true";
+  if (t.includes("integer")) return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  if (t.includes("array")) return raw.split("\n").map((s) => s.trim()).filter(Boolean);
+  if (p.anyOf || t.includes("object")) {
+    try { return JSON.parse(raw); } catch { return raw; }
+  }
+  return raw;
+}
+
+async function crawlView(id) {
+  const figures = h("div", { class: "figures" });
+  const bar = h("div", { class: "progress", role: "progressbar", "aria-label": "Pages stored against the crawl's limit", "aria-valuemin": "0" }, h("div"));
+  const head = h("div");
+  const answer = h("div", { "aria-live": "polite" });
+  const chart = h("div");
+  const samples = [];
+  let crawl = await api("GET", `/crawls/${id}`);
+
+  const steer = async (label, method, path, body) => {
+    try {
+      const c = await api(method, path, body);
+      answer.replaceChildren(h("div", { class: "notice", role: "status" }, `${label}: the API answered with status ${c && c.status ? c.status : "ok"}.`));
+      await refresh();
+    } catch (err) {
+      answer.replaceChildren(problem(err));
+      for (const d of err.details || []) answer.append(h("div", { class: "error" }, `${d.field}: ${d.message}`));
+    }
+  };
+  const limit = h("input", { type: "number", id: "new-limit", min: 1, max: 10000, step: 1 });
+  const exclusion = h("input", { type: "text", id: "new-exclusion", placeholder: "/archive/**" });
+  const controls = h("div", { class: "row" },
+    h("button", { id: "pause", onclick: () => steer("Pause", "POST", `/crawls/${id}/pause`) }, "Pause"),
+    h("button", { id: "resume", onclick: () => steer("Resume", "POST", `/crawls/${id}/resume`) }, "Resume"),
+    h("button", { id: "abort", class: "danger", onclick: () => steer("Abort", "POST", `/crawls/${id}/abort`) }, "Abort"));
+  const more = h("form", { class: "row", onsubmit: (e) => {
+    e.preventDefault();
+    const patch = {};
+    if (limit.value) patch.maxResults = /^\d+$/.test(limit.value) ? Number(limit.value) : limit.value;
+    if (exclusion.value.trim()) patch.excludePaths = [...(crawl.excludePaths || []), exclusion.value.trim()];
+    steer("Change", "PATCH", `/crawls/${id}`, patch);
+  } },
+  h("label", { for: "new-limit" }, "Page limit"), limit,
+  h("label", { for: "new-exclusion" }, "Add an excluded path"), exclusion,
+  h("button", { type: "submit" }, "Apply"));
+
+  const draw = () => {
+    const p = crawl.progress || {};
+    const stored = p.stored ?? crawl.totalPages;
+    const limitOf = crawl.maxResults || null;
+    head.replaceChildren(
+      h("h1", {}, "Crawl of ", h("span", { class: "url" }, crawl.startUrl)),
+      h("p", {}, h("span", { class: `status ${crawl.status}`, id: "crawl-status" }, crawl.status), crawl.paused ? " (paused)" : "",
+        ` · started ${when(crawl.createdAt)} · running for ${seconds(crawl.durationInSeconds)} · origin ${crawl.origin}`));
+    const last = samples.length > 1 ? samples[samples.length - 1] : null, first = samples.length > 1 ? samples[Math.max(0, samples.length - 11)] : null;
+    const rate = last && last.t > first.t ? ((last.stored - first.stored) / ((last.t - first.t) / 1000)).toFixed(1) : "—";
+    figures.replaceChildren(...[["stored", stored], ["queued", p.queued], ["in progress", p.inProgress], ["failed", p.failed], ["skipped", p.skipped], ["duplicates", p.duplicates], ["pages a second", rate]]
+      .map(([label, v]) => h("div", { class: "figure", "data-figure": label }, h("b", {}, v ?? "—"), label)));
+    const share = limitOf ? Math.min(100, (100 * stored) / limitOf) : crawl.status === "running" || crawl.status === "queued" ? 0 : 100;
+    bar.firstChild.style.width = `${share}%`;
+    bar.setAttribute("aria-valuemax", String(limitOf || stored || 1));
+    bar.setAttribute("aria-valuenow", String(stored));
+    chart.replaceChildren(lineChart(samples));
+  };
+  const refresh = async () => {
+    crawl = await api("GET", `/crawls/${id}`);
+    samples.push({ t: Date.now(), stored: crawl.progress ? crawl.progress.stored : crawl.totalPages });
+    draw();
+  };
+  samples.push({ t: Date.now(), stored: crawl.progress ? crawl.progress.stored : crawl.totalPages });
+  draw();
+  show(head, bar, figures, chart, controls, more, answer,
+    h("p", { class: "row" }, h("a", { href: `#/crawls/${id}/pages` }, "Pages"), h("a", { href: `#/crawls/${id}/log` }, "Log")));
+  // Polled once a second while the crawl runs: one indexed read, and
+  // progress shows within two seconds of a page being stored.
+  let timer = setInterval(async () => {
+    try {
+      await refresh();
+      if (!["queued", "running"].includes(crawl.status)) clearInterval(timer);
+    } catch (err) {
+      answer.replaceChildren(problem(err));
+    }
+  }, 1000);
+  stopLive = () => clearInterval(timer);
+}
+
+// lineChart draws stored pages over time as an SVG line.
+function lineChart(samples) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("viewBox", "0 0 300 100");
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "Pages stored over time");
+  if (samples.length > 1) {
+    const t0 = samples[0].t, t1 = samples[samples.length - 1].t || t0 + 1;
+    const top = Math.max(1, ...samples.map((s) => s.stored));
+    const line = document.createElementNS(ns, "polyline");
+    line.setAttribute("points", samples.map((s) => `${(300 * (s.t - t0)) / Math.max(1, t1 - t0)},${100 - (95 * s.stored) / top}`).join(" "));
+    svg.append(line);
+  }
+  return svg;
+}
+
+async function crawlPages(id, params) {
+  const page = Number(params.get("page") || 1);
+  const data = await api("GET", `/crawls/${id}/pages?page=${page}&limit=20`);
+  const list = data.results.map((p, i) => {
+    const md = h("div", { class: "markdown", hidden: true });
+    const raw = h("pre", { hidden: true });
+    const text = p.markdown || "";
+    const toggle = (which) => {
+      md.hidden = which !== "md";
+      raw.hidden = which !== "raw";
+      if (which === "md" && !md.childElementCount) md.append(...renderMarkdown(text));
+      if (which === "raw" && !raw.textContent) raw.textContent = text;
+    };
+    return h("li", { "data-page": i },
+      h("div", { class: "row" },
+        h("strong", {}, p.title || "(no title)"), h("span", { class: "url" }, p.url),
+        h("button", { onclick: () => toggle("md") }, "Rendered"),
+        h("button", { onclick: () => toggle("raw") }, "Markdown"),
+        h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(text) }, "Copy"),
+        h("button", { onclick: () => download(`${slug(p.url)}.md`, text) }, "Download")),
+      md, raw);
+  });
+  show(h("h1", {}, "Pages"), h("p", {}, h("a", { href: `#/crawls/${id}` }, "Back to the crawl")),
+    h("ul", { class: "pages" }, list),
+    h("div", { class: "pager row" },
+      page > 1 ? h("a", { href: `#/crawls/${id}/pages?page=${page - 1}` }, "Previous") : null,
+      h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)} (${data.totalResults} pages)`),
+      data.next ? h("a", { href: `#/crawls/${id}/pages?page=${page + 1}` }, "Next") : null));
+}
+
+function slug(u) {
+  return String(u).replace(/^https?:\/\//, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120) || "page";
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/markdown" }));
+  const a = h("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function crawlLog(id, params) {
+  const page = Number(params.get("page") || 1);
+  const level = params.get("level") || "";
+  const data = await api("GET", `/crawl-logs/${id}?page=${page}&limit=100`);
+  const entries = data.results.filter((e) => !level || e.level === level);
+  const pick = h("select", { id: "level", onchange: (e) => { location.hash = `#/crawls/${id}/log?level=${e.target.value}&page=${page}`; } },
+    ["", "info", "warning", "error"].map((l) => h("option", { value: l, selected: l === level }, l || "every level")));
+  show(h("h1", {}, "Log"), h("p", {}, h("a", { href: `#/crawls/${id}` }, "Back to the crawl")),
+    h("div", { class: "row" }, h("label", { for: "level" }, "Level"), pick),
+    h("table", {}, h("thead", {}, h("tr", {}, ["Time", "Level", "Message", "URL"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, entries.map((e) => h("tr", {}, h("td", {}, when(e.createdAt)), h("td", {}, e.level), h("td", {}, e.message), h("td", { class: "url" }, e.url || ""))))),
+    h("div", { class: "pager row" },
+      page > 1 ? h("a", { href: `#/crawls/${id}/log?level=${level}&page=${page - 1}` }, "Earlier") : null,
+      h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)}`),
+      data.next ? h("a", { href: `#/crawls/${id}/log?level=${level}&page=${page + 1}` }, "Later") : null));
+}
+
+window.addEventListener("hashchange", () => render().then(() => view.focus()));
+render();

@@ -1,0 +1,156 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/durablecrawl/crawler/internal/testenv"
+)
+
+// consolePage opens a tab of a real Chromium on the console of the test
+// API, and fails the test on any error the page's script throws and on
+// any dialog it opens (a markdown that ran would open one).
+func consolePage(t *testing.T) playwright.Page {
+	t.Helper()
+	chromium := os.Getenv("CRAWLER_CHROMIUM_PATH")
+	if chromium == "" {
+		chromium = "/usr/lib/chromium/chromium"
+	}
+	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
+	if driver == "" {
+		cli, err := testenv.TemporalCLI() // bin/ at the repository root
+		if err != nil {
+			t.Fatal(err)
+		}
+		driver = filepath.Join(filepath.Dir(cli), "playwright-driver")
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{DriverDirectory: driver, SkipInstallBrowsers: true})
+	if err != nil {
+		t.Fatalf("start the playwright driver (make test installs it): %v", err)
+	}
+	t.Cleanup(func() { _ = pw.Stop() })
+	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{ExecutablePath: playwright.String(chromium), Headless: playwright.Bool(true),
+		Args: []string{"--no-sandbox"}})
+	if err != nil {
+		t.Fatalf("launch Chromium: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	page, err := b.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.SetDefaultTimeout(15000)
+	page.OnPageError(func(err error) { t.Errorf("the console's script failed: %v", err) })
+	page.OnDialog(func(d playwright.Dialog) {
+		t.Errorf("the page opened a dialog: %q", d.Message())
+		_ = d.Dismiss()
+	})
+	page.OnConsole(func(m playwright.ConsoleMessage) {
+		if m.Type() == "error" && !strings.Contains(m.Text(), "status of 4") {
+			t.Errorf("console error: %s", m.Text())
+		}
+	})
+	return page
+}
+
+// must fails the test on err.
+func must(t *testing.T, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// TestConsole drives the web console in Chromium as a person would: a
+// wrong key is refused, the right one shows its team; a crawl's form
+// shows the API's 400 beside its field, then starts a crawl of a local
+// site (recorded with origin "web") whose progress is watched to its end;
+// its pages' markdown is shown (a hostile page's script and javascript:
+// link stay text), and its log read. The page is served with a
+// Content-Security-Policy that forbids inline script.
+func TestConsole(t *testing.T) {
+	t.Parallel()
+	const hostile = "<p>Run &lt;script&gt;alert('markdown')&lt;/script&gt; at your peril.</p><p>A <a href=\"javascript:alert('link')\">bad link</a> here.</p>"
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &n); r.URL.Path != "/" && (err != nil || n < 0 || n > 4) {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Console page %d</title></head><body><nav><a href="/">Home</a> <a href="/p/1">One</a> <a href="/p/2">Two</a> <a href="/p/3">Three</a> <a href="/p/4">Four</a></nav>`+
+			`<main><h1>Console page %d</h1><p>The lock keeper opens the gates at dawn and closes them when the last barge of page %d has passed.</p>%s</main></body></html>`, n, n, n, hostile)
+	}))
+	t.Cleanup(site.Close)
+
+	res, err := http.Get(env.api + "/console/")
+	must(t, err, "GET /console/")
+	res.Body.Close()
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("the console's Content-Security-Policy does not forbid inline script: %q", csp)
+	}
+
+	page := consolePage(t)
+	_, err = page.Goto(env.api + "/console/")
+	must(t, err, "open the console")
+	must(t, page.Locator("#key").Fill("ck_wrong"), "type a wrong key")
+	must(t, page.Locator("button[type=submit]").Click(), "sign in")
+	must(t, page.GetByText("This key was not accepted").WaitFor(), "the wrong key's notice")
+
+	must(t, page.Locator("#key").Fill(env.keyA), "type the key")
+	must(t, page.Locator("button[type=submit]").Click(), "sign in")
+	must(t, page.GetByText("Team team-a").WaitFor(), "the key's team")
+
+	// The form: a limit out of range is refused beside its field.
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "New crawl"}).Click(), "open the form")
+	must(t, page.Locator("#f-startUrl").Fill(site.URL+"/"), "start URL")
+	must(t, page.Locator("#f-maxResults").Fill("0"), "limit")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Start the crawl"}).Click(), "submit")
+	must(t, page.Locator("#err-maxResults").Filter(playwright.LocatorFilterOptions{HasText: "maxResults"}).Or(
+		page.Locator("#err-maxResults").Filter(playwright.LocatorFilterOptions{HasText: "1"})).WaitFor(), "the 400 beside maxResults")
+	msg, _ := page.Locator("#err-maxResults").TextContent()
+	if strings.TrimSpace(msg) == "" {
+		t.Fatal("no message beside maxResults")
+	}
+
+	must(t, page.Locator("#f-maxResults").Fill("5"), "limit")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Start the crawl"}).Click(), "submit")
+	must(t, page.Locator("#crawl-status").WaitFor(), "the crawl's view")
+	must(t, page.Locator("#crawl-status", playwright.PageLocatorOptions{HasText: "succeeded"}).WaitFor(playwright.LocatorWaitForOptions{Timeout: playwright.Float(90000)}),
+		"the crawl succeeds, watched without reloading")
+	id := strings.TrimPrefix(strings.Split(page.URL(), "#/crawls/")[1], "/")
+	var c crawlObj
+	call(t, "GET", env.api+"/crawls/"+id, env.keyA, nil, &c)
+	if c.Origin != "web" {
+		t.Errorf("a crawl started in the console has origin %q, want web", c.Origin)
+	}
+	stored, _ := page.Locator(`[data-figure="stored"] b`).TextContent()
+	if stored != "5" {
+		t.Errorf("the view shows %q pages stored, want 5", stored)
+	}
+
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Pages", Exact: playwright.Bool(true)}).Click(), "open the pages")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Rendered"}).First().Click(), "render a page's markdown")
+	must(t, page.Locator(".markdown p", playwright.PageLocatorOptions{HasText: "lock keeper"}).First().WaitFor(), "the rendered markdown")
+	if n, _ := page.Locator(".markdown script, .markdown a[href^='javascript']").Count(); n != 0 {
+		t.Errorf("a page's markdown made %d script elements or javascript: links", n)
+	}
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Markdown"}).First().Click(), "the raw markdown")
+	raw, _ := page.Locator("pre").First().TextContent()
+	if !strings.Contains(raw, "# Console page") {
+		t.Errorf("the raw markdown is not the page's: %q", raw)
+	}
+
+	_, err = page.Goto(env.api + "/console/#/crawls/" + id + "/log")
+	must(t, err, "open the log")
+	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: "Page crawled"}).First().WaitFor(), "the log's entries")
+	time.Sleep(100 * time.Millisecond) // let a late script error surface before the tab closes
+}
