@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,17 +18,9 @@ import (
 // any dialog it opens (a markdown that ran would open one).
 func consolePage(t *testing.T) playwright.Page {
 	t.Helper()
-	chromium := os.Getenv("CRAWLER_CHROMIUM_PATH")
-	if chromium == "" {
-		chromium = "/usr/lib/chromium/chromium"
-	}
-	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
-	if driver == "" {
-		cli, err := testenv.TemporalCLI() // bin/ at the repository root
-		if err != nil {
-			t.Fatal(err)
-		}
-		driver = filepath.Join(filepath.Dir(cli), "playwright-driver")
+	chromium, driver, err := testenv.BrowserPaths()
+	if err != nil {
+		t.Fatal(err)
 	}
 	pw, err := playwright.Run(&playwright.RunOptions{DriverDirectory: driver, SkipInstallBrowsers: true})
 	if err != nil {

@@ -116,21 +116,31 @@ func Temporal(ctx context.Context, stderr io.Writer, extraArgs ...string) (*test
 	})
 }
 
-// Browser launches the Chromium and Playwright driver that make test
-// installs (CRAWLER_CHROMIUM_PATH, PLAYWRIGHT_DRIVER_PATH, or their
-// defaults).
-func Browser(allowPrivate bool) (*browser.Browser, error) {
-	chromium := os.Getenv("CRAWLER_CHROMIUM_PATH")
+// BrowserPaths are the Chromium and the Playwright driver folder that
+// make test installs: CRAWLER_CHROMIUM_PATH and PLAYWRIGHT_DRIVER_PATH,
+// or their defaults.
+func BrowserPaths() (chromium, driver string, err error) {
+	chromium = os.Getenv("CRAWLER_CHROMIUM_PATH")
 	if chromium == "" {
 		chromium = "/usr/lib/chromium/chromium"
 	}
-	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
+	driver = os.Getenv("PLAYWRIGHT_DRIVER_PATH")
 	if driver == "" {
 		cli, err := TemporalCLI() // bin/ at the repository root
 		if err != nil {
-			return nil, err
+			return "", "", err
 		}
 		driver = filepath.Join(filepath.Dir(cli), "playwright-driver")
+	}
+	return chromium, driver, nil
+}
+
+// Browser launches the Chromium and Playwright driver that make test
+// installs (BrowserPaths).
+func Browser(allowPrivate bool) (*browser.Browser, error) {
+	chromium, driver, err := BrowserPaths()
+	if err != nil {
+		return nil, err
 	}
 	b, err := browser.Launch(browser.Options{ChromiumPath: chromium, DriverDir: driver, Pages: 4,
 		AllowPrivateNetworks: allowPrivate, NavTimeout: 10 * time.Second, SettleTimeout: 2 * time.Second})
