@@ -330,9 +330,12 @@ const latestCrawls = 10
 
 // scheduleView reads sc's Temporal Schedule and latest crawls into its
 // answer. A schedule whose Temporal Schedule is gone (deleted there)
-// answers paused with no next runs.
+// answers paused with no next runs; one Temporal did not describe in
+// describeTries attempts is answered from what is stored, its note saying
+// what is not shown: a read (GET, or the answer to a change already
+// made) does not fail because Temporal is busy for a moment.
 func (s *server) scheduleView(ctx context.Context, sc *db.Schedule) (scheduleJSON, error) {
-	return s.scheduleViewOf(ctx, sc, true)
+	return s.scheduleViewOf(ctx, sc, false)
 }
 
 // describeTries bounds the attempts at describing a Temporal Schedule.

@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+
+	"github.com/durablecrawl/crawler/db"
 )
 
 // flakySchedules answers Describe with errs in turn, then a description.
@@ -54,5 +57,23 @@ func TestDescribeScheduleAsksAgain(t *testing.T) {
 		if (err == nil) != c.ok || (desc != nil) != c.ok || f.calls != c.calls {
 			t.Errorf("errors %v: %v, %v after %d calls, want %d calls", c.errs, desc, err, f.calls, c.calls)
 		}
+	}
+}
+
+// TestScheduleReadWhileTemporalIsBusy: a schedule Temporal does not
+// describe in any attempt is still read: the stored schedule, with the
+// note that its paused state and runs are not shown, not a 503.
+func TestScheduleReadWhileTemporalIsBusy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	busy := serviceerror.NewUnavailable("busy")
+	s := &server{Options: Options{Schedules: &flakySchedules{errs: []error{busy, busy, busy}}, Store: newFakeStore()}}
+	sc := &db.Schedule{ID: uuid.New(), Name: "nightly", Timing: []byte(`{"cron":"0 3 * * *"}`), Request: []byte(`{"startUrl":"https://example.com/"}`)}
+	v, err := s.scheduleView(ctx, sc)
+	if err != nil {
+		t.Fatalf("a read while Temporal is busy failed: %v", err)
+	}
+	if v.Note != unreadNote || v.Name != "nightly" {
+		t.Errorf("answer %+v, want the stored schedule with the note %q", v, unreadNote)
 	}
 }
