@@ -64,6 +64,8 @@ type listCall struct {
 	Crawl       uuid.UUID
 	Page, Limit int
 	Raw         bool
+	Search      string
+	NoMarkdown  bool
 }
 
 var _ store = (*fakeStore)(nil)
@@ -134,8 +136,8 @@ func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit i
 	return nil, s.listTotal, nil
 }
 
-func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error) {
-	s.listed = append(s.listed, listCall{What: "results", Crawl: crawlID, Page: page, Limit: limit, Raw: raw})
+func (s *fakeStore) ListResults(_ context.Context, crawlID uuid.UUID, page, limit int, q db.ResultsQuery) ([]crawl.Page, int, error) {
+	s.listed = append(s.listed, listCall{What: "results", Crawl: crawlID, Page: page, Limit: limit, Raw: q.Raw, Search: q.Search, NoMarkdown: q.NoMarkdown})
 	return nil, s.listTotal, nil
 }
 

@@ -3,16 +3,19 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/pageformats"
 )
 
@@ -148,6 +151,9 @@ func paginate[R, V any](s *server, c *fiber.Ctx, param string, limitMax int,
 	return c.JSON(newPage(c, out, page, limit, total))
 }
 
+// maxSearch is the longest q a listing of pages takes, in characters.
+const maxSearch = 200
+
 // pageJSON is one result page of a crawl.
 type pageJSON struct {
 	URL        string `json:"url"`
@@ -183,20 +189,35 @@ type pageJSON struct {
 
 // listPages handles GET /crawls/{id}/pages: the crawl's result pages in
 // the order they were stored. raw=true gives each page's markdown as it
-// was before deduplication.
+// was before deduplication, markdown=false leaves it out (a list of
+// titles and URLs), q keeps the pages whose URL or title holds it.
 func (s *server) listPages(c *fiber.Ctx) error {
-	raw := false
-	if q := strings.TrimSpace(c.Query("raw")); q != "" {
-		b, err := strconv.ParseBool(q)
-		if err != nil {
-			return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters",
-				Details: []crawl.FieldError{{Field: "raw", Message: "must be true or false"}}}
+	var q db.ResultsQuery
+	var bad []crawl.FieldError
+	flag := func(name string, into *bool) {
+		if v := strings.TrimSpace(c.Query(name)); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				bad = append(bad, crawl.FieldError{Field: name, Message: "must be true or false"})
+			}
+			*into = b
 		}
-		raw = b
 	}
+	flag("raw", &q.Raw)
+	withMarkdown := true
+	flag("markdown", &withMarkdown)
+	q.NoMarkdown = !withMarkdown
+	q.Search = strings.TrimSpace(c.Query("q"))
+	if utf8.RuneCountInString(q.Search) > maxSearch {
+		bad = append(bad, crawl.FieldError{Field: "q", Message: fmt.Sprintf("must be at most %d characters", maxSearch)})
+	}
+	if len(bad) > 0 {
+		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters", Details: bad}
+	}
+	raw := q.Raw
 	var prev map[int64]changes.Previous
 	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]crawl.Page, int, error) {
-		pages, total, err := s.Store.ListResults(ctx, id, page, limit, raw)
+		pages, total, err := s.Store.ListResults(ctx, id, page, limit, q)
 		if err != nil {
 			return nil, 0, err
 		}

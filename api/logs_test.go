@@ -30,6 +30,9 @@ func TestPaginationRejectsOutOfRange(t *testing.T) {
 		{"pages limit over 100", "/crawls/", "limit=101", []string{"limit"}},
 		{"pages page 0", "/crawls/", "page=0", []string{"page"}},
 		{"pages raw not a boolean", "/crawls/", "raw=maybe", []string{"raw"}},
+		{"pages markdown not a boolean", "/crawls/", "markdown=no&raw=1", []string{"markdown"}},
+		{"pages search too long", "/crawls/", "q=" + strings.Repeat("é", 201), []string{"q"}},
+		{"pages markdown and search", "/crawls/", "markdown=maybe&q=" + strings.Repeat("a", 201), []string{"markdown", "q"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +70,9 @@ func TestPagination(t *testing.T) {
 			"http://example.com/crawls/{id}/pages?limit=100&page=2"},
 		{"pages raw", "/crawls/{id}/pages?raw=true&limit=7&page=3", listCall{What: "results", Page: 3, Limit: 7, Raw: true}, 36, 250,
 			"http://example.com/crawls/{id}/pages?limit=7&page=4&raw=true"},
+		{"pages searched without markdown", "/crawls/{id}/pages?q=%20Guide%25%20&markdown=false&limit=100",
+			listCall{What: "results", Page: 1, Limit: 100, Search: "Guide%", NoMarkdown: true}, 3, 250,
+			"http://example.com/crawls/{id}/pages?limit=100&markdown=false&page=2&q=+Guide%25+"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,7 @@ type store interface {
 	crawllog.Ender
 	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
 	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error)
-	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error)
+	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, q db.ResultsQuery) ([]crawl.Page, int, error)
 	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error)
 	CachedPage(ctx context.Context, team uuid.UUID, cacheKey, key string, oldest, newest time.Time) (*crawl.Page, *crawl.Crawl, error)
 	StoredPageIDs(ctx context.Context, crawlID uuid.UUID) ([]int64, error)

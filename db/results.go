@@ -257,23 +257,43 @@ func (s *Store) SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID in
 	})
 }
 
-// ListResults returns one page of a crawl's result pages in crawl order,
-// and the total number of results. Pages come with their markdown, or with
-// raw their markdown before deduplication (in RawMarkdown).
-func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, raw bool) ([]crawl.Page, int, error) {
+// ResultsQuery narrows and shapes a listing of a crawl's stored pages.
+type ResultsQuery struct {
+	// Raw gives each page's markdown as it was before deduplication.
+	Raw bool
+	// Search keeps the pages whose URL or title holds it, case aside.
+	Search string
+	// NoMarkdown leaves the markdown out (a listing of titles and URLs).
+	NoMarkdown bool
+}
+
+// ListResults returns a page of a crawl's stored pages, in the order they
+// were stored, without their HTML and links, with the markdown q asks
+// for, and how many pages q selects in all.
+func (s *Store) ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, q ResultsQuery) ([]crawl.Page, int, error) {
 	pages := []crawl.Page{}
-	skip := "raw_markdown"
-	if raw {
-		skip = "markdown"
+	skip := []string{"html", "links", "raw_markdown"}
+	if q.Raw {
+		skip[2] = "markdown"
 	}
-	total, err := s.db.NewSelect().Model(&pages).ExcludeColumn("html", "links", skip).
-		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored).
-		Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
+	if q.NoMarkdown {
+		skip = []string{"html", "links", "markdown", "raw_markdown"}
+	}
+	sel := s.db.NewSelect().Model(&pages).ExcludeColumn(skip...).
+		Where("crawl_id = ?", crawlID).Where("state = ?", crawl.PageStored)
+	if q.Search != "" {
+		pattern := "%" + likeEscaper.Replace(q.Search) + "%"
+		sel = sel.Where(`(url ILIKE ? ESCAPE '\' OR title ILIKE ? ESCAPE '\')`, pattern, pattern)
+	}
+	total, err := sel.Order("stored_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list results: %w", err)
 	}
 	return pages, int(total), nil
 }
+
+// likeEscaper escapes what LIKE reads as wildcards, and its escape.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
 
 // ListResultsFrom returns up to limit of a crawl's stored pages from the
 // offset-th on, in the order ListResults gives them, without their HTML

@@ -532,7 +532,7 @@ func TestSettledMarkdown(t *testing.T) {
 	}
 	want := map[int64][2]string{ids[0]: {"Shared.\n\nOwn 0.", "Shared.\n\nOwn 0."}, ids[1]: {"Own 1.", "Shared.\n\nOwn 1."}}
 	for _, raw := range []bool{false, true} {
-		results, _, err := store.ListResults(ctx, c.ID, 1, 10, raw)
+		results, _, err := store.ListResults(ctx, c.ID, 1, 10, db.ResultsQuery{Raw: raw})
 		if err != nil || len(results) != 2 {
 			t.Fatalf("results: %v, %v", results, err)
 		}
@@ -546,6 +546,39 @@ func TestSettledMarkdown(t *testing.T) {
 			}
 			if got == nil || *got != w {
 				t.Errorf("page %s (raw %v): markdown %v, want %q", r.URL, raw, got, w)
+			}
+		}
+	}
+}
+
+// TestResultsSearched: a listing of results keeps the pages whose URL or
+// title holds the text asked for, case aside, with LIKE's wildcards read
+// as plain characters, counts only those, and leaves the markdown out
+// when asked.
+func TestResultsSearched(t *testing.T) {
+	ctx := context.Background()
+	c := newCrawl(t)
+	ids := fetchedBatch(t, c, "/guide/install", "/news/release", "/about")
+	titles := []string{"Installing", "Release 100% done", "The Install_Guide team"}
+	for i, id := range ids {
+		if err := store.SaveConverted(ctx, c.ID, []db.Converted{{PageID: id, Title: titles[i], Markdown: "Text " + titles[i]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.StoreConverted(ctx, c.ID, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		search string
+		want   int
+	}{{"INSTALL", 2}, {"/guide/", 1}, {"100%", 1}, {"%", 1}, {"install_guide", 1}, {"_", 1}, {"nothing", 0}, {"", 3}} {
+		got, total, err := store.ListResults(ctx, c.ID, 1, 10, db.ResultsQuery{Search: tc.search, NoMarkdown: true})
+		if err != nil || len(got) != tc.want || total != tc.want {
+			t.Errorf("search %q: %d pages of %d (%v), want %d", tc.search, len(got), total, err, tc.want)
+		}
+		for _, p := range got {
+			if p.Markdown != nil || p.URL == "" || p.Title == nil {
+				t.Errorf("search %q: page %s read back with markdown %v, title %v", tc.search, p.URL, p.Markdown, p.Title)
 			}
 		}
 	}
