@@ -66,6 +66,7 @@ type listCall struct {
 	Raw         bool
 	Search      string
 	NoMarkdown  bool
+	Level, URL  string
 }
 
 var _ store = (*fakeStore)(nil)
@@ -131,8 +132,8 @@ func (s *fakeStore) InsertLogs(_ context.Context, logs []crawl.CrawlLog) error {
 	return nil
 }
 
-func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error) {
-	s.listed = append(s.listed, listCall{What: "logs", Crawl: crawlID, Page: page, Limit: limit})
+func (s *fakeStore) ListLogs(_ context.Context, crawlID uuid.UUID, page, limit int, q db.LogsQuery) ([]crawl.CrawlLog, int, error) {
+	s.listed = append(s.listed, listCall{What: "logs", Crawl: crawlID, Page: page, Limit: limit, Level: q.Level, URL: q.URL})
 	return nil, s.listTotal, nil
 }
 

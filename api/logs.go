@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -110,10 +111,27 @@ type logJSON struct {
 	CreatedAt   time.Time      `json:"createdAt"`
 }
 
+// logLevels are the levels an entry can have, as level filters them.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
 // listLogs handles GET /crawl-logs/{crawlId}: the crawl's log entries,
-// oldest first.
+// oldest first; level keeps one level's, url those about one page.
 func (s *server) listLogs(c *fiber.Ctx) error {
-	return paginate(s, c, "crawlId", maxLimit, s.Store.ListLogs, func(l crawl.CrawlLog) logJSON {
+	q := db.LogsQuery{Level: strings.TrimSpace(c.Query("level")), URL: strings.TrimSpace(c.Query("url"))}
+	var bad []crawl.FieldError
+	if q.Level != "" && !slices.Contains(logLevels, q.Level) {
+		bad = append(bad, crawl.FieldError{Field: "level", Message: "must be one of " + strings.Join(logLevels, ", ")})
+	}
+	if len(q.URL) > maxURLFilter {
+		bad = append(bad, crawl.FieldError{Field: "url", Message: fmt.Sprintf("must be at most %d bytes", maxURLFilter)})
+	}
+	if len(bad) > 0 {
+		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters", Details: bad}
+	}
+	list := func(ctx context.Context, id uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error) {
+		return s.Store.ListLogs(ctx, id, page, limit, q)
+	}
+	return paginate(s, c, "crawlId", maxLimit, list, func(l crawl.CrawlLog) logJSON {
 		return logJSON{
 			ID: strconv.FormatInt(l.ID, 10), Message: l.Message, Level: l.Level,
 			Description: l.Description, CrawlID: l.CrawlID.String(), TeamID: l.TeamID.String(),
@@ -121,6 +139,10 @@ func (s *server) listLogs(c *fiber.Ctx) error {
 		}
 	})
 }
+
+// maxURLFilter is the longest url a log listing filters by: a page's URL
+// is at most 2,048 bytes.
+const maxURLFilter = 2048
 
 // paginate answers a paginated read of one of the caller's crawls: the
 // crawl ID from path parameter param, page and limit from the query, the

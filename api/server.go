@@ -37,7 +37,7 @@ type store interface {
 	CountPages(ctx context.Context, crawlID uuid.UUID) (map[crawl.PageState]int, error)
 	crawllog.Ender
 	InsertLogs(ctx context.Context, logs []crawl.CrawlLog) error
-	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error)
+	ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int, q db.LogsQuery) ([]crawl.CrawlLog, int, error)
 	ListResults(ctx context.Context, crawlID uuid.UUID, page, limit int, q db.ResultsQuery) ([]crawl.Page, int, error)
 	ListResultsFrom(ctx context.Context, crawlID uuid.UUID, offset, limit int) ([]crawl.Page, int, error)
 	CachedPage(ctx context.Context, team uuid.UUID, cacheKey, key string, oldest, newest time.Time) (*crawl.Page, *crawl.Crawl, error)

@@ -36,12 +36,26 @@ func insertLogs(ctx context.Context, db bun.IDB, logs []crawl.CrawlLog) error {
 	return nil
 }
 
-// ListLogs returns one page of a crawl's log, oldest first, and the total
-// number of entries.
-func (s *Store) ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int) ([]crawl.CrawlLog, int, error) {
+// LogsQuery narrows a listing of a crawl's log.
+type LogsQuery struct {
+	// Level keeps the entries of this level ("" for every level).
+	Level string
+	// URL keeps the entries about this page (their data's url).
+	URL string
+}
+
+// ListLogs returns one page of a crawl's log entries that q keeps, oldest
+// first, and how many it keeps in all.
+func (s *Store) ListLogs(ctx context.Context, crawlID uuid.UUID, page, limit int, q LogsQuery) ([]crawl.CrawlLog, int, error) {
 	logs := []crawl.CrawlLog{}
-	total, err := s.db.NewSelect().Model(&logs).Where("crawl_id = ?", crawlID).
-		Order("created_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
+	sel := s.db.NewSelect().Model(&logs).Where("crawl_id = ?", crawlID)
+	if q.Level != "" {
+		sel = sel.Where("level = ?", q.Level)
+	}
+	if q.URL != "" {
+		sel = sel.Where("data->>'url' = ?", q.URL)
+	}
+	total, err := sel.Order("created_at", "id").Offset(int64((page - 1) * limit)).Limit(int64(limit)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list logs: %w", err)
 	}

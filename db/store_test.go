@@ -646,13 +646,32 @@ func TestLogs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	page2, total, err := store.ListLogs(ctx, c.ID, 2, 10)
+	page2, total, err := store.ListLogs(ctx, c.ID, 2, 10, db.LogsQuery{})
 	if err != nil || total != 25 || len(page2) != 10 || page2[0].Message != "10" || page2[9].Message != "19" {
 		t.Errorf("page 2: %d entries of %d (%v), first %q", len(page2), total, err, page2[0].Message)
 	}
-	last, _, _ := store.ListLogs(ctx, c.ID, 3, 10)
+	last, _, _ := store.ListLogs(ctx, c.ID, 3, 10, db.LogsQuery{})
 	if len(last) != 5 {
 		t.Errorf("last page holds %d entries, want 5", len(last))
+	}
+	// Filtered by level and by the page an entry is about.
+	more := []crawl.CrawlLog{
+		{CrawlID: c.ID, TeamID: c.TeamID, Key: "w1", Level: "warn", Message: "Page retried", Data: map[string]any{"url": "https://example.com/a"}},
+		{CrawlID: c.ID, TeamID: c.TeamID, Key: "e1", Level: "error", Message: "Page failed", Data: map[string]any{"url": "https://example.com/a"}},
+		{CrawlID: c.ID, TeamID: c.TeamID, Key: "e2", Level: "error", Message: "Page failed", Data: map[string]any{"url": "https://example.com/b"}},
+	}
+	if err := store.InsertLogs(ctx, more); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    db.LogsQuery
+		want int
+	}{{db.LogsQuery{Level: "error"}, 2}, {db.LogsQuery{URL: "https://example.com/a"}, 2}, {db.LogsQuery{Level: "warn", URL: "https://example.com/a"}, 1},
+		{db.LogsQuery{Level: "info", URL: "https://example.com/a"}, 0}, {db.LogsQuery{}, 28}} {
+		got, total, err := store.ListLogs(ctx, c.ID, 1, 100, tc.q)
+		if err != nil || len(got) != tc.want || total != tc.want {
+			t.Errorf("%+v: %d entries of %d (%v), want %d", tc.q, len(got), total, err, tc.want)
+		}
 	}
 }
 
