@@ -74,6 +74,9 @@ type temporalClient interface {
 type Options struct {
 	Store    store
 	Temporal temporalClient
+	// Console says where the console links a crawl's workflow (the
+	// Temporal UI and namespace; no link without a UI).
+	Console console.Options
 	// TaskQueue is where crawl workflows are started.
 	TaskQueue string
 	// Server says which optional features this deployment has.
@@ -168,7 +171,7 @@ func New(o Options) *fiber.App {
 	}
 	// The console's page, script and styles; it calls the API below with
 	// the key a person signs in with.
-	app.Get(console.Prefix+"*", console.Handler())
+	app.Get(console.Prefix+"*", console.Handler(o.Console))
 	authed := app.Group("", s.authenticate)
 	authed.Get("/me", s.me)
 	authed.Post("/crawls", s.createCrawl)

@@ -47,6 +47,9 @@ type Config struct {
 	TaskQueue string
 	// HTTPAddr is where the API listens.
 	HTTPAddr string
+	// TemporalUIURL is the Temporal UI's address, for the console's links
+	// to a crawl's workflow ("" for none).
+	TemporalUIURL string
 	// AllowPrivateNetworks lets the fetcher reach loopback, private and
 	// link-local addresses. Off by default: a hosted crawler must not be
 	// turned against its own network.
@@ -204,6 +207,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		LogFormat:              strings.ToLower(r.str("CRAWLER_LOG_FORMAT", "text")),
 		TaskQueue:              r.str("CRAWLER_TASK_QUEUE", "crawler"),
 		HTTPAddr:               r.str("CRAWLER_HTTP_ADDR", "127.0.0.1:8080"),
+		TemporalUIURL:          r.webURL("CRAWLER_TEMPORAL_UI_URL"),
 		AllowPrivateNetworks:   r.boolean("CRAWLER_ALLOW_PRIVATE_NETWORKS", false),
 		MaxConcurrentPages:     r.integer("CRAWLER_MAX_CONCURRENT_PAGES", 32),
 		DefaultConcurrentPages: r.integer("CRAWLER_DEFAULT_CONCURRENT_PAGES", 8),
@@ -416,6 +420,18 @@ func (r *reader) str(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// webURL is an http or https address without its trailing slash, or "".
+func (r *reader) webURL(key string) string {
+	v := strings.TrimRight(r.str(key, ""), "/")
+	if v == "" {
+		return ""
+	}
+	if u, err := url.Parse(v); (err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https") && r.err == nil {
+		r.err = fmt.Errorf("%s: %q is not an http or https address", key, v)
+	}
+	return v
 }
 
 // optional is str for a setting that may be turned off with "off".

@@ -28,12 +28,16 @@ func TestOverrides(t *testing.T) {
 	c, err := config.LoadFrom(env(map[string]string{
 		"CRAWLER_HTTP_ADDR": "0.0.0.0:9000", "CRAWLER_ALLOW_PRIVATE_NETWORKS": "true",
 		"CRAWLER_PAGE_TIMEOUT": "5s", "CRAWLER_MAX_CONCURRENT_PAGES": "4", "CRAWLER_DEFAULT_CONCURRENT_PAGES": "16",
+		"CRAWLER_TEMPORAL_UI_URL": "http://127.0.0.1:8233/",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.HTTPAddr != "0.0.0.0:9000" || !c.AllowPrivateNetworks || c.PageTimeout != 5*time.Second {
 		t.Errorf("overrides not applied: %+v", c)
+	}
+	if c.TemporalUIURL != "http://127.0.0.1:8233" {
+		t.Errorf("Temporal UI %q, want it without its trailing slash", c.TemporalUIURL)
 	}
 	if c.DefaultConcurrentPages != 4 {
 		t.Errorf("default concurrency %d above the server limit 4", c.DefaultConcurrentPages)
@@ -46,6 +50,7 @@ func TestInvalidValues(t *testing.T) {
 		"CRAWLER_MAX_CONCURRENT_PAGES":   "many",
 		"CRAWLER_PAGE_TIMEOUT":           "30",
 		"CRAWLER_MAX_PAGES_PER_CRAWL":    "0",
+		"CRAWLER_TEMPORAL_UI_URL":        "javascript:alert(1)",
 	} {
 		if _, err := config.LoadFrom(env(map[string]string{k: v})); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%q: err = %v, want an error naming the variable", k, v, err)

@@ -6,6 +6,7 @@ package console
 
 import (
 	"embed"
+	"encoding/json"
 	"mime"
 	"path"
 	"strings"
@@ -26,14 +27,33 @@ const Prefix = "/console"
 const Policy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// Handler serves the console: /console and /console/ are its page, and
-// /console/<file> its script and styles. Anything else under it goes to
-// the next handler (the API's 404).
-func Handler() fiber.Handler {
+// Options are what the console's script is told of the deployment, as
+// /console/config.json.
+type Options struct {
+	// TemporalUI is the Temporal UI's address ("" for none), Namespace
+	// the namespace crawls run in: the console links each crawl to its
+	// workflow there.
+	TemporalUI string `json:"temporalUI"`
+	Namespace  string `json:"namespace"`
+}
+
+// Handler serves the console: /console and /console/ are its page,
+// /console/<file> its script and styles, and /console/config.json o.
+// Anything else under it goes to the next handler (the API's 404).
+func Handler(o Options) fiber.Handler {
+	config, err := json.Marshal(o)
+	if err != nil {
+		panic(err) // two strings always marshal
+	}
 	return func(c *fiber.Ctx) error {
 		name := strings.TrimPrefix(c.Path(), Prefix)
 		if name == "" || name == "/" {
 			name = "/index.html"
+		}
+		if name == "/config.json" && c.Method() == fiber.MethodGet {
+			setHeaders(c)
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			return c.Send(config)
 		}
 		if strings.Contains(name[1:], "/") || strings.HasPrefix(name, "/.") || c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
 			return c.Next()
@@ -42,14 +62,20 @@ func Handler() fiber.Handler {
 		if err != nil {
 			return c.Next()
 		}
-		c.Set(fiber.HeaderContentSecurityPolicy, Policy)
-		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-		c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
-		c.Set(fiber.HeaderXFrameOptions, "DENY")
-		c.Set(fiber.HeaderCacheControl, "no-cache")
+		setHeaders(c)
 		c.Set(fiber.HeaderContentType, contentType(name))
 		return c.Send(body)
 	}
+}
+
+// setHeaders sets the console's policy and the headers that keep its
+// files what they are.
+func setHeaders(c *fiber.Ctx) {
+	c.Set(fiber.HeaderContentSecurityPolicy, Policy)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
 }
 
 // contentType is a file's media type by its extension.

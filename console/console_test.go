@@ -14,7 +14,7 @@ import (
 // or another method, falls through to the next handler.
 func TestHandler(t *testing.T) {
 	app := fiber.New()
-	app.Get(Prefix+"*", Handler())
+	app.Get(Prefix+"*", Handler(Options{TemporalUI: "http://127.0.0.1:8233", Namespace: "default"}))
 	app.Use(func(c *fiber.Ctx) error { return c.Status(404).SendString("next") })
 	for _, tc := range []struct{ method, path, wantType string }{
 		{"GET", "/console", "text/html"},
@@ -22,6 +22,7 @@ func TestHandler(t *testing.T) {
 		{"GET", "/console/app.js", "text/javascript"},
 		{"GET", "/console/markdown.js", "text/javascript"},
 		{"GET", "/console/app.css", "text/css"},
+		{"GET", "/console/config.json", "application/json"},
 		{"GET", "/console/nothing.js", ""},
 		{"GET", "/console/assets/app.js", ""},
 		{"GET", "/console/..%2fconsole.go", ""},
@@ -41,6 +42,9 @@ func TestHandler(t *testing.T) {
 		}
 		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), tc.wantType) {
 			t.Errorf("%s %s: %d %s, want 200 %s", tc.method, tc.path, res.StatusCode, res.Header.Get("Content-Type"), tc.wantType)
+		}
+		if tc.path == "/console/config.json" && string(body) != `{"temporalUI":"http://127.0.0.1:8233","namespace":"default"}` {
+			t.Errorf("config.json is %s", body)
 		}
 		if res.Header.Get("Content-Security-Policy") != Policy || res.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s %s: headers %v", tc.method, tc.path, res.Header)

@@ -29,6 +29,7 @@ import (
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/browser"
 	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/console"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
@@ -102,6 +103,9 @@ const (
 	staticIP = "203.0.113.7"
 	// webhookSecret signs the test workers' webhook events.
 	webhookSecret = "whsec-integration-secret"
+	// consoleTemporalUI is where the main API's console says the Temporal
+	// UI is (the test servers run without one).
+	consoleTemporalUI = "http://temporal-ui.invalid:8233"
 	// maxPageBytes is the test workers' response size cap.
 	maxPageBytes = 4 << 20
 )
@@ -189,7 +193,8 @@ func run(m *testing.M) int {
 		defer stop()
 		o := api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: w.queue, Logger: logger,
 			Server:     crawl.Server{Browser: w.browser != nil, AllowPrivateNetworks: w.allowPrivate},
-			ObeyRobots: wc.ObeyRobots, UserAgent: wc.UserAgent, Schedules: env.temporal.ScheduleClient()}
+			ObeyRobots: wc.ObeyRobots, UserAgent: wc.UserAgent, Schedules: env.temporal.ScheduleClient(),
+			Console: console.Options{TemporalUI: consoleTemporalUI, Namespace: "default"}}
 		if w.queue == taskQueue {
 			o.Metrics, o.MetricsHandler = metrics.NewAPI(env.apiRegistry, env.store.CountCrawls), metrics.Handler(env.apiRegistry)
 			o.Ready = worker.ReadyChecks(env.store, env.temporal)

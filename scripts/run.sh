@@ -39,6 +39,7 @@ if tcp_open "$T_HOST" "$T_PORT"; then
   UI_URL="(the UI of the server at $TEMPORAL_ADDRESS)"
 else
   say "starting the Temporal dev server (state in .data/temporal.db, UI on 127.0.0.1:$UI_PORT)"
+  export CRAWLER_TEMPORAL_UI_URL=${CRAWLER_TEMPORAL_UI_URL:-http://$T_HOST:$UI_PORT}
   mkdir -p "$DATA"
   sa_flags=()
   for sa in "${SEARCH_ATTRIBUTES[@]}"; do sa_flags+=(--search-attribute "$sa"); done

@@ -23,6 +23,7 @@ import (
 
 	"github.com/durablecrawl/crawler/api"
 	"github.com/durablecrawl/crawler/config"
+	"github.com/durablecrawl/crawler/console"
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/metrics"
@@ -224,6 +225,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	app := api.New(api.Options{
 		Store:           store,
 		Temporal:        tc,
+		Console:         console.Options{TemporalUI: cfg.TemporalUIURL, Namespace: cfg.TemporalNamespace},
 		Schedules:       tc.ScheduleClient(),
 		TaskQueue:       cfg.TaskQueue,
 		Server:          worker.CrawlServer(cfg),
