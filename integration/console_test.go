@@ -127,20 +127,44 @@ func TestConsole(t *testing.T) {
 		t.Errorf("the view shows %q pages stored, want 5", stored)
 	}
 
+	if href, _ := page.Locator("#temporal-link").GetAttribute("href"); href != consoleTemporalUI+"/namespaces/default/workflows/crawl-"+id {
+		t.Errorf("the link to the crawl's workflow is %q", href)
+	}
+
+	// The pages, searched by URL; a page's markdown rendered and raw, and
+	// its own log entries.
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Pages", Exact: playwright.Bool(true)}).Click(), "open the pages")
-	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Rendered"}).First().Click(), "render a page's markdown")
-	must(t, page.Locator(".markdown p", playwright.PageLocatorOptions{HasText: "lock keeper"}).First().WaitFor(), "the rendered markdown")
-	if n, _ := page.Locator(".markdown script, .markdown a[href^='javascript']").Count(); n != 0 {
+	must(t, page.Locator("#page-search").Fill("/p/3"), "search")
+	must(t, page.Locator("#page-search").Press("Enter"), "search")
+	must(t, page.GetByText("(1 pages)").WaitFor(), "one page found")
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Console page 3"}).Click(), "open the page")
+	must(t, page.Locator("#rendered p", playwright.PageLocatorOptions{HasText: "last barge of page 3"}).WaitFor(), "the rendered markdown")
+	if n, _ := page.Locator("#rendered script, #rendered a[href^='javascript']").Count(); n != 0 {
 		t.Errorf("a page's markdown made %d script elements or javascript: links", n)
 	}
-	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Markdown"}).First().Click(), "the raw markdown")
-	raw, _ := page.Locator("pre").First().TextContent()
-	if !strings.Contains(raw, "# Console page") {
+	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: "Page crawled"}).First().WaitFor(), "the page's log entries")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Markdown"}).Click(), "the raw markdown")
+	raw, _ := page.Locator("#raw").TextContent()
+	if !strings.Contains(raw, "# Console page 3") {
 		t.Errorf("the raw markdown is not the page's: %q", raw)
 	}
 
+	// The crawl's log, filtered by level on the server.
 	_, err = page.Goto(env.api + "/console/#/crawls/" + id + "/log")
 	must(t, err, "open the log")
 	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: "Page crawled"}).First().WaitFor(), "the log's entries")
+	_, err = page.Locator("#level").SelectOption(playwright.SelectOptionValues{Values: &[]string{"error"}})
+	must(t, err, "pick a level")
+	must(t, page.GetByText("No entries.").WaitFor(), "no errors in a clean crawl")
+
+	// A one-page scrape and a map, answered on the page.
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Scrape"}).Click(), "open the scrape form")
+	must(t, page.Locator("#one-url").Fill(site.URL+"/p/2"), "the page's URL")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Scrape", Exact: playwright.Bool(true)}).Click(), "scrape")
+	must(t, page.Locator("#scraped p", playwright.PageLocatorOptions{HasText: "last barge of page 2"}).WaitFor(), "the scraped markdown")
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Map"}).Click(), "open the map form")
+	must(t, page.Locator("#one-url").Fill(site.URL+"/"), "the site's URL")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Map", Exact: playwright.Bool(true)}).Click(), "map")
+	must(t, page.Locator("#mapped li", playwright.PageLocatorOptions{HasText: "/p/4"}).WaitFor(), "the mapped URLs")
 	time.Sleep(100 * time.Millisecond) // let a late script error surface before the tab closes
 }

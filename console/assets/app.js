@@ -36,11 +36,14 @@ export function h(tag, attrs = {}, ...children) {
 // (status 0).
 class APIError extends Error {
   constructor(status, body, retryAfter) {
-    const e = body && body.error;
-    super(e && e.message ? e.message : status === 0 ? "The API cannot be reached." : `The API answered ${status}.`);
+    // The service's shape ({error: {code, message, details}}) or
+    // Firecrawl's ({success: false, error, details}) under /v1 and /v2.
+    const e = body && typeof body.error === "object" ? body.error : null;
+    const text = e ? e.message : body && typeof body.error === "string" ? body.error : "";
+    super(text || (status === 0 ? "The API cannot be reached." : `The API answered ${status}.`));
     this.status = status;
     this.code = e && e.code;
-    this.details = (e && e.details) || [];
+    this.details = (e ? e.details : body && Array.isArray(body.details) ? body.details : null) || [];
     this.retryAfter = retryAfter;
   }
 }
@@ -104,6 +107,16 @@ function route() {
 
 let stopLive = () => {};
 
+// deployment is what /console/config.json says: the Temporal UI and
+// namespace the crawls' workflows run in.
+let deployment = null;
+async function config() {
+  if (!deployment) {
+    deployment = await fetch("/console/config.json").then((r) => r.json()).catch(() => ({}));
+  }
+  return deployment;
+}
+
 async function render() {
   stopLive();
   stopLive = () => {};
@@ -117,6 +130,9 @@ async function render() {
   nav.replaceChildren(
     h("a", { href: "#/crawls" }, "Crawls"),
     h("a", { href: "#/new" }, "New crawl"),
+    h("a", { href: "#/scrape" }, "Scrape"),
+    h("a", { href: "#/map" }, "Map"),
+    h("a", { href: "#/schedules" }, "Schedules"),
     h("a", { href: "#/signout", onclick: signOut }, "Sign out"),
   );
   try {
@@ -125,7 +141,11 @@ async function render() {
       who.textContent = `Team ${me.team.name}`;
     }
     if (parts[0] === "new") return await newCrawl();
+    if (parts[0] === "scrape") return scrapeView();
+    if (parts[0] === "map") return mapView();
+    if (parts[0] === "schedules") return await schedulesView(params);
     if (parts[0] === "crawls" && parts[1] && parts[2] === "log") return await crawlLog(parts[1], params);
+    if (parts[0] === "crawls" && parts[1] && parts[2] === "pages" && parts[3]) return await onePage(parts[1], Number(parts[3]), params);
     if (parts[0] === "crawls" && parts[1] && parts[2] === "pages") return await crawlPages(parts[1], params);
     if (parts[0] === "crawls" && parts[1]) return await crawlView(parts[1]);
     return await crawlList(params);
@@ -374,8 +394,15 @@ async function crawlView(id) {
   };
   samples.push({ t: Date.now(), stored: crawl.progress ? crawl.progress.stored : crawl.totalPages });
   draw();
+  const dep = await config();
+  const workflow = dep.temporalUI
+    ? h("a", { href: `${dep.temporalUI}/namespaces/${encodeURIComponent(dep.namespace || "default")}/workflows/crawl-${encodeURIComponent(id)}`, target: "_blank", rel: "noopener noreferrer", id: "temporal-link" }, "Its workflow in the Temporal UI")
+    : null;
+  const fetched = h("span", { "aria-live": "polite" });
+  const whole = h("button", { id: "download-all", onclick: () => downloadCrawl(id, fetched) }, "Download every page (JSONL)");
   show(head, bar, figures, chart, controls, more, answer,
-    h("p", { class: "row" }, h("a", { href: `#/crawls/${id}/pages` }, "Pages"), h("a", { href: `#/crawls/${id}/log` }, "Log")));
+    h("p", { class: "row" }, h("a", { href: `#/crawls/${id}/pages` }, "Pages"), h("a", { href: `#/crawls/${id}/log` }, "Log"),
+      h("a", { href: `#/crawls/${id}/log?level=error` }, "Errors"), workflow, whole, fetched));
   // Polled once a second while the crawl runs: one indexed read, and
   // progress shows within two seconds of a page being stored.
   let timer = setInterval(async () => {
@@ -408,42 +435,95 @@ function lineChart(samples) {
   return svg;
 }
 
+// crawlPages lists a crawl's pages by title and URL (their markdown left
+// out: a page of a long crawl stays light), searched by URL or title.
 async function crawlPages(id, params) {
   const page = Number(params.get("page") || 1);
-  const data = await api("GET", `/crawls/${id}/pages?page=${page}&limit=20`);
-  const list = data.results.map((p, i) => {
-    const md = h("div", { class: "markdown", hidden: true });
-    const raw = h("pre", { hidden: true });
-    const text = p.markdown || "";
-    const toggle = (which) => {
-      md.hidden = which !== "md";
-      raw.hidden = which !== "raw";
-      if (which === "md" && !md.childElementCount) md.append(...renderMarkdown(text));
-      if (which === "raw" && !raw.textContent) raw.textContent = text;
-    };
-    return h("li", { "data-page": i },
-      h("div", { class: "row" },
-        h("strong", {}, p.title || "(no title)"), h("span", { class: "url" }, p.url),
-        h("button", { onclick: () => toggle("md") }, "Rendered"),
-        h("button", { onclick: () => toggle("raw") }, "Markdown"),
-        h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(text) }, "Copy"),
-        h("button", { onclick: () => download(`${slug(p.url)}.md`, text) }, "Download")),
-      md, raw);
+  const q = params.get("q") || "";
+  const query = new URLSearchParams({ page: String(page), limit: "20", markdown: "false" });
+  if (q) query.set("q", q);
+  const data = await api("GET", `/crawls/${id}/pages?${query}`);
+  const search = h("input", { type: "search", id: "page-search", value: q, "aria-label": "Search pages by URL or title" });
+  const form = h("form", { class: "row", role: "search", onsubmit: (e) => {
+    e.preventDefault();
+    location.hash = `#/crawls/${id}/pages?${new URLSearchParams(search.value.trim() ? { q: search.value.trim() } : {})}`;
+  } }, h("label", { for: "page-search" }, "URL or title holds"), search, h("button", { type: "submit" }, "Search"));
+  const at = (n) => `#/crawls/${id}/pages?${new URLSearchParams({ ...(q && { q }), page: String(n) })}`;
+  const rows = data.results.map((p, i) => {
+    const pos = (page - 1) * 20 + i + 1;
+    return h("tr", {},
+      h("td", {}, h("a", { href: `#/crawls/${id}/pages/${pos}?${new URLSearchParams(q ? { q } : {})}` }, p.title || "(no title)")),
+      h("td", { class: "url" }, p.url), h("td", {}, String(p.statusCode)), h("td", {}, p.changeStatus || ""));
   });
-  show(h("h1", {}, "Pages"), h("p", {}, h("a", { href: `#/crawls/${id}` }, "Back to the crawl")),
-    h("ul", { class: "pages" }, list),
+  show(h("h1", {}, "Pages"), h("p", {}, h("a", { href: `#/crawls/${id}` }, "Back to the crawl")), form,
+    rows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Title", "URL", "Status", "Change"].map((t) => h("th", { scope: "col" }, t)))), h("tbody", {}, rows))
+      : h("p", {}, q ? "No page's URL or title holds that." : "No pages stored yet."),
     h("div", { class: "pager row" },
-      page > 1 ? h("a", { href: `#/crawls/${id}/pages?page=${page - 1}` }, "Previous") : null,
+      page > 1 ? h("a", { href: at(page - 1) }, "Previous") : null,
       h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)} (${data.totalResults} pages)`),
-      data.next ? h("a", { href: `#/crawls/${id}/pages?page=${page + 1}` }, "Next") : null));
+      data.next ? h("a", { href: at(page + 1) }, "Next") : null));
+}
+
+// onePage shows the pos-th page of a listing (q as it searched) with its
+// markdown, rendered or raw, its change status and its log entries.
+async function onePage(id, pos, params) {
+  const q = params.get("q") || "";
+  const query = new URLSearchParams({ page: String(pos), limit: "1" });
+  if (q) query.set("q", q);
+  const data = await api("GET", `/crawls/${id}/pages?${query}`);
+  const p = data.results[0];
+  if (!p) return show(h("h1", {}, "Page"), h("div", { class: "notice bad", role: "alert" }, "This page is no longer in the crawl's results."));
+  const text = p.markdown || "";
+  const md = h("div", { class: "markdown", id: "rendered" });
+  const raw = h("pre", { id: "raw", hidden: true });
+  const showAs = (which) => {
+    md.hidden = which !== "md";
+    raw.hidden = which !== "raw";
+    if (which === "md" && !md.childElementCount) md.append(...renderMarkdown(text));
+    if (which === "raw" && !raw.textContent) raw.textContent = text;
+  };
+  const logs = await api("GET", `/crawl-logs/${id}?${new URLSearchParams({ url: p.url, limit: "20" })}`);
+  show(h("h1", {}, p.title || "(no title)"),
+    h("p", {}, h("a", { href: `#/crawls/${id}/pages?${new URLSearchParams(q ? { q } : {})}` }, "Back to the pages")),
+    h("p", { class: "url" }, p.url, ` · status ${p.statusCode} · ${p.engine}`, p.changeStatus ? ` · ${p.changeStatus} since the previous crawl` : "",
+      ` · ${text.length} characters of markdown`),
+    h("div", { class: "row" },
+      h("button", { onclick: () => showAs("md") }, "Rendered"),
+      h("button", { onclick: () => showAs("raw") }, "Markdown"),
+      h("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(text) }, "Copy"),
+      h("button", { onclick: () => download(`${slug(p.url)}.md`, text, "text/markdown") }, "Download")),
+    md, raw,
+    h("h2", {}, "Its log entries"),
+    logTable(logs.results));
+  showAs("md");
+}
+
+// downloadCrawl fetches every page of the crawl, a hundred at a time, and
+// saves them as JSON lines.
+async function downloadCrawl(id, status) {
+  const lines = [];
+  let page = 1, total = 0;
+  try {
+    for (;;) {
+      const data = await api("GET", `/crawls/${id}/pages?page=${page}&limit=100`);
+      for (const p of data.results) lines.push(JSON.stringify(p));
+      total = data.totalResults;
+      status.textContent = `${lines.length} of ${total} pages fetched`;
+      if (!data.next) break;
+      page++;
+    }
+    download(`crawl-${id}.jsonl`, lines.join("\n") + (lines.length ? "\n" : ""), "application/x-ndjson");
+  } catch (err) {
+    status.replaceChildren(problem(err));
+  }
 }
 
 function slug(u) {
   return String(u).replace(/^https?:\/\//, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120) || "page";
 }
 
-function download(name, text) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/markdown" }));
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
   const a = h("a", { href: url, download: name });
   document.body.append(a);
   a.click();
@@ -451,21 +531,103 @@ function download(name, text) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+// The levels a log entry can have, as GET /crawl-logs filters them.
+const levels = ["debug", "info", "warn", "error"];
+
 async function crawlLog(id, params) {
   const page = Number(params.get("page") || 1);
   const level = params.get("level") || "";
-  const data = await api("GET", `/crawl-logs/${id}?page=${page}&limit=100`);
-  const entries = data.results.filter((e) => !level || e.level === level);
-  const pick = h("select", { id: "level", onchange: (e) => { location.hash = `#/crawls/${id}/log?level=${e.target.value}&page=${page}`; } },
-    ["", "info", "warning", "error"].map((l) => h("option", { value: l, selected: l === level }, l || "every level")));
+  const query = new URLSearchParams({ page: String(page), limit: "100" });
+  if (level) query.set("level", level);
+  const data = await api("GET", `/crawl-logs/${id}?${query}`);
+  const at = (n, l = level) => `#/crawls/${id}/log?${new URLSearchParams({ ...(l && { level: l }), page: String(n) })}`;
+  const pick = h("select", { id: "level", onchange: (e) => { location.hash = at(1, e.target.value); } },
+    ["", ...levels].map((l) => h("option", { value: l, selected: l === level }, l || "every level")));
   show(h("h1", {}, "Log"), h("p", {}, h("a", { href: `#/crawls/${id}` }, "Back to the crawl")),
     h("div", { class: "row" }, h("label", { for: "level" }, "Level"), pick),
-    h("table", {}, h("thead", {}, h("tr", {}, ["Time", "Level", "Message", "URL"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, entries.map((e) => h("tr", {}, h("td", {}, when(e.createdAt)), h("td", {}, e.level), h("td", {}, e.message), h("td", { class: "url" }, e.url || ""))))),
+    logTable(data.results),
     h("div", { class: "pager row" },
-      page > 1 ? h("a", { href: `#/crawls/${id}/log?level=${level}&page=${page - 1}` }, "Earlier") : null,
+      page > 1 ? h("a", { href: at(page - 1) }, "Earlier") : null,
+      h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)} (${data.totalResults} entries)`),
+      data.next ? h("a", { href: at(page + 1) }, "Later") : null));
+}
+
+function logTable(entries) {
+  if (!entries.length) return h("p", {}, "No entries.");
+  return h("table", {}, h("thead", {}, h("tr", {}, ["Time", "Level", "Message", "URL", "Description"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, entries.map((e) => h("tr", {}, h("td", {}, when(e.createdAt)), h("td", {}, e.level), h("td", {}, e.message),
+      h("td", { class: "url" }, (e.data && e.data.url) || ""), h("td", {}, e.description || "")))));
+}
+
+// schedulesView lists the team's schedules with their next runs; each
+// can be paused and resumed.
+async function schedulesView(params) {
+  const page = Number(params.get("page") || 1);
+  const data = await api("GET", `/schedules?page=${page}&limit=20`);
+  const answer = h("div", { "aria-live": "polite" });
+  const rows = data.results.map((sc) => h("tr", {},
+    h("td", {}, sc.name || sc.id),
+    h("td", {}, sc.cron ? `cron ${sc.cron}${sc.timezone ? ` (${sc.timezone})` : ""}` : `every ${sc.interval}`),
+    h("td", {}, sc.paused ? "paused" : "active", sc.note ? ` — ${sc.note}` : ""),
+    h("td", {}, (sc.nextRuns || []).slice(0, 3).map(when).join(", ") || "—"),
+    h("td", {}, h("button", { onclick: async () => {
+      try {
+        await api("PATCH", `/schedules/${sc.id}`, { paused: !sc.paused });
+        render();
+      } catch (err) {
+        answer.replaceChildren(problem(err));
+      }
+    } }, sc.paused ? "Resume" : "Pause"))));
+  show(h("h1", {}, "Schedules"), answer,
+    rows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Name", "When", "State", "Next runs", ""].map((t) => h("th", { scope: "col" }, t)))), h("tbody", {}, rows))
+      : h("p", {}, "No schedules. POST /schedules makes one (docs/changes.md)."),
+    h("div", { class: "pager row" },
+      page > 1 ? h("a", { href: `#/schedules?page=${page - 1}` }, "Previous") : null,
       h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)}`),
-      data.next ? h("a", { href: `#/crawls/${id}/log?level=${level}&page=${page + 1}` }, "Later") : null));
+      data.next ? h("a", { href: `#/schedules?page=${page + 1}` }, "Next") : null));
+}
+
+// urlForm is a form of one URL field whose submit calls go with it.
+function urlForm(title, label, go) {
+  const input = h("input", { type: "url", id: "one-url", required: true, placeholder: "https://example.com/" });
+  const err = h("span", { class: "error", id: "one-url-error", "aria-live": "polite" });
+  const out = h("div", { "aria-live": "polite" });
+  const form = h("form", { novalidate: true, onsubmit: async (e) => {
+    e.preventDefault();
+    err.textContent = "";
+    out.replaceChildren(h("p", {}, "Working…"));
+    try {
+      out.replaceChildren(...(await go(input.value.trim())));
+    } catch (error) {
+      if (!(error instanceof APIError)) throw error;
+      out.replaceChildren(problem(error));
+      const d = error.details.find((x) => /url/i.test(String(x.field || (x.path || []).join("."))));
+      if (d) err.textContent = d.message;
+    }
+  } },
+  h("div", { class: "field" }, h("label", { for: "one-url" }, "URL"), input, err),
+  h("button", { class: "primary", type: "submit" }, label));
+  show(h("h1", {}, title), form, out);
+  input.focus();
+}
+
+function scrapeView() {
+  urlForm("Scrape one page", "Scrape", async (url) => {
+    const res = await api("POST", "/v2/scrape", { url, formats: ["markdown"] });
+    const doc = res.data || {};
+    const text = doc.markdown || "";
+    return [h("h2", {}, (doc.metadata && doc.metadata.title) || url),
+      h("div", { class: "row" }, h("button", { onclick: () => download(`${slug(url)}.md`, text, "text/markdown") }, "Download")),
+      h("div", { class: "markdown", id: "scraped" }, ...renderMarkdown(text))];
+  });
+}
+
+function mapView() {
+  urlForm("Map a site", "Map", async (url) => {
+    const res = await api("POST", "/v2/map", { url });
+    const links = (res.links || []).map((l) => (typeof l === "string" ? { url: l } : l));
+    return [h("h2", {}, `${links.length} URLs`), h("ul", { id: "mapped" }, links.map((l) => h("li", { class: "url" }, l.url, l.title ? ` — ${l.title}` : "")))];
+  });
 }
 
 window.addEventListener("hashchange", () => render().then(() => view.focus()));
