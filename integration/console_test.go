@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,36 @@ func consolePage(t *testing.T) playwright.Page {
 	return page
 }
 
+// axeScan runs axe-core (pinned in tools/axe) on the page as it stands
+// and fails the test on each serious or critical violation; with
+// CRAWLER_CONSOLE_SCREENSHOTS set, it also saves the view there as
+// view.png (docs/console.md shows them).
+func axeScan(t *testing.T, page playwright.Page, view string) {
+	t.Helper()
+	path := os.Getenv("CRAWLER_AXE")
+	if path == "" {
+		t.Fatal("CRAWLER_AXE is not set: make test installs axe-core (ensure_axe in scripts/lib.sh)")
+	}
+	src, err := os.ReadFile(path)
+	must(t, err, "read axe-core")
+	if _, err := page.Evaluate(string(src)); err != nil {
+		t.Fatalf("load axe-core into the %s view: %v", view, err)
+	}
+	found, err := page.Evaluate(`async () => {
+		const r = await axe.run(document, { resultTypes: ["violations"] });
+		return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+			.map((v) => v.id + " (" + v.impact + "): " + v.nodes.map((n) => n.target.join(" ")).join(", "));
+	}`)
+	must(t, err, "run axe-core")
+	if list, _ := found.([]any); len(list) > 0 {
+		t.Errorf("the %s view has %d serious or critical accessibility violations: %v", view, len(list), list)
+	}
+	if dir := os.Getenv("CRAWLER_CONSOLE_SCREENSHOTS"); dir != "" {
+		_, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(dir, view+".png")), FullPage: playwright.Bool(true)})
+		must(t, err, "screenshot")
+	}
+}
+
 // must fails the test on err.
 func must(t *testing.T, err error, what string) {
 	t.Helper()
@@ -89,8 +121,11 @@ func TestConsole(t *testing.T) {
 	}
 
 	page := consolePage(t)
+	must(t, page.SetViewportSize(1200, 800), "the window's size")
 	_, err = page.Goto(env.api + "/console/")
 	must(t, err, "open the console")
+	must(t, page.Locator("#key").WaitFor(), "the sign-in form")
+	axeScan(t, page, "sign-in")
 	must(t, page.Locator("#key").Fill("ck_wrong"), "type a wrong key")
 	must(t, page.Locator("button[type=submit]").Click(), "sign in")
 	must(t, page.GetByText("This key was not accepted").WaitFor(), "the wrong key's notice")
@@ -98,6 +133,8 @@ func TestConsole(t *testing.T) {
 	must(t, page.Locator("#key").Fill(env.keyA), "type the key")
 	must(t, page.Locator("button[type=submit]").Click(), "sign in")
 	must(t, page.GetByText("Team team-a").WaitFor(), "the key's team")
+	must(t, page.Locator("h1", playwright.PageLocatorOptions{HasText: "Crawls"}).WaitFor(), "the crawls")
+	axeScan(t, page, "crawls")
 
 	// The form: a limit out of range is refused beside its field.
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "New crawl"}).Click(), "open the form")
@@ -110,6 +147,7 @@ func TestConsole(t *testing.T) {
 	if strings.TrimSpace(msg) == "" {
 		t.Fatal("no message beside maxResults")
 	}
+	axeScan(t, page, "new-crawl")
 
 	must(t, page.Locator("#f-maxResults").Fill("5"), "limit")
 	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Start the crawl"}).Click(), "submit")
@@ -126,6 +164,7 @@ func TestConsole(t *testing.T) {
 	if stored != "5" {
 		t.Errorf("the view shows %q pages stored, want 5", stored)
 	}
+	axeScan(t, page, "crawl")
 
 	if href, _ := page.Locator("#temporal-link").GetAttribute("href"); href != consoleTemporalUI+"/namespaces/default/workflows/crawl-"+id {
 		t.Errorf("the link to the crawl's workflow is %q", href)
@@ -148,6 +187,8 @@ func TestConsole(t *testing.T) {
 	if !strings.Contains(raw, "# Console page 3") {
 		t.Errorf("the raw markdown is not the page's: %q", raw)
 	}
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Rendered"}).Click(), "the rendered markdown again")
+	axeScan(t, page, "page")
 
 	// The crawl's log, filtered by level on the server.
 	_, err = page.Goto(env.api + "/console/#/crawls/" + id + "/log")
@@ -156,6 +197,10 @@ func TestConsole(t *testing.T) {
 	_, err = page.Locator("#level").SelectOption(playwright.SelectOptionValues{Values: &[]string{"error"}})
 	must(t, err, "pick a level")
 	must(t, page.GetByText("No entries.").WaitFor(), "no errors in a clean crawl")
+	_, err = page.Locator("#level").SelectOption(playwright.SelectOptionValues{Values: &[]string{"info"}})
+	must(t, err, "pick a level")
+	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: "Page crawled"}).First().WaitFor(), "the info entries")
+	axeScan(t, page, "log")
 
 	// A one-page scrape and a map, answered on the page.
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Scrape"}).Click(), "open the scrape form")
@@ -166,5 +211,8 @@ func TestConsole(t *testing.T) {
 	must(t, page.Locator("#one-url").Fill(site.URL+"/"), "the site's URL")
 	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Map", Exact: playwright.Bool(true)}).Click(), "map")
 	must(t, page.Locator("#mapped li", playwright.PageLocatorOptions{HasText: "/p/4"}).WaitFor(), "the mapped URLs")
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Schedules"}).Click(), "open the schedules")
+	must(t, page.Locator("h1", playwright.PageLocatorOptions{HasText: "Schedules"}).WaitFor(), "the schedules")
+	axeScan(t, page, "schedules")
 	time.Sleep(100 * time.Millisecond) // let a late script error surface before the tab closes
 }

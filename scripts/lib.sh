@@ -341,6 +341,14 @@ ensure_spa_site() {
   export CRAWLER_SPA_SITE=$ROOT/tools/spasite
 }
 
+# ensure_axe: axe-core, the accessibility checker the console's browser
+# test runs, pinned in tools/axe from the npm registry. Exports
+# CRAWLER_AXE.
+ensure_axe() {
+  npm_folder axe "axe-core (for the console's accessibility checks)"
+  export CRAWLER_AXE=$ROOT/tools/axe/node_modules/axe-core/axe.min.js
+}
+
 prepare_tests() {
   build_temporal
   ensure_browser
@@ -349,6 +357,7 @@ prepare_tests() {
   ensure_mcp_clients
   ensure_langchain_loader
   ensure_spa_site
+  ensure_axe
   ensure_realdocs
   ensure_realpdfs
   ensure_postgres "${CRAWLER_TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}}"
