@@ -348,8 +348,10 @@ async function crawlView(id) {
       answer.replaceChildren(h("div", { class: "notice", role: "status" }, `${label}: the API answered with status ${c && c.status ? c.status : "ok"}.`));
       await refresh();
     } catch (err) {
-      answer.replaceChildren(problem(err));
-      for (const d of err.details || []) answer.append(h("div", { class: "error" }, `${d.field}: ${d.message}`));
+      if (!(err instanceof APIError)) throw err;
+      const notice = problem(err);
+      if (err.details.length) notice.append(h("ul", {}, err.details.map((d) => h("li", {}, `${d.field}: ${d.message}`))));
+      answer.replaceChildren(notice);
     }
   };
   const limit = h("input", { type: "number", id: "new-limit", min: 1, max: 10000, step: 1 });
@@ -358,7 +360,7 @@ async function crawlView(id) {
     h("button", { id: "pause", onclick: () => steer("Pause", "POST", `/crawls/${id}/pause`) }, "Pause"),
     h("button", { id: "resume", onclick: () => steer("Resume", "POST", `/crawls/${id}/resume`) }, "Resume"),
     h("button", { id: "abort", class: "danger", onclick: () => steer("Abort", "POST", `/crawls/${id}/abort`) }, "Abort"));
-  const more = h("form", { class: "row", onsubmit: (e) => {
+  const more = h("form", { class: "row", novalidate: true, onsubmit: (e) => {
     e.preventDefault();
     const patch = {};
     if (limit.value) patch.maxResults = /^\d+$/.test(limit.value) ? Number(limit.value) : limit.value;
