@@ -103,7 +103,9 @@ func must(t *testing.T, err error, what string) {
 // Content-Security-Policy that forbids inline script.
 func TestConsole(t *testing.T) {
 	t.Parallel()
-	const hostile = "<p>Run &lt;script&gt;alert('markdown')&lt;/script&gt; at your peril.</p><p>A <a href=\"javascript:alert('link')\">bad link</a> here.</p>"
+	// Each page's own (deduplication keeps it): a script written as text,
+	// and a link to javascript:.
+	const hostile = "<p>Page %d says: run &lt;script&gt;alert('markdown %d')&lt;/script&gt; at your peril.</p><p>Page %d has a <a href=\"javascript:alert('link')\">bad link</a> here.</p>"
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &n); r.URL.Path != "/" && (err != nil || n < 0 || n > 4) {
@@ -112,7 +114,7 @@ func TestConsole(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><html><head><title>Console page %d</title></head><body><nav><a href="/">Home</a> <a href="/p/1">One</a> <a href="/p/2">Two</a> <a href="/p/3">Three</a> <a href="/p/4">Four</a></nav>`+
-			`<main><h1>Console page %d</h1><p>The lock keeper opens the gates at dawn and closes them when the last barge of page %d has passed.</p>%s</main></body></html>`, n, n, n, hostile)
+			`<main><h1>Console page %d</h1><p>The lock keeper opens the gates at dawn and closes them when the last barge of page %d has passed.</p>`+hostile+`</main></body></html>`, n, n, n, n, n, n)
 	}))
 	t.Cleanup(site.Close)
 
@@ -181,8 +183,26 @@ func TestConsole(t *testing.T) {
 	must(t, page.GetByText("(1 pages)").WaitFor(), "one page found")
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Console page 3"}).Click(), "open the page")
 	must(t, page.Locator("#rendered p", playwright.PageLocatorOptions{HasText: "last barge of page 3"}).WaitFor(), "the rendered markdown")
-	if n, _ := page.Locator("#rendered script, #rendered a[href^='javascript']").Count(); n != 0 {
-		t.Errorf("a page's markdown made %d script elements or javascript: links", n)
+	must(t, page.Locator("#rendered p", playwright.PageLocatorOptions{HasText: "<script>alert('markdown 3')</script>"}).WaitFor(), "the script shown as text")
+	if n, _ := page.Locator("#rendered script, #rendered a[href^='javascript'], #rendered img").Count(); n != 0 {
+		t.Errorf("a page's markdown made %d script elements, pictures or javascript: links", n)
+	}
+	// The renderer, on markdown no converter writes but a page could.
+	made, err := page.Evaluate(`async () => {
+		const { renderMarkdown } = await import("/console/markdown.js");
+		const box = document.createElement("div");
+		box.append(...renderMarkdown([
+			"<script>alert('raw')</script>", "<img src=x onerror=alert('img')>",
+			"[click](javascript:alert('link'))", "[data](data:text/html,<script>alert(1)</script>)", "![pic](javascript:alert('pic'))",
+			"[fine](https://example.com/) and [relative](/docs/)", "<svg onload=alert('svg')></svg>",
+		].join("\n\n")));
+		return { bad: box.querySelectorAll("script, img, svg, iframe, [onerror], [onload], a[href^='javascript'], a[href^='data']").length,
+			links: [...box.querySelectorAll("a")].map((a) => a.getAttribute("href")), text: box.textContent };
+	}`)
+	must(t, err, "render hostile markdown")
+	if m, _ := made.(map[string]any); fmt.Sprint(m["bad"]) != "0" || !strings.Contains(fmt.Sprint(m["text"]), "<script>alert('raw')</script>") ||
+		fmt.Sprint(m["links"]) != "[https://example.com/ /docs/]" {
+		t.Errorf("hostile markdown rendered as %v", m)
 	}
 	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: "Page crawled"}).First().WaitFor(), "the page's log entries")
 	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Markdown"}).Click(), "the raw markdown")
