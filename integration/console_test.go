@@ -19,7 +19,7 @@ import (
 // consolePage opens a tab of a real Chromium on the console of the test
 // API, and fails the test on any error the page's script throws and on
 // any dialog it opens (a markdown that ran would open one).
-func consolePage(t *testing.T) playwright.Page {
+func consolePage(t testing.TB) playwright.Page {
 	t.Helper()
 	chromium, driver, err := testenv.BrowserPaths()
 	if err != nil {
@@ -87,7 +87,7 @@ func axeScan(t *testing.T, page playwright.Page, view string) {
 }
 
 // must fails the test on err.
-func must(t *testing.T, err error, what string) {
+func must(t testing.TB, err error, what string) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
