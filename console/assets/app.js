@@ -333,15 +333,11 @@ function valueOf(control, p) {
   return raw;
 }
 
-async function crawlView(id) {
-  const figures = h("div", { class: "figures" });
-  const bar = h("div", { class: "progress", role: "progressbar", "aria-label": "Pages stored against the crawl's limit", "aria-valuemin": "0" }, h("div"));
-  const head = h("div");
-  const answer = h("div", { "aria-live": "polite" });
-  const chart = h("div");
-  const samples = [];
-  let crawl = await api("GET", `/crawls/${id}`);
-
+// steering is a crawl's controls: pause, resume and abort buttons, and a
+// form for a new page limit and an added excluded path. Each shows the
+// API's answer in answer (a refused change lists the fields it named),
+// then refresh redraws the crawl; current is the crawl as last read.
+function steering(id, current, answer, refresh) {
   const steer = async (label, method, path, body) => {
     try {
       const c = await api(method, path, body);
@@ -360,16 +356,31 @@ async function crawlView(id) {
     h("button", { id: "pause", onclick: () => steer("Pause", "POST", `/crawls/${id}/pause`) }, "Pause"),
     h("button", { id: "resume", onclick: () => steer("Resume", "POST", `/crawls/${id}/resume`) }, "Resume"),
     h("button", { id: "abort", class: "danger", onclick: () => steer("Abort", "POST", `/crawls/${id}/abort`) }, "Abort"));
-  const more = h("form", { class: "row", novalidate: true, onsubmit: (e) => {
+  // The ranges are the API's to enforce: the form does not validate, so
+  // that a refused value gets the API's answer.
+  const form = h("form", { class: "row", novalidate: true, onsubmit: (e) => {
     e.preventDefault();
     const patch = {};
     if (limit.value) patch.maxResults = /^\d+$/.test(limit.value) ? Number(limit.value) : limit.value;
-    if (exclusion.value.trim()) patch.excludePaths = [...(crawl.excludePaths || []), exclusion.value.trim()];
+    if (exclusion.value.trim()) patch.excludePaths = [...(current().excludePaths || []), exclusion.value.trim()];
     steer("Change", "PATCH", `/crawls/${id}`, patch);
   } },
   h("label", { for: "new-limit" }, "Page limit"), limit,
   h("label", { for: "new-exclusion" }, "Add an excluded path"), exclusion,
   h("button", { type: "submit" }, "Apply"));
+  return [controls, form];
+}
+
+async function crawlView(id) {
+  const figures = h("div", { class: "figures" });
+  const bar = h("div", { class: "progress", role: "progressbar", "aria-label": "Pages stored against the crawl's limit", "aria-valuemin": "0" }, h("div"));
+  const head = h("div");
+  const answer = h("div", { "aria-live": "polite" });
+  const chart = h("div");
+  const samples = [];
+  let crawl = await api("GET", `/crawls/${id}`);
+
+  const [controls, more] = steering(id, () => crawl, answer, () => refresh());
 
   const draw = () => {
     const p = crawl.progress || {};
