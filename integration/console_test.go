@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,6 +295,33 @@ func TestConsoleSteersAndBadMoments(t *testing.T) {
 	must(t, page.Keyboard().Press("Enter"), "start the crawl")
 	must(t, page.Locator("#crawl-status").WaitFor(), "the crawl's view")
 	id := strings.TrimPrefix(strings.Split(page.URL(), "#/crawls/")[1], "/")
+
+	// Progress follows the API: each time the API's count of stored pages
+	// grows, the view shows it within a poll or two.
+	var lag time.Duration
+	for range 3 {
+		var c crawlObj
+		call(t, "GET", env.api+"/crawls/"+id, env.keyA, nil, &c)
+		before := c.Progress.Stored
+		deadline := time.Now().Add(20 * time.Second)
+		for c.Progress.Stored == before && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			call(t, "GET", env.api+"/crawls/"+id, env.keyA, nil, &c)
+		}
+		stored := time.Now()
+		for time.Now().Before(deadline) {
+			got, _ := page.Locator(`[data-figure="stored"] b`).TextContent()
+			if n, err := strconv.Atoi(got); err == nil && n >= c.Progress.Stored {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		lag = max(lag, time.Since(stored))
+	}
+	t.Logf("progress shown in the view at most %v after the API counted it", lag.Round(10*time.Millisecond))
+	if lag > 10*time.Second {
+		t.Errorf("the view showed the pages stored %v after the API counted them", lag)
+	}
 
 	// Steered from its view: each answer shown.
 	answer := page.Locator("[role=status]")
