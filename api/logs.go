@@ -124,6 +124,8 @@ func (s *server) listLogs(c *fiber.Ctx) error {
 	}
 	if len(q.URL) > maxURLFilter {
 		bad = append(bad, crawl.FieldError{Field: "url", Message: fmt.Sprintf("must be at most %d bytes", maxURLFilter)})
+	} else if !plainText(q.URL) {
+		bad = append(bad, crawl.FieldError{Field: "url", Message: notPlainText})
 	}
 	if len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters", Details: bad}
@@ -139,6 +141,15 @@ func (s *server) listLogs(c *fiber.Ctx) error {
 		}
 	})
 }
+
+// plainText reports whether a filter's text can be compared with stored
+// text: valid UTF-8 without NUL, which Postgres's text does not hold.
+func plainText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// notPlainText is the message for a filter plainText refuses.
+const notPlainText = "must be UTF-8 text without NUL characters"
 
 // maxURLFilter is the longest url a log listing filters by: a page's URL
 // is at most 2,048 bytes.
@@ -232,6 +243,8 @@ func (s *server) listPages(c *fiber.Ctx) error {
 	q.Search = strings.TrimSpace(c.Query("q"))
 	if utf8.RuneCountInString(q.Search) > maxSearch {
 		bad = append(bad, crawl.FieldError{Field: "q", Message: fmt.Sprintf("must be at most %d characters", maxSearch)})
+	} else if !plainText(q.Search) {
+		bad = append(bad, crawl.FieldError{Field: "q", Message: notPlainText})
 	}
 	if len(bad) > 0 {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid query parameters", Details: bad}

@@ -34,6 +34,9 @@ func TestPaginationRejectsOutOfRange(t *testing.T) {
 		{"pages raw not a boolean", "/crawls/", "raw=maybe", []string{"raw"}},
 		{"pages markdown not a boolean", "/crawls/", "markdown=no&raw=1", []string{"markdown"}},
 		{"pages search too long", "/crawls/", "q=" + strings.Repeat("é", 201), []string{"q"}},
+		{"pages search with NUL", "/crawls/", "q=a%00b", []string{"q"}},
+		{"pages search not UTF-8", "/crawls/", "q=%ff%fe", []string{"q"}},
+		{"logs url with NUL", "/crawl-logs/", "url=https://example.com/%00", []string{"url"}},
 		{"pages markdown and search", "/crawls/", "markdown=maybe&q=" + strings.Repeat("a", 201), []string{"markdown", "q"}},
 	}
 	for _, tc := range cases {
