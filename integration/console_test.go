@@ -254,7 +254,7 @@ func TestConsoleSteersAndBadMoments(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // 30 pages take 15 s or more: steering ends before the crawl does
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><html><head><title>Slow page %d</title></head><body><main><h1>Slow page %d</h1><p>The ferry waits for the tide before it leaves the harbour for the island.</p>`, n, n)
 		for i := 3*n + 1; i <= 3*n+3; i++ {
