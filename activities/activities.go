@@ -29,6 +29,7 @@ import (
 	"github.com/durablecrawl/crawler/fetch/static"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/linkmemo"
+	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/pageformats"
 	"github.com/durablecrawl/crawler/pdfdoc"
 )
@@ -105,9 +106,15 @@ func (s Settings) concurrency(o crawl.Options) int {
 
 // batch returns how a crawl's requests are sent: at most its concurrency
 // at a time, through the egress proxy when it asked for a static address.
+// Actions and a screenshot's viewport were checked when the crawl was
+// asked for; stored ones that no longer read are left out.
 func (s Settings) batch(o crawl.Options) fetch.Batch {
-	return fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs, Screenshot: pageformats.ShotOf(o.Formats),
-		WaitFor: time.Duration(o.WaitForMS) * time.Millisecond, Headers: o.Headers, Mobile: o.Mobile}
+	b := fetch.Batch{Parallelism: s.concurrency(o), UseEgressProxy: o.UseStaticIPs, Screenshot: pageformats.ShotOf(o.Formats),
+		WaitFor: time.Duration(o.WaitForMS) * time.Millisecond, Headers: o.Headers, Mobile: o.Mobile,
+		ShotQuality: o.ScreenshotQuality}
+	b.Actions, _ = pageaction.Decode(o.Actions)
+	b.ShotViewport, _ = pageaction.ParseViewport(o.ScreenshotViewport)
+	return b
 }
 
 // Activities are the crawl workflow's activities. Register a *Activities

@@ -11,6 +11,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/crawllog"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // convertStore is what ConvertPages needs of the database.
@@ -212,7 +213,7 @@ func convertPage(p crawl.Page, o batch.Conversion) converted {
 	if p.HTML != nil {
 		html = *p.HTML
 	}
-	c, err := batch.Convert(base, []byte(html), o, "")
+	c, err := batch.Convert(base, []byte(html), o, pageformats.Media{})
 	c.PageID = p.ID
 	return converted{page: c, err: err}
 }

@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	crawl.ERATELIMITED:  http.StatusTooManyRequests,
 	codeTimeout:         http.StatusRequestTimeout,
 	codeScrapeFailed:    http.StatusUnprocessableEntity,
+	codeActionFailed:    http.StatusInternalServerError,
 }
 
 // Codes of the Firecrawl API's own errors: a scrape past its timeout, and
@@ -30,6 +31,9 @@ var statusOf = map[string]int{
 const (
 	codeTimeout      = "SCRAPE_TIMEOUT"
 	codeScrapeFailed = "SCRAPE_FAILED"
+	// codeActionFailed is a page whose actions could not be done: 500,
+	// as Firecrawl answers it, the message naming the action and why.
+	codeActionFailed = "SCRAPE_ACTION_ERROR"
 )
 
 // errorBody is the JSON body of every error response.

@@ -383,6 +383,9 @@ func (s *server) fcScrape(c *fiber.Ctx) error {
 		msg := rec.ErrorMessage
 		if len(failed) > 0 && failed[0].Error != nil {
 			msg = *failed[0].Error
+			if failed[0].Cause != nil && *failed[0].Cause == string(crawl.PageActionFailed) {
+				return &crawl.Error{Code: codeActionFailed, Message: fmt.Sprintf("Action(s) failed to complete: %s (crawl %s)", msg, rec.ID)}
+			}
 		}
 		if msg == "" {
 			msg = "the page could not be scraped"

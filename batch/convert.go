@@ -21,6 +21,7 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/markdown"
+	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/pageformats"
 	"github.com/durablecrawl/crawler/pdfdoc"
 )
@@ -78,12 +79,12 @@ func ConversionOf(o crawl.Options) (Conversion, error) {
 }
 
 // Convert turns a page's HTML, fetched from pageURL, into markdown (and
-// the other formats o asks for; shot is the address of its screenshot,
-// if it has one). It waits for room in the worker's budget of HTML in
+// the other formats o asks for; media are its screenshot's address and
+// its actions' results, if it has them). It waits for room in the worker's budget of HTML in
 // conversion (convertBudget), then for one of its converters (see
 // converters). It runs on goroutines of its own, where a panic in the
 // HTML libraries would end the worker: it ends this page instead.
-func Convert(pageURL string, html []byte, o Conversion, shot string) (out db.Converted, err error) {
+func Convert(pageURL string, html []byte, o Conversion, media pageformats.Media) (out db.Converted, err error) {
 	if o.MapOnly {
 		return db.Converted{}, nil
 	}
@@ -104,7 +105,7 @@ func Convert(pageURL string, html []byte, o Conversion, shot string) (out db.Con
 	if err != nil {
 		return db.Converted{}, err
 	}
-	formats, err := pageformats.Make(html, o.PageURL, o.Formats, doc.HTML, shot)
+	formats, err := pageformats.Make(html, o.PageURL, o.Formats, doc.HTML, media)
 	if err != nil {
 		return db.Converted{}, err
 	}
@@ -123,11 +124,12 @@ func (b *Batch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL strin
 	if r.FinalURL != "" {
 		pageURL = r.FinalURL
 	}
-	shot := ""
+	var media pageformats.Media
 	if len(r.Screenshot) > 0 {
 		rec.Screenshot = &db.Screenshot{Token: newScreenshotToken(), ContentType: "image/jpeg", Data: r.Screenshot}
-		shot = screenshotPath + rec.Screenshot.Token
+		media.Screenshot = screenshotPath + rec.Screenshot.Token
 	}
+	media.Actions = keepActions(rec, r.Actions)
 	if r.IsPDF() {
 		b.convertPDF(ctx, rec, r)
 		return
@@ -136,7 +138,7 @@ func (b *Batch) convert(ctx context.Context, rec *db.FetchOutcome, pageURL strin
 	if r.Rendered {
 		conv.Stylesheet = nil // the browser wrote the styles that count into the page (package browser)
 	}
-	c, err := Convert(pageURL, r.Body, conv, shot)
+	c, err := Convert(pageURL, r.Body, conv, media)
 	if err != nil {
 		rec.State, rec.Error, rec.Cause = crawl.PageSkipped, crawllog.ConvertFailed(err), crawl.PageConvertFailed
 		return
@@ -186,6 +188,35 @@ func (b *Batch) convertPDF(ctx context.Context, rec *db.FetchOutcome, r fetch.Re
 	rec.State = crawl.PageConverted
 	rec.Converted = &db.Converted{PageID: rec.PageID, Title: title, Markdown: doc.Markdown,
 		ConvertMS: int(doc.Took / time.Millisecond), DocumentPages: doc.Pages}
+}
+
+// keepActions records in rec the files a page's actions made (their
+// screenshots and PDFs, stored as its screenshot is and served by token)
+// and answers what the page's formats say of them; nil when the page had
+// no actions.
+func keepActions(rec *db.FetchOutcome, res *pageaction.Results) *pageaction.Document {
+	if res == nil {
+		return nil
+	}
+	doc := &pageaction.Document{Screenshots: []string{}, Scrapes: res.Scrapes, JavascriptReturns: res.JavascriptReturns, PDFs: []string{}}
+	if doc.Scrapes == nil {
+		doc.Scrapes = []pageaction.Scraped{}
+	}
+	if doc.JavascriptReturns == nil {
+		doc.JavascriptReturns = []pageaction.Return{}
+	}
+	keep := func(data []byte, contentType string) string {
+		f := db.Screenshot{Token: newScreenshotToken(), ContentType: contentType, Data: data}
+		rec.Files = append(rec.Files, f)
+		return screenshotPath + f.Token
+	}
+	for _, img := range res.Screenshots {
+		doc.Screenshots = append(doc.Screenshots, keep(img, "image/jpeg"))
+	}
+	for _, pdf := range res.PDFs {
+		doc.PDFs = append(doc.PDFs, keep(pdf, "application/pdf"))
+	}
+	return doc
 }
 
 // screenshotPath is where the API serves a screenshot, by its token.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/pageformats"
 )
 
 // padded is a page of about n bytes whose bulk is a comment, so that it
@@ -41,7 +42,7 @@ func TestConvertWaitsForTheBudget(t *testing.T) {
 	}
 	done := make(chan string, 1)
 	go func() {
-		c, err := Convert("https://example.com/big", padded(2<<20, "Two megabytes"), conv, "")
+		c, err := Convert("https://example.com/big", padded(2<<20, "Two megabytes"), conv, pageformats.Media{})
 		if err != nil {
 			t.Error(err)
 		}
@@ -62,7 +63,7 @@ func TestConvertWaitsForTheBudget(t *testing.T) {
 		t.Fatal("the page did not convert once the budget was free")
 	}
 
-	c, err := Convert("https://example.com/huge", padded(ConvertBudgetBytes+(1<<20), "Over the budget"), conv, "")
+	c, err := Convert("https://example.com/huge", padded(ConvertBudgetBytes+(1<<20), "Over the budget"), conv, pageformats.Media{})
 	if err != nil || !strings.Contains(c.Markdown, "Over the budget") {
 		t.Errorf("a page larger than the budget: %v %q", err, c.Markdown)
 	}
@@ -74,7 +75,7 @@ func TestConvertWaitsForTheBudget(t *testing.T) {
 	small := make(chan error, 16)
 	for range cap(small) {
 		go func() {
-			_, err := Convert("https://example.com/small", padded(100<<10, "small"), conv, "")
+			_, err := Convert("https://example.com/small", padded(100<<10, "small"), conv, pageformats.Media{})
 			small <- err
 		}()
 	}

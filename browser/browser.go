@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -26,8 +27,10 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/egress"
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/netguard"
+	"github.com/durablecrawl/crawler/pageaction"
 )
 
 // Options configure a Browser.
@@ -47,8 +50,10 @@ type Options struct {
 	NavTimeout    time.Duration
 	LoadTimeout   time.Duration
 	SettleTimeout time.Duration
-	// AllowPrivateNetworks lets pages reach private addresses.
+	// AllowPrivateNetworks lets pages reach private addresses;
+	// AllowNetworks lets them reach those of these networks only.
 	AllowPrivateNetworks bool
+	AllowNetworks        []netip.Prefix
 	UserAgent            string
 }
 
@@ -103,6 +108,9 @@ func (b *Browser) launch() (playwright.Browser, error) {
 		Args: []string{
 			"--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
 			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			// Every request goes through the session's egress proxy
+			// (package egress): no UDP of WebRTC's goes around it.
+			"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 		},
 	})
 	if err != nil {
@@ -197,6 +205,8 @@ type Page struct {
 	// NotFound is what the page's script asked for and got "not found",
 	// when the rendered page says it is not found (see notFound).
 	NotFound string
+	// Actions is what the page's actions gave back (nil: it had none).
+	Actions *pageaction.Results
 }
 
 // The screenshots a render may take: none, the viewport, or the whole
@@ -229,6 +239,9 @@ type Session struct {
 	// headers go with the requests to headerHosts (see SessionOptions).
 	headers     map[string]string
 	headerHosts map[string]bool
+	// egress carries every request of the session's pages, through the
+	// network guard.
+	egress *egress.Proxy
 }
 
 // tab is a pooled page and what it has in flight on the network.
@@ -283,9 +296,24 @@ func (t *tab) missed() []string {
 	return t.missing
 }
 
-// quiet is how long a page's network must stay idle for its content to
+// quiet waits, after a turn of the page's timers, while a request is in
+// flight or one ended less than quietFor ago, at most limit: what an
+// action set off arrives, while a page whose network was already quiet
+// is read at once.
+func (t *tab) quiet(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	_, _ = t.page.Evaluate(pageTurn)
+	for time.Now().Before(deadline) {
+		if t.inFlight.Load() <= 0 && time.Since(time.Unix(0, t.lastNet.Load())) >= quietFor {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// quietFor is how long a page's network must stay idle for its content to
 // count as settled.
-const quiet = 300 * time.Millisecond
+const quietFor = 300 * time.Millisecond
 
 // pageTurn is a script that resolves after a timer of the page's own, of
 // 100 ms.
@@ -311,7 +339,7 @@ func (t *tab) settle(limit time.Duration) {
 		if last.Before(began) {
 			last = began
 		}
-		if t.inFlight.Load() <= 0 && time.Since(last) >= quiet {
+		if t.inFlight.Load() <= 0 && time.Since(last) >= quietFor {
 			return
 		}
 		time.Sleep(25 * time.Millisecond)
@@ -341,13 +369,30 @@ type SessionOptions struct {
 	Mobile bool
 }
 
-// NewSessionWith is NewSession with opts.
+// guard is the network guard the browser's requests pass.
+func (b *Browser) guard() netguard.Policy {
+	return netguard.Policy{AllowPrivate: b.opts.AllowPrivateNetworks, Allow: b.opts.AllowNetworks}
+}
+
+// NewSessionWith is NewSession with opts. Every request of the session's
+// pages (their own, their scripts', their actions') goes through an
+// egress proxy of its own, which passes the network guard and, with
+// so.Proxy, hands it on to that proxy.
 func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, error) {
-	opts := playwright.BrowserNewContextOptions{}
-	proxy := so.Proxy
-	if proxy != "" {
-		opts.Proxy = &playwright.Proxy{Server: proxy, Bypass: playwright.String("<-loopback>")}
+	eo := egress.Options{Guard: b.guard()}
+	if so.Proxy != "" {
+		up, err := url.Parse(so.Proxy)
+		if err != nil || up.Host == "" {
+			return nil, fmt.Errorf("the session's proxy %q is not a proxy URL", so.Proxy)
+		}
+		eo.Upstream = up
 	}
+	out, err := egress.Start(eo)
+	if err != nil {
+		return nil, err
+	}
+	// "<-loopback>" sends loopback addresses through the proxy too.
+	opts := playwright.BrowserNewContextOptions{Proxy: &playwright.Proxy{Server: out.URL(), Bypass: playwright.String("<-loopback>")}}
 	if b.opts.UserAgent != "" {
 		opts.UserAgent = playwright.String(b.opts.UserAgent)
 	}
@@ -356,11 +401,17 @@ func (b *Browser) NewSessionWith(scope string, so SessionOptions) (*Session, err
 	for tries := 1; ; tries++ {
 		c, err := b.chromium()
 		if err != nil {
+			_ = out.Close()
 			return nil, err
 		}
 		s, err := b.newSession(c, scope, so, opts)
-		if err == nil || tries == 2 || !gone(c, err) {
-			return s, err
+		if err == nil {
+			s.egress = out
+			return s, nil
+		}
+		if tries == 2 || !gone(c, err) {
+			_ = out.Close()
+			return nil, err
 		}
 	}
 }
@@ -394,9 +445,10 @@ func (b *Browser) newSession(c playwright.Browser, scope string, so SessionOptio
 	return s, nil
 }
 
-// route blocks what does not change a page's text, and requests to
-// forbidden addresses; scripts and stylesheets come from the crawl's
-// cache when an earlier page loaded them.
+// route blocks what does not change a page's text; scripts and
+// stylesheets come from the crawl's cache when an earlier page loaded
+// them. Forbidden addresses are refused by the session's egress proxy,
+// which every request passes, redirects and WebSockets included.
 func (s *Session) route(r playwright.Route) {
 	req := r.Request()
 	kind := req.ResourceType()
@@ -404,12 +456,6 @@ func (s *Session) route(r playwright.Route) {
 	case "image", "media", "font":
 		_ = r.Abort("blockedbyclient")
 		return
-	}
-	if !s.b.opts.AllowPrivateNetworks {
-		if u, err := url.Parse(req.URL()); err == nil && forbidden(u.Hostname()) {
-			_ = r.Abort("addressunreachable")
-			return
-		}
 	}
 	if (kind == "script" || kind == "stylesheet") && req.Method() == "GET" && s.b.assets != nil {
 		s.cached(r)
@@ -448,14 +494,20 @@ func (s *Session) cached(r playwright.Route) {
 }
 
 // forbidden resolves host and reports whether any of its addresses is one
-// the crawler must not reach.
-func forbidden(host string) bool {
+// the guard refuses: a page at such an address is refused before the
+// browser is asked for it (the egress proxy would refuse it too, less
+// clearly).
+func (b *Browser) forbidden(host string) bool {
+	if b.opts.AllowPrivateNetworks {
+		return false
+	}
 	addrs, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", host)
 	if err != nil {
 		return false // the browser's own lookup fails the same way
 	}
+	g := b.guard()
 	for _, a := range addrs {
-		if !netguard.Allowed(a) {
+		if g.Check(a) != nil {
 			return true
 		}
 	}
@@ -500,10 +552,17 @@ func (s *Session) Render(ctx context.Context, rawURL string) (Page, error) {
 type RenderOptions struct {
 	// Shot asks for a screenshot of the rendered page, taken after it is
 	// read: ShotViewport or ShotFullPage. A screenshot that fails leaves
-	// the page without one, and says so in its note.
-	Shot string
+	// the page without one, and says so in its note. ShotQuality is its
+	// JPEG quality (0: the default), ShotViewport the screen it is taken
+	// at (nil: the session's).
+	Shot         string
+	ShotQuality  int
+	ShotViewport *pageaction.Viewport
 	// WaitFor is a wait after the page has settled, before it is read.
 	WaitFor time.Duration
+	// Actions run in order once the page has settled and waited, before
+	// it is read (see runActions).
+	Actions []pageaction.Action
 }
 
 // RenderWith is Render with opts.
@@ -511,7 +570,7 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	shot := opts.Shot
 	start := time.Now()
 	out := Page{URL: rawURL, FinalURL: rawURL}
-	if u, err := url.Parse(rawURL); err == nil && !s.b.opts.AllowPrivateNetworks && forbidden(u.Hostname()) {
+	if u, err := url.Parse(rawURL); err == nil && s.b.forbidden(u.Hostname()) {
 		return out, ErrRefused
 	}
 	if err := ctx.Err(); err != nil {
@@ -568,6 +627,14 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 			return out, ctx.Err()
 		}
 	}
+	if len(opts.Actions) > 0 {
+		res, err := s.runActions(ctx, t, opts.Actions)
+		out.Actions = res
+		if err != nil {
+			out.FinalURL = p.URL()
+			return out, err
+		}
+	}
 	out.FinalURL = p.URL()
 	_, _ = p.Evaluate(writeStyles) // a page that refuses keeps its markup as it is
 	if out.HTML, err = p.Content(); err != nil {
@@ -575,7 +642,7 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	}
 	readRendered(t, original, &out)
 	if shot != ShotNone {
-		s.screenshot(p, shot, &out)
+		s.screenshot(p, shot, opts, &out)
 	}
 	out.Duration = time.Since(start)
 	return out, nil
@@ -646,10 +713,25 @@ func readRendered(t *tab, original []string, out *Page) {
 }
 
 // screenshot takes page p's screenshot (shot: ShotViewport or
-// ShotFullPage) into out, or says in its note why it has none.
-func (s *Session) screenshot(p playwright.Page, shot string, out *Page) {
+// ShotFullPage, at opts' quality and viewport) into out, or says in its
+// note why it has none.
+func (s *Session) screenshot(p playwright.Page, shot string, opts RenderOptions, out *Page) {
+	quality := opts.ShotQuality
+	if quality <= 0 {
+		quality = screenshotQuality
+	}
+	if vp := opts.ShotViewport; vp != nil {
+		old := p.ViewportSize()
+		if err := p.SetViewportSize(vp.Width, vp.Height); err != nil {
+			out.Note.ScreenshotError = err.Error()
+			return
+		}
+		if old != nil {
+			defer func() { _ = p.SetViewportSize(old.Width, old.Height) }()
+		}
+	}
 	img, err := p.Screenshot(playwright.PageScreenshotOptions{FullPage: playwright.Bool(shot == ShotFullPage),
-		Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(screenshotQuality),
+		Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(quality),
 		Timeout: playwright.Float(float64(s.b.opts.NavTimeout / time.Millisecond))})
 	switch {
 	case err != nil:
@@ -661,7 +743,20 @@ func (s *Session) screenshot(p playwright.Page, shot string, out *Page) {
 	}
 }
 
-// Close closes the session's pages and context.
+// Close closes the session's pages and context, and its egress proxy.
 func (s *Session) Close() error {
-	return s.ctx.Close()
+	err := s.ctx.Close()
+	if s.egress != nil {
+		_ = s.egress.Close()
+	}
+	return err
+}
+
+// Refused counts the requests of the session's pages that the network
+// guard refused.
+func (s *Session) Refused() int64 {
+	if s.egress == nil {
+		return 0
+	}
+	return s.egress.Refused()
 }

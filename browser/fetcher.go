@@ -10,6 +10,7 @@ import (
 
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/hostbudget"
+	"github.com/durablecrawl/crawler/pageaction"
 )
 
 // Fetcher renders batches of URLs the way static.Fetcher fetches them, so
@@ -164,14 +165,20 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 // PDF document. It returns false, and no result, when Chromium died
 // under it: a retry renders the page again.
 func (f Fetcher) renderOne(ctx context.Context, s *Session, u string, b fetch.Batch) (fetch.Result, bool) {
-	p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, WaitFor: b.WaitFor})
+	p, err := f.render(ctx, s, u, RenderOptions{Shot: b.Screenshot, ShotQuality: b.ShotQuality, ShotViewport: b.ShotViewport,
+		WaitFor: b.WaitFor, Actions: b.Actions})
 	if err != nil && gone(s.chromium, err) {
 		return fetch.Result{}, false
 	}
 	r := fetch.Result{URL: u, FinalURL: p.FinalURL, StatusCode: p.StatusCode, Links: p.Links,
 		Canonical: p.Canonical, Duration: p.Duration, Err: err, ContentType: "text/html; charset=utf-8", Note: p.Note,
-		NotFound: p.NotFound, Rendered: true}
+		NotFound: p.NotFound, Rendered: true, Actions: p.Actions}
+	var failed *pageaction.Failed
 	switch {
+	case errors.As(err, &failed):
+		// The page loaded, its actions could not be done: it fails
+		// saying which and why, and is not fetched another way.
+		r.StatusCode = 0
 	case err != nil && f.Static != nil && ctx.Err() == nil:
 		r = f.fetchStatically(ctx, u, b, err)
 	case err != nil:

@@ -53,8 +53,9 @@ const (
 	// A fetch that got no usable answer.
 	PageRefusedAddress PageCauseKind = "refused-address" // the network guard refused it
 	PageTimedOut       PageCauseKind = "timeout"
-	PageFetchError     PageCauseKind = "fetch-error" // Detail
-	PageStatus         PageCauseKind = "status"      // Status
+	PageFetchError     PageCauseKind = "fetch-error"   // Detail
+	PageActionFailed   PageCauseKind = "action-failed" // Detail: which action, and why
+	PageStatus         PageCauseKind = "status"        // Status
 	// The server answered, but the page's script found no such page (URL:
 	// what it asked for and got 404 or 410), and the page says so.
 	PageScriptNotFound PageCauseKind = "script-not-found"

@@ -159,6 +159,14 @@ type Options struct {
 	// WaitForMS is how long the browser waits on each page after it has
 	// loaded and settled, before reading it (Firecrawl's waitFor).
 	WaitForMS int `json:"-" bun:"wait_for_ms,notnull"`
+	// Actions are the steps the browser takes on each page before reading
+	// it (pageaction.Encode's list; Firecrawl's actions): the crawl is
+	// rendered. ScreenshotQuality (JPEG, 1 to 100; 0 the default) and
+	// ScreenshotViewport ({width, height}; nil the session's) are how
+	// the screenshot formats are taken.
+	Actions            json.RawMessage `json:"-" bun:"actions,type:jsonb,nullzero"`
+	ScreenshotQuality  int             `json:"-" bun:"screenshot_quality,notnull"`
+	ScreenshotViewport json.RawMessage `json:"-" bun:"screenshot_viewport,type:jsonb,nullzero"`
 	// SkipPDFs leaves PDF documents out (Firecrawl's parsers without
 	// "pdf"); PDFMaxPages reads at most this many pages of each (its
 	// maxPages; 0: the server's bound).
@@ -187,10 +195,11 @@ type Options struct {
 // main content and tag rules, extraction, PDFs, deduplication — whatever
 // their start URLs, scope and limits. It is "" for a crawl whose pages
 // are kept out of the cache: asked so, a map (its pages have no
-// markdown), or a crawl that tracks changes (its unchanged pages keep an
-// earlier crawl's markdown).
+// markdown), a crawl that tracks changes (its unchanged pages keep an
+// earlier crawl's markdown), or one whose pages are read after actions
+// (what a page shows then is the actions', not the address's).
 func (o Options) CacheKey() string {
-	if o.KeepOutOfCache || o.MapOnly || o.ChangeTracking {
+	if o.KeepOutOfCache || o.MapOnly || o.ChangeTracking || len(o.Actions) > 0 {
 		return ""
 	}
 	formats := slices.Clone(list(o.Formats))
@@ -253,13 +262,17 @@ func (o Options) BaselineKey() string {
 		Headers                                    map[string]string
 		// Added after keys were stored: left out when unset, so that
 		// those keys still match.
-		SkipPDFs    bool `json:",omitempty"`
-		PDFMaxPages int  `json:",omitempty"`
+		SkipPDFs           bool            `json:",omitempty"`
+		PDFMaxPages        int             `json:",omitempty"`
+		Actions            json.RawMessage `json:",omitempty"`
+		ScreenshotQuality  int             `json:",omitempty"`
+		ScreenshotViewport json.RawMessage `json:",omitempty"`
 	}{o.Shape, list(o.StartURLs), o.MaxDepth, o.UseSitemap, o.EntireWebsite, o.ExcludeNonMainTags, o.IncludeLinks,
 		o.IncludeExternalLinks, o.Extraction, o.ExtractionSchema, o.EngineType, o.Stack,
 		list(o.IncludeOnlyPaths), list(o.ExcludePaths), list(o.IncludeOnlyTags), list(o.ExcludeTags), list(o.Formats),
 		o.MapOnly, o.SitemapAndLinks, o.AllowSubdomains, o.AllowExternal, o.RegexOnFullURL, o.IgnoreQuery,
-		o.Mobile, o.UseStaticIPs, o.WaitForMS, o.Headers, o.SkipPDFs, o.PDFMaxPages}
+		o.Mobile, o.UseStaticIPs, o.WaitForMS, o.Headers, o.SkipPDFs, o.PDFMaxPages,
+		canonicalJSON(o.Actions), o.ScreenshotQuality, canonicalJSON(o.ScreenshotViewport)}
 	if len(key.Headers) == 0 {
 		key.Headers = nil
 	}

@@ -46,7 +46,7 @@ func fetchReason(c crawl.PageCause) (string, bool) {
 		return "refused: the address is private, loopback, link-local or reserved (set CRAWLER_ALLOW_PRIVATE_NETWORKS=true to allow it)", true
 	case crawl.PageTimedOut:
 		return "timeout: the page did not answer within the page timeout (CRAWLER_PAGE_TIMEOUT)", true
-	case crawl.PageFetchError, crawl.PageLookupFailed:
+	case crawl.PageFetchError, crawl.PageLookupFailed, crawl.PageActionFailed:
 		return c.Detail, true
 	case crawl.PageStatus:
 		return fmt.Sprintf("the server answered %d", c.Status), true

@@ -50,8 +50,11 @@ type FetchOutcome struct {
 	// Converted, with State crawl.PageConverted, is the page's markdown,
 	// made as it was fetched: its HTML is never written to the database.
 	Converted *Converted
-	// Screenshot, with Converted, is the page's screenshot.
+	// Screenshot, with Converted, is the page's screenshot; Files are
+	// the other files of its, served the same way (its actions'
+	// screenshots and PDFs).
 	Screenshot *Screenshot
+	Files      []Screenshot
 	// Change, on a page of a change-tracking crawl that is converted (or
 	// reuses its previous markdown), is how it compares with the previous
 	// crawl.
@@ -86,6 +89,9 @@ func (o FetchOutcome) Size() int {
 	n := 0
 	if o.Screenshot != nil {
 		n = len(o.Screenshot.Data)
+	}
+	for _, f := range o.Files {
+		n += len(f.Data)
 	}
 	if o.Converted != nil {
 		return n + len(o.Converted.Markdown)

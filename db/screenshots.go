@@ -26,15 +26,22 @@ type Screenshot struct {
 	CreatedAt   time.Time `bun:"created_at,nullzero,notnull,default:now()"`
 }
 
-// saveScreenshots records the screenshots of the outcomes saved (those
-// in saved) that hold one.
+// saveScreenshots records the screenshots and other files of the
+// outcomes saved (those in saved) that hold them.
 func saveScreenshots(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, outs []FetchOutcome, saved map[int64]bool) error {
 	var rows []Screenshot
 	for _, o := range outs {
-		if o.Screenshot != nil && saved[o.PageID] && o.State == crawl.PageConverted {
+		if !saved[o.PageID] || o.State != crawl.PageConverted {
+			continue
+		}
+		if o.Screenshot != nil {
 			sh := *o.Screenshot
 			sh.CrawlID, sh.PageID = crawlID, o.PageID
 			rows = append(rows, sh)
+		}
+		for _, f := range o.Files {
+			f.CrawlID, f.PageID = crawlID, o.PageID
+			rows = append(rows, f)
 		}
 	}
 	if len(rows) == 0 {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/netguard"
+	"github.com/durablecrawl/crawler/pageaction"
 )
 
 // Result is the outcome of fetching one URL.
@@ -58,6 +59,9 @@ type Result struct {
 	// with the same shell (a client-rendered site), and the page's own
 	// script found that this one does not exist.
 	NotFound string
+	// Actions is what the page's actions gave back, set by the browser
+	// engine on a page it ran them on.
+	Actions *pageaction.Results
 	// Location is the target of a redirect that was not followed.
 	Location string
 	// Links are the absolute targets of the page's <a href> elements, in
@@ -149,9 +153,17 @@ type Batch struct {
 	// Screenshot asks the browser for a screenshot of each page
 	// (browser.ShotViewport or ShotFullPage); the static fetch takes none.
 	Screenshot string
+	// ShotQuality (JPEG, 1 to 100; 0 the default) and ShotViewport (nil:
+	// the session's screen) are how the screenshot is taken.
+	ShotQuality  int
+	ShotViewport *pageaction.Viewport
 	// WaitFor is how long the browser waits on each page after it has
 	// settled, before reading it; the static fetch does not wait.
 	WaitFor time.Duration
+	// Actions are the steps the browser takes on each page, in order,
+	// before reading it (package pageaction); the static fetch takes
+	// none, and a crawl with actions is rendered.
+	Actions []pageaction.Action
 	// Headers are added to the requests for the batch's pages (not to
 	// other hosts a redirect or the page's resources lead to); Mobile has
 	// the browser render pages as a phone would.

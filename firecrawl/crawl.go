@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/pageformats"
 	"github.com/durablecrawl/crawler/schema"
 )
@@ -149,6 +150,10 @@ func sessionOf(so *ScrapeOptions, o *crawl.Options) {
 		return
 	}
 	o.WaitForMS = waitForMS(so)
+	if acts, bad := pageaction.Parse(so.Actions, o.WaitForMS); len(bad) == 0 {
+		o.Actions = pageaction.Encode(acts)
+	}
+	o.ScreenshotQuality, o.ScreenshotViewport = shotSettings(so)
 	if len(so.Headers) > 0 {
 		o.Headers = so.Headers
 	}
@@ -480,6 +485,17 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 			native["engineType"] = "playwright" // only the browser can be a phone
 		}
 	}
+	acts, problems := pageaction.Parse(so.Actions, waitForMS(so))
+	for _, p := range problems {
+		fail("actions"+p.Field, "%s", p.Message)
+	}
+	if len(acts) > 0 {
+		if !srv.Browser {
+			fail("actions", "needs the browser engine, which this server does not run")
+		} else {
+			native["engineType"] = "playwright" // only the browser can act on a page
+		}
+	}
 	if so.WaitFor != nil && so.Timeout != nil && *so.Timeout > 0 && *so.WaitFor > *so.Timeout/2 {
 		fail("waitFor", "must not exceed half of timeout")
 	}
@@ -712,14 +728,52 @@ func formatName(f json.RawMessage) (string, error) {
 		return "", fmt.Errorf("must be a format's name or an object with its type")
 	}
 	if obj.Type == "screenshot" {
-		if given(obj.Quality) || given(obj.Viewport) {
-			return "", fmt.Errorf("a screenshot's quality and viewport are not supported here yet (JPEG at quality 80, Chromium's default viewport)")
+		if _, msg := screenshotQuality(obj.Quality); msg != "" {
+			return "", fmt.Errorf("quality %s", msg)
+		}
+		if _, msg := pageaction.ParseViewport(obj.Viewport); msg != "" {
+			return "", fmt.Errorf("viewport: %s", msg)
 		}
 		if obj.FullPage {
 			return "screenshot@fullPage", nil
 		}
 	}
 	return obj.Type, nil
+}
+
+// screenshotQuality reads a screenshot format's quality (a number from 1
+// to 100; absent: 0, the default), or says what is wrong with it.
+func screenshotQuality(raw json.RawMessage) (int, string) {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return 0, ""
+	}
+	var q float64
+	if err := json.Unmarshal(raw, &q); err != nil || q < 1 || q > 100 {
+		return 0, "must be a number from 1 to 100"
+	}
+	return int(math.Round(q)), ""
+}
+
+// shotSettings are the quality and viewport (as JSON, nil for the
+// session's) of the screenshot format so asks for, once checked.
+func shotSettings(so *ScrapeOptions) (int, json.RawMessage) {
+	for _, f := range so.Formats {
+		var obj struct {
+			Type     string          `json:"type"`
+			Quality  json.RawMessage `json:"quality"`
+			Viewport json.RawMessage `json:"viewport"`
+		}
+		if json.Unmarshal(f, &obj) != nil || obj.Type != "screenshot" {
+			continue
+		}
+		q, _ := screenshotQuality(obj.Quality)
+		if vp, _ := pageaction.ParseViewport(obj.Viewport); vp != nil {
+			b, _ := json.Marshal(vp)
+			return q, b
+		}
+		return q, nil
+	}
+	return 0, nil
 }
 
 // given reports whether a raw field was sent with a value other than null,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
+	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/pageformats"
 	"github.com/durablecrawl/crawler/webhook"
 )
@@ -23,6 +24,9 @@ type Document struct {
 	Images   *[]string `json:"images,omitempty"`
 	// Screenshot is the URL of the page's screenshot.
 	Screenshot string `json:"screenshot,omitempty"`
+	// Actions is what the page's actions gave back (scrapeOptions'
+	// actions), their screenshots and PDFs by URL.
+	Actions *pageaction.Document `json:"actions,omitempty"`
 	// JSON is the extraction's answer (the json format); Warning says why
 	// a page asked for one has none.
 	JSON json.RawMessage `json:"json,omitempty"`
@@ -134,6 +138,7 @@ func DocumentOf(p Page) Document {
 	if extra.Screenshot != nil {
 		d.Screenshot = p.Base + *extra.Screenshot
 	}
+	d.Actions = extra.Actions.Absolute(p.Base)
 	if len(p.Formats) == 0 || slices.Contains(p.Formats, pageformats.Markdown) {
 		md := p.Markdown
 		d.Markdown = &md

@@ -1,12 +1,14 @@
 package frontier
 
 import (
+	"errors"
 	"mime"
 	"net/url"
 	"time"
 
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/fetch"
+	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/robots"
 	"github.com/durablecrawl/crawler/urlnorm"
 )
@@ -265,6 +267,10 @@ func (r Rules) RedirectRefusal(from, to *url.URL, policies map[string]robots.Pol
 
 // fetchError is the cause of a fetch that got no response.
 func fetchError(err error) crawl.PageCause {
+	var action *pageaction.Failed
+	if errors.As(err, &action) {
+		return crawl.PageCause{Kind: crawl.PageActionFailed, Detail: action.Error()}
+	}
 	if fetch.Forbidden(err) {
 		return crawl.Because(crawl.PageRefusedAddress)
 	}

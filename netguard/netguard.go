@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -91,4 +92,74 @@ func Dialer(allowPrivate bool, timeout time.Duration) *net.Dialer {
 		}
 	}
 	return d
+}
+
+// Policy is which addresses a dialler may reach: none that Allowed
+// refuses, unless AllowPrivate is set or the address is in one of the
+// Allow networks (an operator's intranet, a test's own host).
+type Policy struct {
+	AllowPrivate bool
+	Allow        []netip.Prefix
+}
+
+// Check returns an error wrapping ErrForbiddenAddress when ip must not be
+// reached under p.
+func (p Policy) Check(ip netip.Addr) error {
+	if p.AllowPrivate || Allowed(ip) {
+		return nil
+	}
+	ip = ip.Unmap()
+	for _, n := range p.Allow {
+		if n.Contains(ip) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s is a private, loopback, link-local or reserved address", ErrForbiddenAddress, ip)
+}
+
+// CheckAddress is Check on address ("ip:port", as a dialer's Control
+// function is given it).
+func (p Policy) CheckAddress(address string) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		host = address
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%w: %s is not an IP address", ErrForbiddenAddress, host)
+	}
+	return p.Check(ip)
+}
+
+// DialerFor returns a dialer that refuses what p forbids.
+func DialerFor(p Policy, timeout time.Duration) *net.Dialer {
+	d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	if !p.AllowPrivate {
+		d.Control = func(network, address string, _ syscall.RawConn) error {
+			return p.CheckAddress(address)
+		}
+	}
+	return d
+}
+
+// ParseNetworks reads a comma-separated list of networks ("10.1.0.0/16,
+// 192.168.5.7"): a bare address is a network of that one address.
+func ParseNetworks(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		ip, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither a network (10.0.0.0/8) nor an address", f)
+		}
+		out = append(out, netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen()))
+	}
+	return out, nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/durablecrawl/crawler/pageaction"
 )
 
 // The formats besides markdown.
@@ -81,6 +83,17 @@ type Page struct {
 	// Screenshot is the path the API serves the page's screenshot at
 	// (/screenshots/<token>); answers make it absolute.
 	Screenshot *string `json:"screenshot,omitempty"`
+	// Actions is what the page's actions gave back, their screenshots
+	// and PDFs as paths like Screenshot's.
+	Actions *pageaction.Document `json:"actions,omitempty"`
+}
+
+// Media are what the browser made of a page besides its HTML: the path
+// of its screenshot ("" for none) and what its actions gave back (nil
+// for none).
+type Media struct {
+	Screenshot string
+	Actions    *pageaction.Document
 }
 
 // Meta is what a page's head says of it.
@@ -101,13 +114,14 @@ type Meta struct {
 // formats asked for; links and image addresses come out absolute. content
 // is the HTML the markdown was made of (the main content, when the crawl
 // asks for it only): the html format is that, or, when it is empty, the
-// page's body cleaned here. shot is the path of the page's screenshot
-// ("" when it has none). It answers nil when nothing besides markdown is
-// asked for.
-func Make(page []byte, pageURL *url.URL, formats []string, content, shot string) (json.RawMessage, error) {
-	if !Extra(formats) {
+// page's body cleaned here. media are the page's screenshot and its
+// actions' results, kept whatever the formats. It answers nil when
+// nothing besides markdown is asked for or made.
+func Make(page []byte, pageURL *url.URL, formats []string, content string, media Media) (json.RawMessage, error) {
+	if !Extra(formats) && media.Actions == nil {
 		return nil, nil
 	}
+	shot := media.Screenshot
 	want := map[string]bool{}
 	for _, f := range formats {
 		want[f] = true
@@ -117,7 +131,7 @@ func Make(page []byte, pageURL *url.URL, formats []string, content, shot string)
 		return nil, err
 	}
 	base := baseURL(doc, pageURL)
-	var out Page
+	out := Page{Actions: media.Actions}
 	if shot != "" {
 		out.Screenshot = &shot
 	}

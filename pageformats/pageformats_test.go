@@ -21,7 +21,7 @@ const page = `<!doctype html><html lang="de"><head><title> Harbours  in winter <
 // once, metadata from the head, the cleaned HTML without scripts.
 func TestMake(t *testing.T) {
 	u, _ := url.Parse("https://example.com/docs/page.html")
-	raw, err := Make([]byte(page), u, []string{Markdown, HTML, RawHTML, Links, Images, Metadata}, "", "")
+	raw, err := Make([]byte(page), u, []string{Markdown, HTML, RawHTML, Links, Images, Metadata}, "", Media{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +56,10 @@ func TestMake(t *testing.T) {
 // that one only, an empty list staying a list.
 func TestMakeOnlyWhatIsAsked(t *testing.T) {
 	u, _ := url.Parse("https://example.com/")
-	if raw, err := Make([]byte(page), u, []string{Markdown}, "", ""); raw != nil || err != nil {
+	if raw, err := Make([]byte(page), u, []string{Markdown}, "", Media{}); raw != nil || err != nil {
 		t.Errorf("markdown alone: %s, %v", raw, err)
 	}
-	raw, err := Make([]byte(`<html><body><p>No links here.</p></body></html>`), u, []string{Links}, "", "")
+	raw, err := Make([]byte(`<html><body><p>No links here.</p></body></html>`), u, []string{Links}, "", Media{})
 	if err != nil || string(raw) != `{"links":[]}` {
 		t.Errorf("links of a page without any: %s, %v", raw, err)
 	}
@@ -69,7 +69,7 @@ func TestMakeOnlyWhatIsAsked(t *testing.T) {
 // made of when the converter gives it.
 func TestMakeContentHTML(t *testing.T) {
 	u, _ := url.Parse("https://example.com/")
-	raw, err := Make([]byte(page), u, []string{HTML}, "<article><p>Only this.</p></article>", "")
+	raw, err := Make([]byte(page), u, []string{HTML}, "<article><p>Only this.</p></article>", Media{})
 	if err != nil || string(raw) != `{"html":"\u003carticle\u003e\u003cp\u003eOnly this.\u003c/p\u003e\u003c/article\u003e"}` {
 		t.Errorf("%s, %v", raw, err)
 	}
