@@ -60,7 +60,7 @@ window.addEventListener('scroll', async () => {
   const d = document.createElement('p'); d.textContent = await r.text(); document.body.appendChild(d);
 });
 </script>
-<div style="height:3000px"></div>
+<div style="height:1000px"></div>
 </body></html>`)
 	})}}
 	srv.Start()
@@ -229,8 +229,12 @@ navigator.sendBeacon && navigator.sendBeacon('%[1]s/beacon', 'x');
 	if ret := p.Actions.JavascriptReturns; len(ret) != 1 || string(ret[0].Value) != `"refused"` {
 		t.Errorf("executeJavascript's fetch of a loopback address: %+v", ret)
 	}
-	if strings.Contains(p.HTML, "reached") {
-		t.Errorf("a script reached a private address: %s", p.HTML)
+	if strings.Contains(p.HTML, "reached http") || !strings.Contains(p.HTML, "refused, refused") {
+		t.Errorf("the page's script reached a private address, or was not refused: %s", p.HTML)
+	}
+	// A page that redirects to a loopback address is refused, not read.
+	if _, err := s.Render(context.Background(), public.URL+"/hop"); !errors.Is(err, ErrRefused) {
+		t.Errorf("a page redirecting to a loopback address: %v, want ErrRefused", err)
 	}
 	// Whatever was still in flight has had its time.
 	time.Sleep(300 * time.Millisecond)

@@ -598,6 +598,10 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 	}
 	var original []string // the links of the document as served
 	if resp != nil {
+		if refused, _ := resp.HeaderValue(egress.RefusedHeader); refused != "" {
+			// Redirected to an address the guard refuses.
+			return out, ErrRefused
+		}
 		out.StatusCode = resp.Status()
 		// A document (PDF) is shown in Chromium's viewer, whose page is
 		// not the document: the caller fetches it as served. Its type is

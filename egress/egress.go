@@ -7,9 +7,9 @@
 // reaches nothing the static fetcher may not. With an upstream proxy, the
 // target's addresses are checked before the request is handed on.
 //
-// A refused request is not answered: a tunnel (CONNECT) gets 403, a plain
-// request has its connection closed, so that the browser fails the request
-// as it fails one to a host that cannot be reached.
+// A refused request is answered 403 by the proxy itself, marked with
+// RefusedHeader: a tunnel (CONNECT) so answered fails in the browser, and
+// a plain request's 403 carries nothing of the address asked for.
 package egress
 
 import (
@@ -151,26 +151,12 @@ func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
 	if err := p.checkTarget(ctx, addr); err != nil {
 		return nil, err
 	}
-	up := p.opts.Upstream
-	port := up.Port()
-	if port == "" {
-		port = "80"
-		if up.Scheme == "https" {
-			port = "443"
-		}
-	}
-	d := net.Dialer{Timeout: p.opts.DialTimeout, KeepAlive: 30 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(up.Hostname(), port))
+	c, err := p.dialUpstream(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("dial the upstream proxy: %w", err)
+		return nil, err
 	}
 	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: addr}, Host: addr, Header: http.Header{}}
-	if u := up.User; u != nil {
-		pass, _ := u.Password()
-		req.SetBasicAuth(u.Username(), pass)
-		req.Header.Set("Proxy-Authorization", req.Header.Get("Authorization"))
-		req.Header.Del("Authorization")
-	}
+	p.authorize(req.Header)
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	} else {
@@ -196,6 +182,37 @@ func (p *Proxy) dial(ctx context.Context, addr string) (net.Conn, error) {
 		return &bufferedConn{Conn: c, r: br}, nil
 	}
 	return c, nil
+}
+
+// dialUpstream connects to the upstream proxy.
+func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, error) {
+	up := p.opts.Upstream
+	port := up.Port()
+	if port == "" {
+		port = "80"
+		if up.Scheme == "https" {
+			port = "443"
+		}
+	}
+	d := net.Dialer{Timeout: p.opts.DialTimeout, KeepAlive: 30 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(up.Hostname(), port))
+	if err != nil {
+		return nil, fmt.Errorf("dial the upstream proxy: %w", err)
+	}
+	return c, nil
+}
+
+// authorize adds the upstream proxy's credentials, if its URL has them,
+// to a request's headers for it.
+func (p *Proxy) authorize(h http.Header) {
+	u := p.opts.Upstream.User
+	if u == nil {
+		return
+	}
+	pass, _ := u.Password()
+	r := &http.Request{Header: http.Header{}}
+	r.SetBasicAuth(u.Username(), pass)
+	h.Set("Proxy-Authorization", r.Header.Get("Authorization"))
 }
 
 // checkTarget resolves addr's host and refuses it when any of its
@@ -304,7 +321,19 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "https goes through CONNECT", http.StatusBadRequest)
 		return
 	}
-	target, err := p.dial(r.Context(), host)
+	upgrade := strings.EqualFold(r.Header.Get("Connection"), "upgrade") || r.Header.Get("Upgrade") != ""
+	// Through an upstream, a plain request is handed on as it came (an
+	// upgrade goes through a tunnel, which proxies carry as they are).
+	viaUpstream := p.opts.Upstream != nil && !upgrade
+	var target net.Conn
+	var err error
+	if viaUpstream {
+		if err = p.checkTarget(r.Context(), host); err == nil {
+			target, err = p.dialUpstream(r.Context())
+		}
+	} else {
+		target, err = p.dial(r.Context(), host)
+	}
 	if err != nil {
 		p.fail(w, err)
 		return
@@ -314,7 +343,6 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	}
 	defer p.forget(target)
 	p.carried.Add(1)
-	upgrade := strings.EqualFold(r.Header.Get("Connection"), "upgrade") || r.Header.Get("Upgrade") != ""
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	upgradeTo := r.Header.Get("Upgrade")
@@ -328,7 +356,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		out.Header.Set("Connection", "close")
 	}
 	out.Close = !upgrade
-	if err := out.Write(target); err != nil {
+	write := out.Write
+	if viaUpstream {
+		p.authorize(out.Header)
+		write = out.WriteProxy
+	}
+	if err := write(target); err != nil {
 		_ = target.Close()
 		p.fail(w, err)
 		return
@@ -381,19 +414,20 @@ func (p *Proxy) switchProtocols(w http.ResponseWriter, resp *http.Response, targ
 	splice(client, from, &bufferedConn{Conn: target, r: br})
 }
 
-// fail answers a request that could not be carried: a refusal of the
-// guard drops the connection (CONNECT: 403), so that the browser fails the
-// request as one that could not connect; other errors are a 502.
+// RefusedHeader marks the proxy's own answer to a request the guard
+// refused (a 403), so that a caller tells it from the site's.
+const RefusedHeader = "X-Crawler-Refused"
+
+// fail answers a request that could not be carried: 403 for one the
+// guard refused, marked with RefusedHeader (a browser fails a tunnel so
+// answered, and a page's script sees a 403 that came from no site); 502
+// for any other error. The connection to the browser stays usable: a
+// proxy that drops connections is one a browser stops using.
 func (p *Proxy) fail(w http.ResponseWriter, err error) {
 	if errors.Is(err, netguard.ErrForbiddenAddress) {
 		p.refused.Add(1)
-		if hj, ok := w.(http.Hijacker); ok {
-			if c, _, herr := hj.Hijack(); herr == nil {
-				_ = c.Close()
-				return
-			}
-		}
-		http.Error(w, "refused by the network guard", http.StatusForbidden)
+		w.Header().Set(RefusedHeader, "network-guard")
+		http.Error(w, "refused by the crawler's network guard: "+err.Error(), http.StatusForbidden)
 		return
 	}
 	http.Error(w, "could not reach the address: "+err.Error(), http.StatusBadGateway)
