@@ -76,7 +76,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		}
 	}
 	for name := range report {
-		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActions", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
+		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
 			"mapLocation", "scrapeJsonBadSchema", "extractNoLLM"}, name) {
 			notRaised(name)
 		}
@@ -156,6 +156,8 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 			t.Errorf("screenshots: %s", report["screenshots"])
 		}
 	}
+
+	checkActions(t, report["scrapeActions"])
 
 	// The SDK asks for pages younger than 4 hours: the repeat is answered
 	// from the cache without a request to the site; maxAge 0 fetches.
@@ -397,14 +399,15 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 
 	// Refusals: the SDK raises them with their status and the field.
 	checkRefusals(t, report, "raised", map[string]refusal{
-		"notHttp":             {400, "url"},
-		"scrapeActions":       {400, "actions"},
-		"ignoreRobots":        {400, "ignoreRobotsTxt"},
-		"badRegex":            {400, "includePaths[0]"},
-		"unknownCrawl":        {404, "not found"},
-		"summaryWithoutLLM":   {400, "formats[0]"},
-		"mapLocation":         {400, "location"},
-		"scrapeJsonBadSchema": {400, "formats[0].schema"},
-		"extractNoLLM":        {400, "prompt"},
+		"notHttp":              {400, "url"},
+		"scrapeActionFails":    {500, `action 0 (click "#no-such-button") failed`},
+		"scrapeActionsTooLong": {400, "actions"},
+		"ignoreRobots":         {400, "ignoreRobotsTxt"},
+		"badRegex":             {400, "includePaths[0]"},
+		"unknownCrawl":         {404, "not found"},
+		"summaryWithoutLLM":    {400, "formats[0]"},
+		"mapLocation":          {400, "location"},
+		"scrapeJsonBadSchema":  {400, "formats[0].schema"},
+		"extractNoLLM":         {400, "prompt"},
 	})
 }

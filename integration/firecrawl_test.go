@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/jpeg"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,6 +31,53 @@ import (
 // firecrawlSite is a generated site whose robots.txt disallows one
 // section, with a slow endless chain of pages under /slow/ for a crawl to
 // be cancelled in.
+// actionsApp is a page that shows its content only to a reader who acts:
+// a login form (typed, then Enter), a button that loads an item, and a
+// list that loads one more when scrolled to its end.
+func actionsApp(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/app/session":
+		if r.URL.Query().Get("user") != "ada" || r.URL.Query().Get("password") != "opensesame" {
+			http.Error(w, "wrong password", http.StatusForbidden)
+			return
+		}
+		fmt.Fprint(w, "Welcome back, ada. Your three invoices are paid.")
+		return
+	case "/app/more":
+		fmt.Fprintf(w, "%s item, loaded by the %s.", r.URL.Query().Get("n"), r.URL.Query().Get("by"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprint(w, `<!doctype html><html><head><title>Account</title></head><body><main><h1>Your account</h1>
+<form id="login"><input id="user" name="user"><input id="password" name="password" type="password"><button>Sign in</button></form>
+<p id="welcome" hidden></p>
+<ul id="items"><li>First item, in the page.</li><li>Second item, in the page.</li></ul>
+<button id="more" type="button">Load more</button>
+<div style="height:1200px"></div>
+</main><script>
+document.getElementById('login').addEventListener('submit', async e => {
+  e.preventDefault();
+  const q = new URLSearchParams({user: user.value, password: password.value});
+  const r = await fetch('/app/session?' + q);
+  const p = document.getElementById('welcome');
+  p.textContent = await r.text();
+  if (r.ok) p.hidden = false;
+});
+const add = async (n, by) => {
+  const li = document.createElement('li');
+  li.textContent = await (await fetch('/app/more?n=' + n + '&by=' + by)).text();
+  document.getElementById('items').appendChild(li);
+};
+document.getElementById('more').onclick = () => add('Third', 'button');
+let scrolled = false;
+window.addEventListener('scroll', () => {
+  if (scrolled || window.innerHeight + window.scrollY < document.body.scrollHeight - 50) return;
+  scrolled = true;
+  add('Fourth', 'scroll');
+});
+</script></body></html>`)
+}
+
 func firecrawlSite() http.Handler {
 	site := testsite.New(testsite.Options{Pages: 300})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +105,8 @@ func firecrawlSite() http.Handler {
 				fmt.Fprintf(w, `<a href="/paced/%d">next %d</a> `, n*3+k, k)
 			}
 			fmt.Fprint(w, "</main></body></html>")
+		case r.URL.Path == "/app", strings.HasPrefix(r.URL.Path, "/app/"):
+			actionsApp(w, r)
 		case r.URL.Path == "/late":
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, `<html><head><title>Late</title></head><body><main><h1>Late content</h1><p>The page's words come late.</p><div id="late"></div></main>
@@ -429,7 +479,29 @@ func TestFirecrawlSDK(t *testing.T) {
 		"mapLocation":         {400, "location"},
 		"scrapeJsonBadSchema": {400, "formats[0].schema"},
 		"batchInvalid":        {400, "urls[1]"},
+		"scrapeActionFails":   {500, `action 0 (click "#no-such-button") failed`},
 	})
+
+	checkActions(t, report["scrapeActions"])
+	var batchActions struct {
+		Status string `json:"status"`
+		Docs   []struct {
+			Markdown string `json:"markdown"`
+			Returns  []struct {
+				Type  string          `json:"type"`
+				Value json.RawMessage `json:"value"`
+			} `json:"returns"`
+		} `json:"docs"`
+	}
+	read("batchActions", &batchActions)
+	if batchActions.Status != "completed" || len(batchActions.Docs) != 2 {
+		t.Errorf("a batch with actions: %s", report["batchActions"])
+	}
+	for _, d := range batchActions.Docs {
+		if !strings.Contains(d.Markdown, "Third item, loaded by the button.") || len(d.Returns) != 1 || string(d.Returns[0].Value) != `"Account"` {
+			t.Errorf("a batch's page after its actions: %.600s %+v", d.Markdown, d.Returns)
+		}
+	}
 
 	checkWebhooks(t, report, site.URL)
 	checkMap(t, report, site.URL)
@@ -641,6 +713,59 @@ type refusal struct {
 // checkRefusals checks that a client's report says each call of want was
 // refused as it says: the client raised (its report's flag) an error with
 // the status and the words.
+// checkActions checks a client's scrape of actionsApp after its
+// actions (signing in, a button, a scroll, a screenshot, a scrape, a
+// script, a PDF): raw is the client's {markdown, actions}. The files are
+// read back from the API.
+func checkActions(t *testing.T, raw json.RawMessage) {
+	t.Helper()
+	var got struct {
+		Markdown string `json:"markdown"`
+		Actions  struct {
+			Screenshots []string `json:"screenshots"`
+			Scrapes     []struct {
+				URL  string `json:"url"`
+				HTML string `json:"html"`
+			} `json:"scrapes"`
+			JavascriptReturns []struct {
+				Type  string          `json:"type"`
+				Value json.RawMessage `json:"value"`
+			} `json:"javascriptReturns"`
+			PDFs []string `json:"pdfs"`
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("scrape with actions: %s: %v", raw, err)
+	}
+	for _, want := range []string{"Welcome back, ada. Your three invoices are paid.", "Third item, loaded by the button.", "Fourth item, loaded by the scroll."} {
+		if !strings.Contains(got.Markdown, want) {
+			t.Errorf("the page read after its actions lacks %q: %.800s", want, got.Markdown)
+		}
+	}
+	a := got.Actions
+	if len(a.Screenshots) != 1 || len(a.Scrapes) != 1 || len(a.JavascriptReturns) != 1 || len(a.PDFs) != 1 {
+		t.Fatalf("the document's actions: %.1000s", raw)
+	}
+	if !strings.Contains(a.Scrapes[0].HTML, "Welcome back, ada") || !strings.HasSuffix(a.Scrapes[0].URL, "/app") {
+		t.Errorf("the scrape action holds %s, %.300s", a.Scrapes[0].URL, a.Scrapes[0].HTML)
+	}
+	if r := a.JavascriptReturns[0]; r.Type != "number" || string(r.Value) != "4" {
+		t.Errorf("the script returned %s %s, want the number 4", r.Type, r.Value)
+	}
+	for u, want := range map[string]string{a.Screenshots[0]: "image/jpeg", a.PDFs[0]: "application/pdf"} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Errorf("GET %s: %v", u, err)
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != want || len(body) < 100 {
+			t.Errorf("GET %s: %s %s, %d bytes; want %s", u, resp.Status, resp.Header.Get("Content-Type"), len(body), want)
+		}
+	}
+}
+
 func checkRefusals(t *testing.T, report map[string]json.RawMessage, flag string, want map[string]refusal) {
 	t.Helper()
 	for name, w := range want {

@@ -117,7 +117,30 @@ step("scrapeRequestShape", lambda: {"headers": doc(fc.scrape(f"{site}/echo", for
 step("scrapeWaitFor", lambda: doc(fc.scrape(f"{site}/late", formats=["markdown"], wait_for=2500)))
 step("screenshots", lambda: {"viewport": fc.scrape(f"{site}/long", formats=["markdown", "screenshot"]).screenshot,
                              "full": fc.scrape(f"{site}/long", formats=[{"type": "screenshot", "full_page": True}]).screenshot})
-step("scrapeActions", lambda: fc.scrape(f"{site}/s1/p1", actions=[{"type": "click", "selector": "a"}]))
+
+
+def actions():
+    """A page read after signing in, a button and a scroll, with every kind
+    of action's result; the SDK's own action models and plain dicts."""
+    d = fc.scrape(f"{site}/app", formats=["markdown"], actions=[
+        v2types.ClickAction(selector="#user"), v2types.WriteAction(text="ada"),
+        {"type": "click", "selector": "#password"}, {"type": "write", "text": "opensesame"},
+        v2types.PressAction(key="Enter"),
+        v2types.WaitAction(selector="#welcome"),
+        v2types.ClickAction(selector="#more"),
+        v2types.ScrollAction(direction="down"),
+        v2types.WaitAction(milliseconds=500),
+        v2types.ScreenshotAction(full_page=True, quality=40),
+        v2types.ScrapeAction(),
+        v2types.ExecuteJavascriptAction(script="return document.querySelectorAll('#items li').length"),
+        v2types.PDFAction(format="A4"),
+    ])
+    return {"markdown": d.markdown, "actions": d.actions}
+
+
+step("scrapeActions", actions)
+step("scrapeActionFails", lambda: fc.scrape(f"{site}/app", actions=[{"type": "click", "selector": "#no-such-button"}]))
+step("scrapeActionsTooLong", lambda: fc.scrape(f"{site}/app", actions=[{"type": "wait", "milliseconds": 61000}]))
 
 # Crawls, with the SDK's defaults (ignoreRobotsTxt false, sitemap include…).
 step("crawlFormats", lambda: urls(fc.crawl(f"{site}/", limit=3, sitemap="skip", scrape_options={"formats": ["markdown", "links"]},

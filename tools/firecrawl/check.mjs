@@ -60,6 +60,26 @@ await step('scrapeRequestShape', async () => ({
   headers: await fc.scrape(`${site}/echo`, { formats: ['markdown'], headers: { 'X-Team': 'docs' } }),
   mobile: await fc.scrape(`${site}/echo`, { formats: ['markdown'], mobile: true }),
 }));
+// Page actions: sign in, a button, a scroll, then every kind of action's
+// result; and a batch whose pages all act (the batch's scrape options).
+await step('scrapeActions', async () => {
+  const d = await fc.scrape(`${site}/app`, { formats: ['markdown'], actions: [
+    { type: 'click', selector: '#user' }, { type: 'write', text: 'ada' },
+    { type: 'click', selector: '#password' }, { type: 'write', text: 'opensesame' },
+    { type: 'press', key: 'Enter' }, { type: 'wait', selector: '#welcome' },
+    { type: 'click', selector: '#more' }, { type: 'scroll', direction: 'down' }, { type: 'wait', milliseconds: 500 },
+    { type: 'screenshot', fullPage: true, quality: 40 }, { type: 'scrape' },
+    { type: 'executeJavascript', script: "return document.querySelectorAll('#items li').length" }, { type: 'pdf', format: 'A4' },
+  ] });
+  return { markdown: d.markdown, actions: d.actions };
+});
+await step('batchActions', async () => {
+  const job = await fc.batchScrape([`${site}/app`, `${site}/app?again=1`], { options: { formats: ['markdown'],
+    actions: [{ type: 'click', selector: '#more' }, { type: 'wait', milliseconds: 300 }, { type: 'executeJavascript', script: 'document.title' }] },
+    pollInterval: 1, timeout: 120 });
+  return { status: job.status, docs: job.data.map((d) => ({ markdown: d.markdown ?? '', returns: d.actions?.javascriptReturns ?? null })) };
+});
+await step('scrapeActionFails', () => fc.scrape(`${site}/app`, { actions: [{ type: 'click', selector: '#no-such-button' }] }));
 await step('crawlSitemapInclude', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, pollInterval: 1, timeout: 120 })));
 await step('crawlSitemapOnly', async () => urls(await fc.crawl(`${site}/`, { limit: 50, sitemap: 'only', pollInterval: 1, timeout: 120 })));
 await step('crawlExclude', async () => urls(await fc.crawl(`${site}/`, { limit: 60, excludePaths: ['^/s2/', 'p1[0-9]$'], pollInterval: 1, timeout: 120 })));
