@@ -22,7 +22,7 @@ import (
 // actionsSite serves a page that needs a click to show its text, a
 // search box that answers what is typed when Enter is pressed, a list
 // that loads more items when scrolled to its end, and a login form.
-func actionsSite(t *testing.T, host string) *httptest.Server {
+func actionsSite(t testing.TB, host string) *httptest.Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", host+":0")
 	if err != nil {
@@ -68,7 +68,7 @@ window.addEventListener('scroll', async () => {
 	return srv
 }
 
-func mustActions(t *testing.T, raw string) []pageaction.Action {
+func mustActions(t testing.TB, raw string) []pageaction.Action {
 	t.Helper()
 	list, bad := pageaction.Parse(json.RawMessage(raw), 0)
 	if len(bad) > 0 {

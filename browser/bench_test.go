@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/playwright-community/playwright-go"
 
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/internal/proctest"
@@ -76,4 +79,99 @@ func launchBench(b *testing.B, pool int) *Browser {
 		b.Fatal(err)
 	}
 	return br
+}
+
+// tenSteps is the action script BenchmarkActions times: ten steps on
+// actionsSite's page.
+const tenSteps = `[
+	{"type": "click", "selector": "#reveal"},
+	{"type": "click", "selector": "#q"},
+	{"type": "write", "text": "durable crawls"},
+	{"type": "press", "key": "Enter"},
+	{"type": "wait", "selector": "#results:not(:empty)"},
+	{"type": "scroll", "direction": "down"},
+	{"type": "wait", "milliseconds": 200},
+	{"type": "executeJavascript", "script": "document.querySelectorAll('p').length"},
+	{"type": "scrape"},
+	{"type": "screenshot"}
+]`
+
+// BenchmarkActions times a page read after ten actions, as the service
+// runs them (RenderWith: load, settle, the actions, the network settled
+// again, the page read) and as the same steps written directly in
+// Playwright, after the load event and after network idle: the ratio of
+// the service's time to each is the cost of running actions here.
+func BenchmarkActions(b *testing.B) {
+	site := actionsSite(b, "127.0.0.1")
+	u := site.URL + "/"
+	br := launchBench(b, 1)
+	defer br.Close()
+	b.Run("service", func(b *testing.B) {
+		s, err := br.NewSession("bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		acts := mustActions(b, tenSteps)
+		b.ResetTimer()
+		for range b.N {
+			p, err := s.RenderWith(context.Background(), u, RenderOptions{Actions: acts})
+			if err != nil || !strings.Contains(p.HTML, "Results for durable crawls.") {
+				b.Fatalf("render: %v", err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/page")
+	})
+	for _, wait := range []playwright.WaitUntilState{*playwright.WaitUntilStateLoad, *playwright.WaitUntilStateNetworkidle} {
+		b.Run("playwright-"+string(wait), func(b *testing.B) {
+			c, err := br.chromium()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, err := c.NewContext()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ctx.Close()
+			p, err := ctx.NewPage()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				direct(b, p, u, wait)
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/page")
+		})
+	}
+}
+
+// direct runs tenSteps' steps with playwright-go's own calls.
+func direct(b *testing.B, p playwright.Page, u string, wait playwright.WaitUntilState) {
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	_, err := p.Goto(u, playwright.PageGotoOptions{WaitUntil: &wait})
+	must(err)
+	must(p.Locator("#reveal").Click())
+	must(p.Locator("#q").Click())
+	must(p.Keyboard().Type("durable crawls"))
+	must(p.Keyboard().Press("Enter"))
+	must(p.Locator("#results:not(:empty)").WaitFor())
+	_, err = p.Evaluate(`window.scrollBy(0, window.innerHeight)`)
+	must(err)
+	time.Sleep(200 * time.Millisecond)
+	_, err = p.Evaluate(`document.querySelectorAll('p').length`)
+	must(err)
+	_, err = p.Content()
+	must(err)
+	_, err = p.Screenshot(playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypeJpeg, Quality: playwright.Int(80)})
+	must(err)
+	html, err := p.Content()
+	must(err)
+	if !strings.Contains(html, "Results for durable crawls.") {
+		b.Fatal("the steps did not find the results")
+	}
 }

@@ -311,6 +311,16 @@ func (t *tab) quiet(limit time.Duration) {
 	}
 }
 
+// idle waits, after the page's tasks already due have run, while a
+// request is in flight, at most limit.
+func (t *tab) idle(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	_, _ = t.page.Evaluate(`() => new Promise(resolve => setTimeout(resolve, 0))`)
+	for t.inFlight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // quietFor is how long a page's network must stay idle for its content to
 // count as settled.
 const quietFor = 300 * time.Millisecond
@@ -622,8 +632,14 @@ func (s *Session) RenderWith(ctx context.Context, rawURL string, opts RenderOpti
 		out.Note.LoadTimeout = s.b.opts.LoadTimeout
 	}
 	// Quiet network is a bound, not a condition: a page that polls forever
-	// is taken as it is when the bound runs out.
-	t.settle(s.b.opts.SettleTimeout)
+	// is taken as it is when the bound runs out. A page with actions waits
+	// only for what is in flight: each action that aims at an element
+	// waits for it, and the page is read after its network settles again.
+	if len(opts.Actions) > 0 {
+		t.idle(s.b.opts.SettleTimeout)
+	} else {
+		t.settle(s.b.opts.SettleTimeout)
+	}
 	if opts.WaitFor > 0 {
 		select {
 		case <-time.After(opts.WaitFor):
