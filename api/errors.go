@@ -14,16 +14,17 @@ import (
 // statusOf maps error codes to HTTP statuses; it is the only place that
 // does.
 var statusOf = map[string]int{
-	crawl.EINVALID:      http.StatusBadRequest,
-	crawl.EUNAUTHORIZED: http.StatusUnauthorized,
-	crawl.ENOTFOUND:     http.StatusNotFound,
-	crawl.ECONFLICT:     http.StatusConflict,
-	crawl.EINTERNAL:     http.StatusInternalServerError,
-	crawl.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	crawl.ERATELIMITED:  http.StatusTooManyRequests,
-	codeTimeout:         http.StatusRequestTimeout,
-	codeScrapeFailed:    http.StatusUnprocessableEntity,
-	codeActionFailed:    http.StatusInternalServerError,
+	crawl.EINVALID:           http.StatusBadRequest,
+	crawl.EUNAUTHORIZED:      http.StatusUnauthorized,
+	crawl.ENOTFOUND:          http.StatusNotFound,
+	crawl.ECONFLICT:          http.StatusConflict,
+	crawl.EINTERNAL:          http.StatusInternalServerError,
+	crawl.EUNAVAILABLE:       http.StatusServiceUnavailable,
+	crawl.ERATELIMITED:       http.StatusTooManyRequests,
+	codeTimeout:              http.StatusRequestTimeout,
+	codeScrapeFailed:         http.StatusUnprocessableEntity,
+	codeActionFailed:         http.StatusInternalServerError,
+	firecrawl.CodeNotEnabled: http.StatusForbidden,
 }
 
 // Codes of the Firecrawl API's own errors: a scrape past its timeout, and

@@ -44,6 +44,7 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Get(v+"/batch/scrape/:id/errors", s.fcCrawlErrors)
 		// An extraction is a crawl of its URLs alone, each page read with
 		// its prompt and schema; its status combines their answers.
+		authed.Post(v+"/search", s.fcSearch)
 		authed.Post(v+"/extract", s.fcStartExtract)
 		authed.Get(v+"/extract/:id", s.fcExtractStatus)
 	}

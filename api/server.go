@@ -106,6 +106,9 @@ type Options struct {
 	// Schedules creates and reads the Temporal Schedules of crawl
 	// schedules; nil: the deployment has none (the routes answer 503).
 	Schedules scheduleClient
+	// Search is the deployment's search backend (CRAWLER_SEARXNG_URL);
+	// nil: /v2/search answers that there is none.
+	Search SearchBackend
 	// SelfURL is the API's own address, which its MCP tools call it at
 	// (docs/mcp.md); "" is the address a request reached it at, when that
 	// is a loopback address (else the tools answer an error).

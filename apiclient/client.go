@@ -206,6 +206,18 @@ func (c *Client) Scrape(ctx context.Context, body []byte) (json.RawMessage, erro
 	return out.Data, err
 }
 
+// Search searches the web through the API's Firecrawl-compatible search
+// (POST /v2/search, body its request) and returns its results by source
+// (web, news, images), with the answer's warning.
+func (c *Client) Search(ctx context.Context, body []byte) (map[string][]map[string]any, string, error) {
+	var out struct {
+		Data    map[string][]map[string]any `json:"data"`
+		Warning string                      `json:"warning"`
+	}
+	err := c.do(ctx, http.MethodPost, c.url("/v2/search"), body, &out)
+	return out.Data, out.Warning, err
+}
+
 // Map lists a site's URLs through the API's Firecrawl-compatible map
 // (POST /v1/map, body its request).
 func (c *Client) Map(ctx context.Context, body []byte) ([]string, error) {

@@ -97,6 +97,10 @@ type Config struct {
 	// crawls (required with a proxy).
 	StaticEgressProxy string
 	StaticEgressIP    string
+	// SearXNGURL is the search backend of /v2/search: a SearXNG
+	// instance with its JSON format on ("" : search answers that there is
+	// none).
+	SearXNGURL string
 	// CrawlsPerMinute is how many crawls one API key may create a minute,
 	// in bursts of up to CrawlsBurst; 0 lifts the limit. Each API process
 	// counts on its own.
@@ -228,6 +232,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		BrowserPages:           r.integer("CRAWLER_BROWSER_PAGES", 4),
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
+		SearXNGURL:             r.str("CRAWLER_SEARXNG_URL", ""),
 		CrawlsPerMinute:        r.float("CRAWLER_KEY_CRAWLS_PER_MINUTE", 60),
 		CrawlsBurst:            r.integer("CRAWLER_KEY_CRAWLS_BURST", 10),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
@@ -336,6 +341,11 @@ func (c Config) check() error {
 		return fmt.Errorf("CRAWLER_LOG_FORMAT: %q is not text or json", c.LogFormat)
 	case c.PageTimeout <= 0 || c.ReconcileInterval <= 0:
 		return fmt.Errorf("CRAWLER_PAGE_TIMEOUT and CRAWLER_RECONCILE_INTERVAL must be positive")
+	}
+	if c.SearXNGURL != "" {
+		if u, err := url.Parse(c.SearXNGURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("CRAWLER_SEARXNG_URL: %q is not the http(s) URL of a SearXNG instance", c.SearXNGURL)
+		}
 	}
 	if c.StaticEgressProxy != "" {
 		u, err := url.Parse(c.StaticEgressProxy)

@@ -828,7 +828,7 @@ func decodeStrict(body []byte, v any, where Where) error {
 		}
 	}
 	refuseUnhonoured(top, where, "", &bad)
-	if inner, ok := top["scrapeOptions"]; ok && where&(InCrawl|InExtract) != 0 && given(inner) {
+	if inner, ok := top["scrapeOptions"]; ok && where&(InCrawl|InExtract|InSearch) != 0 && given(inner) {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(inner, &obj); err != nil {
 			bad.add("scrapeOptions", "must be an object")

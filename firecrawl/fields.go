@@ -32,6 +32,8 @@ const (
 	InScrapeOptions
 	// InExtract is POST /extract's body.
 	InExtract
+	// InSearch is POST /search's body.
+	InSearch
 
 	// scrapeOpts are the fields of Firecrawl's scrape options: a
 	// scrape's and a batch's body, and a crawl's scrapeOptions.
@@ -68,14 +70,14 @@ var Fields = []Field{
 	// Every request.
 	{Name: "url", In: InScrape | InCrawl | InMap, Firecrawl: "the page or site (http or https)",
 		Here: "the start URL; private addresses are refused unless the deployment allows them"},
-	{Name: "origin", In: InScrape | InBatch | InCrawl | InMap | InExtract, Default: `"api"`, Firecrawl: "a label of the caller",
+	{Name: "origin", In: InScrape | InBatch | InCrawl | InMap | InExtract | InSearch, Default: `"api"`, Firecrawl: "a label of the caller",
 		Here: "accepted as a label; the crawl is recorded with origin api"},
-	{Name: "integration", In: InScrape | InBatch | InCrawl | InMap | InScrapeOptions | InExtract, Firecrawl: "the integration that sent the request",
+	{Name: "integration", In: InScrape | InBatch | InCrawl | InMap | InScrapeOptions | InExtract | InSearch, Firecrawl: "the integration that sent the request",
 		Here: "accepted as a label"},
 	{Name: "zeroDataRetention", In: InScrape | InBatch | InCrawl, Accept: []string{"false"},
 		Why:       "is not supported here: the service keeps a crawl's pages until the crawl is deleted (DELETE /crawls/{id})",
 		Firecrawl: "keep nothing of the request once answered", Here: "false only"},
-	{Name: "__agentInterop", In: InScrape | InBatch, Accept: []string{}, Why: noSuchFeature,
+	{Name: "__agentInterop", In: InScrape | InBatch | InSearch, Accept: []string{}, Why: noSuchFeature,
 		Firecrawl: "internal: a request made by Firecrawl's agent", Here: "refused when given"},
 
 	// Scrape options.
@@ -205,6 +207,38 @@ var Fields = []Field{
 	{Name: "__experimental_cacheKey", In: InExtract, Firecrawl: "internal; no effect", Here: "accepted; no effect"},
 	{Name: "__experimental_cacheMode", In: InExtract, Default: `"direct"`, Firecrawl: "internal; no effect", Here: "accepted; no effect"},
 
+	// Search.
+	{Name: "query", In: InSearch, Firecrawl: "the words to search for", Here: "honoured: asked of the deployment's search backend (CRAWLER_SEARXNG_URL)"},
+	{Name: "limit", In: InSearch, Default: "10 (v1: 5)", Firecrawl: "results of each source, at most 100", Here: "honoured"},
+	{Name: "sources", In: InSearch, Default: `["web"]`, Firecrawl: "web, news and images, by name or as {type, …} (a web source with its own tbs, lang, country and location); alexandria, its catalogue of data providers",
+		Here: "honoured: each asked of the backend's category (general, news, images); alexandria is answered Firecrawl's 403 for a team without it"},
+	{Name: "categories", In: InSearch, Accept: []string{"[]"}, Why: "is not supported here: the search backend has no such categories",
+		Firecrawl: "github, research, pdf or developer results only", Here: "an empty list only"},
+	{Name: "tbs", In: InSearch, Firecrawl: "a time range: qdr:h/d/w/m/y (qdr:m6), or cdr:1,cd_min:…,cd_max:…",
+		Here: "honoured: the backend's range, and the results' dates filtered (a result without a date is left out)"},
+	{Name: "filter", In: InSearch, Firecrawl: "a search engine's filter", Here: "accepted; the backend has none (the answer's warning says so)"},
+	{Name: "includeDomains", In: InSearch, Firecrawl: "only results on these hosts", Here: "honoured (a host's subdomains too)"},
+	{Name: "excludeDomains", In: InSearch, Firecrawl: "no results on these hosts", Here: "honoured (a host's subdomains too)"},
+	{Name: "lang", In: InSearch, Default: `"en"`, Firecrawl: "the results' language", Here: "honoured: the backend's language"},
+	{Name: "country", In: InSearch, Default: `"us"`, Firecrawl: "the country results come from", Here: "honoured: the backend's region (lang-COUNTRY)"},
+	{Name: "location", In: InSearch, Firecrawl: "a place results are searched from", Here: "accepted; the backend has none (the answer's warning says so)"},
+	{Name: "safe", In: InSearch, Firecrawl: "leave adult results out", Here: "honoured: the backend's safe search"},
+	{Name: "timeout", In: InSearch, Default: "60000", Firecrawl: "milliseconds the search (and its scrapes) may take",
+		Here: "honoured: results not scraped by then are answered without their document, with a warning"},
+	{Name: "ignoreInvalidURLs", In: InSearch, Default: "false", Firecrawl: "leave out results whose URLs cannot be scraped",
+		Here: "honoured: such results are left out of the answer (they are never scraped)"},
+	{Name: "asyncScraping", In: InSearch, Default: "false", Accept: []string{"false"}, Why: "is not supported here yet: results are scraped within the request",
+		Firecrawl: "answer at once, the scrapes going on", Here: "false only"},
+	{Name: "highlights", In: InSearch, Firecrawl: "snippets replaced by highlights from Firecrawl's index", Here: "accepted; the snippets are the backend's"},
+	{Name: "domainTools", In: InSearch, Accept: []string{"false"}, Why: "is not supported here: this deployment has no catalogue of data providers (Alexandria)",
+		Firecrawl: "tools of Firecrawl's catalogue matched to the results' sites", Here: "false only"},
+	{Name: "toolDetail", In: InSearch, Firecrawl: "how much of each catalogue tool is answered (compact, summary, full)", Here: "accepted; there are no catalogue tools"},
+	{Name: "enterprise", In: InSearch, Accept: []string{"[]", `["default"]`}, Why: noSuchFeature, Firecrawl: "zero-data-retention or anonymous search", Here: "default only"},
+	{Name: "threatProtection", In: InSearch, Accept: []string{}, Why: noSuchFeature, Firecrawl: "internal", Here: "refused when given"},
+	{Name: "__searchPreviewToken", In: InSearch, Accept: []string{}, Why: noSuchFeature, Firecrawl: "internal", Here: "refused when given"},
+	{Name: "scrapeOptions", In: InSearch, Firecrawl: "scrape each result with these options",
+		Here: "honoured when it asks for formats: the results are scraped as one batch scrape (a durable crawl), each document merged into its result"},
+
 	// Map only.
 	{Name: "search", In: InMap, Firecrawl: "keep URLs matching these words", Here: "URLs holding each word (case-insensitive)"},
 	{Name: "includeSubdomains", In: InMap | InExtract, Default: "true", Firecrawl: "list the subdomains' URLs too (an extraction's wildcard's)",
@@ -268,7 +302,7 @@ func FieldTable() string {
 		for _, w := range []struct {
 			w    Where
 			name string
-		}{{InScrape, "scrape"}, {InBatch, "batch"}, {InCrawl, "crawl"}, {InScrapeOptions, "scrapeOptions"}, {InMap, "map"}, {InExtract, "extract"}} {
+		}{{InScrape, "scrape"}, {InBatch, "batch"}, {InCrawl, "crawl"}, {InScrapeOptions, "scrapeOptions"}, {InMap, "map"}, {InExtract, "extract"}, {InSearch, "search"}} {
 			if f.In&w.w != 0 {
 				in = append(in, w.name)
 			}

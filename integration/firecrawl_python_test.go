@@ -57,6 +57,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	t.Parallel()
 	site := httptest.NewServer(firecrawlSite())
 	defer site.Close()
+	addSearchResults("durable crawl service", site.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	report := pythonReport(ctx, t, site.URL)
@@ -76,7 +77,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		}
 	}
 	for name := range report {
-		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
+		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "searchBadTbs", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
 			"mapLocation", "scrapeJsonBadSchema", "extractNoLLM"}, name) {
 			notRaised(name)
 		}
@@ -101,7 +102,8 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	var sdkFields map[string][]string
 	read("sdkFields", &sdkFields)
 	where := map[string]firecrawl.Where{"scrapeOptions": firecrawl.InScrapeOptions, "crawl": firecrawl.InCrawl,
-		"batch": firecrawl.InBatch, "map": firecrawl.InMap, "extract": firecrawl.InExtract, "scrape": firecrawl.InScrape}
+		"batch": firecrawl.InBatch, "map": firecrawl.InMap, "extract": firecrawl.InExtract, "scrape": firecrawl.InScrape,
+		"search": firecrawl.InSearch}
 	// The v1 SDK's scrape parameters hold a webhook, which Firecrawl's v1
 	// scrape schema does not: refused here as there.
 	notFirecrawls := map[string]bool{"scrape webhook": true}
@@ -158,6 +160,18 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	}
 
 	checkActions(t, report["scrapeActions"])
+	checkSearch(t, report["search"], report["searchScrape"], site.URL)
+	var v1Search struct {
+		Data []struct {
+			URL      string `json:"url"`
+			Title    string `json:"title"`
+			Markdown string `json:"markdown"`
+		} `json:"data"`
+	}
+	read("v1Search", &v1Search)
+	if len(v1Search.Data) != 2 || v1Search.Data[0].URL != site.URL+"/s1/p1" || v1Search.Data[0].Title != "The first result" {
+		t.Errorf("v1 search: %s", report["v1Search"])
+	}
 
 	// The SDK asks for pages younger than 4 hours: the repeat is answered
 	// from the cache without a request to the site; maxAge 0 fetches.
@@ -402,6 +416,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		"notHttp":              {400, "url"},
 		"scrapeActionFails":    {500, `action 0 (click "#no-such-button") failed`},
 		"scrapeActionsTooLong": {400, "actions"},
+		"searchBadTbs":         {400, "tbs"},
 		"ignoreRobots":         {400, "ignoreRobotsTxt"},
 		"badRegex":             {400, "includePaths[0]"},
 		"unknownCrawl":         {404, "not found"},

@@ -25,6 +25,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/durablecrawl/crawler/firecrawl"
+	"github.com/durablecrawl/crawler/internal/fakesearx"
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
 
@@ -191,6 +192,7 @@ func TestFirecrawlSDK(t *testing.T) {
 	}
 	site := httptest.NewServer(firecrawlSite())
 	defer site.Close()
+	addSearchResults("durable crawl service js", site.URL)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -483,6 +485,7 @@ func TestFirecrawlSDK(t *testing.T) {
 	})
 
 	checkActions(t, report["scrapeActions"])
+	checkSearch(t, report["search"], report["searchScrape"], site.URL)
 	var batchActions struct {
 		Status string `json:"status"`
 		Docs   []struct {
@@ -713,6 +716,55 @@ type refusal struct {
 // checkRefusals checks that a client's report says each call of want was
 // refused as it says: the client raised (its report's flag) an error with
 // the status and the words.
+// addSearchResults has the test's search backend answer query with
+// pages of the site at siteURL: three web results (a fourth off the site's
+// paths that does not exist), a dated news item and an old one, and an
+// image.
+func addSearchResults(query, siteURL string) {
+	recent := time.Now().UTC().AddDate(0, 0, -3).Format(time.RFC3339)
+	env.searx.Add(query, "general",
+		fakesearx.Hit{URL: siteURL + "/s1/p1", Title: "The first result", Content: "A page about crawling.", PublishedDate: recent},
+		fakesearx.Hit{URL: siteURL + "/s2/p2", Title: "The second result", Content: "Another page.", PublishedDate: recent},
+		fakesearx.Hit{URL: siteURL + "/s1/p3", Title: "The third result", Content: "A third page."},
+		fakesearx.Hit{URL: siteURL + "/missing", Title: "A missing page", Content: "Gone."})
+	env.searx.Add(query, "news",
+		fakesearx.Hit{URL: siteURL + "/s1/p4", Title: "Crawls made durable", Content: "News of the day.", PublishedDate: recent},
+		fakesearx.Hit{URL: siteURL + "/s1/p5", Title: "Old news", Content: "Long ago.", PublishedDate: "2019-05-01T08:00:00Z"})
+	env.searx.Add(query, "images",
+		fakesearx.Hit{URL: siteURL + "/s1/p1", Title: "A diagram", ImgSrc: siteURL + "/diagram.png", Resolution: "640x480"})
+}
+
+// checkSearch checks a client's searches of addSearchResults' query:
+// plain is the web, news and images results alone, scraped the web
+// results of the past year scraped, each as {url, title, markdown}.
+func checkSearch(t *testing.T, plain, scraped json.RawMessage, siteURL string) {
+	t.Helper()
+	type item struct {
+		URL, Title, Markdown string
+	}
+	var a, b map[string][]item
+	if err := json.Unmarshal(plain, &a); err != nil {
+		t.Fatalf("search: %s: %v", plain, err)
+	}
+	if err := json.Unmarshal(scraped, &b); err != nil {
+		t.Fatalf("search with scrapes: %s: %v", scraped, err)
+	}
+	if w := a["web"]; len(w) != 3 || w[0].URL != siteURL+"/s1/p1" || w[0].Title != "The first result" || w[2].URL != siteURL+"/s1/p3" || w[0].Markdown != "" {
+		t.Errorf("search's web results: %s", plain)
+	}
+	if n := a["news"]; len(n) != 2 || n[0].Title != "Crawls made durable" {
+		t.Errorf("search's news: %s", plain)
+	}
+	if im := a["images"]; len(im) != 1 || im[0].Title != "A diagram" {
+		t.Errorf("search's images: %s", plain)
+	}
+	// The past year: the two dated web results, each with its page.
+	if w := b["web"]; len(w) != 2 || w[0].URL != siteURL+"/s1/p1" || w[1].URL != siteURL+"/s2/p2" ||
+		!strings.Contains(w[0].Markdown, "Page 1 of section 1") || !strings.Contains(w[1].Markdown, "Page 2 of section 2") || len(b["news"]) != 0 {
+		t.Errorf("search with scrapes: %s", scraped)
+	}
+}
+
 // checkActions checks a client's scrape of actionsApp after its
 // actions (signing in, a button, a scroll, a screenshot, a scrape, a
 // script, a PDF): raw is the client's {markdown, actions}. The files are

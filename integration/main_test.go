@@ -35,9 +35,11 @@ import (
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/internal/apispec"
 	"github.com/durablecrawl/crawler/internal/fakellm"
+	"github.com/durablecrawl/crawler/internal/fakesearx"
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/internal/testproxy"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/search"
 	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
 )
@@ -62,6 +64,9 @@ var env struct {
 	// llmAPI's worker has an LLM: the fake OpenAI-compatible server llm.
 	llmAPI string
 	llm    *fakellm.Server
+	// searx is the main API's search backend, SearXNG-shaped: tests
+	// register what it answers for their queries.
+	searx *fakesearx.Server
 	// politeAPI's two workers share small host budgets (politeLimits)
 	// through Postgres, as two worker processes do.
 	politeAPI string
@@ -176,6 +181,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer br.Close()
+	env.searx = fakesearx.New()
+	defer env.searx.Close()
+	searcher, err := search.New(env.searx.URL, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
 	for _, w := range []struct {
 		queue        string
 		allowPrivate bool
@@ -196,6 +208,7 @@ func run(m *testing.M) int {
 			ObeyRobots: wc.ObeyRobots, UserAgent: wc.UserAgent, Schedules: env.temporal.ScheduleClient(),
 			Console: console.Options{TemporalUI: consoleTemporalUI, Namespace: "default"}}
 		if w.queue == taskQueue {
+			o.Search = searcher
 			o.Metrics, o.MetricsHandler = metrics.NewAPI(env.apiRegistry, env.store.CountCrawls), metrics.Handler(env.apiRegistry)
 			o.Ready = worker.ReadyChecks(env.store, env.temporal)
 		}

@@ -27,6 +27,7 @@ func TestMCP(t *testing.T) {
 		t.Fatal("CRAWLER_MCP_CLIENTS is not set: make test installs the MCP clients (ensure_mcp_clients in scripts/lib.sh)")
 	}
 	site := httptest.NewServer(firecrawlSite())
+	addSearchResults("durable crawl service mcp", site.URL)
 	defer site.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -77,7 +78,7 @@ func TestMCP(t *testing.T) {
 	var tools []string
 	_ = json.Unmarshal(report["firecrawlTools"], &tools)
 	for _, want := range []string{"firecrawl_scrape", "firecrawl_map", "firecrawl_crawl", "firecrawl_check_crawl_status",
-		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks"} {
+		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks", "firecrawl_search"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("Firecrawl's MCP server has no %s: %v", want, tools)
 		}
@@ -88,6 +89,10 @@ func TestMCP(t *testing.T) {
 	ok("fcMap", site.URL+"/s1/p1")
 	if r := ok("fcMapSearch"); strings.Contains(r.Text, site.URL+"/s2/p2\"") {
 		t.Errorf("a map searching p1 lists /s2/p2: %.1000s", r.Text)
+	}
+	ok("fcSearch", site.URL+"/s1/p1", "The first result", site.URL+"/s1/p3")
+	if r := ok("fcSearchScrape", site.URL+"/s2/p2", "Page 2 of section 2"); strings.Contains(r.Text, site.URL+"/s1/p3") {
+		t.Errorf("firecrawl_search with limit 2 answered a third result: %.1000s", r.Text)
 	}
 	ok("fcCrawl")
 	var crawlID string
@@ -130,7 +135,7 @@ func TestMCP(t *testing.T) {
 		t.Errorf("a wrong key connected to /mcp: %s", report["ownBadKey"])
 	}
 	_ = json.Unmarshal(report["ownTools"], &tools)
-	for _, want := range []string{"scrape", "map", "start_crawl", "crawl_status", "crawl_pages", "cancel_crawl", "list_crawls"} {
+	for _, want := range []string{"scrape", "map", "search", "start_crawl", "crawl_status", "crawl_pages", "cancel_crawl", "list_crawls"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("/mcp has no %s: %v", want, tools)
 		}
@@ -138,6 +143,7 @@ func TestMCP(t *testing.T) {
 	ok("ownScrape", "Page 1 of section 1")
 	refused("ownScrapeBad", "url")
 	ok("ownMap", site.URL+"/s1/p1")
+	ok("ownSearch", "[web] The first result", site.URL+"/s2/p2", "Page 2 of section 2")
 	start := ok("ownStart", "started")
 	var started struct {
 		ID string `json:"id"`

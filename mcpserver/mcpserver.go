@@ -97,6 +97,8 @@ func newServer(o Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "scrape", Description: "Scrape one web page and return its main content as markdown " +
 		"(or all of it, with onlyMainContent false). maxAge (milliseconds) answers from a copy the team stored within that age, without fetching."}, t.scrape)
 	mcp.AddTool(s, &mcp.Tool{Name: "map", Description: "List a site's URLs (from its sitemaps and links), optionally only those holding the words of search."}, t.mapSite)
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the web through the deployment's search backend: results (url, title, description) of web pages, news and images; " +
+		"with scrape, each web and news result's page is read too and its markdown answered with it."}, t.search)
 	mcp.AddTool(s, &mcp.Tool{Name: "start_crawl", Description: "Start a durable crawl of a site and return its ID at once. " +
 		"The crawl runs on its own, survives restarts, and can be left and come back to: read it with crawl_status and crawl_pages, stop it with cancel_crawl. " +
 		"Options are the service's crawl request fields (maxResults, maxDepth, includeOnlyPaths, excludePaths, entireWebsite, useSitemap, engineType, …)."}, t.startCrawl)
@@ -108,7 +110,7 @@ func newServer(o Options) *mcp.Server {
 }
 
 // instructions tell an agent how the tools go together.
-const instructions = "Scrape single pages with scrape and list a site's URLs with map. For many pages, start_crawl returns a crawl ID at once; " +
+const instructions = "Scrape single pages with scrape, find pages on the web with search, and list a site's URLs with map. For many pages, start_crawl returns a crawl ID at once; " +
 	"the crawl is durable: poll crawl_status, read results with crawl_pages (paged), and cancel_crawl when enough is stored. " +
 	"A crawl keeps running if you disconnect."
 
@@ -164,6 +166,69 @@ func (t tools) scrape(ctx context.Context, req *mcp.CallToolRequest, in ScrapeIn
 		}
 	}
 	return textResult(out.Markdown), out, nil
+}
+
+// SearchInput is the search tool's arguments.
+type SearchInput struct {
+	Query          string   `json:"query" jsonschema:"the words to search for"`
+	Limit          int      `json:"limit,omitempty" jsonschema:"results of each source (1 to 100, default 5)"`
+	Sources        []string `json:"sources,omitempty" jsonschema:"web (the default), news, images"`
+	TBS            string   `json:"tbs,omitempty" jsonschema:"a time range: qdr:h, qdr:d, qdr:w, qdr:m, qdr:y"`
+	IncludeDomains []string `json:"includeDomains,omitempty" jsonschema:"only results on these hosts"`
+	ExcludeDomains []string `json:"excludeDomains,omitempty" jsonschema:"no results on these hosts"`
+	Scrape         bool     `json:"scrape,omitempty" jsonschema:"read each web and news result's page and answer its markdown"`
+}
+
+// SearchOutput is what a search answers: results by source.
+type SearchOutput struct {
+	Results map[string][]map[string]any `json:"results"`
+	Warning string                      `json:"warning,omitempty"`
+}
+
+func (t tools) search(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	c, err := t.client(ctx, req)
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	body := map[string]any{"query": in.Query, "limit": 5}
+	if in.Limit > 0 {
+		body["limit"] = in.Limit
+	}
+	for k, v := range map[string][]string{"sources": in.Sources, "includeDomains": in.IncludeDomains, "excludeDomains": in.ExcludeDomains} {
+		if len(v) > 0 {
+			body[k] = v
+		}
+	}
+	if in.TBS != "" {
+		body["tbs"] = in.TBS
+	}
+	if in.Scrape {
+		body["scrapeOptions"] = map[string]any{"formats": []string{"markdown"}}
+	}
+	raw, _ := json.Marshal(body)
+	results, warning, err := c.Search(ctx, raw)
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	var text strings.Builder
+	for _, src := range []string{"web", "news", "images"} {
+		for _, r := range results[src] {
+			title, _ := r["title"].(string)
+			u, _ := r["url"].(string)
+			fmt.Fprintf(&text, "[%s] %s\n%s\n", src, title, u)
+			if d, _ := r["description"].(string); d != "" {
+				fmt.Fprintf(&text, "%s\n", d)
+			}
+			if md, _ := r["markdown"].(string); md != "" {
+				fmt.Fprintf(&text, "\n%s\n", md)
+			}
+			text.WriteString("\n")
+		}
+	}
+	if warning != "" {
+		fmt.Fprintf(&text, "(%s)\n", warning)
+	}
+	return textResult(text.String()), SearchOutput{Results: results, Warning: warning}, nil
 }
 
 // MapInput is the map tool's arguments.

@@ -27,6 +27,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/search"
 	"github.com/durablecrawl/crawler/worker"
 )
 
@@ -222,7 +223,14 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 			return err
 		}
 	}
+	var searcher *search.Client
+	if cfg.SearXNGURL != "" {
+		if searcher, err = search.New(cfg.SearXNGURL, nil); err != nil {
+			return fmt.Errorf("CRAWLER_SEARXNG_URL: %w", err)
+		}
+	}
 	app := api.New(api.Options{
+		Search:          searcherOf(searcher),
 		Store:           store,
 		Temporal:        tc,
 		Console:         console.Options{TemporalUI: cfg.TemporalUIURL, Namespace: cfg.TemporalNamespace},
@@ -253,6 +261,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	// Requests under way get CRAWLER_SHUTDOWN_TIMEOUT to finish; those
 	// still running then have their connections closed.
 	return app.ShutdownWithTimeout(cfg.ShutdownTimeout)
+}
+
+// searcherOf is the API's search backend: c, or none when c is nil (a nil
+// *search.Client is not a nil backend).
+func searcherOf(c *search.Client) api.SearchBackend {
+	if c == nil {
+		return nil
+	}
+	return c
 }
 
 func runWorker(ctx context.Context, cfg config.Config, logger *slog.Logger, withBrowser bool) error {

@@ -87,7 +87,8 @@ def sdk_fields():
     return {"scrapeOptions": names(v2types.ScrapeOptions), "crawl": names(v2types.CrawlRequest) + names(v1types.V1CrawlParams),
             # The SDK holds a batch's scrape options apart and sends them flat.
             "batch": names(v2types.BatchScrapeRequest, ("options",)), "map": names(v2types.MapOptions) + names(v1types.V1MapParams),
-            "extract": names(v2types.ExtractRequest), "scrape": names(v1types.V1ScrapeParams)}
+            "extract": names(v2types.ExtractRequest), "scrape": names(v1types.V1ScrapeParams),
+            "search": names(v2types.SearchRequest, ("scrape_options",)) + ["scrapeOptions"] + names(v1types.V1SearchParams)}
 
 
 step("sdkFields", sdk_fields)
@@ -117,6 +118,24 @@ step("scrapeRequestShape", lambda: {"headers": doc(fc.scrape(f"{site}/echo", for
 step("scrapeWaitFor", lambda: doc(fc.scrape(f"{site}/late", formats=["markdown"], wait_for=2500)))
 step("screenshots", lambda: {"viewport": fc.scrape(f"{site}/long", formats=["markdown", "screenshot"]).screenshot,
                              "full": fc.scrape(f"{site}/long", formats=[{"type": "screenshot", "full_page": True}]).screenshot})
+
+
+# Search, through the deployment's SearXNG-compatible backend (the test's
+# fake answers "durable crawl service" with pages of the site): results
+# alone, then each scraped as one batch.
+def search_results(data):
+    def item(x):
+        return {"url": getattr(x, "url", None) or (x.metadata.source_url if getattr(x, "metadata", None) else None),
+                "title": getattr(x, "title", None) or (x.metadata.title if getattr(x, "metadata", None) else None),
+                "markdown": getattr(x, "markdown", None), "kind": type(x).__name__}
+    return {src: [item(x) for x in (getattr(data, src) or [])] for src in ("web", "news", "images")}
+
+
+step("search", lambda: search_results(fc.search("durable crawl service", limit=3, sources=["web", "news", "images"])))
+step("searchScrape", lambda: search_results(fc.search("durable crawl service", limit=2, tbs="qdr:y",
+                                                      scrape_options=v2types.ScrapeOptions(formats=["markdown"]))))
+step("searchBadTbs", lambda: fc.search("durable crawl service", tbs="last week"))
+step("v1Search", lambda: plain(v1.search("durable crawl service", limit=2)))
 
 
 def actions():

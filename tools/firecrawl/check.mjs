@@ -79,6 +79,11 @@ await step('batchActions', async () => {
     pollInterval: 1, timeout: 120 });
   return { status: job.status, docs: job.data.map((d) => ({ markdown: d.markdown ?? '', returns: d.actions?.javascriptReturns ?? null })) };
 });
+// Search through the deployment's backend: results alone, then scraped.
+const searchItems = (data) => Object.fromEntries(['web', 'news', 'images'].map((src) => [src, (data[src] ?? []).map((x) => ({
+  url: x.url ?? x.metadata?.sourceURL ?? null, title: x.title ?? x.metadata?.title ?? null, markdown: x.markdown ?? '' }))]));
+await step('search', async () => searchItems(await fc.search('durable crawl service js', { limit: 3, sources: ['web', 'news', 'images'] })));
+await step('searchScrape', async () => searchItems(await fc.search('durable crawl service js', { limit: 2, tbs: 'qdr:y', scrapeOptions: { formats: ['markdown'] } })));
 await step('scrapeActionFails', () => fc.scrape(`${site}/app`, { actions: [{ type: 'click', selector: '#no-such-button' }] }));
 await step('crawlSitemapInclude', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, pollInterval: 1, timeout: 120 })));
 await step('crawlSitemapOnly', async () => urls(await fc.crawl(`${site}/`, { limit: 50, sitemap: 'only', pollInterval: 1, timeout: 120 })));

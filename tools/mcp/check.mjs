@@ -61,6 +61,12 @@ async function firecrawlServer(url) {
     if (!/scraping/.test(report.fcCrawlStatus.text ?? '')) break;
     await new Promise((ok) => setTimeout(ok, 1000));
   } while (Date.now() < deadline);
+  // Search with the tool's defaults (it asks for Firecrawl's catalogue
+  // too, and searches the web alone when the team has none), then with
+  // each web result scraped.
+  report.fcSearch = await call(fc, 'firecrawl_search', { query: 'durable crawl service mcp', limit: 3 });
+  report.fcSearchScrape = await call(fc, 'firecrawl_search', { query: 'durable crawl service mcp', limit: 2, sources: ['web'],
+    scrapeOptions: { formats: ['markdown'], onlyMainContent: true } });
   report.fcCrawlBad = await call(fc, 'firecrawl_crawl', { url: `${site}/`, includePaths: ['(?<=x)a'] });
 
   // Monitors, in the tool's advanced form: a schedule of crawls of one
@@ -113,6 +119,7 @@ async function firecrawlServer(url) {
   report.ownScrape = await call(own, 'scrape', { url: `${site}/s1/p1` });
   report.ownScrapeBad = await call(own, 'scrape', { url: 'ftp://example.com/x' });
   report.ownMap = await call(own, 'map', { url: `${site}/`, limit: 30 });
+  report.ownSearch = await call(own, 'search', { query: 'durable crawl service mcp', limit: 2, scrape: true });
   report.ownStart = await call(own, 'start_crawl', { url: `${site}/`, options: { maxResults: 25, maxDepth: 3 } });
   const id = report.ownStart.structured?.id;
   const deadline = Date.now() + 120000;
