@@ -129,7 +129,7 @@ func SearchOf(body []byte, srv crawl.Server, now time.Time, v1 bool) (SearchPlan
 		}
 	}
 	plan.Sources = []string{search.Web}
-	if hasCatalogue(req.Sources) {
+	if hasCatalogue(req.Sources) || req.DomainTools != nil && *req.DomainTools {
 		// Firecrawl's answer to a team without its catalogue, which its
 		// MCP server knows and searches the web alone after.
 		return SearchPlan{}, &crawl.Error{Code: CodeNotEnabled, Message: NotEnabled}

@@ -94,6 +94,23 @@ func TestSearchRefusals(t *testing.T) {
 	}
 }
 
+// TestSearchCatalogue: a source of Firecrawl's catalogue is Firecrawl's
+// 403 for a team without it, whose exact words Firecrawl's MCP server
+// knows and falls back to the web alone after.
+func TestSearchCatalogue(t *testing.T) {
+	for _, body := range []string{`{"query":"x","sources":["web","alexandria"],"domainTools":true,"toolDetail":"compact"}`,
+		`{"query":"x","sources":[{"type":"exchange"}]}`} {
+		_, err := SearchOf([]byte(body), crawl.Server{}, searchNow, false)
+		var e *crawl.Error
+		if !errors.As(err, &e) || e.Code != CodeNotEnabled || e.Message != "This endpoint is not enabled for this team." {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	if _, err := SearchOf([]byte(`{"query":"x","sources":["web"],"domainTools":false,"toolDetail":"compact"}`), crawl.Server{}, searchNow, false); err != nil {
+		t.Errorf("the MCP server's fallback is refused: %v", err)
+	}
+}
+
 // TestSearchItemOf: each source's result in Firecrawl's shape, and a
 // scraped result with its document.
 func TestSearchItemOf(t *testing.T) {
