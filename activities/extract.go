@@ -29,12 +29,13 @@ type extractStore interface {
 	ExtractionSource(ctx context.Context, crawlID uuid.UUID, pageID int64) (db.ExtractionSource, error)
 	SaveChunkAnswer(ctx context.Context, pageID int64, chunk, chunks int, a db.ChunkAnswer) error
 	SaveExtraction(ctx context.Context, crawlID uuid.UUID, pageID int64, value json.RawMessage, failure string, ms int) error
+	CountTokens(ctx context.Context, crawlID uuid.UUID, in, out int64) error
 }
 
 // llmExtractor is what ExtractPage needs of the model.
 type llmExtractor interface {
 	Split(pageURL, instructions, markdown string) ([]extract.Chunk, error)
-	Ask(ctx context.Context, instructions string, c extract.Chunk) (string, error)
+	Ask(ctx context.Context, instructions string, c extract.Chunk) (string, extract.Tokens, error)
 }
 
 var _ llmExtractor = (*extract.Extractor)(nil)
@@ -123,11 +124,12 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 			done.Add(1)
 			continue
 		}
-		answer, err := llm.Ask(ctx, instructions, ch)
+		answer, tokens, err := llm.Ask(ctx, instructions, ch)
 		if err != nil || ctx.Err() != nil {
 			return askFailed(ctx, err, fmt.Sprintf("chunk %d of %d", i+1, len(chunks)), fail)
 		}
-		if err := store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks), db.ChunkAnswer{Digest: digest, Answer: answer}); err != nil {
+		if err := store.SaveChunkAnswer(ctx, in.PageID, i, len(chunks),
+			db.ChunkAnswer{Digest: digest, Answer: answer, TokensIn: tokens.In, TokensOut: tokens.Out}); err != nil {
 			return ExtractPageResult{}, err
 		}
 		answers[i] = answer
@@ -149,9 +151,12 @@ func extractPage(ctx context.Context, store extractStore, llm llmExtractor, in E
 		if err != nil {
 			return fail(crawl.ExtractionCause{Kind: crawl.ExtractionRefused, Detail: err.Error()})
 		}
-		answer, err := llm.Ask(ctx, again, parts[0])
+		answer, tokens, err := llm.Ask(ctx, again, parts[0])
 		if err != nil || ctx.Err() != nil {
 			return askFailed(ctx, err, fmt.Sprintf("schema repair %d", round), fail)
+		}
+		if err := store.CountTokens(ctx, c.ID, tokens.In, tokens.Out); err != nil {
+			return ExtractPageResult{}, err
 		}
 		value = extract.Combine([]string{answer})
 	}

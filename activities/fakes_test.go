@@ -63,6 +63,7 @@ type fakeStore struct {
 	storeCalls    []storeCall
 	pendingAsked  int
 	chunkAnswers  []chunkAnswer
+	tokens        int64 // what CountTokens was told
 	extractions   []extraction
 	settled       map[int64]db.Settled // SaveSettled, by page
 	settledTimes  map[int64]int        // SaveSettled calls, by page
@@ -305,6 +306,13 @@ func (f *fakeStore) SaveChunkAnswer(_ context.Context, pageID int64, chunk, chun
 	return nil
 }
 
+func (f *fakeStore) CountTokens(_ context.Context, _ uuid.UUID, in, out int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tokens += in + out
+	return f.call("CountTokens")
+}
+
 func (f *fakeStore) SaveExtraction(_ context.Context, _ uuid.UUID, pageID int64, value json.RawMessage, failure string, _ int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -348,18 +356,18 @@ func (l *fakeLLM) Split(pageURL, _, _ string) ([]extract.Chunk, error) {
 	return out, nil
 }
 
-func (l *fakeLLM) Ask(_ context.Context, instructions string, c extract.Chunk) (string, error) {
+func (l *fakeLLM) Ask(_ context.Context, instructions string, c extract.Chunk) (string, extract.Tokens, error) {
 	if strings.Contains(instructions, "does not validate") {
 		l.repairAsks = append(l.repairAsks, instructions)
 		answer := l.repairs[0]
 		l.repairs = l.repairs[1:]
-		return answer, nil
+		return answer, extract.Tokens{In: 10, Out: 2}, nil
 	}
 	l.asked = append(l.asked, c.Index)
 	if err := l.errs[c.Index]; err != nil {
-		return "", err
+		return "", extract.Tokens{}, err
 	}
-	return l.answers[c.Index], nil
+	return l.answers[c.Index], extract.Tokens{In: 10, Out: 2}, nil
 }
 
 // newCrawl is a running crawl of startURLs with options o.

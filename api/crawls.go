@@ -56,10 +56,16 @@ func (s *server) startFromBody(c *fiber.Ctx, parse func(body []byte) (crawl.Opti
 // crawl's options of it with parse; given is the body as sent, which the
 // crawl keeps.
 func readBody(c *fiber.Ctx, parse func(body []byte) (crawl.Options, error)) (opts crawl.Options, given json.RawMessage, err error) {
-	if len(c.Body()) > maxRequestBytes {
+	return readBodyOf(c.Body(), parse)
+}
+
+// readBodyOf is readBody of body, a request as sent or as completed
+// (a crawl's prompt planned into options).
+func readBodyOf(sent []byte, parse func(body []byte) (crawl.Options, error)) (opts crawl.Options, given json.RawMessage, err error) {
+	if len(sent) > maxRequestBytes {
 		return opts, nil, fiber.NewError(fiber.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBytes))
 	}
-	body := bytes.Clone(c.Body())
+	body := bytes.Clone(sent)
 	if opts, err = parse(body); err != nil {
 		return opts, nil, err
 	}
@@ -85,6 +91,10 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 	wfID := crawlflow.WorkflowID(id.String())
 	// Postgres keeps microseconds; the answer shows what a later read shows.
 	rec := crawl.NewCrawl(id, p.TeamID, p.BrandID, wfID, opts, given, time.Now().UTC().Truncate(time.Microsecond))
+	if p.KeyID != uuid.Nil {
+		key := p.KeyID
+		rec.KeyID = &key
+	}
 	if opts.UseStaticIPs {
 		rec.StaticIP = &s.StaticIP
 	}
@@ -92,6 +102,9 @@ func (s *server) startCrawl(c *fiber.Ctx, opts crawl.Options, given json.RawMess
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	if err := s.refuseInternalNames(ctx, opts); err != nil {
+		return nil, err
+	}
+	if err := s.withinQuota(ctx, p.TeamID, opts.Extraction != ""); err != nil {
 		return nil, err
 	}
 	// Only a valid request spends the key's allowance.

@@ -25,6 +25,8 @@ var statusOf = map[string]int{
 	codeScrapeFailed:         http.StatusUnprocessableEntity,
 	codeActionFailed:         http.StatusInternalServerError,
 	firecrawl.CodeNotEnabled: http.StatusForbidden,
+	codeQuota:                http.StatusPaymentRequired,
+	codeConcurrency:          http.StatusTooManyRequests,
 }
 
 // Codes of the Firecrawl API's own errors: a scrape past its timeout, and

@@ -23,6 +23,7 @@ import (
 	"github.com/durablecrawl/crawler/changes"
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/db"
+	"github.com/durablecrawl/crawler/usage"
 )
 
 // testKey is the API key of team testTeam; otherKey that of otherTeam.
@@ -409,6 +410,17 @@ func (s *fakeStore) FailedPages(context.Context, uuid.UUID) (int, error) { retur
 func (s *fakeStore) SchedulesOf(context.Context, uuid.UUID, string, int, int) ([]db.Schedule, error) {
 	return []db.Schedule{}, nil
 }
+
+// The fake's teams have no usage and no quota.
+func (s *fakeStore) UsageDays(context.Context, uuid.UUID, time.Time, time.Time) ([]usage.Day, error) {
+	return nil, nil
+}
+
+func (s *fakeStore) TeamQuota(context.Context, uuid.UUID) (usage.Quota, error) { return usage.Quota{}, nil }
+
+func (s *fakeStore) TeamJobs(context.Context, uuid.UUID) (db.TeamJobs, error) { return db.TeamJobs{}, nil }
+
+func (s *fakeStore) CountTeamTokens(context.Context, uuid.UUID, uuid.UUID, int64, int64) error { return nil }
 
 // UpdateWorkflow: the fake has no workflows to change.
 func (t *fakeTemporal) UpdateWorkflow(context.Context, client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {

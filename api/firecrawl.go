@@ -45,9 +45,18 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		// An extraction is a crawl of its URLs alone, each page read with
 		// its prompt and schema; its status combines their answers.
 		authed.Post(v+"/search", s.fcSearch)
+		// A team's usage and quotas (package usage).
+		authed.Get(v+"/team/credit-usage", s.fcCreditUsage)
+		authed.Get(v+"/team/token-usage", s.fcTokenUsage)
+		authed.Get(v+"/team/credit-usage/historical", s.fcUsageHistory(false))
+		authed.Get(v+"/team/token-usage/historical", s.fcUsageHistory(true))
+		authed.Get(v+"/concurrency-check", s.fcConcurrency)
+		authed.Get(v+"/team/queue-status", s.fcQueueStatus)
 		authed.Post(v+"/extract", s.fcStartExtract)
 		authed.Get(v+"/extract/:id", s.fcExtractStatus)
 	}
+	// v2 alone: a crawl's options planned from a sentence, not crawled.
+	authed.Post("/v2/crawl/params-preview", s.fcParamsPreview)
 	s.firecrawlMonitorRoutes(authed)
 }
 
@@ -59,12 +68,60 @@ func firecrawlPath(path string) bool {
 
 // fcStartCrawl handles POST /v2/crawl: the crawl is started and answered
 // with its ID and the URL to read it at.
+//
+// A crawl with a prompt is planned first (see plan): the request is
+// checked as typed, the model's options join it (what was typed wins),
+// each checked as a typed one, and the crawl is started with, and keeps,
+// the whole request; a planned option that does not hold is left out and
+// named in the answer's warning.
 func (s *server) fcStartCrawl(c *fiber.Ctx) error {
-	rec, err := s.startFromBody(c, func(body []byte) (crawl.Options, error) { return firecrawl.CrawlOptions(body, s.Server) })
+	parse := func(body []byte) (crawl.Options, error) { return firecrawl.CrawlOptions(body, s.Server) }
+	body := c.Body()
+	var warnings []string
+	if prompt, top := promptOf(body); prompt != "" && s.Server.LLM && len(body) <= maxRequestBytes {
+		if _, err := parse(body); err != nil {
+			return err // no model is asked for a request that does not hold
+		}
+		var startURL string
+		_ = json.Unmarshal(top["url"], &startURL) // checked by parse
+		planned, err := s.plan(c, strings.TrimSpace(startURL), prompt)
+		if err != nil {
+			return err
+		}
+		merged, w, err := checkedPlan(top, planned, func(raw []byte) error { _, err := parse(raw); return err })
+		if err != nil {
+			return err
+		}
+		warnings = w
+		body, _ = json.Marshal(merged)
+	}
+	opts, given, err := readBodyOf(body, parse)
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"success": true, "id": rec.ID.String(), "url": s.fcCrawlURL(c, rec.ID, -1)})
+	rec, err := s.startCrawl(c, opts, given)
+	if err != nil {
+		return err
+	}
+	out := fiber.Map{"success": true, "id": rec.ID.String(), "url": s.fcCrawlURL(c, rec.ID, -1)}
+	if len(warnings) > 0 {
+		out["warning"] = strings.Join(warnings, "; ")
+	}
+	return c.JSON(out)
+}
+
+// promptOf is a crawl request's prompt ("" when it has none) and its
+// fields.
+func promptOf(body []byte) (string, map[string]json.RawMessage) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return "", nil
+	}
+	var prompt string
+	if json.Unmarshal(top["prompt"], &prompt) != nil {
+		return "", top
+	}
+	return strings.TrimSpace(prompt), top
 }
 
 // fcStartBatch handles POST /v2/batch/scrape: a crawl of the URLs alone,

@@ -26,6 +26,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/health"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/usage"
 )
 
 // store is what the API needs of the database.
@@ -59,6 +60,10 @@ type store interface {
 	CheckPages(ctx context.Context, crawlID uuid.UUID, status string, skip, limit int) ([]crawl.Page, int, error)
 	FailedPages(ctx context.Context, crawlID uuid.UUID) (int, error)
 	SchedulesOf(ctx context.Context, teamID uuid.UUID, shape string, offset, limit int) ([]db.Schedule, error)
+	UsageDays(ctx context.Context, team uuid.UUID, from, to time.Time) ([]usage.Day, error)
+	TeamQuota(ctx context.Context, team uuid.UUID) (usage.Quota, error)
+	TeamJobs(ctx context.Context, team uuid.UUID) (db.TeamJobs, error)
+	CountTeamTokens(ctx context.Context, team, key uuid.UUID, in, out int64) error
 }
 
 var _ store = (*db.Store)(nil)
@@ -106,6 +111,10 @@ type Options struct {
 	// Schedules creates and reads the Temporal Schedules of crawl
 	// schedules; nil: the deployment has none (the routes answer 503).
 	Schedules scheduleClient
+	// LLMTaskQueue is where the workers with an LLM take their activities
+	// (a crawl's prompt is planned there); "" when the deployment has no
+	// LLM.
+	LLMTaskQueue string
 	// Search is the deployment's search backend (CRAWLER_SEARXNG_URL);
 	// nil: /v2/search answers that there is none.
 	Search SearchBackend

@@ -17,9 +17,12 @@ import (
 // (the embedded Options, one column per field as its bun tag says), its
 // status and its counters.
 type Crawl struct {
-	ID      uuid.UUID       `bun:"id,pk,type:uuid"`
-	TeamID  uuid.UUID       `bun:"team_id,type:uuid,notnull"`
-	BrandID *string         `bun:"brand_id"`
+	ID      uuid.UUID `bun:"id,pk,type:uuid"`
+	TeamID  uuid.UUID `bun:"team_id,type:uuid,notnull"`
+	BrandID *string   `bun:"brand_id"`
+	// KeyID is the API key that started the crawl (nil: none did, as a
+	// schedule's runs): its pages and tokens are counted for it.
+	KeyID   *uuid.UUID      `bun:"key_id,type:uuid"`
 	Status  Status          `bun:"status,notnull"`
 	Request json.RawMessage `bun:"request,type:jsonb,notnull"`
 

@@ -79,3 +79,26 @@ const ErrCrawlEnded = "CrawlEnded"
 // ErrCrawlContinuing is the type of the error an update gets in the last
 // moments of a run that continues as new: the next run takes it.
 const ErrCrawlContinuing = "CrawlContinuing"
+
+// PlanCrawlWorkflowName is the workflow that turns a sentence into a
+// crawl's options with the deployment's LLM (Firecrawl's crawl prompt and
+// params preview); PlanWorkflowID its ID, from a fresh ID of the caller's.
+const PlanCrawlWorkflowName = "PlanCrawlWorkflow"
+
+func PlanWorkflowID(id string) string { return "plan-" + id }
+
+// PlanCrawlInput is the start URL and the sentence to plan, and the task
+// queue of the workers with an LLM. The sentence is the caller's own
+// words, never a page's.
+type PlanCrawlInput struct {
+	URL, Prompt  string
+	LLMTaskQueue string
+}
+
+// PlanCrawlResult is the options the model answered (a JSON object of
+// Firecrawl crawl request fields, checked against crawlplan.Schema) and
+// what they cost.
+type PlanCrawlResult struct {
+	Options             []byte
+	TokensIn, TokensOut int64
+}

@@ -138,7 +138,8 @@ func roomFor(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, budget int) (int
 	return max(budget-c.TotalPages, 0), nil
 }
 
-// countStored adds n new results to the crawl's count.
+// countStored adds n new results to the crawl's count, and to its
+// team's usage.
 func countStored(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, n int) error {
 	if n == 0 {
 		return nil
@@ -147,7 +148,10 @@ func countStored(ctx context.Context, tx bun.Tx, crawlID uuid.UUID, n int) error
 		Set("total_pages = total_pages + ?", n).
 		Set("updated_at = clock_timestamp()").
 		Where("id = ?", crawlID).Exec(ctx)
-	return err
+	if err != nil {
+		return err
+	}
+	return countUsage(ctx, tx, crawlID, int64(n), 0, 0)
 }
 
 // PendingExtractions returns the result pages of a batch whose
@@ -177,6 +181,9 @@ type ExtractionSource struct {
 // identifies the question (instructions and chunk).
 type ChunkAnswer struct {
 	Digest, Answer string
+	// TokensIn and TokensOut are what asking cost, counted in the team's
+	// usage as the answer is saved (not kept with it).
+	TokensIn, TokensOut int64
 }
 
 // ExtractionSource returns a result page's URL, its markdown before
@@ -228,7 +235,14 @@ ON CONFLICT (page_id, chunk) DO UPDATE SET digest = excluded.digest, answer = ex
 		if err != nil {
 			return fmt.Errorf("save chunk answer of page %d: %w", pageID, err)
 		}
-		return nil
+		if a.TokensIn == 0 && a.TokensOut == 0 {
+			return nil
+		}
+		var crawlID uuid.UUID
+		if err := tx.NewSelect().Model((*crawl.Page)(nil)).Column("crawl_id").Where("id = ?", pageID).Scan(ctx, &crawlID); err != nil {
+			return fmt.Errorf("the crawl of page %d: %w", pageID, err)
+		}
+		return countUsage(ctx, tx, crawlID, 0, a.TokensIn, a.TokensOut)
 	})
 }
 

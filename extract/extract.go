@@ -128,12 +128,55 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Tokens are what one call to the model cost: the tokens of the
+// question and of the answer.
+type Tokens struct {
+	In, Out int64
+}
+
+// tokensOf reads a call's tokens from the provider's report (the names
+// langchaingo's clients give them); a provider that reports none is
+// counted at a token for every four characters, question and answer.
+func tokensOf(info map[string]any, question, answer string) Tokens {
+	num := func(names ...string) int64 {
+		for _, n := range names {
+			switch v := info[n].(type) {
+			case int:
+				return int64(v)
+			case int32:
+				return int64(v)
+			case int64:
+				return v
+			case float64:
+				return int64(v)
+			}
+		}
+		return -1
+	}
+	in := num("PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
+	out := num("CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
+	if in < 0 {
+		in = int64(len(question)+3) / 4
+	}
+	if out < 0 {
+		out = int64(len(answer)+3) / 4
+	}
+	return Tokens{In: in, Out: out}
+}
+
 // Ask sends one chunk of a page with the instructions and returns the
-// model's answer. A failure is an *Error.
-func (e *Extractor) Ask(ctx context.Context, instructions string, c Chunk) (string, error) {
+// model's answer and what it cost. A failure is an *Error.
+func (e *Extractor) Ask(ctx context.Context, instructions string, c Chunk) (string, Tokens, error) {
+	return e.Complete(ctx, SystemPrompt, UserPrompt(instructions, c))
+}
+
+// Complete asks the model one question (system, then user) and returns
+// its answer and what it cost, within the rate and timeout of every call.
+// A failure is an *Error.
+func (e *Extractor) Complete(ctx context.Context, system, user string) (string, Tokens, error) {
 	if e.limiter != nil {
 		if err := e.limiter.Wait(ctx); err != nil {
-			return "", &Error{Retryable: true, Err: fmt.Errorf("waiting for the call rate: %w", err)}
+			return "", Tokens{}, &Error{Retryable: true, Err: fmt.Errorf("waiting for the call rate: %w", err)}
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
@@ -145,18 +188,19 @@ func (e *Extractor) Ask(ctx context.Context, instructions string, c Chunk) (stri
 		opts = append(opts, openai.WithLegacyMaxTokensField())
 	}
 	resp, err := e.model.GenerateContent(ctx, []llms.MessageContent{
-		llms.TextParts(llms.ChatMessageTypeSystem, SystemPrompt),
-		llms.TextParts(llms.ChatMessageTypeHuman, UserPrompt(instructions, c)),
+		llms.TextParts(llms.ChatMessageTypeSystem, system),
+		llms.TextParts(llms.ChatMessageTypeHuman, user),
 	}, opts...)
 	status, retryAfter := rec.get()
 	if err != nil {
-		return "", classify(ctx, err, status, retryAfter)
+		return "", Tokens{}, classify(ctx, err, status, retryAfter)
 	}
 	if len(resp.Choices) == 0 {
-		return "", &Error{Status: status, Err: errors.New("the answer held no choices")}
+		return "", Tokens{}, &Error{Status: status, Err: errors.New("the answer held no choices")}
 	}
+	answer := resp.Choices[0].Content
 	// Postgres keeps no NUL characters; a model has no use for them.
-	return strings.ReplaceAll(resp.Choices[0].Content, "\x00", ""), nil
+	return strings.ReplaceAll(answer, "\x00", ""), tokensOf(resp.Choices[0].GenerationInfo, system+user, answer), nil
 }
 
 // classify tells retryable failures from the others, by the answer's

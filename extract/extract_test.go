@@ -30,7 +30,7 @@ func TestAskSendsInstructionsAndPage(t *testing.T) {
 	})
 	defer srv.Close()
 	e := newExtractor(t, srv, 10*time.Second)
-	got, err := e.Ask(context.Background(), "Return the product title as JSON.",
+	got, _, err := e.Ask(context.Background(), "Return the product title as JSON.",
 		extract.Chunk{URL: "https://shop.test/widget", Count: 1, Text: "# Widget\n\nA fine widget."})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestAskClassifiesFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fakellm.New(func(fakellm.Call, int) fakellm.Reply { return tt.reply })
 			defer srv.Close()
-			_, err := newExtractor(t, srv, tt.timeout).Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"})
+			_, _, err := newExtractor(t, srv, tt.timeout).Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"})
 			var e *extract.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is not an *extract.Error", err)
@@ -97,7 +97,7 @@ func TestSlowAnswerWithinTimeout(t *testing.T) {
 		return fakellm.Reply{Content: "slow but fine", Delay: 1500 * time.Millisecond}
 	})
 	defer srv.Close()
-	got, err := newExtractor(t, srv, 10*time.Second).Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"})
+	got, _, err := newExtractor(t, srv, 10*time.Second).Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"})
 	if err != nil || got != "slow but fine" {
 		t.Fatalf("got %q, %v", got, err)
 	}
@@ -219,7 +219,7 @@ func TestCallRate(t *testing.T) {
 	}
 	start := time.Now()
 	for i := 0; i < 6; i++ {
-		if _, err := e.Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"}); err != nil {
+		if _, _, err := e.Ask(context.Background(), "x", extract.Chunk{Count: 1, Text: "page"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -272,6 +272,9 @@ func waitForMS(so *ScrapeOptions) int {
 	return *so.WaitFor
 }
 
+// MaxPrompt bounds a crawl's prompt, in bytes, as Firecrawl's schema does.
+const MaxPrompt = 10000
+
 // MaxDelay bounds a crawl's delay, in seconds.
 const MaxDelay = 60
 
@@ -339,6 +342,15 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 		fail("sitemap", "must be one of skip, include, only")
 	}
 	bad.crawler(req.Delay, req.IgnoreRobotsTxt, srv)
+	if req.Prompt != nil && strings.TrimSpace(*req.Prompt) != "" {
+		// The API plans the prompt into options before the request comes
+		// here (see crawlplan); it needs an LLM.
+		if !srv.LLM {
+			fail("prompt", "needs an LLM, and this deployment has none (see CRAWLER_LLM_PROVIDER)")
+		} else if len(*req.Prompt) > MaxPrompt {
+			fail("prompt", "may hold at most %d characters", MaxPrompt)
+		}
+	}
 	if req.MaxConcurrency != nil {
 		if *req.MaxConcurrency < 1 {
 			fail("maxConcurrency", "must be at least 1")

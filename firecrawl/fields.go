@@ -184,8 +184,8 @@ var Fields = []Field{
 	{Name: "maxConcurrency", In: InCrawl | InBatch, Firecrawl: "pages scraped at once", Here: "honoured within the server's bound"},
 	{Name: "webhook", In: InCrawl | InBatch, Firecrawl: "a URL or {url, headers, metadata, events} told of the job's events",
 		Here: "honoured: signed, retried for hours, logged"},
-	{Name: "prompt", In: InCrawl, Version: "v2", Accept: []string{`""`}, Why: "is not supported here: give the crawl's options instead",
-		Firecrawl: "options written in words, turned into options by an LLM", Here: "refused when given"},
+	{Name: "prompt", In: InCrawl, Version: "v2", Firecrawl: "options written in words, turned into options by an LLM",
+		Here: "honoured with an LLM: its options join those typed (which win), each checked as a typed one; a 400 without an LLM"},
 
 	// Extract.
 	{Name: "prompt", In: InExtract, Firecrawl: "what to extract, in words", Here: "honoured: each page is read with it by the deployment's LLM"},

@@ -238,6 +238,11 @@ func TestConsole(t *testing.T) {
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Schedules"}).Click(), "open the schedules")
 	must(t, page.Locator("h1", playwright.PageLocatorOptions{HasText: "Schedules"}).WaitFor(), "the schedules")
 	axeScan(t, page, "schedules")
+	// Usage: this month's pages against no quota, and the days by key.
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Usage"}).Click(), "open the usage")
+	must(t, page.Locator("#usage dd", playwright.PageLocatorOptions{HasText: "no quota, no bound"}).First().WaitFor(), "the month's usage")
+	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: time.Now().UTC().Format(time.DateOnly)}).First().WaitFor(), "today's usage by key")
+	axeScan(t, page, "usage")
 	time.Sleep(100 * time.Millisecond) // let a late script error surface before the tab closes
 }
 

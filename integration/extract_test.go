@@ -16,6 +16,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/durablecrawl/crawler/crawlplan"
 	"github.com/durablecrawl/crawler/extract"
 	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/internal/fakellm"
@@ -35,6 +36,9 @@ var (
 // rate limited once, failing twice, refusing, slow, in parts, in prose, or
 // with a JSON object naming the page.
 func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
+	if strings.Contains(c.System, crawlplan.SystemPrompt) {
+		return planAnswer(c)
+	}
 	m := pageURLInPrompt.FindStringSubmatch(c.User)
 	if m == nil {
 		return fakellm.Reply{Status: http.StatusBadRequest}
@@ -297,4 +301,17 @@ func TestExtractionRefused(t *testing.T) {
 			t.Errorf("POST with extraction = %d %s, want a 400 on extraction saying %q", status, raw, tc.says)
 		}
 	}
+}
+
+// planAnswer is the fake model's plan of a crawl: the sentences the
+// tests send, each with its options (one that Go's regular expressions
+// cannot read, for the check of planned options), or no options at all.
+func planAnswer(c fakellm.Call) fakellm.Reply {
+	switch {
+	case strings.Contains(c.User, "only the blog posts from 2024, not the tag pages"):
+		return fakellm.Reply{Content: "```json\n" + `{"includePaths": ["^/blog/2024/"], "excludePaths": ["/tag/"], "maxDiscoveryDepth": 3, "sitemap": "skip"}` + "\n```"}
+	case strings.Contains(c.User, "a broken plan"):
+		return fakellm.Reply{Content: `{"includePaths": ["(?<=x)y"], "limit": 7}`}
+	}
+	return fakellm.Reply{Content: "I cannot plan that."}
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -15,12 +16,13 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/firecrawl"
+	"github.com/durablecrawl/crawler/usage"
 )
 
 // pythonReport runs tools/firecrawl-py/check.py with Firecrawl's Python
 // SDK against the service and returns its report; the test skips, saying
 // why, where the SDK could not be installed.
-func pythonReport(ctx context.Context, t *testing.T, siteURL string) map[string]json.RawMessage {
+func pythonReport(ctx context.Context, t *testing.T, siteURL, quotaKey string) map[string]json.RawMessage {
 	t.Helper()
 	python := os.Getenv("CRAWLER_FIRECRAWL_PY")
 	if python == "" {
@@ -32,6 +34,9 @@ func pythonReport(ctx context.Context, t *testing.T, siteURL string) map[string]
 	}
 	cmd := exec.CommandContext(ctx, python, filepath.Join("..", "tools", "firecrawl-py", "check.py"), env.api, env.keyA, siteURL, env.llmAPI)
 	cmd.Env = append(os.Environ(), "WEBHOOK_SECRET="+webhookSecret)
+	if quotaKey != "" {
+		cmd.Env = append(cmd.Env, "QUOTA_KEY="+quotaKey)
+	}
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -60,7 +65,19 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	addSearchResults("durable crawl service", site.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
-	report := pythonReport(ctx, t, site.URL)
+	// A team past its quota of pages, for the SDK's 402.
+	quotaKey, _ := newTeamKey(t, "over-quota")
+	var me struct {
+		Team struct {
+			Name string `json:"name"`
+		} `json:"team"`
+	}
+	call(t, "GET", env.api+"/me", quotaKey, nil, &me)
+	none := int64(0)
+	if _, err := env.store.SetTeamQuota(ctx, me.Team.Name, usage.Quota{MonthlyPages: &none}); err != nil {
+		t.Fatal(err)
+	}
+	report := pythonReport(ctx, t, site.URL, quotaKey)
 	read := func(name string, v any) {
 		t.Helper()
 		if err := json.Unmarshal(report[name], v); err != nil {
@@ -77,7 +94,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		}
 	}
 	for name := range report {
-		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "searchBadTbs", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
+		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "searchBadTbs", "overQuota", "paramsPreviewRefused", "crawlPromptNoLLM", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
 			"mapLocation", "scrapeJsonBadSchema", "extractNoLLM"}, name) {
 			notRaised(name)
 		}
@@ -161,6 +178,8 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 
 	checkActions(t, report["scrapeActions"])
 	checkSearch(t, report["search"], report["searchScrape"], site.URL)
+	checkUsage(t, report)
+	checkPlans(t, report, site.URL)
 	var v1Search struct {
 		Data []struct {
 			URL      string `json:"url"`
@@ -417,6 +436,9 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		"scrapeActionFails":    {500, `action 0 (click "#no-such-button") failed`},
 		"scrapeActionsTooLong": {400, "actions"},
 		"searchBadTbs":         {400, "tbs"},
+		"overQuota":            {402, "Insufficient credits"},
+		"paramsPreviewRefused": {422, "could not be planned"},
+		"crawlPromptNoLLM":     {400, "prompt"},
 		"ignoreRobots":         {400, "ignoreRobotsTxt"},
 		"badRegex":             {400, "includePaths[0]"},
 		"unknownCrawl":         {404, "not found"},
@@ -425,4 +447,116 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		"scrapeJsonBadSchema":  {400, "formats[0].schema"},
 		"extractNoLLM":         {400, "prompt"},
 	})
+}
+
+// checkUsage checks the Python SDK's usage calls: keyA's team has no
+// quota (unlimited, its pages counted), the team past its quota has none
+// left.
+func checkUsage(t *testing.T, report map[string]json.RawMessage) {
+	t.Helper()
+	var credits struct {
+		RemainingCredits int64   `json:"remaining_credits"`
+		PlanCredits      *int64  `json:"plan_credits"`
+		Start            *string `json:"billing_period_start"`
+		End              *string `json:"billing_period_end"`
+	}
+	if err := json.Unmarshal(report["creditUsage"], &credits); err != nil || credits.RemainingCredits != usage.Unlimited ||
+		credits.PlanCredits != nil || credits.Start == nil || credits.End == nil {
+		t.Errorf("get_credit_usage: %s", report["creditUsage"])
+	}
+	var tokens struct {
+		RemainingTokens int64 `json:"remaining_tokens"`
+	}
+	if err := json.Unmarshal(report["tokenUsage"], &tokens); err != nil || tokens.RemainingTokens != usage.Unlimited {
+		t.Errorf("get_token_usage: %s", report["tokenUsage"])
+	}
+	var hist struct {
+		Success bool `json:"success"`
+		Periods []struct {
+			APIKey      string `json:"apiKey"`
+			CreditsUsed int64  `json:"creditsUsed"`
+		} `json:"periods"`
+	}
+	if err := json.Unmarshal(report["creditUsageHistorical"], &hist); err != nil || !hist.Success || len(hist.Periods) == 0 ||
+		hist.Periods[0].APIKey == "" || hist.Periods[0].CreditsUsed <= 0 {
+		t.Errorf("get_credit_usage_historical(by_api_key=True): %s", report["creditUsageHistorical"])
+	}
+	var tokHist struct {
+		Success bool              `json:"success"`
+		Periods []json.RawMessage `json:"periods"`
+	}
+	if err := json.Unmarshal(report["tokenUsageHistorical"], &tokHist); err != nil || !tokHist.Success {
+		t.Errorf("get_token_usage_historical: %s", report["tokenUsageHistorical"])
+	}
+	var conc struct {
+		Concurrency    int `json:"concurrency"`
+		MaxConcurrency int `json:"max_concurrency"`
+	}
+	if err := json.Unmarshal(report["concurrency"], &conc); err != nil || conc.MaxConcurrency != usage.Unlimited || conc.Concurrency < 0 {
+		t.Errorf("get_concurrency: %s", report["concurrency"])
+	}
+	var queue struct {
+		JobsInQueue        int `json:"jobs_in_queue"`
+		WaitingJobsInQueue int `json:"waiting_jobs_in_queue"`
+		MaxConcurrency     int `json:"max_concurrency"`
+	}
+	if err := json.Unmarshal(report["queueStatus"], &queue); err != nil || queue.MaxConcurrency != usage.Unlimited || queue.WaitingJobsInQueue != 0 {
+		t.Errorf("get_queue_status: %s", report["queueStatus"])
+	}
+	var over struct {
+		RemainingCredits int64  `json:"remaining_credits"`
+		PlanCredits      *int64 `json:"plan_credits"`
+	}
+	if err := json.Unmarshal(report["overQuotaCreditUsage"], &over); err != nil || over.RemainingCredits != 0 || over.PlanCredits == nil || *over.PlanCredits != 0 {
+		t.Errorf("get_credit_usage past the quota: %s", report["overQuotaCreditUsage"])
+	}
+}
+
+// checkPlans checks crawls planned from a sentence through the Python
+// SDK: the preview's options, a planned option that does not hold left
+// out with a warning, and a crawl started with a prompt that stored the
+// 2024 posts alone and shows the options it was given.
+func checkPlans(t *testing.T, report map[string]json.RawMessage, siteURL string) {
+	t.Helper()
+	var p struct {
+		IncludePaths      []string `json:"include_paths"`
+		ExcludePaths      []string `json:"exclude_paths"`
+		MaxDiscoveryDepth *int     `json:"max_discovery_depth"`
+		Sitemap           string   `json:"sitemap"`
+		Limit             *int     `json:"limit"`
+		Warning           string   `json:"warning"`
+	}
+	if err := json.Unmarshal(report["paramsPreview"], &p); err != nil || !slices.Equal(p.IncludePaths, []string{"^/blog/2024/"}) ||
+		!slices.Equal(p.ExcludePaths, []string{"/tag/"}) || p.MaxDiscoveryDepth == nil || *p.MaxDiscoveryDepth != 3 || p.Sitemap != "skip" {
+		t.Errorf("crawl_params_preview: %s", report["paramsPreview"])
+	}
+	p = struct {
+		IncludePaths      []string `json:"include_paths"`
+		ExcludePaths      []string `json:"exclude_paths"`
+		MaxDiscoveryDepth *int     `json:"max_discovery_depth"`
+		Sitemap           string   `json:"sitemap"`
+		Limit             *int     `json:"limit"`
+		Warning           string   `json:"warning"`
+	}{}
+	if err := json.Unmarshal(report["paramsPreviewBroken"], &p); err != nil || len(p.IncludePaths) != 0 || p.Limit == nil || *p.Limit != 7 ||
+		!strings.Contains(p.Warning, "includePaths[0]") {
+		t.Errorf("a plan with an option that does not hold: %s", report["paramsPreviewBroken"])
+	}
+	var c struct {
+		ID     string   `json:"id"`
+		Status string   `json:"status"`
+		URLs   []string `json:"urls"`
+	}
+	if err := json.Unmarshal(report["crawlPrompt"], &c); err != nil {
+		t.Fatalf("a crawl with a prompt: %s", report["crawlPrompt"])
+	}
+	sort.Strings(c.URLs)
+	if c.Status != "completed" || !slices.Equal(c.URLs, []string{siteURL + "/blog/2024/autumn", siteURL + "/blog/2024/spring"}) {
+		t.Errorf("a crawl with a prompt: %s", report["crawlPrompt"])
+	}
+	var native map[string]any
+	if code, body := call(t, "GET", env.llmAPI+"/crawls/"+c.ID, env.keyA, nil, &native); code != 200 ||
+		fmt.Sprint(native["includeOnlyPaths"]) != "[^/blog/2024/]" || fmt.Sprint(native["excludePaths"]) != "[/tag/]" {
+		t.Errorf("the crawl planned from its prompt: %d %s", code, body)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/jpeg"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,11 +28,41 @@ import (
 	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/internal/fakesearx"
 	"github.com/durablecrawl/crawler/internal/testsite"
+	"github.com/durablecrawl/crawler/usage"
 )
 
 // firecrawlSite is a generated site whose robots.txt disallows one
 // section, with a slow endless chain of pages under /slow/ for a crawl to
 // be cancelled in.
+// blogPosts are a small blog's pages: posts of two years, and tag pages
+// that list them.
+var blogPosts = map[string]string{
+	"/blog/2024/spring":     "Spring crawls of 2024",
+	"/blog/2024/autumn":     "Autumn crawls of 2024",
+	"/blog/2023/winter":     "Winter crawls of 2023",
+	"/blog/tag/news":        "Posts tagged news",
+	"/blog/2024/tag/travel": "Posts of 2024 tagged travel",
+}
+
+// blogPage serves the blog: its index links every page, and each page
+// links the others.
+func blogPage(w http.ResponseWriter, r *http.Request) {
+	title, ok := blogPosts[r.URL.Path]
+	if r.URL.Path == "/blog/" {
+		title, ok = "The blog", true
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<html><head><title>%s</title></head><body><main><h1>%s</h1><p>A page of the blog, about %s.</p><ul>", title, title, strings.ToLower(title))
+	for _, p := range slices.Sorted(maps.Keys(blogPosts)) {
+		fmt.Fprintf(w, `<li><a href="%s">%s</a></li>`, p, blogPosts[p])
+	}
+	fmt.Fprint(w, "</ul></main></body></html>")
+}
+
 // actionsApp is a page that shows its content only to a reader who acts:
 // a login form (typed, then Enter), a button that loads an item, and a
 // list that loads one more when scrolled to its end.
@@ -108,6 +139,8 @@ func firecrawlSite() http.Handler {
 			fmt.Fprint(w, "</main></body></html>")
 		case r.URL.Path == "/app", strings.HasPrefix(r.URL.Path, "/app/"):
 			actionsApp(w, r)
+		case strings.HasPrefix(r.URL.Path, "/blog/"):
+			blogPage(w, r)
 		case r.URL.Path == "/late":
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, `<html><head><title>Late</title></head><body><main><h1>Late content</h1><p>The page's words come late.</p><div id="late"></div></main>
@@ -486,6 +519,33 @@ func TestFirecrawlSDK(t *testing.T) {
 
 	checkActions(t, report["scrapeActions"])
 	checkSearch(t, report["search"], report["searchScrape"], site.URL)
+	var u struct {
+		Credits struct {
+			RemainingCredits int64  `json:"remainingCredits"`
+			BillingPeriodEnd string `json:"billingPeriodEnd"`
+		} `json:"credits"`
+		Tokens struct {
+			RemainingTokens int64 `json:"remainingTokens"`
+		} `json:"tokens"`
+		CreditsByKey struct {
+			Periods []struct {
+				APIKey      string `json:"apiKey"`
+				CreditsUsed int64  `json:"creditsUsed"`
+			} `json:"periods"`
+		} `json:"creditsByKey"`
+		Concurrency struct {
+			MaxConcurrency int `json:"maxConcurrency"`
+		} `json:"concurrency"`
+		Queue struct {
+			WaitingJobsInQueue *int `json:"waitingJobsInQueue"`
+		} `json:"queue"`
+	}
+	read("usage", &u)
+	if u.Credits.RemainingCredits != usage.Unlimited || u.Credits.BillingPeriodEnd == "" || u.Tokens.RemainingTokens != usage.Unlimited ||
+		len(u.CreditsByKey.Periods) == 0 || u.CreditsByKey.Periods[0].CreditsUsed <= 0 || u.Concurrency.MaxConcurrency != usage.Unlimited ||
+		u.Queue.WaitingJobsInQueue == nil {
+		t.Errorf("usage through the JS SDK: %s", report["usage"])
+	}
 	var batchActions struct {
 		Status string `json:"status"`
 		Docs   []struct {

@@ -78,7 +78,9 @@ func TestWorkerKilled(t *testing.T) {
 	}
 
 	first = start("worker-1")
-	c := create(t, base, env.keyA, map[string]any{"startUrl": srv.URL + "/", "entireWebsite": true,
+	// A team of the test's own, whose usage is this crawl's alone.
+	key, _ := newTeamKey(t, "killed")
+	c := create(t, base, key, map[string]any{"startUrl": srv.URL + "/", "entireWebsite": true,
 		"maxConcurrentPages": concurrency})
 	select {
 	case <-killed:
@@ -89,16 +91,21 @@ func TestWorkerKilled(t *testing.T) {
 	atKill := site.Stats()
 	start("worker-2")
 
-	done := waitStatus(t, base, env.keyA, c.ID, 3*time.Minute, "succeeded")
+	done := waitStatus(t, base, key, c.ID, 3*time.Minute, "succeeded")
 	if done.TotalPages != site.Pages() {
 		t.Errorf("totalPages = %d, want %d", done.TotalPages, site.Pages())
 	}
+	// Usage is counted where pages are stored: exactly once each, through
+	// the kill.
+	if _, used, _ := creditUsage(t, base, key); used != int64(site.Pages()) {
+		t.Errorf("the team's usage counts %d pages, want %d", used, site.Pages())
+	}
 	stored := map[string]int{}
-	for _, p := range allPages(t, base, env.keyA, c.ID) {
+	for _, p := range allPages(t, base, key, c.ID) {
 		stored[p.URL]++
 	}
 	logged := map[string]int{}
-	for _, l := range allLogs(t, base, env.keyA, c.ID, 1200) {
+	for _, l := range allLogs(t, base, key, c.ID, 1200) {
 		if l.Message == "Page crawled" {
 			logged[fmt.Sprint(l.Data["url"])]++
 		}

@@ -78,7 +78,7 @@ func TestMCP(t *testing.T) {
 	var tools []string
 	_ = json.Unmarshal(report["firecrawlTools"], &tools)
 	for _, want := range []string{"firecrawl_scrape", "firecrawl_map", "firecrawl_crawl", "firecrawl_check_crawl_status",
-		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks", "firecrawl_search"} {
+		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks", "firecrawl_search", "firecrawl_credit_usage"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("Firecrawl's MCP server has no %s: %v", want, tools)
 		}
@@ -94,6 +94,8 @@ func TestMCP(t *testing.T) {
 	if r := ok("fcSearchScrape", site.URL+"/s2/p2", "Page 2 of section 2"); strings.Contains(r.Text, site.URL+"/s1/p3") {
 		t.Errorf("firecrawl_search with limit 2 answered a third result: %.1000s", r.Text)
 	}
+	ok("fcCredits", `"remainingCredits": 2147483647`, "billingPeriodEnd")
+	ok("fcCreditsByKey", `"creditsUsed"`, `"apiKey"`)
 	ok("fcCrawl")
 	var crawlID string
 	_ = json.Unmarshal(report["fcCrawlId"], &crawlID)

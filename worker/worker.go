@@ -111,6 +111,7 @@ func New(c client.Client, cfg config.Config, store *db.Store, br *browser.Browse
 	w := worker.New(c, cfg.TaskQueue, crawlOpts)
 	w.RegisterWorkflowWithOptions(workflows.CrawlWorkflow, workflows.RegisterOptions())
 	w.RegisterWorkflowWithOptions(workflows.ScheduledCrawlWorkflow, workflows.RegisterScheduledOptions())
+	w.RegisterWorkflowWithOptions(workflows.PlanCrawlWorkflow, workflows.RegisterPlanOptions())
 	w.RegisterActivity(acts)
 	ws := &Workers{workers: []worker.Worker{w}, static: fetcher, hosts: hosts, pdf: acts.PDF}
 	if br != nil {

@@ -42,6 +42,10 @@ Usage:
                                          create a team if needed and print a new API key
   crawler apikey list [--team NAME]      list API keys (their first characters, never the key)
   crawler apikey revoke ID|KEY           revoke a key: it authenticates no more
+  crawler quota set --team NAME [--pages N|none] [--tokens N|none] [--concurrency N|none]
+                                         bound a team's result pages and LLM tokens a month
+                                         and its crawls at once (past them new work is refused)
+  crawler quota show --team NAME         a team's quota and what it used this month
   crawler probe URL                      exit 0 if URL answers 2xx within 5 s (container health checks)
   crawler help                           show this text
 
@@ -141,6 +145,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, cfg, stdout)
 	case "apikey":
 		return apikey(ctx, cfg, rest, stdout)
+	case "quota":
+		return quota(ctx, cfg, rest, stdout)
 	default:
 		return usageError{fmt.Sprintf("unknown command %q", cmd)}
 	}
@@ -231,6 +237,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	app := api.New(api.Options{
 		Search:          searcherOf(searcher),
+		LLMTaskQueue:    llmQueue(cfg),
 		Store:           store,
 		Temporal:        tc,
 		Console:         console.Options{TemporalUI: cfg.TemporalUIURL, Namespace: cfg.TemporalNamespace},
@@ -261,6 +268,14 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	// Requests under way get CRAWLER_SHUTDOWN_TIMEOUT to finish; those
 	// still running then have their connections closed.
 	return app.ShutdownWithTimeout(cfg.ShutdownTimeout)
+}
+
+// llmQueue is the LLM workers' task queue, or "" without an LLM.
+func llmQueue(cfg config.Config) string {
+	if !cfg.LLM.Enabled() {
+		return ""
+	}
+	return cfg.LLM.TaskQueue
 }
 
 // searcherOf is the API's search backend: c, or none when c is nil (a nil

@@ -133,6 +133,7 @@ async function render() {
     h("a", { href: "#/scrape" }, "Scrape"),
     h("a", { href: "#/map" }, "Map"),
     h("a", { href: "#/schedules" }, "Schedules"),
+    h("a", { href: "#/usage" }, "Usage"),
     h("a", { href: "#/signout", onclick: signOut }, "Sign out"),
   );
   try {
@@ -144,6 +145,7 @@ async function render() {
     if (parts[0] === "scrape") return scrapeView();
     if (parts[0] === "map") return mapView();
     if (parts[0] === "schedules") return await schedulesView(params);
+    if (parts[0] === "usage") return await usageView();
     if (parts[0] === "crawls" && parts[1] && parts[2] === "log") return await crawlLog(parts[1], params);
     if (parts[0] === "crawls" && parts[1] && parts[2] === "pages" && parts[3]) return await onePage(parts[1], Number(parts[3]), params);
     if (parts[0] === "crawls" && parts[1] && parts[2] === "pages") return await crawlPages(parts[1], params);
@@ -598,6 +600,33 @@ async function schedulesView(params) {
       page > 1 ? h("a", { href: `#/schedules?page=${page - 1}` }, "Previous") : null,
       h("span", {}, `Page ${data.page} of ${Math.max(1, data.totalPages)}`),
       data.next ? h("a", { href: `#/schedules?page=${page + 1}` }, "Next") : null));
+}
+
+// usageView shows what the team used this month against its quota (pages
+// stored and LLM tokens, as the operator bounds them), its crawls running
+// against its concurrency, and its usage by day and key.
+async function usageView() {
+  const [credits, tokens, conc, byKey] = await Promise.all([api("GET", "/v2/team/credit-usage"), api("GET", "/v2/team/token-usage"),
+    api("GET", "/v2/concurrency-check"), api("GET", "/v2/team/credit-usage/historical?byApiKey=true")]);
+  const tokenDays = await api("GET", "/v2/team/token-usage/historical?byApiKey=true");
+  const c = credits.data || {}, t = tokens.data || {};
+  const unlimited = 2147483647;
+  const bound = (plan) => (plan === null || plan === undefined ? "no quota" : `quota ${plan.toLocaleString()}`);
+  const left = (n) => (n === unlimited ? "no bound" : `${n.toLocaleString()} left`);
+  const day = (s) => String(s || "").slice(0, 10);
+  const tokensOf = new Map((tokenDays.periods || []).map((p) => [`${day(p.startDate)} ${p.apiKey}`, p.tokensUsed]));
+  const rows = (byKey.periods || []).slice().reverse().map((p) => h("tr", {},
+    h("td", {}, day(p.startDate)), h("td", { class: "url" }, p.apiKey === "none" ? "(no key: a schedule's runs)" : p.apiKey),
+    h("td", {}, String(p.creditsUsed)), h("td", {}, String(tokensOf.get(`${day(p.startDate)} ${p.apiKey}`) || 0))));
+  show(h("h1", {}, "Usage"),
+    h("p", {}, `This month, from ${day(c.billingPeriodStart)} to before ${day(c.billingPeriodEnd)}:`),
+    h("dl", { class: "usage", id: "usage" },
+      h("dt", {}, "Pages stored"), h("dd", {}, `${(c.creditsUsed || 0).toLocaleString()} (${bound(c.planCredits)}, ${left(c.remainingCredits)})`),
+      h("dt", {}, "LLM tokens"), h("dd", {}, `${(t.tokensUsed || 0).toLocaleString()} (${bound(t.planTokens)}, ${left(t.remainingTokens)})`),
+      h("dt", {}, "Crawls running"), h("dd", {}, `${conc.concurrency} of ${conc.maxConcurrency === unlimited ? "no bound" : conc.maxConcurrency}`)),
+    h("h2", {}, "By day and API key"),
+    rows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Day", "API key", "Pages", "Tokens"].map((x) => h("th", { scope: "col" }, x)))), h("tbody", {}, rows))
+      : h("p", {}, "Nothing used in the last 90 days."));
 }
 
 // urlForm is a form of one URL field whose submit calls go with it.

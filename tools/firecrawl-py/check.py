@@ -138,6 +138,20 @@ step("searchBadTbs", lambda: fc.search("durable crawl service", tbs="last week")
 step("v1Search", lambda: plain(v1.search("durable crawl service", limit=2)))
 
 
+# A team's usage and its quota (QUOTA_KEY: a key of a team past its page
+# quota, made by the test).
+step("creditUsage", lambda: plain(fc.get_credit_usage()))
+step("tokenUsage", lambda: plain(fc.get_token_usage()))
+step("creditUsageHistorical", lambda: plain(fc.v2.get_credit_usage_historical(by_api_key=True)))
+step("tokenUsageHistorical", lambda: plain(fc.v2.get_token_usage_historical()))
+step("concurrency", lambda: plain(fc.get_concurrency()))
+step("queueStatus", lambda: plain(fc.get_queue_status()))
+if os.environ.get("QUOTA_KEY"):
+    over = Firecrawl(api_key=os.environ["QUOTA_KEY"], api_url=api_url)
+    step("overQuota", lambda: over.scrape(f"{site}/s1/p1", formats=["markdown"]))
+    step("overQuotaCreditUsage", lambda: plain(over.get_credit_usage()))
+
+
 def actions():
     """A page read after signing in, a button and a scroll, with every kind
     of action's result; the SDK's own action models and plain dicts."""
@@ -301,6 +315,15 @@ step("watchBatch", lambda: watch(fc.start_batch_scrape([f"{site}/s1/p1", f"{site
 
 # The json format against a deployment with an LLM, and the summary format.
 llm = Firecrawl(api_key=api_key, api_url=llm_api_url)
+# A crawl from a sentence, through the deployment with an LLM: the plan
+# alone, a plan whose option does not hold, and a crawl started with it.
+step("paramsPreview", lambda: plain(llm.crawl_params_preview(f"{site}/blog/", "only the blog posts from 2024, not the tag pages")))
+step("paramsPreviewBroken", lambda: plain(llm.crawl_params_preview(f"{site}/blog/", "a broken plan")))
+step("paramsPreviewRefused", lambda: plain(llm.crawl_params_preview(f"{site}/blog/", "something the model cannot plan")))
+step("crawlPrompt", lambda: urls(llm.crawl(f"{site}/blog/", prompt="only the blog posts from 2024, not the tag pages",
+                                           poll_interval=1, timeout=120)))
+step("crawlPromptNoLLM", lambda: fc.start_crawl(f"{site}/blog/", prompt="only the blog posts from 2024"))
+
 schema = {"type": "object", "required": ["title", "price"], "properties": {"title": {"type": "string"}, "price": {"type": "number"}}}
 step("scrapeJson", lambda: doc(llm.scrape(f"{site}/schema-ok", formats=["markdown", {"type": "json", "prompt": "The product.", "schema": schema}])))
 step("scrapeSummary", lambda: doc(llm.scrape(f"{site}/schema-ok", formats=["summary"])))

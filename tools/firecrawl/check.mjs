@@ -84,6 +84,11 @@ const searchItems = (data) => Object.fromEntries(['web', 'news', 'images'].map((
   url: x.url ?? x.metadata?.sourceURL ?? null, title: x.title ?? x.metadata?.title ?? null, markdown: x.markdown ?? '' }))]));
 await step('search', async () => searchItems(await fc.search('durable crawl service js', { limit: 3, sources: ['web', 'news', 'images'] })));
 await step('searchScrape', async () => searchItems(await fc.search('durable crawl service js', { limit: 2, tbs: 'qdr:y', scrapeOptions: { formats: ['markdown'] } })));
+// The team's usage.
+await step('usage', async () => ({
+  credits: await fc.getCreditUsage(), tokens: await fc.getTokenUsage(), creditsByKey: await fc.getCreditUsageHistorical(true),
+  tokensHistory: await fc.getTokenUsageHistorical(false), concurrency: await fc.getConcurrency(), queue: await fc.getQueueStatus(),
+}));
 await step('scrapeActionFails', () => fc.scrape(`${site}/app`, { actions: [{ type: 'click', selector: '#no-such-button' }] }));
 await step('crawlSitemapInclude', async () => urls(await fc.crawl(`${site}/`, { limit: 50, maxDiscoveryDepth: 0, pollInterval: 1, timeout: 120 })));
 await step('crawlSitemapOnly', async () => urls(await fc.crawl(`${site}/`, { limit: 50, sitemap: 'only', pollInterval: 1, timeout: 120 })));

@@ -67,6 +67,8 @@ async function firecrawlServer(url) {
   report.fcSearch = await call(fc, 'firecrawl_search', { query: 'durable crawl service mcp', limit: 3 });
   report.fcSearchScrape = await call(fc, 'firecrawl_search', { query: 'durable crawl service mcp', limit: 2, sources: ['web'],
     scrapeOptions: { formats: ['markdown'], onlyMainContent: true } });
+  report.fcCredits = await call(fc, 'firecrawl_credit_usage', {});
+  report.fcCreditsByKey = await call(fc, 'firecrawl_credit_usage', { byApiKey: true });
   report.fcCrawlBad = await call(fc, 'firecrawl_crawl', { url: `${site}/`, includePaths: ['(?<=x)a'] });
 
   // Monitors, in the tool's advanced form: a schedule of crawls of one
