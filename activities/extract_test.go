@@ -47,8 +47,8 @@ func TestExtractPage(t *testing.T) {
 		t.Errorf("chunks asked %v, want 0 and 1", llm.asked)
 	}
 	want := []chunkAnswer{
-		{pageID: 7, chunk: 0, chunks: 2, answer: db.ChunkAnswer{Digest: digestOf(0, "part one", "part two"), Answer: llm.answers[0]}},
-		{pageID: 7, chunk: 1, chunks: 2, answer: db.ChunkAnswer{Digest: digestOf(1, "part one", "part two"), Answer: llm.answers[1]}},
+		{pageID: 7, chunk: 0, chunks: 2, answer: db.ChunkAnswer{Digest: digestOf(0, "part one", "part two"), Answer: llm.answers[0], TokensIn: 10, TokensOut: 2}},
+		{pageID: 7, chunk: 1, chunks: 2, answer: db.ChunkAnswer{Digest: digestOf(1, "part one", "part two"), Answer: llm.answers[1], TokensIn: 10, TokensOut: 2}},
 	}
 	if !reflect.DeepEqual(f.chunkAnswers, want) {
 		t.Errorf("chunk answers saved %+v, want %+v", f.chunkAnswers, want)
@@ -199,6 +199,10 @@ func TestExtractPageSchema(t *testing.T) {
 	}
 	if want := []extraction{{pageID: 7, value: `{"title":"Kettle","price":12}`}}; !reflect.DeepEqual(f.extractions, want) {
 		t.Errorf("extractions %+v, want %+v", f.extractions, want)
+	}
+	// The repairs' tokens are the team's too: no saved answer holds them.
+	if f.tokens != 2*12 {
+		t.Errorf("the repairs' tokens counted: %d, want 24", f.tokens)
 	}
 
 	f, llm = extractFixture("part one")
