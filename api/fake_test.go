@@ -416,11 +416,17 @@ func (s *fakeStore) UsageDays(context.Context, uuid.UUID, time.Time, time.Time) 
 	return nil, nil
 }
 
-func (s *fakeStore) TeamQuota(context.Context, uuid.UUID) (usage.Quota, error) { return usage.Quota{}, nil }
+func (s *fakeStore) TeamQuota(context.Context, uuid.UUID) (usage.Quota, error) {
+	return usage.Quota{}, nil
+}
 
-func (s *fakeStore) TeamJobs(context.Context, uuid.UUID) (db.TeamJobs, error) { return db.TeamJobs{}, nil }
+func (s *fakeStore) TeamJobs(context.Context, uuid.UUID) (db.TeamJobs, error) {
+	return db.TeamJobs{}, nil
+}
 
-func (s *fakeStore) CountTeamTokens(context.Context, uuid.UUID, uuid.UUID, int64, int64) error { return nil }
+func (s *fakeStore) CountTeamTokens(context.Context, uuid.UUID, uuid.UUID, int64, int64) error {
+	return nil
+}
 
 // UpdateWorkflow: the fake has no workflows to change.
 func (t *fakeTemporal) UpdateWorkflow(context.Context, client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
