@@ -25,8 +25,7 @@ var statusOf = map[string]int{
 	codeScrapeFailed:         http.StatusUnprocessableEntity,
 	codeActionFailed:         http.StatusInternalServerError,
 	firecrawl.CodeNotEnabled: http.StatusForbidden,
-	codeQuota:                http.StatusPaymentRequired,
-	codeConcurrency:          http.StatusTooManyRequests,
+	crawl.EQUOTA:             http.StatusPaymentRequired,
 }
 
 // Codes of the Firecrawl API's own errors: a scrape past its timeout, and

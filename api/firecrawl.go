@@ -17,6 +17,7 @@ import (
 	"github.com/durablecrawl/crawler/firecrawl"
 	"github.com/durablecrawl/crawler/frontier"
 	"github.com/durablecrawl/crawler/robots"
+	"github.com/durablecrawl/crawler/search"
 	"github.com/durablecrawl/crawler/urlnorm"
 )
 
@@ -502,10 +503,29 @@ func (s *server) fcScrapeFromCache(c *fiber.Ctx, opts crawl.Options, q firecrawl
 // fcStartExtract handles POST /v2/extract: a crawl of the URLs alone whose
 // pages are read with the request's prompt and schema, answered with its
 // ID (GET /v2/extract/{id} reads it).
+//
+// With enableWebSearch, the prompt is searched for through the search
+// backend first, and the web results' pages are read as listed URLs.
 func (s *server) fcStartExtract(c *fiber.Ctx) error {
+	var found []string
+	if q := firecrawl.ExtractWebSearch(c.Body()); q != "" {
+		if s.Search == nil {
+			return &crawl.Error{Code: crawl.EINVALID, Message: "invalid extract request", Details: []crawl.FieldError{{Field: "enableWebSearch",
+				Message: "needs a search backend, and this deployment has none: its operator sets CRAWLER_SEARXNG_URL"}}}
+		}
+		ctx, cancel := s.ctx(c)
+		results, err := s.Search.Search(ctx, search.Request{Query: q, Limit: extractSearchResults})
+		cancel()
+		if err != nil {
+			return crawl.Errorf(crawl.EUNAVAILABLE, "the web search of the extraction failed: %v", err)
+		}
+		for _, r := range results[search.Web] {
+			found = append(found, r.URL)
+		}
+	}
 	var invalid []string
 	rec, err := s.startFromBody(c, func(body []byte) (o crawl.Options, err error) {
-		o, invalid, err = firecrawl.ExtractOptionsOf(body, s.Server)
+		o, invalid, err = firecrawl.ExtractOptionsOf(body, s.Server, found...)
 		return o, err
 	})
 	if err != nil {
@@ -518,10 +538,15 @@ func (s *server) fcStartExtract(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
+// extractSearchResults is how many web results an extraction with
+// enableWebSearch reads.
+const extractSearchResults = 5
+
 // fcExtractStatus handles GET /v2/extract/{id}: processing while the
 // extraction's crawl runs, then its pages' answers combined
-// (firecrawl.ExtractionOf, in the order of its URLs), or failed when no
-// page gave one.
+// (firecrawl.ExtractionOf, in the order of its URLs, then the order its
+// wildcards' pages were stored in), or failed when no page gave one;
+// with showSources, the pages each field of the answer came from.
 func (s *server) fcExtractStatus(c *fiber.Ctx) error {
 	id, err := crawlID(c, "id")
 	if err != nil {
@@ -549,21 +574,35 @@ func (s *server) fcExtractStatus(c *fiber.Ctx) error {
 		byKey[p.NormalizedURL] = p
 	}
 	var answers []json.RawMessage
+	var from []string
 	var missing []string
+	used := map[int64]bool{}
 	for _, u := range rec.StartURLs {
 		_, key, _ := urlnorm.Normalize(u)
 		p, ok := byKey[key]
 		if !ok || len(p.Extraction) == 0 {
-			missing = append(missing, u)
+			if rec.MaxDepth == 0 { // a start page of a wildcard is not one of its pages
+				missing = append(missing, u)
+			}
 			continue
 		}
-		answers = append(answers, p.Extraction)
+		used[p.ID] = true
+		answers, from = append(answers, p.Extraction), append(from, p.URL)
+	}
+	// A wildcard's pages, in the order they were stored.
+	for _, p := range pages {
+		if !used[p.ID] && len(p.Extraction) > 0 && string(p.Extraction) != "null" {
+			answers, from = append(answers, p.Extraction), append(from, p.URL)
+		}
 	}
 	if len(answers) == 0 {
 		out["status"], out["error"] = "failed", "no page gave an answer: "+strings.Join(missing, ", ")
 		return c.JSON(out)
 	}
 	out["data"] = firecrawl.ExtractionOf(answers)
+	if firecrawl.ExtractShowsSources(rec.Request) {
+		out["sources"] = firecrawl.SourcesOf(answers, from)
+	}
 	if len(missing) > 0 {
 		out["warning"] = fmt.Sprintf("%d of %d pages gave no answer (see GET /crawls/%s and its log): %s",
 			len(missing), len(rec.StartURLs), rec.ID, strings.Join(missing, ", "))

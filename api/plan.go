@@ -112,14 +112,16 @@ func checkedPlan(body map[string]json.RawMessage, planned map[string]json.RawMes
 // crawl of url would be given for prompt, checked, without crawling.
 func (s *server) fcParamsPreview(c *fiber.Ctx) error {
 	var req struct {
-		URL    *string `json:"url"`
-		Prompt *string `json:"prompt"`
+		URL         *string `json:"url"`
+		Prompt      *string `json:"prompt"`
+		Origin      *string `json:"origin"`
+		Integration *string `json:"integration"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(c.Body()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return &crawl.Error{Code: crawl.EINVALID, Message: "invalid params preview request",
-			Details: []crawl.FieldError{{Field: "body", Message: "must be {url, prompt}: " + err.Error()}}}
+			Details: []crawl.FieldError{{Field: "body", Message: "must be {url, prompt, origin, integration}: " + err.Error()}}}
 	}
 	var bad []crawl.FieldError
 	if req.URL == nil || strings.TrimSpace(*req.URL) == "" {

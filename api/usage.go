@@ -15,13 +15,6 @@ import (
 	"github.com/durablecrawl/crawler/usage"
 )
 
-// codeQuota is a team past its quota (Firecrawl's 402); codeConcurrency
-// a team running as many crawls as its quota lets it.
-const (
-	codeQuota       = "INSUFFICIENT_CREDITS"
-	codeConcurrency = "CONCURRENCY_LIMIT"
-)
-
 // withinQuota refuses new work of a team past its monthly quota (pages,
 // and tokens when llm), or running as many crawls as it may at once.
 // Work already running is never stopped for it.
@@ -38,7 +31,7 @@ func (s *server) withinQuota(ctx context.Context, team uuid.UUID, llm bool) erro
 		}
 		var over *usage.ErrQuota
 		if err := q.Check(usage.Sum(days), end, llm); errors.As(err, &over) {
-			return &crawl.Error{Code: codeQuota, Message: "Insufficient credits to perform this request: " + over.Error()}
+			return &crawl.Error{Code: crawl.EQUOTA, Message: "Insufficient credits to perform this request: " + over.Error()}
 		}
 	}
 	if q.Concurrency != nil {
@@ -47,7 +40,7 @@ func (s *server) withinQuota(ctx context.Context, team uuid.UUID, llm bool) erro
 			return err
 		}
 		if jobs.Running >= *q.Concurrency {
-			return &crawl.Error{Code: codeConcurrency, Message: fmt.Sprintf(
+			return &crawl.Error{Code: crawl.ERATELIMITED, Message: fmt.Sprintf(
 				"the team runs %d crawls, as many as its quota lets it run at once; start this one when one of them ends", jobs.Running)}
 		}
 	}

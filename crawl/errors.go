@@ -15,6 +15,7 @@ const (
 	EINTERNAL     = "internal"        // the service failed (500)
 	EUNAVAILABLE  = "unavailable"     // a dependency is down (503)
 	ERATELIMITED  = "rate_limited"    // the caller sent too many requests (429)
+	EQUOTA        = "quota_exceeded"  // the caller's team is past its quota (402)
 )
 
 // FieldError names one bad field of a request.

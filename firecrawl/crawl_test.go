@@ -3,6 +3,8 @@ package firecrawl
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,8 +298,9 @@ func TestExtractOptions(t *testing.T) {
 	for body, field := range map[string]string{
 		`{"urls":["https://example.com/"]}`:                                                  "prompt",
 		`{"prompt":"x"}`:                                                                     "urls",
-		`{"urls":["https://example.com/*"],"prompt":"x"}`:                                    "urls[0]",
-		`{"urls":["https://example.com/"],"prompt":"x","enableWebSearch":true}`:              "enableWebSearch",
+		`{"urls":["https://example.com/*/a"],"prompt":"x"}`:                                  "urls[0]",
+		`{"urls":["https://example.com/"],"schema":{},"enableWebSearch":true}`:               "enableWebSearch",
+		`{"urls":["https://example.com/docs/*"],"prompt":"x","limit":1001}`:                  "limit",
 		`{"urls":["https://example.com/"],"schema":{"type":"thing"}}`:                        "schema",
 		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"waitFor":-1}}`:      "scrapeOptions.waitFor",
 		`{"urls":["https://example.com/"],"prompt":"x","scrapeOptions":{"colour":"blue"}}`:   "scrapeOptions.colour",
@@ -310,6 +313,27 @@ func TestExtractOptions(t *testing.T) {
 	}
 	if _, _, err := ExtractOptionsOf([]byte(`{"urls":["https://example.com/"],"prompt":"x"}`), crawl.Server{}); !names(err, "prompt") {
 		t.Errorf("without an LLM: %v", err)
+	}
+	// A wildcard: a crawl of that part of the site, and of the listed page.
+	o, _, err = ExtractOptionsOf([]byte(`{"urls":["https://example.com/docs/*","https://example.com/pricing"],"prompt":"x","limit":200}`), llm, "https://found.example/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.StartURLs, []string{"https://example.com/docs/", "https://example.com/pricing", "https://found.example/page"}) ||
+		*o.MaxResults != 200 || o.DepthLimit() == 0 || !o.RegexOnFullURL ||
+		!slices.Equal(o.IncludeOnlyPaths, []string{`^https://example\.com/docs/`, `^https://example\.com/pricing$`, `^https://found\.example/page$`}) {
+		t.Errorf("a wildcard's crawl: %+v", o)
+	}
+}
+
+// TestSourcesOf: the pages each field came from.
+func TestSourcesOf(t *testing.T) {
+	got := SourcesOf([]json.RawMessage{[]byte(`{"name":"A","tags":[],"price":{"amount":3}}`), []byte(`{"name":null,"tags":["x"],"price":{"amount":null}}`), []byte(`7`)},
+		[]string{"https://a.example/", "https://b.example/", "https://c.example/"})
+	want := map[string][]string{"name": {"https://a.example/"}, "tags": {"https://b.example/"}, "price": {"https://a.example/", "https://b.example/"},
+		"price.amount": {"https://a.example/"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("SourcesOf = %v, want %v", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -41,12 +42,64 @@ type ExtractRequest struct {
 	ThreatProtection  json.RawMessage `json:"threatProtection"`
 }
 
-// ExtractOptionsOf maps an extract request onto a crawl of its URLs alone
-// (as a batch scrape's), each page read with the request's prompt and
-// schema as the crawl's extraction; ExtractionOf combines the pages'
-// answers into the extraction's. URLs the service refuses are left out
-// and returned (unless ignoreInvalidURLs is false: then each is a 400).
-func ExtractOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, error) {
+// Bounds of an extraction over wildcards: the pages its crawl stores
+// (each read by the LLM, in parts that fit its context) when the request
+// gives no limit, and at most.
+const (
+	DefaultExtractPages = 100
+	MaxExtractPages     = 1000
+)
+
+// ExtractWebSearch is what an extract request asks of the web search
+// (enableWebSearch): the words to search for (its prompt), or "" when it
+// asks for none. A request that is not one answers "": ExtractOptionsOf
+// says what is wrong with it.
+func ExtractWebSearch(body []byte) string {
+	var req struct {
+		Prompt          *string `json:"prompt"`
+		EnableWebSearch *bool   `json:"enableWebSearch"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.EnableWebSearch == nil || !*req.EnableWebSearch || req.Prompt == nil {
+		return ""
+	}
+	q := strings.Join(strings.Fields(*req.Prompt), " ")
+	if len(q) > 300 {
+		q = q[:300]
+	}
+	return q
+}
+
+// ExtractShowsSources reports whether a stored extract request asked
+// which pages each field came from (showSources).
+func ExtractShowsSources(request json.RawMessage) bool {
+	var req struct {
+		ShowSources  *bool `json:"showSources"`
+		ShowSourcesX *bool `json:"__experimental_showSources"`
+	}
+	_ = json.Unmarshal(request, &req)
+	return req.ShowSources != nil && *req.ShowSources || req.ShowSourcesX != nil && *req.ShowSourcesX
+}
+
+// wildcard is an extract URL that ends in /*: the part of the site under
+// it, crawled. It answers the crawl's start URL.
+func wildcard(u string) (string, bool) {
+	u = strings.TrimSpace(u)
+	if !strings.HasSuffix(u, "/*") || strings.Count(u, "*") != 1 {
+		return u, false
+	}
+	return strings.TrimSuffix(u, "*"), true
+}
+
+// ExtractOptionsOf maps an extract request onto a crawl, each page read
+// with the request's prompt and schema as the crawl's extraction;
+// ExtractionOf combines the pages' answers into the extraction's. URLs
+// alone are a crawl of those pages (as a batch scrape's); a URL ending in
+// /* makes it a crawl of that part of the site too (its sitemaps and
+// links, within limit pages). found are the pages a web search gave
+// (enableWebSearch), read as listed URLs. URLs the service refuses are
+// left out and returned (unless ignoreInvalidURLs is false: then each
+// is a 400).
+func ExtractOptionsOf(body []byte, srv crawl.Server, found ...string) (crawl.Options, []string, error) {
 	var req ExtractRequest
 	if err := decodeStrict(body, &req, InExtract); err != nil {
 		return crawl.Options{}, nil, err
@@ -59,16 +112,35 @@ func ExtractOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, e
 	if prompt == "" && !given(req.Schema) {
 		bad.add("prompt", "a prompt or a schema is required")
 	}
-	if len(req.URLs) == 0 {
-		bad.add("urls", "is required here: the service extracts from the pages it is given (there is no web search)")
+	web := req.EnableWebSearch != nil && *req.EnableWebSearch
+	if web && prompt == "" {
+		bad.add("enableWebSearch", "searches the web for the prompt, which is empty")
 	}
+	if len(req.URLs) == 0 && !web {
+		bad.add("urls", "is required: the pages to read (a URL ending in /* reads that part of the site), unless enableWebSearch finds them")
+	}
+	var wild []int
 	for i, u := range req.URLs {
-		if strings.Contains(u, "*") {
-			bad.add(fmt.Sprintf("urls[%d]", i), "wildcards are not supported here yet: give the pages' URLs (POST /v2/map lists a site's)")
+		if _, ok := wildcard(u); ok {
+			wild = append(wild, i)
+		} else if strings.Contains(u, "*") {
+			bad.add(fmt.Sprintf("urls[%d]", i), "a wildcard may only end a URL, as https://example.com/docs/*")
 		}
+	}
+	limit := DefaultExtractPages
+	if req.Limit != nil {
+		if *req.Limit < 1 || *req.Limit > MaxExtractPages {
+			bad.add("limit", "must be between 1 and %d pages", MaxExtractPages)
+		}
+		limit = *req.Limit
 	}
 	if len(bad) > 0 {
 		return crawl.Options{}, nil, &crawl.Error{Code: crawl.EINVALID, Message: "invalid extract request", Details: bad}
+	}
+	urls := append(slices.Clone(req.URLs), found...)
+	if len(urls) == 0 {
+		return crawl.Options{}, nil, &crawl.Error{Code: crawl.EINVALID, Message: "invalid extract request",
+			Details: []crawl.FieldError{{Field: "enableWebSearch", Message: "the web search found no page for the prompt"}}}
 	}
 	// The batch scrape the extraction is: the scrape options, the URLs,
 	// and a json format of the prompt and schema.
@@ -93,7 +165,11 @@ func ExtractOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, e
 		jsonFormat["schema"] = req.Schema
 	}
 	batch["formats"] = []any{"markdown", jsonFormat}
-	batch["urls"] = req.URLs
+	starts := make([]string, len(urls))
+	for i, u := range urls {
+		starts[i], _ = wildcard(u)
+	}
+	batch["urls"] = starts
 	batch["ignoreInvalidURLs"] = req.IgnoreInvalidURLs == nil || *req.IgnoreInvalidURLs
 	raw, err := json.Marshal(batch)
 	if err != nil {
@@ -103,6 +179,34 @@ func ExtractOptionsOf(body []byte, srv crawl.Server) (crawl.Options, []string, e
 	if err != nil {
 		return crawl.Options{}, nil, extractFields(err)
 	}
+	if len(wild) == 0 {
+		return o, invalid, nil
+	}
+	// A crawl of the wildcards' parts of their sites, and of the listed
+	// pages: a URL is kept when it is under a wildcard or is a listed
+	// page, and links are followed from every page kept.
+	var keep []string
+	for _, u := range urls {
+		start, isWild := wildcard(u)
+		if slices.Contains(invalid, start) {
+			continue
+		}
+		if isWild {
+			keep = append(keep, "^"+regexp.QuoteMeta(start))
+		} else {
+			keep = append(keep, "^"+regexp.QuoteMeta(u)+"$")
+		}
+	}
+	o.MaxResults = &limit
+	o.MaxDepth = crawl.NoDepthLimit
+	o.IncludeOnlyPaths, o.ExcludePaths = keep, []string{}
+	o.RegexOnFullURL = true
+	o.EntireWebsite = true // the include rules, not the start URLs' directories, bound it
+	o.AllowSubdomains = req.IncludeSubdomains == nil || *req.IncludeSubdomains
+	o.AllowExternal = req.AllowExternal != nil && *req.AllowExternal
+	o.UseSitemap = req.IgnoreSitemap == nil || !*req.IgnoreSitemap
+	o.SitemapAndLinks = true
+	o.KeepSimilarURLs = false
 	return o, invalid, nil
 }
 
@@ -244,4 +348,54 @@ func sortedAnyKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// SourcesOf is which pages each field of an extraction's answer came
+// from (Firecrawl's sources): for each key of the pages' answers (objects)
+// and each key of an object under one (key.sub), the pages (from, in
+// the answers' order) whose answer gave it a value other than null or
+// an empty list.
+func SourcesOf(answers []json.RawMessage, from []string) map[string][]string {
+	out := map[string][]string{}
+	add := func(field, page string) {
+		if !slices.Contains(out[field], page) {
+			out[field] = append(out[field], page)
+		}
+	}
+	for i, a := range answers {
+		var m map[string]any
+		if json.Unmarshal(a, &m) != nil {
+			continue
+		}
+		for k, v := range m {
+			if !holds(v) {
+				continue
+			}
+			add(k, from[i])
+			if sub, ok := v.(map[string]any); ok {
+				for sk, sv := range sub {
+					if holds(sv) {
+						add(k+"."+sk, from[i])
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether an answer's value says something: not null, not
+// an empty list or object, not an empty string.
+func holds(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	case string:
+		return strings.TrimSpace(x) != ""
+	}
+	return true
 }

@@ -88,6 +88,13 @@ func llmAnswer(c fakellm.Call, _ int) fakellm.Reply {
 	case "/schema-never":
 		return fakellm.Reply{Content: `{"name": "Kettle"}`}
 	}
+	if n, ok := strings.CutPrefix(u.Path, "/catalog/item-"); ok {
+		// A catalog's item page: its product.
+		return fakellm.Reply{Content: fmt.Sprintf(`{"products": ["product %s"]}`, n)}
+	}
+	if u.Path == "/catalog/" {
+		return fakellm.Reply{Content: `{"products": []}`}
+	}
 	if n, ok := strings.CutPrefix(u.Path, "/schema-list-"); ok {
 		// Firecrawl's extract: each page gives part of the list.
 		return fakellm.Reply{Content: fmt.Sprintf(`{"title": "Kettle", "items": ["item-%s"]}`, n)}

@@ -63,6 +63,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	site := httptest.NewServer(firecrawlSite())
 	defer site.Close()
 	addSearchResults("durable crawl service", site.URL)
+	addSearchResults("durable crawl service extract", site.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	// A team past its quota of pages, for the SDK's 402.
@@ -180,6 +181,24 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	checkSearch(t, report["search"], report["searchScrape"], site.URL)
 	checkUsage(t, report)
 	checkPlans(t, report, site.URL)
+	var wild struct {
+		Status  string              `json:"status"`
+		Data    map[string]any      `json:"data"`
+		Sources map[string][]string `json:"sources"`
+	}
+	read("extractWildcard", &wild)
+	if wild.Status != "completed" || len(wild.Sources["path"]) != 6 || !slices.Contains(wild.Sources["path"], site.URL+"/blog/2023/winter") {
+		t.Errorf("an extraction of a wildcard: %s", report["extractWildcard"])
+	}
+	var web struct {
+		Status  string              `json:"status"`
+		Data    map[string]any      `json:"data"`
+		Sources map[string][]string `json:"sources"`
+	}
+	read("extractWebSearch", &web)
+	if web.Status != "completed" || web.Data["path"] != "/s1/p1" || web.Sources != nil {
+		t.Errorf("an extraction of the web search's pages: %s", report["extractWebSearch"])
+	}
 	var v1Search struct {
 		Data []struct {
 			URL      string `json:"url"`

@@ -245,7 +245,7 @@ func run(m *testing.M) int {
 	defer stopLLM()
 	env.llmAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: llmTaskQueue, Logger: logger,
 		Server:    crawl.Server{LLM: true, ExtractionLimit: extract.InstructionLimit(llmContext), AllowPrivateNetworks: true},
-		Schedules: env.temporal.ScheduleClient(), LLMTaskQueue: lc.LLM.TaskQueue}))
+		Schedules: env.temporal.ScheduleClient(), LLMTaskQueue: lc.LLM.TaskQueue, Search: searcher}))
 
 	for range politeWorkers {
 		wc := cfg

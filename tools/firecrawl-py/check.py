@@ -320,8 +320,16 @@ llm = Firecrawl(api_key=api_key, api_url=llm_api_url)
 step("paramsPreview", lambda: plain(llm.crawl_params_preview(f"{site}/blog/", "only the blog posts from 2024, not the tag pages")))
 step("paramsPreviewBroken", lambda: plain(llm.crawl_params_preview(f"{site}/blog/", "a broken plan")))
 step("paramsPreviewRefused", lambda: plain(llm.crawl_params_preview(f"{site}/blog/", "something the model cannot plan")))
-step("crawlPrompt", lambda: urls(llm.crawl(f"{site}/blog/", prompt="only the blog posts from 2024, not the tag pages",
-                                           poll_interval=1, timeout=120)))
+
+
+def crawl_prompt():
+    started = llm.start_crawl(f"{site}/blog/", prompt="only the blog posts from 2024, not the tag pages")
+    out = urls(wait_crawl(started.id))
+    out["id"] = started.id
+    return out
+
+
+step("crawlPrompt", crawl_prompt)
 step("crawlPromptNoLLM", lambda: fc.start_crawl(f"{site}/blog/", prompt="only the blog posts from 2024"))
 
 schema = {"type": "object", "required": ["title", "price"], "properties": {"title": {"type": "string"}, "price": {"type": "number"}}}
@@ -331,6 +339,12 @@ list_schema = {"type": "object", "properties": {"title": {"type": "string"}, "it
 step("extract", lambda: llm.extract([f"{site}/schema-list-1", f"{site}/schema-list-2"], prompt="The items.",
                                     schema=list_schema, poll_interval=1, timeout=120))
 step("extractNoLLM", lambda: fc.extract([f"{site}/schema-list-1"], prompt="The items."))
+# A part of a site (a wildcard), with the pages each field came from;
+# and pages the web search finds for the prompt.
+step("extractWildcard", lambda: plain(llm.extract([f"{site}/blog/*"], prompt="The blog's pages.", show_sources=True,
+                                                  poll_interval=1, timeout=120)))
+step("extractWebSearch", lambda: plain(llm.extract(prompt="durable crawl service extract", enable_web_search=True,
+                                                   poll_interval=1, timeout=120)))
 step("scrapeJsonBadSchema", lambda: llm.scrape(f"{site}/schema-ok", formats=[{"type": "json", "schema": {"type": "product"}}]))
 step("summaryWithoutLLM", lambda: fc.scrape(f"{site}/s1/p1", formats=["summary"]))
 
