@@ -26,6 +26,8 @@ var statusOf = map[string]int{
 	codeActionFailed:         http.StatusInternalServerError,
 	firecrawl.CodeNotEnabled: http.StatusForbidden,
 	crawl.EQUOTA:             http.StatusPaymentRequired,
+	codeUnreadable:           http.StatusUnprocessableEntity,
+	codeTooLarge:             http.StatusRequestEntityTooLarge,
 }
 
 // Codes of the Firecrawl API's own errors: a scrape past its timeout, and

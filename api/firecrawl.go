@@ -56,7 +56,9 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Post(v+"/extract", s.fcStartExtract)
 		authed.Get(v+"/extract/:id", s.fcExtractStatus)
 	}
-	// v2 alone: a crawl's options planned from a sentence, not crawled.
+	// v2 alone: an uploaded file read as a page; a crawl's options
+	// planned from a sentence, not crawled.
+	authed.Post("/v2/parse", s.fcParse)
 	authed.Post("/v2/crawl/params-preview", s.fcParamsPreview)
 	s.firecrawlMonitorRoutes(authed)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/durablecrawl/crawler/db"
 	"github.com/durablecrawl/crawler/health"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/pdfdoc"
 	"github.com/durablecrawl/crawler/usage"
 )
 
@@ -132,6 +133,9 @@ type Options struct {
 type server struct {
 	Options
 	limiter *keyLimiter
+	// pdf reads uploaded PDFs (POST /v2/parse); PDFium starts on the
+	// first one.
+	pdf *pdfdoc.Converter
 }
 
 // New returns the API as a Fiber app.
@@ -146,7 +150,7 @@ func New(o Options) *fiber.App {
 		o.RequestTimeout = 15 * time.Second
 	}
 	o.Server.ObeyRobots = o.ObeyRobots
-	s := &server{Options: o, limiter: newKeyLimiter(o.CrawlsPerMinute, o.CrawlsBurst)}
+	s := &server{Options: o, limiter: newKeyLimiter(o.CrawlsPerMinute, o.CrawlsBurst), pdf: &pdfdoc.Converter{Instances: 1}}
 	app := fiber.New(fiber.Config{
 		AppName: "crawler",
 		// Bodies up to 8 MiB are read whole, so that one over the 1 MiB a
