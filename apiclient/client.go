@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -258,6 +259,61 @@ func walk(ctx context.Context, c *Client, first string, all bool, each func(json
 	return nil
 }
 
+// Extract starts an extraction through the API's Firecrawl-compatible
+// extract (POST /v2/extract, body its request) and returns its ID.
+func (c *Client) Extract(ctx context.Context, body []byte) (string, error) {
+	var out struct {
+		ID string `json:"id"`
+	}
+	err := c.do(ctx, http.MethodPost, c.url("/v2/extract"), body, &out)
+	return out.ID, err
+}
+
+// ExtractStatus is an extraction's status (GET /v2/extract/{id}): status,
+// data, sources, warning and error as the API answers them.
+type ExtractStatus struct {
+	Status  string              `json:"status"`
+	Data    json.RawMessage     `json:"data"`
+	Sources map[string][]string `json:"sources,omitempty"`
+	Warning string              `json:"warning,omitempty"`
+	Error   string              `json:"error,omitempty"`
+}
+
+// ExtractStatusOf reads an extraction's status.
+func (c *Client) ExtractStatusOf(ctx context.Context, id string) (ExtractStatus, error) {
+	var out ExtractStatus
+	err := c.do(ctx, http.MethodGet, c.url("/v2/extract/"+url.PathEscape(id)), nil, &out)
+	return out, err
+}
+
+// Parse reads a file through the API's parse (POST /v2/parse, the file
+// uploaded as multipart with its scrape options) and returns its
+// document.
+func (c *Client) Parse(ctx context.Context, filename string, data []byte, options []byte) (json.RawMessage, error) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	part, err := w.CreateFormFile("file", filename)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := part.Write(data); err != nil {
+		return nil, err
+	}
+	if len(options) > 0 {
+		if err := w.WriteField("options", string(options)); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data json.RawMessage `json:"data"`
+	}
+	err = c.doTyped(ctx, http.MethodPost, c.url("/v2/parse"), body.Bytes(), w.FormDataContentType(), &out)
+	return out.Data, err
+}
+
 func (c *Client) url(path string) string {
 	return strings.TrimSuffix(c.BaseURL, "/") + path
 }
@@ -265,6 +321,11 @@ func (c *Client) url(path string) string {
 // do sends a request and decodes the JSON answer into out, or returns the
 // API's error as an *Error.
 func (c *Client) do(ctx context.Context, method, u string, body []byte, out any) error {
+	return c.doTyped(ctx, method, u, body, "application/json", out)
+}
+
+// doTyped is do with a body of contentType.
+func (c *Client) doTyped(ctx context.Context, method, u string, body []byte, contentType string, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -274,7 +335,7 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte, out any)
 		return err
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	if c.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Key)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/firecrawl"
+	"github.com/durablecrawl/crawler/internal/officetest"
 	"github.com/durablecrawl/crawler/usage"
 )
 
@@ -36,6 +37,14 @@ func pythonReport(ctx context.Context, t *testing.T, siteURL, quotaKey string) m
 	cmd.Env = append(os.Environ(), "WEBHOOK_SECRET="+webhookSecret)
 	if quotaKey != "" {
 		cmd.Env = append(cmd.Env, "QUOTA_KEY="+quotaKey)
+	}
+	docx := filepath.Join(t.TempDir(), "harbour report.docx")
+	if err := os.WriteFile(docx, officetest.DOCX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(cmd.Env, "PARSE_DOCX="+docx)
+	if dir := os.Getenv("CRAWLER_REALPDFS"); dir != "" {
+		cmd.Env = append(cmd.Env, "PARSE_PDF="+filepath.Join(dir, "maint-guide.pdf"))
 	}
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -95,7 +104,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		}
 	}
 	for name := range report {
-		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "searchBadTbs", "overQuota", "paramsPreviewRefused", "crawlPromptNoLLM", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
+		if name != "sdk" && !slices.Contains([]string{"notHttp", "scrapeActionFails", "searchBadTbs", "overQuota", "paramsPreviewRefused", "crawlPromptNoLLM", "parseUnreadable", "scrapeActionsTooLong", "ignoreRobots", "badRegex", "unknownCrawl", "summaryWithoutLLM",
 			"mapLocation", "scrapeJsonBadSchema", "extractNoLLM"}, name) {
 			notRaised(name)
 		}
@@ -181,6 +190,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	checkSearch(t, report["search"], report["searchScrape"], site.URL)
 	checkUsage(t, report)
 	checkPlans(t, report, site.URL)
+	checkParse(t, report)
 	var wild struct {
 		Status  string              `json:"status"`
 		Data    map[string]any      `json:"data"`
@@ -458,6 +468,7 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 		"overQuota":            {402, "Insufficient credits"},
 		"paramsPreviewRefused": {422, "could not be planned"},
 		"crawlPromptNoLLM":     {400, "prompt"},
+		"parseUnreadable":      {422, "noise.bin"},
 		"ignoreRobots":         {400, "ignoreRobotsTxt"},
 		"badRegex":             {400, "includePaths[0]"},
 		"unknownCrawl":         {404, "not found"},
@@ -577,5 +588,31 @@ func checkPlans(t *testing.T, report map[string]json.RawMessage, siteURL string)
 	if code, body := call(t, "GET", env.llmAPI+"/crawls/"+c.ID, env.keyA, nil, &native); code != 200 ||
 		fmt.Sprint(native["includeOnlyPaths"]) != "[^/blog/2024/]" || fmt.Sprint(native["excludePaths"]) != "[/tag/]" {
 		t.Errorf("the crawl planned from its prompt: %d %s", code, body)
+	}
+}
+
+// checkParse checks files parsed through the Python SDK: a Word
+// document, a real manual's PDF, and HTML sent as bytes.
+func checkParse(t *testing.T, report map[string]json.RawMessage) {
+	t.Helper()
+	type parsed struct {
+		Markdown string   `json:"markdown"`
+		Title    string   `json:"title"`
+		FileName string   `json:"fileName"`
+		Links    []string `json:"links"`
+	}
+	var d parsed
+	if err := json.Unmarshal(report["parseDocx"], &d); err != nil || d.FileName != "harbour report.docx" || d.Title != "Harbour report" ||
+		!strings.Contains(d.Markdown, "## Ferries") || !strings.Contains(d.Markdown, "- Bicycles travel free") {
+		t.Errorf("parse of a .docx: %s", report["parseDocx"])
+	}
+	d = parsed{}
+	if err := json.Unmarshal(report["parsePdf"], &d); err != nil || !strings.Contains(d.Markdown, "Debian") || len(d.Markdown) < 1000 {
+		t.Errorf("parse of a PDF: %.500s", report["parsePdf"])
+	}
+	d = parsed{}
+	if err := json.Unmarshal(report["parseHtml"], &d); err != nil || d.Title != "Kettles" || !strings.Contains(d.Markdown, "A steel kettle for the stove.") ||
+		!slices.Contains(d.Links, "https://example.com/k") {
+		t.Errorf("parse of HTML: %s", report["parseHtml"])
 	}
 }

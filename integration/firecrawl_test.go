@@ -540,6 +540,21 @@ func TestFirecrawlSDK(t *testing.T) {
 			WaitingJobsInQueue *int `json:"waitingJobsInQueue"`
 		} `json:"queue"`
 	}
+	var parsed struct {
+		Markdown, Title, FileName string
+	}
+	read("parse", &parsed)
+	if parsed.Title != "Kettles" || parsed.FileName != "kettles.html" || !strings.Contains(parsed.Markdown, "A steel kettle for the stove.") {
+		t.Errorf("parse through the JS SDK: %s", report["parse"])
+	}
+	var preview struct {
+		IncludePaths []string `json:"includePaths"`
+		ExcludePaths []string `json:"excludePaths"`
+	}
+	read("paramsPreview", &preview)
+	if !slices.Equal(preview.IncludePaths, []string{"^/blog/2024/"}) || !slices.Equal(preview.ExcludePaths, []string{"/tag/"}) {
+		t.Errorf("crawlParamsPreview through the JS SDK: %s", report["paramsPreview"])
+	}
 	read("usage", &u)
 	if u.Credits.RemainingCredits != usage.Unlimited || u.Credits.BillingPeriodEnd == "" || u.Tokens.RemainingTokens != usage.Unlimited ||
 		len(u.CreditsByKey.Periods) == 0 || u.CreditsByKey.Periods[0].CreditsUsed <= 0 || u.Concurrency.MaxConcurrency != usage.Unlimited ||

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/durablecrawl/crawler/internal/officetest"
 )
 
 // TestMCP runs the MCP TypeScript SDK's client (tools/mcp) against two MCP
@@ -31,7 +34,12 @@ func TestMCP(t *testing.T) {
 	defer site.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	report := nodeReport(ctx, t, "the MCP clients", nil, filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL, env.llmAPI)
+	docx := filepath.Join(t.TempDir(), "report.docx")
+	if err := os.WriteFile(docx, officetest.DOCX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := nodeReport(ctx, t, "the MCP clients", []string{"PARSE_FILE=" + docx, "PARSE_DOCX_B64=" + base64.StdEncoding.EncodeToString(officetest.DOCX())},
+		filepath.Join(clients, "check.mjs"), env.api, env.keyA, site.URL, env.llmAPI)
 	type result struct {
 		Thrown     bool            `json:"thrown"`
 		Message    string          `json:"message"`
@@ -78,7 +86,7 @@ func TestMCP(t *testing.T) {
 	var tools []string
 	_ = json.Unmarshal(report["firecrawlTools"], &tools)
 	for _, want := range []string{"firecrawl_scrape", "firecrawl_map", "firecrawl_crawl", "firecrawl_check_crawl_status",
-		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks", "firecrawl_search", "firecrawl_credit_usage"} {
+		"firecrawl_monitor_create", "firecrawl_monitor_run", "firecrawl_monitor_checks", "firecrawl_search", "firecrawl_credit_usage", "firecrawl_parse"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("Firecrawl's MCP server has no %s: %v", want, tools)
 		}
@@ -94,6 +102,7 @@ func TestMCP(t *testing.T) {
 	if r := ok("fcSearchScrape", site.URL+"/s2/p2", "Page 2 of section 2"); strings.Contains(r.Text, site.URL+"/s1/p3") {
 		t.Errorf("firecrawl_search with limit 2 answered a third result: %.1000s", r.Text)
 	}
+	ok("fcParse", "Harbour report", "Bicycles travel free")
 	ok("fcCredits", `"remainingCredits": 2147483647`, "billingPeriodEnd")
 	ok("fcCreditsByKey", `"creditsUsed"`, `"apiKey"`)
 	ok("fcCrawl")
@@ -137,7 +146,7 @@ func TestMCP(t *testing.T) {
 		t.Errorf("a wrong key connected to /mcp: %s", report["ownBadKey"])
 	}
 	_ = json.Unmarshal(report["ownTools"], &tools)
-	for _, want := range []string{"scrape", "map", "search", "start_crawl", "crawl_status", "crawl_pages", "cancel_crawl", "list_crawls"} {
+	for _, want := range []string{"scrape", "map", "search", "extract", "parse", "start_crawl", "crawl_status", "crawl_pages", "cancel_crawl", "list_crawls"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("/mcp has no %s: %v", want, tools)
 		}
@@ -146,6 +155,9 @@ func TestMCP(t *testing.T) {
 	refused("ownScrapeBad", "url")
 	ok("ownMap", site.URL+"/s1/p1")
 	ok("ownSearch", "[web] The first result", site.URL+"/s2/p2", "Page 2 of section 2")
+	ok("ownParse", "A steel kettle for the stove.")
+	ok("ownParseDocx", "## Ferries", "| Island")
+	ok("ownExtract", `"item-1"`, `"item-2"`, `"completed"`, site.URL+"/schema-list-2")
 	start := ok("ownStart", "started")
 	var started struct {
 		ID string `json:"id"`

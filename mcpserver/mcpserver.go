@@ -13,6 +13,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,11 @@ func newServer(o Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "map", Description: "List a site's URLs (from its sitemaps and links), optionally only those holding the words of search."}, t.mapSite)
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the web through the deployment's search backend: results (url, title, description) of web pages, news and images; " +
 		"with scrape, each web and news result's page is read too and its markdown answered with it."}, t.search)
+	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Extract structured data from web pages with the deployment's LLM: the pages at urls " +
+		"(a URL ending in /* reads that part of its site), or those a web search for the prompt finds; answered when the extraction ends, " +
+		"with the pages each field came from. The extraction is a durable crawl of its own."}, t.extract)
+	mcp.AddTool(s, &mcp.Tool{Name: "parse", Description: "Read a file (HTML, text, PDF, .docx, .odt, .xlsx) into markdown: give its name and its content, " +
+		"as text or base64. Nothing of it is kept."}, t.parse)
 	mcp.AddTool(s, &mcp.Tool{Name: "start_crawl", Description: "Start a durable crawl of a site and return its ID at once. " +
 		"The crawl runs on its own, survives restarts, and can be left and come back to: read it with crawl_status and crawl_pages, stop it with cancel_crawl. " +
 		"Options are the service's crawl request fields (maxResults, maxDepth, includeOnlyPaths, excludePaths, entireWebsite, useSitemap, engineType, …)."}, t.startCrawl)
@@ -110,7 +116,8 @@ func newServer(o Options) *mcp.Server {
 }
 
 // instructions tell an agent how the tools go together.
-const instructions = "Scrape single pages with scrape, find pages on the web with search, and list a site's URLs with map. For many pages, start_crawl returns a crawl ID at once; " +
+const instructions = "Scrape single pages with scrape, find pages on the web with search, list a site's URLs with map, " +
+	"draw structured data from pages with extract, and read a file with parse. For many pages, start_crawl returns a crawl ID at once; " +
 	"the crawl is durable: poll crawl_status, read results with crawl_pages (paged), and cancel_crawl when enough is stored. " +
 	"A crawl keeps running if you disconnect."
 
@@ -229,6 +236,121 @@ func (t tools) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn
 		fmt.Fprintf(&text, "(%s)\n", warning)
 	}
 	return textResult(text.String()), SearchOutput{Results: results, Warning: warning}, nil
+}
+
+// ExtractInput is the extract tool's arguments.
+type ExtractInput struct {
+	URLs            []string        `json:"urls,omitempty" jsonschema:"the pages to read; a URL ending in /* reads that part of its site"`
+	Prompt          string          `json:"prompt" jsonschema:"what to extract, in words"`
+	Schema          json.RawMessage `json:"schema,omitempty" jsonschema:"the JSON Schema the answer must validate against"`
+	EnableWebSearch bool            `json:"enableWebSearch,omitempty" jsonschema:"also read the pages a web search for the prompt finds"`
+	Limit           int             `json:"limit,omitempty" jsonschema:"the most pages a wildcard's crawl reads (default 100)"`
+}
+
+// ExtractOutput is what an extraction answered.
+type ExtractOutput struct {
+	ID      string              `json:"id"`
+	Status  string              `json:"status"`
+	Data    any                 `json:"data,omitempty"`
+	Sources map[string][]string `json:"sources,omitempty"`
+	Warning string              `json:"warning,omitempty"`
+}
+
+// extractWait bounds how long the extract tool waits for its extraction;
+// extractPoll is how often it looks.
+const (
+	extractWait = 10 * time.Minute
+	extractPoll = time.Second
+)
+
+func (t tools) extract(ctx context.Context, req *mcp.CallToolRequest, in ExtractInput) (*mcp.CallToolResult, ExtractOutput, error) {
+	c, err := t.client(ctx, req)
+	if err != nil {
+		return nil, ExtractOutput{}, err
+	}
+	body := map[string]any{"prompt": in.Prompt, "showSources": true}
+	if len(in.URLs) > 0 {
+		body["urls"] = in.URLs
+	}
+	if len(in.Schema) > 0 {
+		body["schema"] = in.Schema
+	}
+	if in.EnableWebSearch {
+		body["enableWebSearch"] = true
+	}
+	if in.Limit > 0 {
+		body["limit"] = in.Limit
+	}
+	raw, _ := json.Marshal(body)
+	id, err := c.Extract(ctx, raw)
+	if err != nil {
+		return nil, ExtractOutput{}, err
+	}
+	deadline := time.Now().Add(extractWait)
+	for {
+		st, err := c.ExtractStatusOf(ctx, id)
+		if err != nil {
+			return nil, ExtractOutput{}, err
+		}
+		if st.Status != "processing" || time.Now().After(deadline) {
+			out := ExtractOutput{ID: id, Status: st.Status, Sources: st.Sources, Warning: st.Warning}
+			if len(st.Data) > 0 {
+				_ = json.Unmarshal(st.Data, &out.Data)
+			}
+			if st.Status == "failed" {
+				return nil, out, fmt.Errorf("the extraction %s failed: %s", id, st.Error)
+			}
+			text, _ := json.MarshalIndent(out, "", "  ")
+			return textResult(string(text)), out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ExtractOutput{}, ctx.Err()
+		case <-time.After(extractPoll):
+		}
+	}
+}
+
+// ParseInput is the parse tool's arguments.
+type ParseInput struct {
+	Filename      string   `json:"filename" jsonschema:"the file's name, with its extension (report.docx)"`
+	Content       string   `json:"content,omitempty" jsonschema:"the file's content, when it is text (HTML, markdown, plain text)"`
+	ContentBase64 string   `json:"contentBase64,omitempty" jsonschema:"the file's content in base64 (PDF, .docx, .odt, .xlsx)"`
+	Formats       []string `json:"formats,omitempty" jsonschema:"besides markdown: html, links, images"`
+}
+
+// ParseOutput is a parsed file.
+type ParseOutput struct {
+	Title    string         `json:"title,omitempty"`
+	Markdown string         `json:"markdown"`
+	Document map[string]any `json:"document"`
+}
+
+func (t tools) parse(ctx context.Context, req *mcp.CallToolRequest, in ParseInput) (*mcp.CallToolResult, ParseOutput, error) {
+	c, err := t.client(ctx, req)
+	if err != nil {
+		return nil, ParseOutput{}, err
+	}
+	data := []byte(in.Content)
+	if in.ContentBase64 != "" {
+		if data, err = base64.StdEncoding.DecodeString(in.ContentBase64); err != nil {
+			return nil, ParseOutput{}, fmt.Errorf("contentBase64 is not base64: %w", err)
+		}
+	}
+	options, _ := json.Marshal(map[string]any{"formats": append([]string{"markdown"}, in.Formats...)})
+	doc, err := c.Parse(ctx, in.Filename, data, options)
+	if err != nil {
+		return nil, ParseOutput{}, err
+	}
+	var out ParseOutput
+	if err := json.Unmarshal(doc, &out.Document); err != nil {
+		return nil, ParseOutput{}, err
+	}
+	out.Markdown, _ = out.Document["markdown"].(string)
+	if m, ok := out.Document["metadata"].(map[string]any); ok {
+		out.Title, _ = m["title"].(string)
+	}
+	return textResult(out.Markdown), out, nil
 }
 
 // MapInput is the map tool's arguments.

@@ -152,6 +152,25 @@ if os.environ.get("QUOTA_KEY"):
     step("overQuotaCreditUsage", lambda: plain(over.get_credit_usage()))
 
 
+# Parse: uploaded files (PARSE_DOCX, a Word document the test wrote;
+# PARSE_PDF, a real manual's PDF), an HTML page as bytes, and a file no
+# reader takes.
+def parsed(d):
+    return {"markdown": d.markdown, "title": d.metadata.title if d.metadata else None,
+            "fileName": (d.metadata_dict or {}).get("fileName"), "links": d.links}
+
+
+if os.environ.get("PARSE_DOCX"):
+    step("parseDocx", lambda: parsed(fc.parse(os.environ["PARSE_DOCX"])))
+if os.environ.get("PARSE_PDF"):
+    step("parsePdf", lambda: parsed(fc.parse(os.environ["PARSE_PDF"],
+                                             options=v2types.ScrapeOptions(parsers=[{"type": "pdf", "maxPages": 3}]))))
+step("parseHtml", lambda: parsed(fc.parse(b"<html><head><title>Kettles</title></head><body><main><h1>Kettles</h1>"
+                                          b"<p>A steel kettle for the stove.</p><a href='https://example.com/k'>More</a></main></body></html>",
+                                          filename="kettles.html", options=v2types.ScrapeOptions(formats=["markdown", "links"]))))
+step("parseUnreadable", lambda: fc.parse(b"\x00\x01\x02\xff", filename="noise.bin"))
+
+
 def actions():
     """A page read after signing in, a button and a scroll, with every kind
     of action's result; the SDK's own action models and plain dicts."""

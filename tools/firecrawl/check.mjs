@@ -84,6 +84,16 @@ const searchItems = (data) => Object.fromEntries(['web', 'news', 'images'].map((
   url: x.url ?? x.metadata?.sourceURL ?? null, title: x.title ?? x.metadata?.title ?? null, markdown: x.markdown ?? '' }))]));
 await step('search', async () => searchItems(await fc.search('durable crawl service js', { limit: 3, sources: ['web', 'news', 'images'] })));
 await step('searchScrape', async () => searchItems(await fc.search('durable crawl service js', { limit: 2, tbs: 'qdr:y', scrapeOptions: { formats: ['markdown'] } })));
+// An HTML file parsed from memory.
+await step('parse', async () => {
+  const d = await fc.parse({ filename: 'kettles.html', contentType: 'text/html',
+    data: Buffer.from('<html><head><title>Kettles</title></head><body><main><h1>Kettles</h1><p>A steel kettle for the stove.</p></main></body></html>') },
+  { formats: ['markdown'] });
+  return { markdown: d.markdown ?? '', title: d.metadata?.title ?? null, fileName: d.metadata?.fileName ?? null };
+});
+// A crawl's options from a sentence, on the deployment with an LLM.
+await step('paramsPreview', async () => new Firecrawl({ apiUrl: llmApiUrl, apiKey }).crawlParamsPreview(`${site}/blog/`,
+  'only the blog posts from 2024, not the tag pages'));
 // The team's usage.
 await step('usage', async () => ({
   credits: await fc.getCreditUsage(), tokens: await fc.getTokenUsage(), creditsByKey: await fc.getCreditUsageHistorical(true),

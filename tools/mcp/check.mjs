@@ -67,6 +67,8 @@ async function firecrawlServer(url) {
   report.fcSearch = await call(fc, 'firecrawl_search', { query: 'durable crawl service mcp', limit: 3 });
   report.fcSearchScrape = await call(fc, 'firecrawl_search', { query: 'durable crawl service mcp', limit: 2, sources: ['web'],
     scrapeOptions: { formats: ['markdown'], onlyMainContent: true } });
+  // A Word document on this machine's disk, parsed through the service.
+  report.fcParse = await call(fc, 'firecrawl_parse', { filePath: process.env.PARSE_FILE, formats: ['markdown'] });
   report.fcCredits = await call(fc, 'firecrawl_credit_usage', {});
   report.fcCreditsByKey = await call(fc, 'firecrawl_credit_usage', { byApiKey: true });
   report.fcCrawlBad = await call(fc, 'firecrawl_crawl', { url: `${site}/`, includePaths: ['(?<=x)a'] });
@@ -104,9 +106,9 @@ async function firecrawlServer(url) {
 
 // The service's own MCP endpoint.
 {
-  const connect = async (key) => {
+  const connect = async (key, base = apiUrl) => {
     const client = new Client({ name: 'crawler-tests', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${apiUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
     await client.connect(transport);
     return client;
   };
@@ -122,6 +124,12 @@ async function firecrawlServer(url) {
   report.ownScrapeBad = await call(own, 'scrape', { url: 'ftp://example.com/x' });
   report.ownMap = await call(own, 'map', { url: `${site}/`, limit: 30 });
   report.ownSearch = await call(own, 'search', { query: 'durable crawl service mcp', limit: 2, scrape: true });
+  report.ownParse = await call(own, 'parse', { filename: 'kettles.html',
+    content: '<html><head><title>Kettles</title></head><body><main><h1>Kettles</h1><p>A steel kettle for the stove.</p></main></body></html>' });
+  report.ownParseDocx = await call(own, 'parse', { filename: 'report.docx', contentBase64: process.env.PARSE_DOCX_B64 });
+  const ownLLM = await connect(apiKey, llmApiUrl);
+  report.ownExtract = await call(ownLLM, 'extract', { urls: [`${site}/schema-list-1`, `${site}/schema-list-2`], prompt: 'The items.' });
+  await ownLLM.close();
   report.ownStart = await call(own, 'start_crawl', { url: `${site}/`, options: { maxResults: 25, maxDepth: 3 } });
   const id = report.ownStart.structured?.id;
   const deadline = Date.now() + 120000;
