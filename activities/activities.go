@@ -31,6 +31,7 @@ import (
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/pageformats"
+	"github.com/durablecrawl/crawler/proxypool"
 	"github.com/durablecrawl/crawler/pdfdoc"
 )
 
@@ -93,6 +94,9 @@ type Settings struct {
 	// StaticIP is the egress address a useStaticIps crawl reports
 	// (CRAWLER_STATIC_EGRESS_IP), for the crawls of schedules' runs.
 	StaticIP string
+	// Proxies are the operator's proxy pools (CRAWLER_PROXY_POOLS) crawls
+	// with a proxy kind go through; nil: none.
+	Proxies *proxypool.Pools
 	// Server is what this deployment offers crawl requests (the browser,
 	// the LLM, …): a schedule's request is read against it for each run.
 	Server crawl.Server
@@ -113,6 +117,15 @@ func (s Settings) batch(o crawl.Options) fetch.Batch {
 		WaitFor: time.Duration(o.WaitForMS) * time.Millisecond, Headers: o.Headers, Mobile: o.Mobile,
 		ShotQuality: o.ScreenshotQuality}
 	b.Actions, _ = pageaction.Decode(o.Actions)
+	switch o.ProxyKind {
+	case "":
+	case "auto":
+		// The basic pool where there is one (else directly), and the
+		// stealth pool again for a page answered as blocked.
+		b.Proxy, b.Fallback = s.Proxies.Get(proxypool.Basic, o.ProxyCountry), s.Proxies.Get(proxypool.Stealth, o.ProxyCountry)
+	default:
+		b.Proxy = s.Proxies.Get(o.ProxyKind, o.ProxyCountry)
+	}
 	b.ShotViewport, _ = pageaction.ParseViewport(o.ScreenshotViewport)
 	return b
 }

@@ -102,11 +102,16 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		return nil
 	}
 	proxy := ""
-	if b.UseEgressProxy {
+	switch {
+	case b.UseEgressProxy:
 		if f.EgressProxy == "" {
 			return fetch.ErrNoEgressProxy
 		}
 		proxy = f.EgressProxy
+	case b.Proxy != nil:
+		// A session keeps one proxy of the pool: the next batch takes
+		// the next.
+		proxy = b.Proxy.Next().String()
 	}
 	s, err := f.Browser.NewSessionWith(b.Scope, SessionOptions{Proxy: proxy, Headers: b.Headers, HeaderHosts: fetch.HostsOf(urls), Mobile: b.Mobile})
 	if err != nil {

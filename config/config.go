@@ -16,6 +16,7 @@ import (
 
 	"go.temporal.io/sdk/contrib/envconfig"
 
+	"github.com/durablecrawl/crawler/proxypool"
 	"github.com/durablecrawl/crawler/webhook"
 )
 
@@ -101,6 +102,11 @@ type Config struct {
 	// instance with its JSON format on ("" : search answers that there is
 	// none).
 	SearXNGURL string
+	// ProxyPools are the operator's proxies by kind and country
+	// (CRAWLER_PROXY_POOLS, read by package proxypool): Firecrawl's proxy
+	// and location country go through them.
+	ProxyPools *proxypool.Pools
+	proxySpec  string
 	// CrawlsPerMinute is how many crawls one API key may create a minute,
 	// in bursts of up to CrawlsBurst; 0 lifts the limit. Each API process
 	// counts on its own.
@@ -233,6 +239,7 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 		StaticEgressProxy:      r.str("CRAWLER_STATIC_EGRESS_PROXY", ""),
 		StaticEgressIP:         r.str("CRAWLER_STATIC_EGRESS_IP", ""),
 		SearXNGURL:             r.str("CRAWLER_SEARXNG_URL", ""),
+		proxySpec:              r.str("CRAWLER_PROXY_POOLS", ""),
 		CrawlsPerMinute:        r.float("CRAWLER_KEY_CRAWLS_PER_MINUTE", 60),
 		CrawlsBurst:            r.integer("CRAWLER_KEY_CRAWLS_BURST", 10),
 		LogLevel:               r.str("CRAWLER_LOG_LEVEL", "info"),
@@ -253,6 +260,11 @@ func LoadFrom(getenv func(string) string) (Config, error) {
 	if err := c.check(); err != nil {
 		return Config{}, err
 	}
+	pools, err := proxypool.Parse(c.proxySpec)
+	if err != nil {
+		return Config{}, fmt.Errorf("CRAWLER_PROXY_POOLS: %w", err)
+	}
+	c.ProxyPools = pools
 	if c.DefaultConcurrentPages > c.MaxConcurrentPages {
 		c.DefaultConcurrentPages = c.MaxConcurrentPages
 	}

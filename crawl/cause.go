@@ -115,6 +115,11 @@ type EngineNote struct {
 	// RenderError is why the browser could not render the page, which
 	// was then fetched statically.
 	RenderError string
+	// BlockedStatus is the status the page first answered as blocked
+	// with (0: a challenge page), when it was fetched again through the
+	// operator's fallback proxies (Firecrawl's auto proxy).
+	BlockedStatus int  `json:",omitempty"`
+	Blocked       bool `json:",omitempty"`
 }
 
 // Retry says which fetch of a page failed for a passing reason, and when

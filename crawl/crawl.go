@@ -167,6 +167,12 @@ type Options struct {
 	Actions            json.RawMessage `json:"-" bun:"actions,type:jsonb,nullzero"`
 	ScreenshotQuality  int             `json:"-" bun:"screenshot_quality,notnull"`
 	ScreenshotViewport json.RawMessage `json:"-" bun:"screenshot_viewport,type:jsonb,nullzero"`
+	// ProxyKind is the operator's proxy pool the crawl's requests go
+	// through (Firecrawl's proxy: basic, stealth, enhanced; auto: basic
+	// where there is such a pool, and the stealth pool again for a page
+	// that answered as blocked; "": none), for ProxyCountry ("" any).
+	ProxyKind    string `json:"-" bun:"proxy_kind,notnull"`
+	ProxyCountry string `json:"-" bun:"proxy_country,notnull"`
 	// SkipPDFs leaves PDF documents out (Firecrawl's parsers without
 	// "pdf"); PDFMaxPages reads at most this many pages of each (its
 	// maxPages; 0: the server's bound).
@@ -214,10 +220,12 @@ func (o Options) CacheKey() string {
 		Mobile, StaticIPs, SkipPDFs           bool
 		WaitForMS, PDFMaxPages                int
 		Headers                               map[string]string
+		// Added after keys were stored: left out when unset.
+		ProxyCountry string `json:",omitempty"`
 	}{o.Shape, o.ExcludeNonMainTags, o.IncludeLinks, o.IncludeExternalLinks, o.DeduplicateContent,
 		o.Extraction, canonicalJSON(o.ExtractionSchema), o.EngineType, o.Stack,
 		list(o.IncludeOnlyTags), list(o.ExcludeTags), formats, o.Mobile, o.UseStaticIPs, o.SkipPDFs,
-		o.WaitForMS, o.PDFMaxPages, o.Headers}
+		o.WaitForMS, o.PDFMaxPages, o.Headers, o.ProxyCountry}
 	if len(key.Headers) == 0 {
 		key.Headers = nil
 	}

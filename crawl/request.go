@@ -68,6 +68,10 @@ type Server struct {
 	StaticEgressProxy bool // useStaticIps needs a configured proxy
 	LLM               bool // extraction needs a configured LLM
 	Browser           bool // engineType playwright needs the browser engine
+	// ProxyPools are the names of the operator's proxy pools (kind, or
+	// kind@COUNTRY; package proxypool): Firecrawl's proxy and location
+	// country need one.
+	ProxyPools []string
 	// ExtractionLimit is the longest extraction the server's model leaves
 	// room for (0: MaxExtractionLength).
 	ExtractionLimit int

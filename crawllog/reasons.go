@@ -158,6 +158,13 @@ func engineNotes(n crawl.EngineNote) []string {
 	if n.RenderError != "" {
 		notes = append(notes, fmt.Sprintf("the browser could not render it (%s); it was fetched statically", n.RenderError))
 	}
+	if n.Blocked {
+		what := "a challenge page"
+		if n.BlockedStatus != 0 {
+			what = fmt.Sprintf("%d", n.BlockedStatus)
+		}
+		notes = append(notes, fmt.Sprintf("it answered %s through the basic proxies and was fetched again through the stealth proxies", what))
+	}
 	return notes
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/durablecrawl/crawler/crawl"
 	"github.com/durablecrawl/crawler/netguard"
 	"github.com/durablecrawl/crawler/pageaction"
+	"github.com/durablecrawl/crawler/proxypool"
 )
 
 // Result is the outcome of fetching one URL.
@@ -62,6 +63,11 @@ type Result struct {
 	// Actions is what the page's actions gave back, set by the browser
 	// engine on a page it ran them on.
 	Actions *pageaction.Results
+	// Challenge is set on an answer that says it is a challenge to the
+	// client (cf-mitigated: challenge), whatever its status.
+	Challenge bool
+	// Proxy names the pool the page was fetched through ("" directly).
+	Proxy string
 	// Location is the target of a redirect that was not followed.
 	Location string
 	// Links are the absolute targets of the page's <a href> elements, in
@@ -171,6 +177,10 @@ type Batch struct {
 	Mobile  bool
 	// UseEgressProxy sends the batch through static.Options.EgressProxy (package fetch/static).
 	UseEgressProxy bool
+	// Proxy sends the batch's requests through the operator's pool, in
+	// rotation (nil: directly); Fallback, when set, fetches a page that
+	// answered as blocked (Blocked) once more through its pool.
+	Proxy, Fallback *proxypool.Pool
 	// Delay is a pause after each request (a site's Crawl-delay); with a
 	// delay, requests go one at a time.
 	Delay time.Duration
@@ -202,6 +212,13 @@ type Batch struct {
 // and Last-Modified headers.
 type Validators struct {
 	ETag, LastModified string
+}
+
+// Blocked reports whether a page answered as a site answers a client it
+// blocks: 403 or 429, or a challenge page (a Cloudflare-style
+// cf-mitigated header).
+func (r Result) Blocked() bool {
+	return r.StatusCode == http.StatusForbidden || r.StatusCode == http.StatusTooManyRequests || r.Challenge
 }
 
 // HostsOf is the set of the hosts (host[:port]) of urls.

@@ -145,7 +145,7 @@ func checkHeaders(h map[string]string) []string {
 
 // sessionOf copies what scrape options say of how pages are requested
 // (headers, mobile, waitFor) onto o, once checked.
-func sessionOf(so *ScrapeOptions, o *crawl.Options) {
+func sessionOf(so *ScrapeOptions, o *crawl.Options, srv crawl.Server) {
 	if so == nil {
 		return
 	}
@@ -154,6 +154,7 @@ func sessionOf(so *ScrapeOptions, o *crawl.Options) {
 		o.Actions = pageaction.Encode(acts)
 	}
 	o.ScreenshotQuality, o.ScreenshotViewport = shotSettings(so)
+	o.ProxyKind, o.ProxyCountry, _, _ = proxyOf(so, srv)
 	if len(so.Headers) > 0 {
 		o.Headers = so.Headers
 	}
@@ -174,6 +175,58 @@ func sessionOf(so *ScrapeOptions, o *crawl.Options) {
 		h["Accept-Language"] = strings.Join(langs, ", ")
 		o.Headers = h
 	}
+}
+
+// proxyOf reads so's proxy and location country onto the operator's
+// pools (srv.ProxyPools): the kind of pool the crawl's requests go
+// through ("" directly; "auto" the basic pool where there is one, and the
+// stealth pool for a page answered as blocked) and its country; or the
+// field at fault and why.
+func proxyOf(so *ScrapeOptions, srv crawl.Server) (kind, country, field, msg string) {
+	has := func(name string) bool { return slices.Contains(srv.ProxyPools, name) }
+	for _, l := range []*Location{so.Location, so.Geolocation} {
+		if l != nil && l.Country != nil && strings.TrimSpace(*l.Country) != "" {
+			country = strings.ToUpper(strings.TrimSpace(*l.Country))
+		}
+	}
+	asked := "auto"
+	if so.Proxy != nil && *so.Proxy != "" {
+		asked = *so.Proxy
+	}
+	name := func(k string) string {
+		if country == "" {
+			return k
+		}
+		return k + "@" + country
+	}
+	countryField := "location.country"
+	if so.Geolocation != nil && so.Location == nil {
+		countryField = "geolocation.country"
+	}
+	switch asked {
+	case "basic":
+		if has(name("basic")) {
+			return "basic", country, "", ""
+		}
+		if country != "" {
+			return "", "", countryField, fmt.Sprintf("needs the operator's basic proxies of %s (a pool basic@%s in CRAWLER_PROXY_POOLS), and this deployment has none", country, country)
+		}
+		return "", "", "", ""
+	case "stealth", "enhanced":
+		if has(name(asked)) {
+			return asked, country, "", ""
+		}
+		return "", "", "proxy", fmt.Sprintf("%s needs the operator's %s proxies (a pool %s in CRAWLER_PROXY_POOLS), and this deployment has none", asked, asked, name(asked))
+	case "auto":
+		if has(name("basic")) || has(name("stealth")) {
+			return "auto", country, "", ""
+		}
+		if country != "" {
+			return "", "", countryField, fmt.Sprintf("needs the operator's proxies of %s (a pool basic@%s or stealth@%s in CRAWLER_PROXY_POOLS), and this deployment has none", country, country, country)
+		}
+		return "", "", "", ""
+	}
+	return "", "", "proxy", "must be basic, stealth, enhanced or auto"
 }
 
 // languagesOf is the languages of so's location (or v1's geolocation).
@@ -380,7 +433,7 @@ func CrawlOptions(body []byte, srv crawl.Server) (crawl.Options, error) {
 	o.MaxResults = &limit
 	o.MaxDepth = depth
 	o.TimeoutSeconds = CrawlTimeout
-	sessionOf(so, &o)
+	sessionOf(so, &o, srv)
 	crawlScope(req, &o)
 	o.IncludeOnlyPaths = nonNil(req.IncludePaths)
 	o.ExcludePaths = nonNil(req.ExcludePaths)
@@ -511,13 +564,8 @@ func scrapeOptions(so *ScrapeOptions, prefix string, native map[string]any, srv 
 	if so.WaitFor != nil && so.Timeout != nil && *so.Timeout > 0 && *so.WaitFor > *so.Timeout/2 {
 		fail("waitFor", "must not exceed half of timeout")
 	}
-	for _, l := range []struct {
-		name string
-		v    *Location
-	}{{"location", so.Location}, {"geolocation", so.Geolocation}} {
-		if l.v != nil && l.v.Country != nil && *l.v.Country != "" {
-			fail(l.name+".country", "is not supported here: there are no geo-located proxies (languages are sent as Accept-Language)")
-		}
+	if _, _, field, msg := proxyOf(so, srv); msg != "" {
+		fail(field, "%s", msg)
 	}
 	for i, lang := range languagesOf(so) {
 		if !httpguts.ValidHeaderFieldValue(lang) || strings.ContainsAny(lang, ",;") || lang == "" {

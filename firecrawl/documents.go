@@ -326,7 +326,7 @@ func ScrapeOptionsOf(body []byte, srv crawl.Server) (crawl.Options, ScrapeQuery,
 		}
 	}
 	one := 1
-	sessionOf(&opts, &o)
+	sessionOf(&opts, &o, srv)
 	o.Shape = crawl.ShapeFirecrawl
 	o.KeepErrorPages = true // answered with its status, as Firecrawl does
 	o.MaxResults = &one
@@ -421,7 +421,7 @@ func BatchOptionsOf(body []byte, srv crawl.Server, v1 bool) (crawl.Options, []st
 		return crawl.Options{}, nil, renameFields(err, "")
 	}
 	n := len(valid)
-	sessionOf(&opts, &o)
+	sessionOf(&opts, &o, srv)
 	if o.Webhook != nil {
 		o.Webhook.Kind = webhook.KindBatchScrape
 	}

@@ -144,7 +144,7 @@ func MapOptionsOf(body []byte, srv crawl.Server) (crawl.Options, MapQuery, error
 	if req.Delay != nil {
 		o.DelayMS = int(*req.Delay * 1000)
 	}
-	sessionOf(&ScrapeOptions{Headers: req.Headers, Location: req.Location}, &o)
+	sessionOf(&ScrapeOptions{Headers: req.Headers, Location: req.Location}, &o, srv)
 	// The map answers at its timeout with what its crawl found by then;
 	// the crawl itself has the service's shortest bound at least (a
 	// minute), and ends by its page limit well before.

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/durablecrawl/crawler/internal/fakesearx"
 )
 
 // treeSite serves pages /n for n >= 0; page n links to pages 10n+1..10n+10
@@ -78,4 +80,56 @@ func BenchmarkStaticCrawl(b *testing.B) {
 			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 		})
 	}
+}
+
+// BenchmarkSearchScrape times a search whose 10 results are scraped in
+// the same request (one batch scrape through the search backend) beside
+// a batch scrape of the same 10 URLs, waited for as a client waits for
+// it: the ratio is what searching adds.
+func BenchmarkSearchScrape(b *testing.B) {
+	site := treeSite(b)
+	query := fmt.Sprintf("benchmark search %d", time.Now().UnixNano())
+	var urls []string
+	var hits []fakesearx.Hit
+	for i := 1; i <= 10; i++ {
+		u := fmt.Sprintf("%s/%d", site.URL, i)
+		urls = append(urls, u)
+		hits = append(hits, fakesearx.Hit{URL: u, Title: fmt.Sprintf("Page %d", i), Content: "A page."})
+	}
+	env.searx.Add(query, "general", hits...)
+	b.Run("search", func(b *testing.B) {
+		for range b.N {
+			var out struct {
+				Data struct {
+					Web []map[string]any `json:"web"`
+				} `json:"data"`
+			}
+			body := map[string]any{"query": query, "limit": 10, "scrapeOptions": map[string]any{"formats": []string{"markdown"}}}
+			if code, raw := call(b, "POST", env.api+"/v2/search", env.keyA, body, &out); code != 200 || len(out.Data.Web) != 10 || out.Data.Web[9]["markdown"] == nil {
+				b.Fatalf("search: %d %.300s", code, raw)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/search")
+	})
+	b.Run("batch", func(b *testing.B) {
+		for range b.N {
+			var started struct {
+				ID string `json:"id"`
+			}
+			if code, raw := call(b, "POST", env.api+"/v2/batch/scrape", env.keyA, map[string]any{"urls": urls, "formats": []string{"markdown"}}, &started); code != 200 {
+				b.Fatalf("batch: %d %s", code, raw)
+			}
+			for {
+				var st struct {
+					Status string `json:"status"`
+				}
+				call(b, "GET", env.api+"/v2/batch/scrape/"+started.ID, env.keyA, nil, &st)
+				if st.Status != "scraping" {
+					break
+				}
+				time.Sleep(100 * time.Millisecond) // the search's own wait polls as often
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/batch")
+	})
 }

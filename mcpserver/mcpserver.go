@@ -247,11 +247,12 @@ type ExtractInput struct {
 	Limit           int             `json:"limit,omitempty" jsonschema:"the most pages a wildcard's crawl reads (default 100)"`
 }
 
-// ExtractOutput is what an extraction answered.
+// ExtractOutput is what an extraction answered; an answer that is not
+// an object is Data's value.
 type ExtractOutput struct {
 	ID      string              `json:"id"`
 	Status  string              `json:"status"`
-	Data    any                 `json:"data,omitempty"`
+	Data    map[string]any      `json:"data,omitempty"`
 	Sources map[string][]string `json:"sources,omitempty"`
 	Warning string              `json:"warning,omitempty"`
 }
@@ -294,8 +295,10 @@ func (t tools) extract(ctx context.Context, req *mcp.CallToolRequest, in Extract
 		}
 		if st.Status != "processing" || time.Now().After(deadline) {
 			out := ExtractOutput{ID: id, Status: st.Status, Sources: st.Sources, Warning: st.Warning}
-			if len(st.Data) > 0 {
-				_ = json.Unmarshal(st.Data, &out.Data)
+			if len(st.Data) > 0 && json.Unmarshal(st.Data, &out.Data) != nil {
+				var v any
+				_ = json.Unmarshal(st.Data, &v)
+				out.Data = map[string]any{"value": v}
 			}
 			if st.Status == "failed" {
 				return nil, out, fmt.Errorf("the extraction %s failed: %s", id, st.Error)

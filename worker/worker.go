@@ -166,6 +166,7 @@ func newActivities(c client.Client, cfg config.Config, store *db.Store, fetcher 
 			PDF:                    pdfdoc.Limits{MaxPages: cfg.PDFMaxPages, Timeout: cfg.PDFTimeout},
 			Server:                 CrawlServer(cfg),
 			StaticIP:               cfg.StaticEgressIP,
+			Proxies:                cfg.ProxyPools,
 		},
 	}
 	acts.Pollers = func(ctx context.Context, queue string) (int, error) {
@@ -332,7 +333,7 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 // each run.
 func CrawlServer(cfg config.Config) crawl.Server {
 	srv := crawl.Server{StaticEgressProxy: cfg.StaticEgressProxy != "", Browser: cfg.BrowserAvailable,
-		AllowPrivateNetworks: cfg.AllowPrivateNetworks, LLM: cfg.LLM.Enabled()}
+		AllowPrivateNetworks: cfg.AllowPrivateNetworks, LLM: cfg.LLM.Enabled(), ProxyPools: cfg.ProxyPools.Names()}
 	if cfg.LLM.Enabled() {
 		srv.ExtractionLimit = extract.InstructionLimit(cfg.LLM.ContextTokens)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/durablecrawl/crawler/fetch"
 	"github.com/durablecrawl/crawler/hostbudget"
 	"github.com/durablecrawl/crawler/netguard"
+	"github.com/durablecrawl/crawler/proxypool"
 )
 
 // Options configure a Fetcher.
@@ -66,6 +67,28 @@ type Fetcher struct {
 	// proxied dials only the egress proxy; targets are checked by name
 	// resolution before each request instead (see checkTarget).
 	proxied *http.Transport
+	// pooled are the transports of the operator's proxy pools, each
+	// handing requests to its pool's proxies in turn.
+	mu     sync.Mutex
+	pooled map[*proxypool.Pool]*http.Transport
+}
+
+// poolTransport is the transport of pool p: like the egress proxy's, it
+// dials only proxies, the targets checked before each request.
+func (s *Fetcher) poolTransport(p *proxypool.Pool) *http.Transport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.pooled[p]; ok {
+		return t
+	}
+	t := s.transport.Clone()
+	t.Proxy = func(*http.Request) (*url.URL, error) { return p.Next(), nil }
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	if s.pooled == nil {
+		s.pooled = map[*proxypool.Pool]*http.Transport{}
+	}
+	s.pooled[p] = t
+	return t
 }
 
 // New returns a Fetcher whose connections pass the network
@@ -251,6 +274,23 @@ func (s *Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, em
 	if len(urls) == 0 {
 		return nil
 	}
+	if b.Fallback != nil {
+		// A page that answered as blocked is fetched once more through
+		// the fallback pool, and that answer is the page's.
+		next, fallback := emit, b
+		fallback.Proxy, fallback.Fallback, fallback.Admit = b.Fallback, nil, nil
+		emit = func(r fetch.Result) {
+			if r.Blocked() && ctx.Err() == nil && r.Skipped == "" {
+				first := r
+				_ = s.FetchAll(ctx, []string{r.URL}, fallback, func(again fetch.Result) { r = again })
+				r.Note.Blocked = true
+				if !first.Challenge {
+					r.Note.BlockedStatus = first.StatusCode
+				}
+			}
+			next(r)
+		}
+	}
 	c, err := s.collector(ctx, b)
 	if err != nil {
 		return err
@@ -330,7 +370,7 @@ func (s *Fetcher) onRequest(ctx context.Context, c *colly.Collector, urls []stri
 			pending.finish(req.Ctx)
 		})
 	}
-	if b.UseEgressProxy {
+	if b.UseEgressProxy || b.Proxy != nil {
 		c.OnRequest(func(req *colly.Request) {
 			if err := s.checkTarget(ctx, req.URL); err != nil {
 				if r := pending.get(req.Ctx); r != nil {
@@ -355,11 +395,14 @@ func (s *Fetcher) collector(ctx context.Context, b fetch.Batch) (*colly.Collecto
 		colly.StdlibContext(ctx),
 	)
 	var transport http.RoundTripper = s.transport
-	if b.UseEgressProxy {
+	switch {
+	case b.UseEgressProxy:
 		if s.proxied == nil {
 			return nil, fetch.ErrNoEgressProxy
 		}
 		transport = s.proxied
+	case b.Proxy != nil:
+		transport = s.poolTransport(b.Proxy)
 	}
 	c.WithTransport(polite{next: boundedInflate{next: transport, max: int64(s.opts.MaxBytes) + 1},
 		hosts: s.opts.Hosts, timeout: s.opts.Timeout})
@@ -386,7 +429,7 @@ func (s *Fetcher) collector(ctx context.Context, b fetch.Batch) (*colly.Collecto
 				req.Header.Del(k) // the crawl's headers are for the page's own host
 			}
 		}
-		if b.UseEgressProxy {
+		if b.UseEgressProxy || b.Proxy != nil {
 			return s.checkTarget(req.Context(), req.URL)
 		}
 		return nil
@@ -424,6 +467,7 @@ func (s *Fetcher) read(r *fetch.Result, resp *colly.Response) {
 		}
 		r.RetryAfter = parseRetryAfter(resp.Headers.Get("Retry-After"), time.Now())
 		r.ETag, r.LastModified = resp.Headers.Get("ETag"), resp.Headers.Get("Last-Modified")
+		r.Challenge = strings.EqualFold(resp.Headers.Get("Cf-Mitigated"), "challenge")
 		if v := (*resp.Headers)[replayedHeader]; len(v) == 1 {
 			r.Replayed, _ = strconv.Atoi(v[0])
 			delete(*resp.Headers, replayedHeader)

@@ -1,0 +1,1 @@
+ALTER TABLE crawls DROP COLUMN proxy_kind, DROP COLUMN proxy_country;
