@@ -175,3 +175,16 @@ func TestExtractionFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedNote: a page fetched again through the stealth proxies says
+// why, with the status it first answered, or that it was a challenge.
+func TestBlockedNote(t *testing.T) {
+	for note, want := range map[crawl.EngineNote]string{
+		{Blocked: true, BlockedStatus: 403}: "it answered 403 through the basic proxies and was fetched again through the stealth proxies",
+		{Blocked: true}:                     "it answered a challenge page through the basic proxies and was fetched again through the stealth proxies",
+	} {
+		if got := Reason(crawl.PageCause{Engine: note}); got != want {
+			t.Errorf("%+v: %q, want %q", note, got, want)
+		}
+	}
+}

@@ -39,6 +39,7 @@ import (
 	"github.com/durablecrawl/crawler/internal/testenv"
 	"github.com/durablecrawl/crawler/internal/testproxy"
 	"github.com/durablecrawl/crawler/metrics"
+	"github.com/durablecrawl/crawler/proxypool"
 	"github.com/durablecrawl/crawler/search"
 	"github.com/durablecrawl/crawler/worker"
 	"github.com/durablecrawl/crawler/workflows"
@@ -61,6 +62,10 @@ var env struct {
 	// forward proxy.
 	proxyAPI  string
 	proxyHits *atomic.Int32
+	// proxyAPI's worker has proxy pools (basic, stealth, stealth@DE),
+	// each a proxy that tags what it carries; poolHits counts by pool.
+	basicProxy, stealthProxy, germanProxy *httptest.Server
+	poolHits                              map[string]*atomic.Int32
 	// llmAPI's worker has an LLM: the fake OpenAI-compatible server llm.
 	llmAPI string
 	llm    *fakellm.Server
@@ -219,8 +224,21 @@ func run(m *testing.M) int {
 	proxy, hits := testproxy.New()
 	defer proxy.Close()
 	env.proxyHits = hits
+	env.poolHits = map[string]*atomic.Int32{}
 	pc := cfg
 	pc.TaskQueue, pc.AllowPrivateNetworks, pc.StaticEgressProxy = proxyTaskQueue, true, proxy.URL
+	// The proxied worker has pools too: basic and stealth, and a pool of
+	// one country, each a proxy that tags what it carries.
+	for name, p := range map[string]**httptest.Server{"basic": &env.basicProxy, "stealth": &env.stealthProxy, "stealth@DE": &env.germanProxy} {
+		srv, hits := testproxy.NewTagged(name)
+		defer srv.Close()
+		*p = srv
+		env.poolHits[name] = hits
+	}
+	if pc.ProxyPools, err = proxypool.Parse(fmt.Sprintf("basic=%s; stealth=%s; stealth@DE=%s", env.basicProxy.URL, env.stealthProxy.URL, env.germanProxy.URL)); err != nil {
+		fmt.Fprintln(os.Stderr, "integration: proxy pools:", err)
+		return 1
+	}
 	stopProxied, err := startWorker(pc, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration: start worker:", err)
@@ -228,7 +246,7 @@ func run(m *testing.M) int {
 	}
 	defer stopProxied()
 	env.proxyAPI = serve(api.New(api.Options{Store: env.store, Temporal: env.temporal, TaskQueue: proxyTaskQueue, Logger: logger,
-		Server: crawl.Server{StaticEgressProxy: true, AllowPrivateNetworks: true}, StaticIP: staticIP}))
+		Server: crawl.Server{StaticEgressProxy: true, AllowPrivateNetworks: true, ProxyPools: pc.ProxyPools.Names()}, StaticIP: staticIP}))
 
 	env.llm = fakellm.New(llmAnswer)
 	defer env.llm.Close()

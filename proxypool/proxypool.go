@@ -79,7 +79,7 @@ func Parse(spec string) (*Pools, error) {
 		}
 		for _, raw := range strings.Fields(list) {
 			u, err := url.Parse(raw)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" && u.Path != "/" {
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Path != "" && u.Path != "/" {
 				return nil, fmt.Errorf("pool %s: %q is not an http(s) proxy URL", key, redact(raw))
 			}
 			p.proxies = append(p.proxies, u)
