@@ -31,8 +31,8 @@ import (
 	"github.com/durablecrawl/crawler/linkmemo"
 	"github.com/durablecrawl/crawler/pageaction"
 	"github.com/durablecrawl/crawler/pageformats"
-	"github.com/durablecrawl/crawler/proxypool"
 	"github.com/durablecrawl/crawler/pdfdoc"
+	"github.com/durablecrawl/crawler/proxypool"
 )
 
 // Store is what the activities need of the database: the union of each
