@@ -200,6 +200,20 @@ func TestFirecrawlPythonSDK(t *testing.T) {
 	if wild.Status != "completed" || len(wild.Sources["path"]) != 6 || !slices.Contains(wild.Sources["path"], site.URL+"/blog/2023/winter") {
 		t.Errorf("an extraction of a wildcard: %s", report["extractWildcard"])
 	}
+	var started struct {
+		ID     string `json:"id"`
+		Status struct {
+			Status    string              `json:"status"`
+			Data      map[string]any      `json:"data"`
+			Sources   map[string][]string `json:"sources"`
+			ExpiresAt string              `json:"expires_at"`
+		} `json:"status"`
+	}
+	read("extractStarted", &started)
+	if started.ID == "" || started.Status.Status != "completed" || fmt.Sprint(started.Status.Data["items"]) != "[item-1 item-2]" ||
+		len(started.Status.Sources["items"]) != 2 || started.Status.ExpiresAt == "" {
+		t.Errorf("start_extract and get_extract_status: %s", report["extractStarted"])
+	}
 	var web struct {
 		Status  string              `json:"status"`
 		Data    map[string]any      `json:"data"`

@@ -555,6 +555,22 @@ func TestFirecrawlSDK(t *testing.T) {
 	if !slices.Equal(preview.IncludePaths, []string{"^/blog/2024/"}) || !slices.Equal(preview.ExcludePaths, []string{"/tag/"}) {
 		t.Errorf("crawlParamsPreview through the JS SDK: %s", report["paramsPreview"])
 	}
+	var wild struct {
+		Status  string              `json:"status"`
+		Sources map[string][]string `json:"sources"`
+	}
+	read("extractWildcard", &wild)
+	if wild.Status != "completed" || len(wild.Sources["path"]) != 6 {
+		t.Errorf("an extraction of a wildcard through the JS SDK: %s", report["extractWildcard"])
+	}
+	var startedExtract struct {
+		ID, Status string
+		Data       map[string]any
+	}
+	read("extractStarted", &startedExtract)
+	if startedExtract.ID == "" || startedExtract.Status != "completed" || fmt.Sprint(startedExtract.Data["items"]) != "[item-1 item-2]" {
+		t.Errorf("startExtract and getExtractStatus through the JS SDK: %s", report["extractStarted"])
+	}
 	read("usage", &u)
 	if u.Credits.RemainingCredits != usage.Unlimited || u.Credits.BillingPeriodEnd == "" || u.Tokens.RemainingTokens != usage.Unlimited ||
 		len(u.CreditsByKey.Periods) == 0 || u.CreditsByKey.Periods[0].CreditsUsed <= 0 || u.Concurrency.MaxConcurrency != usage.Unlimited ||

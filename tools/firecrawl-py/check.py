@@ -362,6 +362,20 @@ step("extractNoLLM", lambda: fc.extract([f"{site}/schema-list-1"], prompt="The i
 # and pages the web search finds for the prompt.
 step("extractWildcard", lambda: plain(llm.extract([f"{site}/blog/*"], prompt="The blog's pages.", show_sources=True,
                                                   poll_interval=1, timeout=120)))
+
+
+def extract_started():
+    """start_extract, then get_extract_status until it ends."""
+    started = llm.start_extract([f"{site}/schema-list-1", f"{site}/schema-list-2"], prompt="The items.", show_sources=True)
+    deadline = time.monotonic() + 120
+    while (st := llm.get_extract_status(started.id)).status == "processing":
+        if time.monotonic() > deadline:
+            raise TimeoutError("the extraction did not end")
+        time.sleep(1)
+    return {"id": started.id, "status": plain(st)}
+
+
+step("extractStarted", extract_started)
 step("extractWebSearch", lambda: plain(llm.extract(prompt="durable crawl service extract", enable_web_search=True,
                                                    poll_interval=1, timeout=120)))
 step("scrapeJsonBadSchema", lambda: llm.scrape(f"{site}/schema-ok", formats=[{"type": "json", "schema": {"type": "product"}}]))

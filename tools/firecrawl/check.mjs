@@ -94,6 +94,21 @@ await step('parse', async () => {
 // A crawl's options from a sentence, on the deployment with an LLM.
 await step('paramsPreview', async () => new Firecrawl({ apiUrl: llmApiUrl, apiKey }).crawlParamsPreview(`${site}/blog/`,
   'only the blog posts from 2024, not the tag pages'));
+// An extraction of a part of a site, with its sources; and one started,
+// then read.
+await step('extractWildcard', async () => new Firecrawl({ apiUrl: llmApiUrl, apiKey }).extract({ urls: [`${site}/blog/*`],
+  prompt: "The blog's pages.", showSources: true, pollInterval: 1, timeout: 120 }));
+await step('extractStarted', async () => {
+  const llm = new Firecrawl({ apiUrl: llmApiUrl, apiKey });
+  const started = await llm.startExtract({ urls: [`${site}/schema-list-1`, `${site}/schema-list-2`], prompt: 'The items.' });
+  let st;
+  for (let i = 0; i < 120; i++) {
+    st = await llm.getExtractStatus(started.id);
+    if (st.status !== 'processing') break;
+    await new Promise((ok) => setTimeout(ok, 1000));
+  }
+  return { id: started.id, status: st.status, data: st.data };
+});
 // The team's usage.
 await step('usage', async () => ({
   credits: await fc.getCreditUsage(), tokens: await fc.getTokenUsage(), creditsByKey: await fc.getCreditUsageHistorical(true),
