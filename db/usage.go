@@ -27,15 +27,24 @@ func countUsage(ctx context.Context, tx bun.IDB, crawlID uuid.UUID, pages, token
 		return nil
 	}
 	_, err := tx.NewRaw(`
-INSERT INTO usage_daily (team_id, day, key_id, pages, tokens_in, tokens_out)
-SELECT team_id, (clock_timestamp() AT TIME ZONE 'UTC')::date, coalesce(key_id, ?::uuid), ?, ?, ? FROM crawls WHERE id = ?
-ON CONFLICT (team_id, day, key_id) DO UPDATE SET pages = usage_daily.pages + excluded.pages,
+INSERT INTO usage_daily (team_id, day, key_id, shard, pages, tokens_in, tokens_out)
+SELECT team_id, (clock_timestamp() AT TIME ZONE 'UTC')::date, coalesce(key_id, ?::uuid), ?, ?, ?, ? FROM crawls WHERE id = ?
+ON CONFLICT (team_id, day, key_id, shard) DO UPDATE SET pages = usage_daily.pages + excluded.pages,
     tokens_in = usage_daily.tokens_in + excluded.tokens_in, tokens_out = usage_daily.tokens_out + excluded.tokens_out`,
-		uuid.Nil, pages, tokensIn, tokensOut, crawlID).Exec(ctx)
+		uuid.Nil, shardOf(crawlID), pages, tokensIn, tokensOut, crawlID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("count the usage of crawl %s: %w", crawlID, err)
 	}
 	return nil
+}
+
+// usageShards is how many rows a team's day of usage (per key) is
+// spread over; a crawl always counts into the same one (shardOf).
+const usageShards = 16
+
+// shardOf is the shard crawl id counts into.
+func shardOf(id uuid.UUID) int16 {
+	return int16(id[15] % usageShards)
 }
 
 // CountTokens adds LLM tokens spent for crawl crawlID that no stored
@@ -60,9 +69,11 @@ type usageRow struct {
 // before to (UTC), oldest first.
 func (s *Store) UsageDays(ctx context.Context, team uuid.UUID, from, to time.Time) ([]usage.Day, error) {
 	var rows []usageRow
-	err := s.db.NewSelect().Model(&rows).Where("team_id = ?", team).
+	err := s.db.NewSelect().Model((*usageRow)(nil)).Column("team_id", "day", "key_id").
+		ColumnExpr("sum(pages) AS pages, sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out").
+		Where("team_id = ?", team).
 		Where("day >= ?::date", from.UTC().Format(time.DateOnly)).Where("day < ?::date", to.UTC().Format(time.DateOnly)).
-		Order("day", "key_id").Scan(ctx)
+		Group("team_id", "day", "key_id").Order("day", "key_id").Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("usage of team %s: %w", team, err)
 	}
@@ -166,9 +177,9 @@ func (s *Store) CountTeamTokens(ctx context.Context, team, key uuid.UUID, in, ou
 		return nil
 	}
 	_, err := s.db.NewRaw(`
-INSERT INTO usage_daily (team_id, day, key_id, tokens_in, tokens_out)
-VALUES (?, (clock_timestamp() AT TIME ZONE 'UTC')::date, ?, ?, ?)
-ON CONFLICT (team_id, day, key_id) DO UPDATE SET
+INSERT INTO usage_daily (team_id, day, key_id, shard, tokens_in, tokens_out)
+VALUES (?, (clock_timestamp() AT TIME ZONE 'UTC')::date, ?, 0, ?, ?)
+ON CONFLICT (team_id, day, key_id, shard) DO UPDATE SET
     tokens_in = usage_daily.tokens_in + excluded.tokens_in, tokens_out = usage_daily.tokens_out + excluded.tokens_out`,
 		team, key, in, out).Exec(ctx)
 	if err != nil {

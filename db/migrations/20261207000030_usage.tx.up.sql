@@ -1,6 +1,9 @@
 -- Each team's usage, counted where the work is stored: result pages and
 -- LLM tokens, per day and per API key (the nil key for work no key asked
 -- for, a schedule's runs). A crawl remembers the key that started it.
+-- Each crawl counts into one of 16 shards of its team's day (by its ID),
+-- so that a team's crawls storing pages at once do not wait for one row;
+-- reads add the shards up.
 ALTER TABLE crawls ADD COLUMN key_id uuid;
 
 --bun:split
@@ -9,10 +12,11 @@ CREATE TABLE usage_daily (
     team_id    uuid NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
     day        date NOT NULL,
     key_id     uuid NOT NULL,
+    shard      smallint NOT NULL DEFAULT 0,
     pages      bigint NOT NULL DEFAULT 0,
     tokens_in  bigint NOT NULL DEFAULT 0,
     tokens_out bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (team_id, day, key_id)
+    PRIMARY KEY (team_id, day, key_id, shard)
 );
 
 --bun:split
