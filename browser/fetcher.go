@@ -118,6 +118,8 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		return err
 	}
 	defer s.Close()
+	stealth := &fallbackSession{f: f, b: b, hosts: fetch.HostsOf(urls)}
+	defer stealth.close()
 	workers := min(max(b.Parallelism, 1), f.Browser.opts.Pages, len(urls))
 	if b.Delay > 0 {
 		workers = 1
@@ -134,6 +136,11 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 					continue
 				}
 				r, ok := f.renderOne(ctx, s, u, b)
+				if ok && r.Blocked() && b.Fallback != nil && ctx.Err() == nil {
+					// Firecrawl's auto proxy: the page once more through
+					// the fallback (stealth) pool.
+					r, ok = stealth.render(ctx, u, r)
+				}
 				if !ok {
 					died.Store(true) // not the page's fault
 					continue
@@ -163,6 +170,41 @@ func (f Fetcher) FetchAll(ctx context.Context, urls []string, b fetch.Batch, emi
 		return ErrBrowserDied
 	}
 	return ctx.Err()
+}
+
+// fallbackSession is a batch's session through its fallback proxy pool,
+// opened for the first page that answers as blocked.
+type fallbackSession struct {
+	f     Fetcher
+	b     fetch.Batch
+	hosts map[string]bool
+	once  sync.Once
+	s    *Session
+	err  error
+}
+
+// render renders u again through the fallback pool; first is the
+// blocked answer, kept when the session cannot be opened.
+func (fs *fallbackSession) render(ctx context.Context, u string, first fetch.Result) (fetch.Result, bool) {
+	fs.once.Do(func() {
+		fs.s, fs.err = fs.f.Browser.NewSessionWith(fs.b.Scope, SessionOptions{Proxy: fs.b.Fallback.Next().String(),
+			Headers: fs.b.Headers, HeaderHosts: fs.hosts, Mobile: fs.b.Mobile})
+	})
+	if fs.err != nil {
+		return first, true
+	}
+	r, ok := fs.f.renderOne(ctx, fs.s, u, fs.b)
+	r.Note.Blocked = true
+	if !first.Challenge {
+		r.Note.BlockedStatus = first.StatusCode
+	}
+	return r, ok
+}
+
+func (fs *fallbackSession) close() {
+	if fs.s != nil {
+		_ = fs.s.Close()
+	}
 }
 
 // renderOne renders u in session s and returns its result: its HTML, or
