@@ -14,6 +14,7 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -253,29 +254,38 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.forget(target)
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		_ = target.Close()
-		http.Error(w, "tunnels are not supported", http.StatusInternalServerError)
-		return
-	}
-	client, rw, err := hj.Hijack()
+	p.carried.Add(1)
+	client, from, err := hijack(w, "HTTP/1.1 200 Connection established\r\n\r\n")
 	if err != nil {
 		_ = target.Close()
 		return
 	}
-	p.carried.Add(1)
-	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+	splice(client, from, target)
+}
+
+// hijack takes the client's connection from the server, writes head to
+// it, and answers it with what to read from it (the bytes the server had
+// read ahead first).
+func hijack(w http.ResponseWriter, head string) (net.Conn, io.Reader, error) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "the connection cannot be taken over", http.StatusInternalServerError)
+		return nil, nil, errors.New("the response writer cannot hijack")
+	}
+	client, rw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := io.WriteString(client, head); err != nil {
 		_ = client.Close()
-		_ = target.Close()
-		return
+		return nil, nil, err
 	}
 	var from io.Reader = client
 	if n := rw.Reader.Buffered(); n > 0 {
-		head, _ := rw.Reader.Peek(n)
-		from = io.MultiReader(strings.NewReader(string(head)), client)
+		ahead, _ := rw.Reader.Peek(n)
+		from = io.MultiReader(bytes.NewReader(bytes.Clone(ahead)), client)
 	}
-	splice(client, from, target)
+	return client, from, nil
 }
 
 // splice copies between a and b (reading a's side from aIn) until both
@@ -391,25 +401,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 
 // switchProtocols passes a 101 answer back and joins the two connections.
 func (p *Proxy) switchProtocols(w http.ResponseWriter, resp *http.Response, target net.Conn, br *bufio.Reader) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
+	var head strings.Builder
+	if err := resp.Write(&head); err != nil {
 		_ = target.Close()
 		return
 	}
-	client, rw, err := hj.Hijack()
+	client, from, err := hijack(w, head.String())
 	if err != nil {
 		_ = target.Close()
 		return
-	}
-	if err := resp.Write(client); err != nil {
-		_ = client.Close()
-		_ = target.Close()
-		return
-	}
-	var from io.Reader = client
-	if n := rw.Reader.Buffered(); n > 0 {
-		head, _ := rw.Reader.Peek(n)
-		from = io.MultiReader(strings.NewReader(string(head)), client)
 	}
 	splice(client, from, &bufferedConn{Conn: target, r: br})
 }

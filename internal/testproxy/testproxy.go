@@ -11,38 +11,11 @@ import (
 
 // New starts a forward proxy; Close it when done. The counter holds the
 // requests it carried.
-func New() (*httptest.Server, *atomic.Int32) {
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() {
-			http.Error(w, "not a proxy request", http.StatusBadRequest)
-			return
-		}
-		n.Add(1)
-		out, err := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		out.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-	}))
-	return srv, &n
-}
+func New() (*httptest.Server, *atomic.Int32) { return NewTagged("") }
 
 // NewTagged starts a forward proxy that counts what it carries and adds
-// the header X-Proxy-Pool: name to each request it forwards, so that the
-// site it reaches knows the pool it came through.
+// the header X-Proxy-Pool: name (unless name is "") to each request it
+// forwards, so that the site it reaches knows the pool it came through.
 func NewTagged(name string) (*httptest.Server, *atomic.Int32) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -57,7 +30,9 @@ func NewTagged(name string) (*httptest.Server, *atomic.Int32) {
 			return
 		}
 		out.Header = r.Header.Clone()
-		out.Header.Set("X-Proxy-Pool", name)
+		if name != "" {
+			out.Header.Set("X-Proxy-Pool", name)
+		}
 		resp, err := http.DefaultTransport.RoundTrip(out)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
