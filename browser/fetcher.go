@@ -179,8 +179,8 @@ type fallbackSession struct {
 	b     fetch.Batch
 	hosts map[string]bool
 	once  sync.Once
-	s    *Session
-	err  error
+	s     *Session
+	err   error
 }
 
 // render renders u again through the fallback pool; first is the
