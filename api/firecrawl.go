@@ -43,8 +43,8 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Get(v+"/batch/scrape/:id", s.fcCrawlStatus)
 		authed.Delete(v+"/batch/scrape/:id", s.fcCancelCrawl)
 		authed.Get(v+"/batch/scrape/:id/errors", s.fcCrawlErrors)
-		// An extraction is a crawl of its URLs alone, each page read with
-		// its prompt and schema; its status combines their answers.
+		// A search asks the operator's backend, its results scraped as a
+		// batch when asked.
 		authed.Post(v+"/search", s.fcSearch)
 		// A team's usage and quotas (package usage).
 		authed.Get(v+"/team/credit-usage", s.fcCreditUsage)
@@ -53,6 +53,9 @@ func (s *server) firecrawlRoutes(authed fiber.Router) {
 		authed.Get(v+"/team/token-usage/historical", s.fcUsageHistory(true))
 		authed.Get(v+"/concurrency-check", s.fcConcurrency)
 		authed.Get(v+"/team/queue-status", s.fcQueueStatus)
+		// An extraction is a crawl of its URLs (and of its wildcards'
+		// parts of their sites), each page read with its prompt and
+		// schema; its status combines their answers.
 		authed.Post(v+"/extract", s.fcStartExtract)
 		authed.Get(v+"/extract/:id", s.fcExtractStatus)
 	}
