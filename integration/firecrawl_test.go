@@ -65,7 +65,8 @@ func blogPage(w http.ResponseWriter, r *http.Request) {
 
 // actionsApp is a page that shows its content only to a reader who acts:
 // a login form (typed, then Enter), a button that loads an item, and a
-// list that loads one more when scrolled to its end.
+// list that loads one more when scrolled to its end (the page is under
+// two screens tall, so that one scroll down reaches its end).
 func actionsApp(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/app/session":
@@ -85,7 +86,7 @@ func actionsApp(w http.ResponseWriter, r *http.Request) {
 <p id="welcome" hidden></p>
 <ul id="items"><li>First item, in the page.</li><li>Second item, in the page.</li></ul>
 <button id="more" type="button">Load more</button>
-<div style="height:1200px"></div>
+<div style="height:800px"></div>
 </main><script>
 document.getElementById('login').addEventListener('submit', async e => {
   e.preventDefault();
