@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -171,7 +172,7 @@ func (s *server) parseFile(ctx context.Context, name, contentType string, data [
 // convertInto makes the page's markdown and formats of an HTML page.
 func convertInto(out *firecrawl.Page, page []byte, pageURL *url.URL, opts firecrawl.ParseOptions) error {
 	doc, err := markdown.Convert(page, markdown.Options{PageURL: pageURL, MainContentOnly: opts.MainContentOnly, IncludeLinks: true,
-		IncludeOnlyTags: opts.IncludeTags, ExcludeTags: opts.ExcludeTags, HTML: contains(opts.Formats, pageformats.HTML)})
+		IncludeOnlyTags: opts.IncludeTags, ExcludeTags: opts.ExcludeTags, HTML: slices.Contains(opts.Formats, pageformats.HTML)})
 	if err != nil {
 		return &crawl.Error{Code: codeUnreadable, Message: "the file could not be converted: " + err.Error()}
 	}
@@ -182,13 +183,4 @@ func convertInto(out *firecrawl.Page, page []byte, pageURL *url.URL, opts firecr
 	}
 	out.Extra = extra
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

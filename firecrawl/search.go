@@ -114,20 +114,7 @@ func SearchOf(body []byte, srv crawl.Server, now time.Time, v1 bool) (SearchPlan
 		}
 		plan.Timeout = time.Duration(*req.Timeout) * time.Millisecond
 	}
-	lang := "en"
-	if req.Lang != nil && strings.TrimSpace(*req.Lang) != "" {
-		lang = strings.TrimSpace(*req.Lang)
-		if !languageTag.MatchString(lang) {
-			fail("lang", "must be a language code (en, de, pt-BR)")
-		}
-	}
-	country := ""
-	if req.Country != nil && *req.Country != "" {
-		country = strings.ToUpper(strings.TrimSpace(*req.Country))
-		if !countryCode.MatchString(country) {
-			fail("country", "must be a two-letter country code (us, de)")
-		}
-	}
+	lang, country := bad.searchLocale(req)
 	plan.Sources = []string{search.Web}
 	if hasCatalogue(req.Sources) || req.DomainTools != nil && *req.DomainTools {
 		// Firecrawl's answer to a team without its catalogue, which its
@@ -174,22 +161,7 @@ func SearchOf(body []byte, srv crawl.Server, now time.Time, v1 bool) (SearchPlan
 		plan.Warnings = append(plan.Warnings, "filter is not used by this deployment's search backend")
 	}
 	r.SafeSearch = req.Safe != nil && *req.Safe
-	for _, d := range []struct {
-		name string
-		list []string
-		dst  *[]string
-	}{{"includeDomains", req.IncludeDomains, &r.IncludeDomains}, {"excludeDomains", req.ExcludeDomains, &r.ExcludeDomains}} {
-		for i, host := range d.list {
-			host = strings.ToLower(strings.TrimSpace(host))
-			if len(host) > 253 || !searchDomain.MatchString(host) {
-				fail(fmt.Sprintf("%s[%d]", d.name, i), "must be a host name without scheme or path (example.com)")
-			}
-			*d.dst = append(*d.dst, host)
-		}
-	}
-	if len(req.IncludeDomains) > 0 && len(req.ExcludeDomains) > 0 {
-		fail("includeDomains", "cannot be given with excludeDomains")
-	}
+	r.IncludeDomains, r.ExcludeDomains = bad.searchDomains(req)
 	plan.DropInvalid = req.IgnoreInvalidURLs != nil && *req.IgnoreInvalidURLs
 	if given(req.ScrapeOptions) {
 		scrape, problems := searchScrapeOptions(req.ScrapeOptions, srv)
@@ -200,6 +172,47 @@ func SearchOf(body []byte, srv crawl.Server, now time.Time, v1 bool) (SearchPlan
 		return SearchPlan{}, &crawl.Error{Code: crawl.EINVALID, Message: "invalid search request", Details: bad}
 	}
 	return plan, nil
+}
+
+// searchLocale reads a search's language and country (as an upper-case
+// code; "" for none), recording what is wrong with them.
+func (f *fieldErrors) searchLocale(req SearchRequest) (lang, country string) {
+	lang = "en"
+	if req.Lang != nil && strings.TrimSpace(*req.Lang) != "" {
+		lang = strings.TrimSpace(*req.Lang)
+		if !languageTag.MatchString(lang) {
+			f.add("lang", "must be a language code (en, de, pt-BR)")
+		}
+	}
+	if req.Country != nil && *req.Country != "" {
+		country = strings.ToUpper(strings.TrimSpace(*req.Country))
+		if !countryCode.MatchString(country) {
+			f.add("country", "must be a two-letter country code (us, de)")
+		}
+	}
+	return lang, country
+}
+
+// searchDomains reads a search's includeDomains and excludeDomains as
+// lower-case host names, recording entries that are not one, and the two
+// given together.
+func (f *fieldErrors) searchDomains(req SearchRequest) (include, exclude []string) {
+	read := func(name string, list []string) []string {
+		var out []string
+		for i, host := range list {
+			host = strings.ToLower(strings.TrimSpace(host))
+			if len(host) > 253 || !searchDomain.MatchString(host) {
+				f.add(fmt.Sprintf("%s[%d]", name, i), "must be a host name without scheme or path (example.com)")
+			}
+			out = append(out, host)
+		}
+		return out
+	}
+	include, exclude = read("includeDomains", req.IncludeDomains), read("excludeDomains", req.ExcludeDomains)
+	if len(include) > 0 && len(exclude) > 0 {
+		f.add("includeDomains", "cannot be given with excludeDomains")
+	}
+	return include, exclude
 }
 
 var (

@@ -2,8 +2,11 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -77,8 +80,19 @@ func TestUsageAndQuotas(t *testing.T) {
 		} `json:"team"`
 	}
 	call(t, "GET", env.api+"/me", key, nil, &team)
-	if _, err := env.store.SetTeamQuota(ctx, team.Team.Name, usage.Quota{MonthlyPages: &pages}); err != nil {
-		t.Fatal(err)
+	// Set by the operator's command.
+	bin := buildCrawler(t)
+	quota := func(args ...string) string {
+		cmd := exec.Command(bin, append([]string{"quota"}, args...)...)
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+env.databaseURL)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("crawler quota %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := quota("set", "--team", team.Team.Name, "--pages", fmt.Sprint(pages)); !strings.Contains(out, "pages:       25 used, quota 30") {
+		t.Errorf("crawler quota set: %s", out)
 	}
 	c2 := create(t, env.api, key, map[string]any{"startUrl": site.URL + "/", "maxResults": 10, "entireWebsite": false})
 	done2 := waitStatus(t, env.api, key, c2.ID, 2*time.Minute, "succeeded")

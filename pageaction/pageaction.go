@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -215,7 +216,7 @@ func parseOne(raw json.RawMessage) (Action, []Problem) {
 		if f.has("landscape") && !f.boolean("landscape", &a.Landscape) {
 			fail("landscape", "must be true or false")
 		}
-		if f.has("format") && (!f.str("format", &a.Format) || !oneOf(a.Format, PDFFormats)) {
+		if f.has("format") && (!f.str("format", &a.Format) || !slices.Contains(PDFFormats, a.Format)) {
 			fail("format", "must be one of %s", strings.Join(PDFFormats, ", "))
 		}
 		if f.has("scale") && (!f.number("scale", &a.Scale) || a.Scale < 0.1 || a.Scale > 2) {
@@ -268,15 +269,6 @@ func ParseViewport(raw json.RawMessage) (*Viewport, string) {
 
 // types are the action types, for messages.
 var types = []string{Wait, Click, Write, Press, Scroll, Screenshot, Scrape, ExecuteJavascript, PDF}
-
-func oneOf(s string, list []string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 func (f fields) has(name string) bool {
 	v, ok := f[name]

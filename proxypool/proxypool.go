@@ -8,6 +8,7 @@ package proxypool
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -65,7 +66,7 @@ func Parse(spec string) (*Pools, error) {
 		}
 		kind, country, _ := strings.Cut(strings.TrimSpace(name), "@")
 		kind = strings.ToLower(kind)
-		if !contains(Kinds, kind) {
+		if !slices.Contains(Kinds, kind) {
 			return nil, fmt.Errorf("%q is not a kind of pool (%s)", kind, strings.Join(Kinds, ", "))
 		}
 		if country != "" && !isCountry(country) {
@@ -132,15 +133,6 @@ func isCountry(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // redact hides a proxy URL's password for messages.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/durablecrawl/crawler/apiclient"
+	teamusage "github.com/durablecrawl/crawler/usage"
 )
 
 // fakeAPI answers as the crawl API does, for one crawl "c1" that runs for
@@ -253,5 +254,24 @@ func TestHelpListsTheFlags(t *testing.T) {
 	var ue usageError
 	if err := run([]string{"logs"}, &out, &errOut); !errors.As(err, &ue) {
 		t.Errorf("logs without an ID: %v, want a usage error", err)
+	}
+}
+
+// TestSetQuotaFlags: a flag given sets its bound, none lifts it, one not
+// given leaves it; a bad value or no flag is a usage error.
+func TestSetQuotaFlags(t *testing.T) {
+	pages, conc := int64(9), 3
+	q := teamusage.Quota{MonthlyPages: &pages, Concurrency: &conc}
+	if err := setQuotaFlags(&q, "", "5000", "none"); err != nil {
+		t.Fatal(err)
+	}
+	if q.MonthlyPages == nil || *q.MonthlyPages != 9 || q.MonthlyTokens == nil || *q.MonthlyTokens != 5000 || q.Concurrency != nil {
+		t.Errorf("quota %+v", q)
+	}
+	for _, bad := range [][3]string{{"", "", ""}, {"-1", "", ""}, {"", "", "0"}, {"ten", "", ""}} {
+		var ue usageError
+		if err := setQuotaFlags(&q, bad[0], bad[1], bad[2]); !errors.As(err, &ue) {
+			t.Errorf("%q: %v, want a usage error", bad, err)
+		}
 	}
 }

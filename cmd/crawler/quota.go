@@ -50,39 +50,8 @@ func quota(ctx context.Context, cfg config.Config, args []string, stdout io.Writ
 	}
 	switch args[0] {
 	case "set":
-		given := false
-		for _, b := range []struct {
-			flag, value string
-			min         int64
-			set         func(*int64)
-		}{
-			{"--pages", *pages, 0, func(v *int64) { q.MonthlyPages = v }},
-			{"--tokens", *tokens, 0, func(v *int64) { q.MonthlyTokens = v }},
-			{"--concurrency", *concurrency, 1, func(v *int64) {
-				if v == nil {
-					q.Concurrency = nil
-					return
-				}
-				n := int(*v)
-				q.Concurrency = &n
-			}},
-		} {
-			if b.value == "" {
-				continue // left as it is
-			}
-			given = true
-			if b.value == "none" {
-				b.set(nil)
-				continue
-			}
-			v, err := strconv.ParseInt(b.value, 10, 64)
-			if err != nil || v < b.min || b.flag == "--concurrency" && v > 1_000_000 {
-				return usageError{fmt.Sprintf("%s must be a whole number of at least %d, or none", b.flag, b.min)}
-			}
-			b.set(&v)
-		}
-		if !given {
-			return usageError{"give at least one of --pages, --tokens and --concurrency"}
+		if err := setQuotaFlags(&q, *pages, *tokens, *concurrency); err != nil {
+			return err
 		}
 		if _, err := store.SetTeamQuota(ctx, *team, q); err != nil {
 			return err
@@ -110,5 +79,45 @@ func quota(ctx context.Context, cfg config.Config, args []string, stdout io.Writ
 	fmt.Fprintf(stdout, "team %s, %s to %s\npages:       %d used, quota %s\nLLM tokens:  %d used, quota %s\nconcurrency: %s crawls at once\n",
 		*team, start.Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly), used.Pages, bound(q.MonthlyPages),
 		used.Tokens, bound(q.MonthlyTokens), conc)
+	return nil
+}
+
+// setQuotaFlags sets the bounds of q that quota set's flags give (a flag
+// not given leaves its bound, none lifts it); at least one must be given.
+func setQuotaFlags(q *teamusage.Quota, pages, tokens, concurrency string) error {
+	given := false
+	for _, b := range []struct {
+		flag, value string
+		min         int64
+		set         func(*int64)
+	}{
+		{"--pages", pages, 0, func(v *int64) { q.MonthlyPages = v }},
+		{"--tokens", tokens, 0, func(v *int64) { q.MonthlyTokens = v }},
+		{"--concurrency", concurrency, 1, func(v *int64) {
+			if v == nil {
+				q.Concurrency = nil
+				return
+			}
+			n := int(*v)
+			q.Concurrency = &n
+		}},
+	} {
+		if b.value == "" {
+			continue
+		}
+		given = true
+		if b.value == "none" {
+			b.set(nil)
+			continue
+		}
+		v, err := strconv.ParseInt(b.value, 10, 64)
+		if err != nil || v < b.min || b.flag == "--concurrency" && v > 1_000_000 {
+			return usageError{fmt.Sprintf("%s must be a whole number of at least %d, or none", b.flag, b.min)}
+		}
+		b.set(&v)
+	}
+	if !given {
+		return usageError{"give at least one of --pages, --tokens and --concurrency"}
+	}
 	return nil
 }
