@@ -119,11 +119,8 @@ func ExtractOptionsOf(body []byte, srv crawl.Server, found ...string) (crawl.Opt
 	if len(req.URLs) == 0 && !web {
 		bad.add("urls", "is required: the pages to read (a URL ending in /* reads that part of the site), unless enableWebSearch finds them")
 	}
-	var wild []int
 	for i, u := range req.URLs {
-		if _, ok := wildcard(u); ok {
-			wild = append(wild, i)
-		} else if strings.Contains(u, "*") {
+		if _, ok := wildcard(u); !ok && strings.Contains(u, "*") {
 			bad.add(fmt.Sprintf("urls[%d]", i), "a wildcard may only end a URL, as https://example.com/docs/*")
 		}
 	}
@@ -142,8 +139,24 @@ func ExtractOptionsOf(body []byte, srv crawl.Server, found ...string) (crawl.Opt
 		return crawl.Options{}, nil, &crawl.Error{Code: crawl.EINVALID, Message: "invalid extract request",
 			Details: []crawl.FieldError{{Field: "enableWebSearch", Message: "the web search found no page for the prompt"}}}
 	}
-	// The batch scrape the extraction is: the scrape options, the URLs,
-	// and a json format of the prompt and schema.
+	raw, err := extractBatch(req, prompt, urls)
+	if err != nil {
+		return crawl.Options{}, nil, err
+	}
+	o, invalid, err := BatchOptionsOf(raw, srv, false)
+	if err != nil {
+		return crawl.Options{}, nil, extractFields(err)
+	}
+	if slices.ContainsFunc(req.URLs, func(u string) bool { _, ok := wildcard(u); return ok }) {
+		crawlWildcards(&o, req, urls, invalid, limit)
+	}
+	return o, invalid, nil
+}
+
+// extractBatch is the batch scrape an extraction is: the scrape options,
+// the URLs (a wildcard's start), and a json format of the prompt and
+// schema.
+func extractBatch(req ExtractRequest, prompt string, urls []string) ([]byte, error) {
 	batch := map[string]any{}
 	if req.ScrapeOptions != nil {
 		raw, _ := json.Marshal(req.ScrapeOptions)
@@ -171,20 +184,14 @@ func ExtractOptionsOf(body []byte, srv crawl.Server, found ...string) (crawl.Opt
 	}
 	batch["urls"] = starts
 	batch["ignoreInvalidURLs"] = req.IgnoreInvalidURLs == nil || *req.IgnoreInvalidURLs
-	raw, err := json.Marshal(batch)
-	if err != nil {
-		return crawl.Options{}, nil, err
-	}
-	o, invalid, err := BatchOptionsOf(raw, srv, false)
-	if err != nil {
-		return crawl.Options{}, nil, extractFields(err)
-	}
-	if len(wild) == 0 {
-		return o, invalid, nil
-	}
-	// A crawl of the wildcards' parts of their sites, and of the listed
-	// pages: a URL is kept when it is under a wildcard or is a listed
-	// page, and links are followed from every page kept.
+	return json.Marshal(batch)
+}
+
+// crawlWildcards makes o a crawl of the wildcards' parts of their sites
+// and of the listed pages: a URL is kept when it is under a wildcard or
+// is a listed page, and links are followed from every page kept, within
+// limit results. invalid are the URLs the batch left out.
+func crawlWildcards(o *crawl.Options, req ExtractRequest, urls, invalid []string, limit int) {
 	var keep []string
 	for _, u := range urls {
 		start, isWild := wildcard(u)
@@ -207,7 +214,6 @@ func ExtractOptionsOf(body []byte, srv crawl.Server, found ...string) (crawl.Opt
 	o.UseSitemap = req.IgnoreSitemap == nil || !*req.IgnoreSitemap
 	o.SitemapAndLinks = true
 	o.KeepSimilarURLs = false
-	return o, invalid, nil
 }
 
 // extractFields names the fields of a batch's error as the extract
