@@ -20,7 +20,13 @@
 // names (halves.go): rules are to be tuned on the tuning half and checked
 // on the held-out one.
 //
-//	go run ./internal/maineval [-set snippets|tokens|mock|both|newer] [-half tuning|held-out|both] [-diff] [-n N] [-page NAME] [-worst N [-recall]] [-versus]
+//   - the modern-web set (package modernweb): pages of every kind
+//     (articles, forums, products, services, listings, collections,
+//     documentation) scored by four-token shingles, a row per kind;
+//     -versus adds go-trafilatura's and go-readability's tables, -worst
+//     lists the pages of lowest F1 with the text each lost and kept.
+//
+//     go run ./internal/maineval [-set snippets|tokens|mock|both|newer|modern] [-kind KIND] [-half tuning|held-out|both] [-diff] [-n N] [-page NAME] [-worst N [-recall]] [-versus]
 package main
 
 import (
@@ -77,13 +83,14 @@ var trafilaturaAlone = extractor{"go-trafilatura + fallback        ", func(page 
 }}
 
 func main() {
-	set := flag.String("set", "both", "which set to score: snippets, tokens, mock, both (these three), or newer (readability pages added since, downloaded)")
+	set := flag.String("set", "both", "which set to score: snippets, tokens, mock, both (these three), newer (readability pages added since, downloaded), or modern (the modern-web pages of every kind)")
 	limit := flag.Int("n", 0, "score only the first n pages of each set (0: all)")
 	diff := flag.Bool("diff", false, "print where this service and the expectation disagree")
 	worst := flag.Int("worst", 0, "list the n pages where this service's precision is lowest")
 	flag.BoolVar(&byRecall, "recall", false, "with -worst, list the pages where recall is lowest instead")
 	flag.BoolVar(&versus, "versus", false, "list the pages where this service's precision or recall is below go-trafilatura's")
 	flag.BoolVar(&headlines, "headlines", false, "score the headline as the article's (token sets): the expected text starts with the page's title, go-trafilatura's with the title it found")
+	flag.StringVar(&kindOnly, "kind", "", "with -set modern, score only the pages of this kind")
 	flag.StringVar(&only, "page", "", "score only the pages whose name holds this")
 	flag.StringVar(&half, "half", both, "which half of each set to score and list: tuning, held-out, or both (the figures of all pages and of each half; listings of all pages)")
 	flag.Parse()
@@ -92,8 +99,11 @@ func main() {
 	}
 	switch *set {
 	case "snippets", "tokens", "mock", "both", "newer":
+	case "modern":
+		scoreModern(*limit, *worst)
+		return
 	default:
-		log.Fatalf("-set %q: want snippets, tokens, mock, both or newer", *set)
+		log.Fatalf("-set %q: want snippets, tokens, mock, both, newer or modern", *set)
 	}
 	extractors := []extractor{ours(false), ours(true), trafilaturaAlone}
 	if *set == "snippets" || *set == "both" {
