@@ -189,6 +189,7 @@ func (c *chosen) extend(title string) {
 		}
 	}
 	c.keepWholeLists(first, last)
+	c.keepArticleEnd(last, span)
 	// A heading not yet kept stays when what follows it stays: it heads
 	// a section of the article.
 	for i := last - 1; i > first; i-- {
@@ -659,6 +660,62 @@ func linkedSentence(u *unit) bool {
 	text := strings.TrimSpace(nodeText(u.n))
 	r, _ := utf8.DecodeLastRuneInString(text)
 	return strings.ContainsRune(".!?…。", r)
+}
+
+// keepArticleEnd keeps the sentences that close the <article> element the
+// span is in, after its last unit kept, up to a heading: a sentence of
+// the article is the article's, whatever stands between (an
+// advertisement's slot) and however much of it is links.
+func (c *chosen) keepArticleEnd(last int, span *html.Node) {
+	article := span
+	for article != nil && article.Data != "article" {
+		article = article.Parent
+	}
+	if article == nil {
+		return
+	}
+	for _, u := range c.units[last+1:] {
+		if !inside(u.n, article) || heading(u.n) {
+			return
+		}
+		if !u.kept && !u.hidden && sentenceBlock(u) {
+			u.kept = true
+		}
+	}
+}
+
+// sentenceBlock reports whether u is a block of text (a paragraph, or
+// text set in a <div> or straight in its section) that reads as a
+// sentence: prose, or a linked sentence.
+func sentenceBlock(u *unit) bool {
+	if u.inLink || u.card || u.total < minSentence || u.total-u.links < minOwnWords {
+		return false
+	}
+	if u.n.Data != "p" && !(blockTags[u.n.Data] && !heading(u.n) && u.n.Data != "li" && u.n.Data != "td" && u.n.Data != "th") {
+		return false
+	}
+	text := strings.TrimSpace(ownText(u))
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return strings.ContainsRune(".!?…。", r)
+}
+
+// ownText is the text of u's own block: its text and its inline
+// elements', not that of the blocks inside it.
+func ownText(u *unit) string {
+	var b strings.Builder
+	var add func(n *html.Node)
+	add = func(n *html.Node) {
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			switch {
+			case k.Type == html.TextNode:
+				b.WriteString(k.Data)
+			case k.Type == html.ElementNode && isInline(k) && !neverTags[k.Data]:
+				add(k)
+			}
+		}
+	}
+	add(u.n)
+	return b.String()
 }
 
 // minOwnWords is the least text outside links, spaces aside, of a

@@ -94,6 +94,37 @@ func TestFooterNeverChosen(t *testing.T) {
 	}
 }
 
+// TestArticleEndStays: the sentence that closes an <article>, after an
+// advertisement's slot, stays whether the page sets it in a paragraph, a
+// <div> or straight in the article, with its two links; a sentence after
+// the article's last heading of a "related" run does not come with it.
+func TestArticleEndStays(t *testing.T) {
+	ads := []string{
+		`<div class="ad">Advertisement</div>`,
+		`<aside class="advertisement"><p>Advertisement</p><p>Widget Pro: the fastest widget on the market, now 20% off.</p></aside>`,
+		`<div class="ad-slot"><iframe src="https://ads.example/frame"></iframe></div>`,
+		`<div class="sponsor"><p>Sponsored by <a href="https://sponsor.example">Sponsor Inc</a></p></div>`,
+	}
+	const sentence = `See the <a href="/api">API reference</a> and <a href="https://example.org/">an outside page</a>.`
+	lasts := []string{"<p>" + sentence + "</p>", "<div>" + sentence + "</div>", sentence}
+	for i, ad := range ads {
+		for j, last := range lasts {
+			page := `<html><head><title>Options</title></head><body><header><nav><a href="/">Home</a> <a href="/docs">Docs</a></nav></header>
+<main><article><h1>Crawl options explained</h1>
+<p>This article explains the options of the crawler in some detail, with examples of each of them and what they change in the output.</p>
+<p>The second paragraph goes on about limits, depth and the patterns that keep a crawl within the part of a site that matters.</p>
+` + ad + last + `</article></main><footer>Copyright 2026 Example <a href="/privacy">Privacy</a></footer></body></html>`
+			md := mainOf(t, page)
+			if !strings.Contains(md, "See the [API reference](/api) and [an outside page](https://example.org/).") {
+				t.Errorf("ad %d, sentence %d: the article's last sentence is gone:\n%s", i, j, md)
+			}
+			if strings.Contains(md, "Copyright") || strings.Contains(md, "Home") {
+				t.Errorf("ad %d, sentence %d: the page's furniture came with it:\n%s", i, j, md)
+			}
+		}
+	}
+}
+
 // TestLinkedSentenceStays: the last paragraph of an article, a sentence
 // that is half links, is the article's.
 func TestLinkedSentenceStays(t *testing.T) {
