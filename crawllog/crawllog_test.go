@@ -74,7 +74,7 @@ func TestPageEntries(t *testing.T) {
 		{"extraction never finished", with(stored, func(p *crawl.Page) { p.ExtractedAt = nil }),
 			Info, "Page crawled", "and stored its markdown", 2},
 		{"404 is the site's state", crawl.Page{ID: 8, URL: "https://example.com/gone", State: crawl.PageFailed, StatusCode: ptr(404),
-			Error: ptr("the server answered 404")}, Warn, "Page failed", "Could not crawl https://example.com/gone: the server answered 404.", 1},
+			Error: ptr("the server answered 404")}, Error, "Page failed", "Could not crawl https://example.com/gone: the server answered 404.", 1},
 		{"429 is a failure", crawl.Page{ID: 9, URL: "https://example.com/busy", State: crawl.PageFailed, StatusCode: ptr(429),
 			Error: ptr("the server answered 429")}, Error, "Page failed", "answered 429", 1},
 		{"404 after retries", crawl.Page{ID: 10, URL: "https://example.com/x", State: crawl.PageFailed, StatusCode: ptr(404), Attempts: 2,

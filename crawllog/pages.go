@@ -3,7 +3,6 @@ package crawllog
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/durablecrawl/crawler/crawl"
@@ -47,10 +46,9 @@ func pageEntry(c *crawl.Crawl, p crawl.Page) (crawl.CrawlLog, bool) {
 	case crawl.PageStored:
 		return storedEntry(c, p, key, data, note), true
 	case crawl.PageFailed:
+		// Every page counted as failed (a 404 too) is an error entry, so
+		// that the crawl's failed figure and its errors are the same pages.
 		level := Error
-		if status >= 400 && status < 500 && status != http.StatusTooManyRequests && p.Attempts == 0 {
-			level = Warn // the page is missing or refused: the site's state, not a failure
-		}
 		if p.Attempts > 0 {
 			data["attempts"] = p.Attempts + 1
 		}

@@ -396,3 +396,85 @@ func TestConsoleSteersAndBadMoments(t *testing.T) {
 		t.Errorf("the rendered view of 10 MB made %d blocks", n)
 	}
 }
+
+// TestConsoleOnAPhone: on a phone's screen (390 px wide) no view of the
+// console is wider than the screen; and a crawl view's "failed" figure
+// counts the entries its "Errors" link shows (a 404 is both).
+func TestConsoleOnAPhone(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" && r.URL.Path != "/a-page-with-a-rather-long-address-that-does-not-break/anywhere/at-all" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Phone page</title></head><body><main><h1>Phone page</h1>
+<p>The ferry leaves the harbour at seven and comes back before the tide turns in the afternoon.</p>
+<p><a href="/a-page-with-a-rather-long-address-that-does-not-break/anywhere/at-all">A long address</a>, <a href="/gone">a page that is gone</a> and <a href="/also-gone">another</a>.</p>
+<pre>a_line_of_code_that_is_much_wider_than_any_phone_screen_could_ever_show_in_one_go(with, arguments)</pre>
+<table><tr><th>Column one</th><th>Column two</th><th>Column three</th><th>Column four</th></tr><tr><td>1</td><td>2</td><td>3</td><td>4</td></tr></table></main></body></html>`)
+	}))
+	t.Cleanup(site.Close)
+	c := create(t, env.api, env.keyA, map[string]any{"startUrl": site.URL + "/", "maxResults": 10})
+	c = waitStatus(t, env.api, env.keyA, c.ID, 90*time.Second, "succeeded")
+
+	page := consolePage(t)
+	must(t, page.SetViewportSize(390, 844), "a phone's screen")
+	_, err := page.Goto(env.api + "/console/")
+	must(t, err, "open the console")
+	must(t, page.Locator("#key").Fill(env.keyA), "type the key")
+	must(t, page.Locator("button[type=submit]").Click(), "sign in")
+	must(t, page.Locator("h1", playwright.PageLocatorOptions{HasText: "Crawls"}).WaitFor(), "the crawls")
+	fits := func(view string) {
+		t.Helper()
+		got, err := page.Evaluate(`() => {
+			const w = document.documentElement.clientWidth;
+			const wide = [...document.querySelectorAll("body *")].filter((e) => {
+				const r = e.getBoundingClientRect();
+				if (r.right <= w + 1) return false;
+				for (let p = e.parentElement; p; p = p.parentElement) {
+					const o = getComputedStyle(p).overflowX;
+					if (o === "auto" || o === "scroll" || o === "hidden") return false;
+				}
+				return true;
+			}).slice(0, 3).map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : "") + " " + Math.round(e.getBoundingClientRect().right) + "px");
+			return { scroll: document.documentElement.scrollWidth, client: w, wide };
+		}`)
+		must(t, err, "measure "+view)
+		m := got.(map[string]any)
+		if fmt.Sprint(m["scroll"]) != fmt.Sprint(m["client"]) || len(m["wide"].([]any)) > 0 {
+			t.Errorf("%s: the console is %v px wide on a %v px screen; wider than the screen: %v", view, m["scroll"], m["client"], m["wide"])
+		}
+	}
+	fits("crawls")
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "New crawl"}).Click(), "open the form")
+	must(t, page.Locator("#f-startUrl").WaitFor(), "the form")
+	fits("new crawl")
+
+	_, err = page.Goto(env.api + "/console/#/crawls/" + c.ID)
+	must(t, err, "open the crawl")
+	must(t, page.Locator("#crawl-status", playwright.PageLocatorOptions{HasText: "succeeded"}).WaitFor(), "the crawl's view")
+	fits("crawl")
+	failed, _ := page.Locator(`[data-figure="failed"] b`).TextContent()
+	if failed != "2" {
+		t.Errorf("the view counts %q pages failed, want 2 (two 404s)", failed)
+	}
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Errors"}).Click(), "open the errors")
+	must(t, page.Locator("td", playwright.PageLocatorOptions{HasText: "Page failed"}).First().WaitFor(), "the failed pages' entries")
+	if n, _ := page.Locator("tbody tr").Count(); fmt.Sprint(n) != failed {
+		t.Errorf("the Errors link shows %d entries, the view counts %s pages failed", n, failed)
+	}
+	fits("errors")
+	_, err = page.Goto(env.api + "/console/#/crawls/" + c.ID + "/pages")
+	must(t, err, "open the pages")
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Phone page"}).First().Click(), "open the page")
+	must(t, page.Locator("#rendered p", playwright.PageLocatorOptions{HasText: "The ferry leaves"}).WaitFor(), "the rendered markdown")
+	fits("page")
+	for _, view := range []string{"scrape", "map", "schedules", "usage"} {
+		_, err = page.Goto(env.api + "/console/#/" + view)
+		must(t, err, "open "+view)
+		must(t, page.Locator("h1").First().WaitFor(), view)
+		time.Sleep(300 * time.Millisecond)
+		fits(view)
+	}
+}
