@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/durablecrawl/crawler/articlevote"
+	"github.com/durablecrawl/crawler/pagekind"
 	"github.com/durablecrawl/crawler/pagestyle"
 )
 
@@ -98,6 +99,10 @@ func Convert(page []byte, o Options) (Document, error) {
 	w := &d.Words
 	// Asked before cleaning: the extractors read the page as served.
 	article := o.MainContentOnly && articlevote.Article(doc.Get(0))
+	// A page that declares itself a list of items (a category, a
+	// collection, a list of products) is its items: its own region,
+	// whole, not the one item the weighing would find the longest.
+	listing := o.MainContentOnly && pagekind.Read(doc.Get(0)).Kind() == pagekind.Listing
 	opinions := articleOpinions(doc.Get(0), article, o)
 	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
@@ -121,6 +126,10 @@ func Convert(page []byte, o Options) (Document, error) {
 			w.Sections = max(0, after-tree)
 			break
 		}
+		if listing {
+			root, tree = wholeRegion(root.Get(0), w, after)
+			break
+		}
 		root, tree = mainContent(root, d.Title, o.PageURL, w, after)
 		if partForWhole(root.Nodes, region, stats, article) {
 			// The article weighed holds a sliver of what the page's
@@ -135,12 +144,7 @@ func Convert(page []byte, o Options) (Document, error) {
 			}
 			d.Words = Words{}
 			cleaned(doc)
-			root = goquery.NewDocumentFromNode(structuralContent(bodyOf(doc).Get(0), false)).Selection
-			region := treesWords(root.Nodes)
-			w.Sections = max(0, after-region)
-			trimTail(root.Get(0))
-			tree = treesWords(root.Nodes)
-			w.Around = max(0, region-tree)
+			root, tree = wholeRegion(bodyOf(doc).Get(0), w, after)
 		} else if opinions != nil {
 			w.Outvoted = outvote(root.Get(0), opinions)
 			tree = treesWords(root.Nodes)
@@ -165,6 +169,18 @@ func Convert(page []byte, o Options) (Document, error) {
 	w.Kept = markdownWords(d.Markdown)
 	w.Unconverted = max(0, tree-w.Kept)
 	return d, err
+}
+
+// wholeRegion is the page's own region (structuralContent) less a tail
+// of other stories after its prose, and its words; w counts what went.
+func wholeRegion(body *html.Node, w *Words, after int) (*goquery.Selection, int) {
+	root := goquery.NewDocumentFromNode(structuralContent(body, false)).Selection
+	region := treesWords(root.Nodes)
+	w.Sections = max(0, after-region)
+	trimTail(root.Get(0))
+	tree := treesWords(root.Nodes)
+	w.Around = max(0, region-tree)
+	return root, tree
 }
 
 // articleOpinions are the independent extractors' takes on a page that
