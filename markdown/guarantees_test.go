@@ -896,3 +896,46 @@ func TestDeclaredListingKeepsItsItems(t *testing.T) {
 		t.Errorf("the page's furniture is in its content:\n%s", md)
 	}
 }
+
+// TestForumThreadKeepsEveryPost: on a page that declares itself a forum
+// thread, each post (an <article> its software names a comment) stays in
+// order with its author and its time, while each poster's signature and
+// the thread's own comment form do not.
+func TestForumThreadKeepsEveryPost(t *testing.T) {
+	posts := []struct{ who, when, text string }{
+		{"tidewatcher", "March 3, 2026", "My tide gauge reads twenty centimetres high after every storm surge; has anyone seen the float stick like that before?"},
+		{"harbourmaster", "March 3, 2026", "Yes, silt collects in the stilling well after a surge; flush it with fresh water and the readings come back within a day."},
+		{"tidewatcher", "March 4, 2026", "Flushed it this morning and the gauge agrees with the benchmark again. Thank you for the quick answer, it saved me a trip."},
+	}
+	var thread strings.Builder
+	for i, p := range posts {
+		fmt.Fprintf(&thread, `<article class="post comment" id="comment-%d"><aside class="comment-author"><a href="/u/%s">%s</a><span>Members</span></aside>
+<div class="comment-meta"><time datetime="2026-03-0%d">%s</time></div><div class="comment-content"><p>%s</p></div>
+<div class="signature">Sent from my lighthouse. Keep the lamps trimmed.</div></article>`, i, p.who, p.who, 3+i/2, p.when, p.text)
+	}
+	page := `<html><head><title>Gauge reads high after a surge</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Gauge reads high after a surge","author":{"@type":"Person","name":"tidewatcher"}}</script></head>
+<body><header><nav><a href="/">Forums</a> <a href="/new">New posts</a></nav></header>
+<main><h1>Gauge reads high after a surge</h1>` + thread.String() + `
+<form class="comment-form"><textarea name="reply"></textarea><button>Post reply</button></form></main>
+<footer>Forum software © 2026</footer></body></html>`
+	md := mainOf(t, page)
+	at := -1
+	for i, p := range posts {
+		for _, want := range []string{p.who, p.when, p.text} {
+			if !strings.Contains(md, want) {
+				t.Errorf("post %d lost %q:\n%s", i, want, md)
+			}
+		}
+		next := strings.Index(md, p.text)
+		if next <= at {
+			t.Errorf("post %d is out of order:\n%s", i, md)
+		}
+		at = next
+	}
+	for _, chrome := range []string{"Sent from my lighthouse", "Post reply", "New posts"} {
+		if strings.Contains(md, chrome) {
+			t.Errorf("the thread's chrome %q is in its content:\n%s", chrome, md)
+		}
+	}
+}

@@ -102,7 +102,14 @@ func Convert(page []byte, o Options) (Document, error) {
 	// A page that declares itself a list of items (a category, a
 	// collection, a list of products) is its items: its own region,
 	// whole, not the one item the weighing would find the longest.
-	listing := o.MainContentOnly && pagekind.Read(doc.Get(0)).Kind() == pagekind.Listing
+	kind := pagekind.Read(doc.Get(0)).Kind()
+	listing := o.MainContentOnly && kind == pagekind.Listing
+	// On a page that declares itself a discussion (a forum thread), the
+	// posts its software names comments are its content (commentWords).
+	names, regionNames := pageNaming, referenceNaming
+	if kind == pagekind.Discussion {
+		names, regionNames = names.inDiscussion(), regionNames.inDiscussion()
+	}
 	opinions := articleOpinions(doc.Get(0), article, o)
 	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
@@ -121,16 +128,16 @@ func Convert(page []byte, o Options) (Document, error) {
 		region := ownRegion(root.Get(0))
 		stats := measureRegion(region)
 		if stats.reference() {
-			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), true)).Selection
+			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), regionNames)).Selection
 			tree = treesWords(root.Nodes)
 			w.Sections = max(0, after-tree)
 			break
 		}
 		if listing {
-			root, tree = wholeRegion(root.Get(0), w, after)
+			root, tree = wholeRegion(root.Get(0), names, w, after)
 			break
 		}
-		root, tree = mainContent(root, d.Title, o.PageURL, w, after)
+		root, tree = mainContent(root, d.Title, names, o.PageURL, w, after)
 		if partForWhole(root.Nodes, region, stats, article) {
 			// The article weighed holds a sliver of what the page's
 			// own structure says is its content (region.go), or none
@@ -144,7 +151,7 @@ func Convert(page []byte, o Options) (Document, error) {
 			}
 			d.Words = Words{}
 			cleaned(doc)
-			root, tree = wholeRegion(bodyOf(doc).Get(0), w, after)
+			root, tree = wholeRegion(bodyOf(doc).Get(0), names, w, after)
 		} else if opinions != nil {
 			w.Outvoted = outvote(root.Get(0), opinions)
 			tree = treesWords(root.Nodes)
@@ -171,10 +178,11 @@ func Convert(page []byte, o Options) (Document, error) {
 	return d, err
 }
 
-// wholeRegion is the page's own region (structuralContent) less a tail
-// of other stories after its prose, and its words; w counts what went.
-func wholeRegion(body *html.Node, w *Words, after int) (*goquery.Selection, int) {
-	root := goquery.NewDocumentFromNode(structuralContent(body, false)).Selection
+// wholeRegion is the page's own region (structuralContent, less the
+// sections names names) less a tail of other stories after its prose, and
+// its words; w counts what went.
+func wholeRegion(body *html.Node, names naming, w *Words, after int) (*goquery.Selection, int) {
+	root := goquery.NewDocumentFromNode(structuralContent(body, names)).Selection
 	region := treesWords(root.Nodes)
 	w.Sections = max(0, after-region)
 	trimTail(root.Get(0))
@@ -858,10 +866,10 @@ func codeLanguages(root *goquery.Selection) {
 // rule-based selection below. It counts in w the words each step takes
 // from the page's all (see Words), and returns with the content the
 // words it holds.
-func mainContent(body *goquery.Selection, title string, page *url.URL, w *Words, all int) (*goquery.Selection, int) {
+func mainContent(body *goquery.Selection, title string, names naming, page *url.URL, w *Words, all int) (*goquery.Selection, int) {
 	b := body.Get(0)
 	brParagraphs(b)
-	w.Sections = pruneSections(b)
+	w.Sections = pruneSections(b, names)
 	pruned := all - w.Sections
 	picked, ok := choose(b, title)
 	if !ok {

@@ -24,7 +24,7 @@ var sectionWords = func() map[string]bool {
 		"recirc": true, "recirculation": true, "trending": true,
 		"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
 		"share": true, "sharing": true, "sharebar": true, "social": true,
-		"breadcrumb": true, "breadcrumbs": true,
+		"breadcrumb": true, "breadcrumbs": true, "signature": true, "signatures": true,
 		"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
 	}
 	for w := range threadWords {
@@ -91,30 +91,31 @@ var widgetRoles = map[string]bool{
 // core the page's furniture (see furniture). The element that holds most
 // of the page's paragraph text, and every element around it, stay
 // whatever their names: a page whose whole layout sits in a div called
-// "content-with-related" still has its article. It returns the words it
-// removed.
-func pruneSections(body *html.Node) (words int) {
+// "content-with-related" still has its article. nm says what names a
+// section. It returns the words it removed.
+func pruneSections(body *html.Node, nm naming) (words int) {
 	core := articleCore(body)
 	keep := map[*html.Node]bool{}
 	for n := core; n != nil; n = n.Parent {
 		keep[n] = true
 	}
-	var walk func(n *html.Node, inCore bool)
-	walk = func(n *html.Node, inCore bool) {
+	var walk func(n *html.Node, inCore, inPost bool)
+	walk = func(n *html.Node, inCore, inPost bool) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if !keep[c] && (notArticle(c) || inCore && linkBox(c) || !inCore && furniture(c) || namesGallery(c) && (inCore || insetGallery(c, core))) {
+				names, post := nm.at(c, inPost)
+				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furniture(c) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					words += treeWords(c)
 					n.RemoveChild(c)
 				} else {
-					walk(c, inCore || c == core)
+					walk(c, inCore || c == core, post)
 				}
 			}
 			c = next
 		}
 	}
-	walk(body, false)
+	walk(body, false, false)
 	return words
 }
 
@@ -275,7 +276,7 @@ func notArticleBy(n *html.Node, words map[string]bool) bool {
 		case "itemprop":
 			// A block marked as the author (schema.org's Person) is the
 			// byline's card: name, picture, handle.
-			if block && v == "author" {
+			if block && v == "author" && words["author"] {
 				return true
 			}
 		case "style":
@@ -420,7 +421,71 @@ func namesSection(name string, maxWords int, sectionWords map[string]bool) bool 
 	if maxWords > 0 && len(words) > maxWords {
 		return false
 	}
-	return hasWord(words, sectionWords) || hasWord(nameWords(name), threadWords)
+	if hasWord(words, sectionWords) {
+		return true
+	}
+	for _, w := range nameWords(name) {
+		if threadWords[w] && sectionWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// commentWords are the thread words that name comments and replies, and
+// the label word that names an author. On a page that declares itself a
+// discussion (a forum thread: pagekind) each post is an <article> (a
+// self-contained part of the page, as HTML means it) its software names
+// a comment, with its author's name and picture beside it: there, and
+// below it, these words name the post, not a section to remove.
+var commentWords = map[string]bool{
+	"comment": true, "comments": true, "commentlist": true, "disqus": true, "replies": true,
+	"kommentar": true, "kommentare": true, "commentaire": true, "commentaires": true, "comentario": true,
+	"comentarios": true, "comentários": true, "commento": true, "commenti": true, "reacties": true, "komentarze": true,
+	"author": true,
+}
+
+// naming is how a page names the sections that are not its content:
+// words, and inside a post of a discussion (see commentWords) post.
+type naming struct{ words, post map[string]bool }
+
+var (
+	// pageNaming is any page's; referenceNaming a reference's, whose
+	// labels are content (labelWords).
+	pageNaming      = naming{words: sectionWords}
+	referenceNaming = naming{words: regionSectionWords}
+)
+
+// inDiscussion is nm on a page that declares itself a discussion.
+func (nm naming) inDiscussion() naming {
+	nm.post = without(nm.words, commentWords)
+	return nm
+}
+
+// authorPane reports whether n is the aside of a discussion's post
+// (inPost): its author's name, picture and standing, not furniture.
+func authorPane(n *html.Node, inPost bool) bool {
+	return inPost && n.Data == "aside"
+}
+
+// at is the section words for n, below a post of a discussion or not
+// (inPost); post reports whether n's children are.
+func (nm naming) at(n *html.Node, inPost bool) (words map[string]bool, post bool) {
+	if nm.post != nil && (inPost || n.Data == "article") {
+		return nm.post, true
+	}
+	return nm.words, false
+}
+
+// without is words less the ones of drop.
+func without(words, drop map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for w := range words {
+		if !drop[w] {
+			m[w] = true
+		}
+	}
+	return m
 }
 
 // threadWords are the section words that name a comment thread or other

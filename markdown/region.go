@@ -305,31 +305,29 @@ func onlyHeaderText(nodes []*html.Node) bool {
 }
 
 // structuralContent narrows body to the page's own region and removes
-// the furniture inside it (body is changed). On a reference page, a block
-// named as a label (labelWords) stays: a reference has no bylines or
-// photo credits, and its generator's "tags" and "captions" are parts of
-// it. A page taken whole because its article was a sliver may be a news
-// page, and loses them.
-func structuralContent(body *html.Node, reference bool) *html.Node {
+// the furniture inside it, and the sections nm names (body is changed).
+// On a reference page, a block named as a label (labelWords) stays
+// (referenceNaming): a reference has no bylines or photo credits, and its
+// generator's "tags" and "captions" are parts of it. A page taken whole
+// because its article was a sliver may be a news page, and loses them
+// (pageNaming).
+func structuralContent(body *html.Node, nm naming) *html.Node {
 	region := ownRegion(body)
 	core := newRegionCore(region)
-	words := sectionWords
-	if reference {
-		words = regionSectionWords
-	}
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	var walk func(n *html.Node, inPost bool)
+	walk = func(n *html.Node, inPost bool) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if regionFurnitureBy(c, words, core) {
+			words, post := nm.at(c, inPost)
+			if regionFurnitureBy(c, words, core) && !authorPane(c, post) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode {
-				walk(c)
+				walk(c, post)
 			}
 			c = next
 		}
 	}
-	walk(region)
+	walk(region, false)
 	dropLeadingBars(region)
 	return region
 }
