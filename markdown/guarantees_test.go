@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // The guarantees of main content (excludeNonMainTags) on pages of shapes
@@ -815,12 +817,12 @@ make test</pre></td></tr></table></div></article>
 		t.Fatal(err)
 	}
 	w := d.Words
-	all := wordCount("Home Docs Blog Three hidden words Crawling By Jane Doe 1 2 go run make test Comments Great post, thanks for writing it. © 2026 Example Company") +
-		4*wordCount("Part 0: the service reads every page of a site, turns each into markdown and keeps a log of what it did with it.")
+	all := htmlnode.CountWords("Home Docs Blog Three hidden words Crawling By Jane Doe 1 2 go run make test Comments Great post, thanks for writing it. © 2026 Example Company") +
+		4*htmlnode.CountWords("Part 0: the service reads every page of a site, turns each into markdown and keeps a log of what it did with it.")
 	if w.Kept != markdownWords(d.Markdown) || w.Kept+w.Removed() != all {
 		t.Errorf("words %+v: kept and removed make %d, the page has %d\n%s", w, w.Kept+w.Removed(), all, d.Markdown)
 	}
-	if w.Hidden != 2 || w.Unconverted != 0 || w.Sections < wordCount("Home Docs Blog Three hidden words Comments Great post, thanks for writing it.") {
+	if w.Hidden != 2 || w.Unconverted != 0 || w.Sections < htmlnode.CountWords("Home Docs Blog Three hidden words Comments Great post, thanks for writing it.") {
 		t.Errorf("words %+v: want the 2 line numbers hidden, the navigation, hidden block and comments among the sections, none unconverted", w)
 	}
 	if strings.Contains(d.Markdown, "Jane Doe") {

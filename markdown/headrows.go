@@ -6,6 +6,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // splitHeadingRows splits each table that opens with a row holding
@@ -31,7 +33,7 @@ func splitHeadingRows(doc *goquery.Document) {
 				part = nil
 				continue
 			}
-			if !hasText(r) && firstBelow(r, func(x *html.Node) bool { return x.Data == "img" }) == nil {
+			if !htmlnode.HasText(r) && htmlnode.FirstBelow(r, func(x *html.Node) bool { return x.Data == "img" }) == nil {
 				r.Parent.RemoveChild(r) // a separator between members
 				continue
 			}
@@ -69,7 +71,7 @@ func ownRows(n *html.Node) []*html.Node {
 // rowHeading is the heading row r holds when it holds nothing else: one
 // cell, and in it the heading alone (anchors without text aside).
 func rowHeading(r *html.Node) *html.Node {
-	cell := onlyElement(r)
+	cell := htmlnode.OnlyElement(r)
 	if cell == nil {
 		return nil
 	}
@@ -77,9 +79,9 @@ func rowHeading(r *html.Node) *html.Node {
 	for c := cell.FirstChild; c != nil; c = c.NextSibling {
 		switch {
 		case c.Type == html.TextNode && strings.TrimSpace(c.Data) == "", c.Type == html.CommentNode:
-		case c.Type == html.ElementNode && heading(c) && h == nil:
+		case c.Type == html.ElementNode && htmlnode.IsHeading(c) && h == nil:
 			h = c
-		case c.Type == html.ElementNode && c.Data == "a" && !hasText(c):
+		case c.Type == html.ElementNode && c.Data == "a" && !htmlnode.HasText(c):
 		default:
 			return nil
 		}

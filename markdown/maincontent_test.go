@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"golang.org/x/net/html"
 )
 
 // paragraphs returns n distinct paragraphs of an article about topic, each a
@@ -239,40 +237,6 @@ func TestIncludeLinksKeepsTheSameWords(t *testing.T) {
 	}
 	if strip(with.Markdown) != without.Markdown {
 		t.Errorf("with links:\n%s\nwithout:\n%s", with.Markdown, without.Markdown)
-	}
-}
-
-// TestNotArticle: which elements the names, roles and attributes mark as
-// not the article.
-func TestNotArticle(t *testing.T) {
-	cases := []struct {
-		tag, attr, val string
-		not            bool
-	}{
-		{"div", "id", "comments", true},
-		{"div", "class", "post related-stories", true},
-		{"section", "class", "c-author-bio", true},
-		{"div", "id", "sharing-with-a-single-developer", false}, // a heading's anchor
-		{"div", "class", "content-main", false},
-		{"span", "class", "author", false}, // a name inside a sentence
-		{"span", "class", "sr-only", true},
-		{"p", "aria-hidden", "true", true},
-		{"div", "role", "dialog", true},
-		{"div", "role", "main", false},
-		{"div", "style", "display:none", false}, // a tab a script shows
-		{"div", "hidden", "", true},
-		{"li", "itemprop", "author", true},                       // the author's card
-		{"span", "itemprop", "author", false},                    // the name in a byline's sentence
-		{"div", "style", "top:4.9%;left:96.6%;width:60px", true}, // a chart's label
-		{"div", "style", "top:10px;left:20px", false},
-		{"div", "style", "margin-top:5%;padding-left:2%", false},
-		{"div", "style", "display:none", false}, // no picture: a tab a script shows
-	}
-	for _, c := range cases {
-		n := &html.Node{Type: html.ElementNode, Data: c.tag, Attr: []html.Attribute{{Key: c.attr, Val: c.val}}}
-		if got := notArticle(n); got != c.not {
-			t.Errorf("<%s %s=%q>: not the article %v, want %v", c.tag, c.attr, c.val, got, c.not)
-		}
 	}
 }
 

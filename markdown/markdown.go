@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -19,6 +18,9 @@ import (
 	"github.com/durablecrawl/crawler/articlevote"
 	"github.com/durablecrawl/crawler/pagekind"
 	"github.com/durablecrawl/crawler/pagestyle"
+
+	"github.com/durablecrawl/crawler/htmlnode"
+	"github.com/durablecrawl/crawler/maincontent"
 )
 
 // Options choose what of a page goes into its markdown.
@@ -66,23 +68,6 @@ type Document struct {
 	HTML string
 }
 
-// never holds elements that carry no readable text in any mode.
-const never = "script, style, noscript, template, svg, canvas, iframe, object, embed, head, meta, link, button"
-
-// boilerplate holds elements that are not a page's main content.
-const boilerplate = `nav, header, footer, aside, form, dialog, menu,
-	[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search],
-	[aria-hidden=true], [hidden],
-	[id*=cookie], [class*=cookie], [id*=consent], [class*=consent],
-	[class*=sidebar], [id*=sidebar], [class*=breadcrumb], [class*=share], [class*=social]`
-
-// mainCandidates are elements that usually wrap the main content, best first.
-var mainCandidates = []string{"main", "[role=main]", "article", "#content", ".content", "#main", ".main"}
-
-// minMainText is the least text a main-content candidate must hold;
-// below it the whole body is used instead.
-const minMainText = 200
-
 // invisible removes characters that only steer layout (soft hyphens, zero
 // width spaces and joiners): in markdown they only split words.
 // A no-break space becomes a plain one: markdown readers and text
@@ -99,22 +84,15 @@ func Convert(page []byte, o Options) (Document, error) {
 	w := &d.Words
 	// Asked before cleaning: the extractors read the page as served.
 	article := o.MainContentOnly && articlevote.Article(doc.Get(0))
-	// A page that declares itself a list of items (a category, a
-	// collection, a list of products) is its items: its own region,
-	// whole, not the one item the weighing would find the longest.
-	kind := pagekind.Read(doc.Get(0)).Kind()
-	listing := o.MainContentOnly && kind == pagekind.Listing
-	// On a page that declares itself a discussion (a forum thread), the
-	// posts its software names comments are its content (commentWords).
-	names, regionNames := pageNaming, referenceNaming
-	if kind == pagekind.Discussion {
-		names, regionNames = names.inDiscussion(), regionNames.inDiscussion()
+	var kind pagekind.Kind
+	if o.MainContentOnly {
+		kind = pagekind.Read(doc.Get(0)).Kind()
 	}
 	opinions := articleOpinions(doc.Get(0), article, o)
 	var after int // the words of the page once cleaned
 	cleaned := func(doc *goquery.Document) {
 		w.Hidden = clean(doc, o)
-		after = treeWords(doc.Get(0))
+		after = htmlnode.Words(doc.Get(0))
 	}
 	cleaned(doc)
 	tree := -1 // the words of what is rendered, when a step counted them
@@ -122,40 +100,24 @@ func Convert(page []byte, o Options) (Document, error) {
 	switch {
 	case len(o.IncludeOnlyTags) > 0:
 		root = outermost(doc.Find(strings.Join(o.IncludeOnlyTags, ", ")))
-		tree = treesWords(root.Nodes)
+		tree = htmlnode.WordsOf(root.Nodes)
 		w.Outside = max(0, after-tree)
 	case o.MainContentOnly:
-		region := ownRegion(root.Get(0))
-		stats := measureRegion(region)
-		if stats.reference() {
-			root = goquery.NewDocumentFromNode(structuralContent(root.Get(0), regionNames)).Selection
-			tree = treesWords(root.Nodes)
-			w.Sections = max(0, after-tree)
-			break
-		}
-		if listing {
-			root, tree = wholeRegion(root.Get(0), names, w, after)
-			break
-		}
-		root, tree = mainContent(root, d.Title, names, o.PageURL, w, after)
-		if partForWhole(root.Nodes, region, stats, article) {
-			// The article weighed holds a sliver of what the page's
-			// own structure says is its content (region.go), or none
-			// of it, or code alone: the page is a list, an index, a
-			// reference, a source listing, and is
-			// taken whole, less a tail of other stories after its
-			// prose. It is parsed again: choosing the article took the
-			// rest out of the tree.
-			if doc, err = parse(page); err != nil {
-				return Document{}, err
+		var r maincontent.Removed
+		p := maincontent.Page{Title: d.Title, URL: o.PageURL, Kind: kind, Article: article, Opinions: opinions}
+		root, tree, r, err = maincontent.Select(root, after, p, func() (*goquery.Selection, int, error) {
+			// The page afresh, its words counted anew.
+			doc, err := parse(page)
+			if err != nil {
+				return nil, 0, err
 			}
-			d.Words = Words{}
 			cleaned(doc)
-			root, tree = wholeRegion(bodyOf(doc).Get(0), names, w, after)
-		} else if opinions != nil {
-			w.Outvoted = outvote(root.Get(0), opinions)
-			tree = treesWords(root.Nodes)
+			return bodyOf(doc), after, nil
+		})
+		if err != nil {
+			return Document{}, err
 		}
+		w.Sections, w.Outside, w.Around, w.Outvoted = r.Sections, r.Outside, r.Around, r.Outvoted
 	}
 	if o.HTML {
 		d.HTML = contentHTML(root)
@@ -176,19 +138,6 @@ func Convert(page []byte, o Options) (Document, error) {
 	w.Kept = markdownWords(d.Markdown)
 	w.Unconverted = max(0, tree-w.Kept)
 	return d, err
-}
-
-// wholeRegion is the page's own region (structuralContent, less the
-// sections names names) less a tail of other stories after its prose, and
-// its words; w counts what went.
-func wholeRegion(body *html.Node, names naming, w *Words, after int) (*goquery.Selection, int) {
-	root := goquery.NewDocumentFromNode(structuralContent(body, names)).Selection
-	region := treesWords(root.Nodes)
-	w.Sections = max(0, after-region)
-	trimTail(root.Get(0))
-	tree := treesWords(root.Nodes)
-	w.Around = max(0, region-tree)
-	return root, tree
 }
 
 // articleOpinions are the independent extractors' takes on a page that
@@ -318,7 +267,7 @@ func outerWords(nodes []*html.Node) int {
 			inner = set[p]
 		}
 		if !inner {
-			words += treeWords(n)
+			words += htmlnode.Words(n)
 		}
 	}
 	return words
@@ -360,7 +309,7 @@ func unwrapNoscript(doc *goquery.Document) {
 	doc.Find("noscript").Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		raw := s.Text()
-		if n.Parent == nil || len(raw) < minMainText {
+		if n.Parent == nil || len(raw) < maincontent.MinText {
 			return
 		}
 		nodes, err := html.ParseFragment(strings.NewReader(raw), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
@@ -371,7 +320,7 @@ func unwrapNoscript(doc *goquery.Document) {
 		for _, c := range nodes {
 			text += visibleText(c)
 		}
-		if text < minMainText {
+		if text < maincontent.MinText {
 			return
 		}
 		if visible < 0 {
@@ -403,7 +352,7 @@ func visibleText(n *html.Node) int {
 					count++
 				}
 			}
-		case n.Type == html.ElementNode && neverTags[n.Data]:
+		case n.Type == html.ElementNode && htmlnode.NeverTags[n.Data]:
 			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -425,7 +374,7 @@ func dropUnseen(root *html.Node) {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				switch {
-				case neverTags[c.Data]:
+				case htmlnode.NeverTags[c.Data]:
 					n.RemoveChild(c)
 				case inPre && c.Data == "br":
 					n.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, c)
@@ -452,15 +401,6 @@ func showsSomething(n *html.Node) bool {
 	}
 	return false
 }
-
-// neverTags are the tag names of never.
-var neverTags = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range strings.Split(never, ",") {
-		m[strings.TrimSpace(t)] = true
-	}
-	return m
-}()
 
 // mathAsTeX replaces each MathML formula that carries its TeX source (an
 // annotation, or the alttext attribute) with that source between dollar
@@ -580,7 +520,7 @@ const (
 func longCell(t *goquery.Selection) bool {
 	long := false
 	ownCells(t, func(cell *goquery.Selection) {
-		long = long || trimmedLen(cell.Get(0)) > maxDataCell
+		long = long || htmlnode.TrimmedLen(cell.Get(0)) > maxDataCell
 	})
 	return long
 }
@@ -627,7 +567,7 @@ func tableKind(t *goquery.Selection) int {
 // table of several columns lays out what it holds under the row above
 // (Haddock's instance details under each instance's signature).
 func spans(cell *html.Node) bool {
-	v := strings.TrimSpace(attr(cell, "colspan"))
+	v := strings.TrimSpace(htmlnode.Attr(cell, "colspan"))
 	return v != "" && v != "1"
 }
 
@@ -637,7 +577,7 @@ func spans(cell *html.Node) bool {
 func cellHoldsPage(t *goquery.Selection) bool {
 	all, most := 0, 0
 	ownCells(t, func(cell *goquery.Selection) {
-		n := trimmedLen(cell.Get(0))
+		n := htmlnode.TrimmedLen(cell.Get(0))
 		all += n
 		most = max(most, n)
 	})
@@ -753,7 +693,7 @@ func onlyChild(n, child *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		// An empty element (the <span></span> Pygments starts a block
 		// with) is nothing beside the child.
-		if c != child && (c.Type == html.ElementNode || c.Type == html.TextNode) && strings.TrimSpace(nodeText(c)) != "" {
+		if c != child && (c.Type == html.ElementNode || c.Type == html.TextNode) && strings.TrimSpace(htmlnode.Text(c)) != "" {
 			return false
 		}
 	}
@@ -857,155 +797,6 @@ func codeLanguages(root *goquery.Selection) {
 	})
 }
 
-// mainContent narrows a page to its main content (docs/main-content.md
-// walks through it). Sections that are never the article are pruned
-// (prune.go); the page's own units are weighed to find the article
-// (score.go) and what it holds is kept as the page has it (choose.go),
-// then trimmed to the article (trim.go). A page on which no article
-// stands out (a listing of other pages' teasers, a landing page) gets the
-// rule-based selection below. It counts in w the words each step takes
-// from the page's all (see Words), and returns with the content the
-// words it holds.
-func mainContent(body *goquery.Selection, title string, names naming, page *url.URL, w *Words, all int) (*goquery.Selection, int) {
-	b := body.Get(0)
-	brParagraphs(b)
-	w.Sections = pruneSections(b, names)
-	pruned := all - w.Sections
-	picked, ok := choose(b, title)
-	if !ok {
-		// Trimmed as a chosen article is, or as a list when it holds no
-		// paragraph of prose (trimRuled); a title box before it
-		// (ruleBasedContent's first node of two) is left whole.
-		sel := ruleBasedContent(body)
-		chosen := treesWords(sel.Nodes)
-		w.Outside = max(0, pruned-chosen)
-		if n := len(sel.Nodes); n > 0 {
-			trimRuled(sel.Nodes[n-1], title, page)
-		}
-		left := treesWords(sel.Nodes)
-		w.Around = max(0, chosen-left)
-		return sel, left
-	}
-	picked.keepChosen(b)
-	w.Outside = picked.removed
-	w.Around = trimArticle(b, title)
-	// Counted as each step removed them, not again over the tree: what
-	// conversion keeps is what the page had less what went.
-	return body, max(0, pruned-w.Outside-w.Around)
-}
-
-// dropOwnOutlines removes below n the lists of links that all lead to
-// anchors of the page itself (a documentation page's column "On this
-// page"): they repeat its headings. It reports whether it removed any.
-func dropOwnOutlines(n *html.Node, page *url.URL) bool {
-	if page == nil {
-		return false
-	}
-	var lists []*html.Node
-	var walk func(x *html.Node)
-	walk = func(x *html.Node) {
-		for c := x.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			if (c.Data == "ul" || c.Data == "ol") && ownOutline(c, page) {
-				lists = append(lists, c)
-				continue
-			}
-			walk(c)
-		}
-	}
-	walk(n)
-	for _, l := range lists {
-		l.Parent.RemoveChild(l)
-	}
-	return len(lists) > 0
-}
-
-// ownOutline reports whether list holds two links or more, all to anchors
-// of page, and nothing but their text.
-func ownOutline(list *html.Node, page *url.URL) bool {
-	links, own := 0, true
-	var walk func(x *html.Node)
-	walk = func(x *html.Node) {
-		for c := x.FirstChild; c != nil && own; c = c.NextSibling {
-			if c.Type == html.ElementNode && c.Data == "a" {
-				links++
-				own = toOwnAnchor(c, page)
-				continue
-			}
-			if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
-				own = false
-			}
-			walk(c)
-		}
-	}
-	walk(list)
-	return own && links >= 2
-}
-
-// toOwnAnchor reports whether link a leads to an anchor of page itself
-// (links are absolute by now).
-func toOwnAnchor(a *html.Node, page *url.URL) bool {
-	for _, at := range a.Attr {
-		if at.Key != "href" {
-			continue
-		}
-		u, err := url.Parse(strings.TrimSpace(at.Val))
-		return err == nil && u.Fragment != "" && u.Host == page.Host && u.Path == page.Path && u.RawQuery == page.RawQuery
-	}
-	return false
-}
-
-// inline elements are those whose neighbours' text flows into theirs.
-var inline = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "em": true, "code": true,
-	"span": true, "u": true, "s": true, "del": true, "ins": true, "mark": true, "small": true, "sub": true,
-	"sup": true, "abbr": true, "cite": true, "q": true, "kbd": true, "time": true, "img": true}
-
-// ruleBasedContent narrows root to its main content by rules. Boilerplate
-// is removed first; then the first candidate wrapper with enough text is
-// taken. When removal leaves too little text, the untouched body is kept:
-// a page that is all "boilerplate" by these rules still has something to
-// say.
-func ruleBasedContent(root *goquery.Selection) *goquery.Selection {
-	whole := root.Clone()
-	// A <header> holding the page's <h1> is its title, not a banner (as
-	// in regionFurniture).
-	root.Find(boilerplate).FilterFunction(func(_ int, s *goquery.Selection) bool {
-		return s.Get(0).Data != "header" || !holdsPage(s.Get(0))
-	}).Remove()
-	for _, sel := range mainCandidates {
-		c := root.Find(sel).First()
-		if c.Length() > 0 && textLen(c) >= minMainText {
-			if lead := titleBox(c.Get(0)); lead != nil {
-				return goquery.NewDocumentFromNode(lead).Selection.AddNodes(c.Get(0))
-			}
-			return c
-		}
-	}
-	if textLen(root) < minMainText && textLen(whole) > 2*textLen(root) {
-		return whole
-	}
-	return root
-}
-
-// titleBox is the block right before n when it is a short box without
-// links that holds a heading (a manual page's title and one-line summary,
-// set apart from its body), if any.
-func titleBox(n *html.Node) *html.Node {
-	box := prevElement(n)
-	if box == nil || firstBelow(box, heading) == nil && !heading(box) || firstBelow(box, func(c *html.Node) bool { return c.Data == "a" }) != nil {
-		return nil
-	}
-	if utf8.RuneCountInString(strings.TrimSpace(nodeText(box))) > maxTitleBox {
-		return nil
-	}
-	return box
-}
-
-// maxTitleBox is the longest text of a title box, in characters.
-const maxTitleBox = 300
-
 // outermost drops the elements of sel that sit inside other elements of
 // sel, so that nested matches are not rendered twice.
 func outermost(sel *goquery.Selection) *goquery.Selection {
@@ -1027,10 +818,6 @@ func keep(a *goquery.Selection, keepLink func(*url.URL) bool) bool {
 	}
 	u, err := url.Parse(href)
 	return err == nil && keepLink(u)
-}
-
-func textLen(s *goquery.Selection) int {
-	return len(strings.Join(strings.Fields(s.Text()), " "))
 }
 
 func title(doc *goquery.Document) string {
@@ -1077,12 +864,12 @@ func absolutize(doc *goquery.Document, base *url.URL) {
 // data-lazy-src, data-original, then the first of a srcset). A
 // placeholder with none of them goes: it shows nothing.
 func lazySource(img *html.Node) {
-	src := strings.TrimSpace(attr(img, "src"))
+	src := strings.TrimSpace(htmlnode.Attr(img, "src"))
 	if src != "" && !placeholder(src) {
 		return
 	}
 	for _, key := range []string{"data-src", "data-lazy-src", "data-original", "data-lazy", "data-srcset", "srcset"} {
-		v := strings.TrimSpace(attr(img, key))
+		v := strings.TrimSpace(htmlnode.Attr(img, key))
 		if strings.HasSuffix(key, "srcset") {
 			v, _, _ = strings.Cut(v, ",")
 			v, _, _ = strings.Cut(strings.TrimSpace(v), " ")

@@ -4,11 +4,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/PuerkitoBio/goquery"
-	"golang.org/x/net/html"
 
 	"github.com/durablecrawl/crawler/internal/testsite"
 )
@@ -94,14 +89,6 @@ func TestFallbackWhenMainContentIsTooSmall(t *testing.T) {
 	d := convert(t, page, Options{MainContentOnly: true, IncludeLinks: true})
 	if !strings.Contains(d.Markdown, "Words in the header.") {
 		t.Errorf("the page's only text was dropped:\n%s", d.Markdown)
-	}
-	// The rule-based selection falls back to the whole body by itself.
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ruleBasedContent(doc.Find("body")).Text(); !strings.Contains(got, "Only a header") {
-		t.Errorf("rule-based fallback lost the heading: %q", got)
 	}
 }
 
@@ -253,43 +240,6 @@ func TestDecomposedLettersComposed(t *testing.T) {
 	d := convert(t, page, Options{})
 	if !strings.Contains(d.Markdown, "Es wurde geprüft, ob die Gurtlänge reicht.") || d.Title != "Geprüft" {
 		t.Errorf("decomposed letters stayed decomposed: %q, title %q", d.Markdown, d.Title)
-	}
-}
-
-// TestTextCountsAgree: the counting shortcuts (spacelessLen, trimmedLen,
-// readBlock's squeezed text) say what their plain definitions say, on
-// text with ASCII and Unicode spaces, no-break spaces and letters of
-// several bytes, split across elements.
-func TestTextCountsAgree(t *testing.T) {
-	pieces := []string{"", " ", "  \t\n", "word", "\u00a0", "naïve café", "\u2003em\u2003", "日本語 テキスト", "a\u00a0b", "\r\n x ", "end. "}
-	for i, a := range pieces {
-		for j, b := range pieces {
-			for k, c := range pieces {
-				page := "<div>" + html.EscapeString(a) + "<span>" + html.EscapeString(b) + "</span><p>" + html.EscapeString(c) + "</p></div>"
-				doc, err := html.Parse(strings.NewReader(page))
-				if err != nil {
-					t.Fatal(err)
-				}
-				div := firstBelow(doc, func(n *html.Node) bool { return n.Data == "div" })
-				text := nodeText(div)
-				if got, want := trimmedLen(div), utf8.RuneCountInString(strings.TrimSpace(text)); got != want {
-					t.Errorf("pieces %d %d %d: trimmedLen %d, want %d", i, j, k, got, want)
-				}
-				want := 0
-				for _, r := range text {
-					if !unicode.IsSpace(r) {
-						want += utf8.RuneLen(r)
-					}
-				}
-				if got := spacelessLen(text); got != want {
-					t.Errorf("pieces %d %d %d: spacelessLen %d, want %d", i, j, k, got, want)
-				}
-				squeezed := strings.TrimSpace(strings.Join(strings.FieldsFunc(text, func(r rune) bool { return r < utf8.RuneSelf && unicode.IsSpace(r) || r == '\u00a0' }), " "))
-				if got := readBlock(div).text; got != squeezed {
-					t.Errorf("pieces %d %d %d: readBlock text %q, want %q", i, j, k, got, squeezed)
-				}
-			}
-		}
 	}
 }
 
@@ -588,30 +538,5 @@ func TestAnnouncedListBeforeTheArticle(t *testing.T) {
 	keepsAll(t, md, "the home page", "split into two categories:\n\n- [Reference documentation](/Reference/Index)\n- [Guides](/Guides/Index)\n\nThe reference documentation")
 	if strings.Count(md, "/Guides/Index") != 1 {
 		t.Errorf("the sidebar stayed:\n%s", md)
-	}
-}
-
-// TestHeadingsOwnAnchorIsNoLink: a heading's link to itself (its id as
-// the target's fragment, or as the ?id= a client-rendered manual routes
-// headings by) weighs as the heading's own text; a heading that links
-// elsewhere weighs as a link.
-func TestHeadingsOwnAnchorIsNoLink(t *testing.T) {
-	for _, tc := range []struct {
-		heading string
-		links   int
-	}{
-		{`<h2 id="usage"><a href="/guide?id=usage">Usage</a></h2>`, 0},
-		{`<h2 id="usage"><a href="#usage"><span>Usage</span></a></h2>`, 0},
-		{`<h2 id="usage"><a href="/usage">Usage</a></h2>`, 5},
-		{`<h2><a href="#usage">Usage</a></h2>`, 5},
-	} {
-		doc, err := parse([]byte("<html><body>" + tc.heading + "</body></html>"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := collect(bodyOf(doc).Get(0))
-		if len(c.units) != 1 || c.units[0].links != tc.links {
-			t.Errorf("%s: %d units, links %d, want %d", tc.heading, len(c.units), c.units[0].links, tc.links)
-		}
 	}
 }

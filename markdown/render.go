@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // The service writes its markdown itself, in one walk over the tree it
@@ -82,7 +84,7 @@ var controls = map[string]bool{"input": true, "select": true, "option": true, "o
 
 // isBlock reports whether n is an element that breaks a paragraph.
 func isBlock(n *html.Node) bool {
-	return n.Type == html.ElementNode && blockTags[n.Data]
+	return n.Type == html.ElementNode && htmlnode.BlockTags[n.Data]
 }
 
 // hasBlock reports whether an element below n breaks a paragraph.
@@ -106,7 +108,7 @@ func (r *renderer) node(n *html.Node, out *blocks, p *para) {
 	case ownBlocks[n.Data]:
 		out.add(r.finish(p))
 		out.add(r.block(n))
-	case blockTags[n.Data]:
+	case htmlnode.BlockTags[n.Data]:
 		out.add(r.finish(p))
 		r.children(n, out, p)
 		out.add(r.finish(p))
@@ -196,11 +198,11 @@ func (r *renderer) inline(p *para, n *html.Node) {
 			p.brk = true
 		}
 	case "img":
-		src := attr(n, "src")
+		src := htmlnode.Attr(n, "src")
 		if src == "" {
 			return
 		}
-		alt := strings.Join(strings.Fields(invisible.Replace(attr(n, "alt"))), " ")
+		alt := strings.Join(strings.Fields(invisible.Replace(htmlnode.Attr(n, "alt"))), " ")
 		alt = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(alt)
 		r.word(p, "!["+alt+"]("+destination(src)+")")
 	case "code", "kbd", "samp", "tt", "var":
@@ -249,7 +251,7 @@ func (r *renderer) wrap(p *para, n *html.Node, mark string, depth *int) {
 // link writes an <a> as [text](href); one without an address, or inside
 // another link, keeps its text only.
 func (r *renderer) link(p *para, n *html.Node) {
-	href := strings.TrimSpace(attr(n, "href"))
+	href := strings.TrimSpace(htmlnode.Attr(n, "href"))
 	if href == "" || r.inLink > 0 {
 		r.inlineChildren(p, n)
 		return
@@ -273,7 +275,7 @@ var destination = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "[", "
 
 // codeSpan writes the text of n as inline code.
 func (r *renderer) codeSpan(p *para, n *html.Node) {
-	raw := invisible.Replace(nodeText(n))
+	raw := invisible.Replace(htmlnode.Text(n))
 	text := strings.Join(strings.FieldsFunc(raw, isHTMLSpace), " ")
 	if text == "" {
 		if raw != "" {
@@ -513,7 +515,7 @@ func entityAt(s string) bool {
 // codeBlock writes a <pre> as a fenced code block, with the language
 // codeLanguages found (a language-X class on its <code>).
 func codeBlock(pre *html.Node) string {
-	text := invisible.Replace(nodeText(pre))
+	text := invisible.Replace(htmlnode.Text(pre))
 	text = strings.TrimRight(strings.TrimLeft(text, "\r\n"), " \t\r\n")
 	if strings.TrimSpace(text) == "" {
 		return ""
@@ -521,7 +523,7 @@ func codeBlock(pre *html.Node) string {
 	lang := ""
 	for c := pre.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode && c.Data == "code" {
-			for _, f := range strings.Fields(attr(c, "class")) {
+			for _, f := range strings.Fields(htmlnode.Attr(c, "class")) {
 				if l, ok := strings.CutPrefix(f, "language-"); ok {
 					lang = l
 					break
@@ -548,7 +550,7 @@ func codeBlock(pre *html.Node) string {
 // item before it.
 func (r *renderer) list(n *html.Node) string {
 	number := 1
-	if s, err := strconv.Atoi(strings.TrimSpace(attr(n, "start"))); err == nil && s >= 0 {
+	if s, err := strconv.Atoi(strings.TrimSpace(htmlnode.Attr(n, "start"))); err == nil && s >= 0 {
 		number = s
 	}
 	var out strings.Builder
@@ -653,11 +655,11 @@ func (r *renderer) tableRows(t *html.Node) (rows [][]string, caption string) {
 			covered()
 			cells = append(cells, r.cellText(c))
 			width := 1
-			if n, err := strconv.Atoi(attr(c, "colspan")); err == nil && n > 1 && n < 100 {
+			if n, err := strconv.Atoi(htmlnode.Attr(c, "colspan")); err == nil && n > 1 && n < 100 {
 				width = n
 			}
 			down := 0
-			if n, err := strconv.Atoi(attr(c, "rowspan")); err == nil && n > 1 && n < 1000 {
+			if n, err := strconv.Atoi(htmlnode.Attr(c, "rowspan")); err == nil && n > 1 && n < 1000 {
 				down = n - 1
 			}
 			for k := 0; k < width; k++ {
@@ -743,14 +745,4 @@ func (r *renderer) cellText(c *html.Node) string {
 	r.inlineChildren(&p, c)
 	r.cell = was
 	return r.finish(&p)
-}
-
-// attr is n's attribute key, or "".
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
 }

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/durablecrawl/crawler/pagestyle"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // This file reads structure from the page's own styles (package
@@ -39,8 +41,8 @@ func pageStyles(doc *goquery.Document, o Options) *pagestyle.Styles {
 			}
 			switch c.Data {
 			case "style":
-				if media := attr(c, "media"); (media == "" || screenMedia(media)) && c.FirstChild != nil {
-					sheets = append(sheets, pagestyle.Cached(nodeText(c)))
+				if media := htmlnode.Attr(c, "media"); (media == "" || screenMedia(media)) && c.FirstChild != nil {
+					sheets = append(sheets, pagestyle.Cached(htmlnode.Text(c)))
 				}
 				continue
 			case "link":
@@ -51,7 +53,7 @@ func pageStyles(doc *goquery.Document, o Options) *pagestyle.Styles {
 			case "script", "template", "svg", "math":
 				continue
 			}
-			inline = inline || pagestyle.Matters(attr(c, "style"))
+			inline = inline || pagestyle.Matters(htmlnode.Attr(c, "style"))
 			walk(c)
 		}
 	}
@@ -66,12 +68,12 @@ func pageStyles(doc *goquery.Document, o Options) *pagestyle.Styles {
 // if it is a stylesheet for a screen and the page has not linked
 // maxLinkedSheets already (linked counts them).
 func linkedSheet(n *html.Node, o Options, linked *int) *pagestyle.Sheet {
-	rel := strings.ToLower(attr(n, "rel"))
-	href := strings.TrimSpace(attr(n, "href"))
+	rel := strings.ToLower(htmlnode.Attr(n, "rel"))
+	href := strings.TrimSpace(htmlnode.Attr(n, "href"))
 	if o.Stylesheet == nil || href == "" || *linked == maxLinkedSheets || !listsWord(rel, "stylesheet") || listsWord(rel, "alternate") {
 		return nil
 	}
-	if media := attr(n, "media"); media != "" && !screenMedia(media) {
+	if media := htmlnode.Attr(n, "media"); media != "" && !screenMedia(media) {
 		return nil
 	}
 	u, err := url.Parse(href)
@@ -156,7 +158,7 @@ func styledCode(e *html.Node, st *pagestyle.Styles) bool {
 	if !lineBlocks[e.Data] || !styledLines(e, st) {
 		return false
 	}
-	return firstBelow(e, func(d *html.Node) bool { return notInCode[d.Data] }) == nil && strings.TrimSpace(nodeText(e)) != ""
+	return htmlnode.FirstBelow(e, func(d *html.Node) bool { return notInCode[d.Data] }) == nil && strings.TrimSpace(htmlnode.Text(e)) != ""
 }
 
 // styledLines is styledCode's reading of the styles alone (what holds
@@ -205,7 +207,7 @@ func toPre(e *html.Node, st *pagestyle.Styles) (dropped int) {
 	}
 	dropped = moveLines(e, pre, st)
 	for _, n := range lineNumberSel.MatchAll(pre) {
-		dropped += treeWords(n)
+		dropped += htmlnode.Words(n)
 		n.Parent.RemoveChild(n)
 	}
 	trimLineEnds(pre)
@@ -235,7 +237,7 @@ func moveLines(n, to *html.Node, st *pagestyle.Styles) (dropped int) {
 			}
 			to.AppendChild(c)
 		case c.Type != html.ElementNode || st.Own(c).Display == "none":
-			dropped += treeWords(c) // not a line: a tooltip shown on hover
+			dropped += htmlnode.Words(c) // not a line: a tooltip shown on hover
 		case c.Data == "br":
 			appendText(to, "\n")
 		case lineBlocks[c.Data] || c.Data == "span" && st.Own(c).Display == "block":
@@ -454,14 +456,14 @@ func styledRows(t *html.Node, st *pagestyle.Styles) []styledRow {
 					case cell.Type != html.ElementNode:
 					case st.Own(cell).Display == "table-cell":
 						r.cells = append(r.cells, cell)
-					case strings.TrimSpace(nodeText(cell)) != "":
+					case strings.TrimSpace(htmlnode.Text(cell)) != "":
 						return false
 					}
 				}
 				rows = append(rows, r)
 			case "none", "table-caption", "table-column", "table-column-group":
 			default:
-				if strings.TrimSpace(nodeText(c)) != "" {
+				if strings.TrimSpace(htmlnode.Text(c)) != "" {
 					return false
 				}
 			}

@@ -1,11 +1,8 @@
 package markdown
 
 import (
+	"github.com/durablecrawl/crawler/htmlnode"
 	"strings"
-	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/net/html"
 )
 
 // Words says where a page's words went on their way to its markdown,
@@ -43,50 +40,6 @@ func (w Words) Removed() int {
 	return w.Hidden + w.Sections + w.Outside + w.Around + w.Outvoted + w.Unconverted
 }
 
-// treeWords counts the words of the text below n as a reader reads it:
-// runs of letters and digits, a word running on across inline elements
-// ("ab<i>c</i>" is one), the text of elements that never hold readable
-// text (see never) aside.
-func treeWords(n *html.Node) int {
-	count, in := 0, false
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				count, in = countRunes(c.Data, count, in)
-			case html.ElementNode, html.DocumentNode:
-				if neverTags[c.Data] {
-					continue
-				}
-				block := blockTags[c.Data] || c.Data == "br"
-				if block {
-					in = false
-				}
-				walk(c)
-				if block {
-					in = false
-				}
-			}
-		}
-	}
-	if n.Type == html.TextNode {
-		count, _ = countRunes(n.Data, 0, false)
-		return count
-	}
-	walk(n)
-	return count
-}
-
-// treesWords is treeWords over nodes.
-func treesWords(nodes []*html.Node) int {
-	total := 0
-	for _, n := range nodes {
-		total += treeWords(n)
-	}
-	return total
-}
-
 // CountWords counts the words of markdown as Words.Kept counts them.
 func CountWords(md string) int { return markdownWords(md) }
 
@@ -97,7 +50,7 @@ func markdownWords(md string) int {
 	count, in := 0, false
 	start := 0
 	skip := func(i, j int) { // counts md[start:i], then skips to j
-		count, _ = countRunes(md[start:i], count, in)
+		count, _ = htmlnode.CountRunes(md[start:i], count, in)
 		in = false
 		start = j
 	}
@@ -126,44 +79,6 @@ func markdownWords(md string) int {
 			}
 		}
 	}
-	count, _ = countRunes(md[start:], count, in)
+	count, _ = htmlnode.CountRunes(md[start:], count, in)
 	return count
 }
-
-// wordCount counts the runs of letters and digits in s.
-func wordCount(s string) int {
-	n, _ := countRunes(s, 0, false)
-	return n
-}
-
-// countRunes adds to count the words of s that start in it, in telling
-// whether the text before s ended inside a word; it returns both after s.
-// ASCII is read byte by byte; other characters are letters, digits or
-// marks (a word's), or not.
-func countRunes(s string, count int, in bool) (int, bool) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		var letter bool
-		if c < utf8.RuneSelf {
-			letter = asciiWord[c]
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			letter = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-			i += size
-		}
-		if letter && !in {
-			count++
-		}
-		in = letter
-	}
-	return count, in
-}
-
-// asciiWord holds the ASCII letters and digits.
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
-	for c := 0; c < utf8.RuneSelf; c++ {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
-	return t
-}()

@@ -1,9 +1,11 @@
-package markdown
+package maincontent
 
 import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // This file holds what the page's own structure says its content is, and
@@ -60,22 +62,12 @@ const maxSliver = 1000
 // ownRegion is the element the page names as its main part: the first
 // <main> or role=main element that holds text, else body.
 func ownRegion(body *html.Node) *html.Node {
-	if m := firstBelow(body, func(n *html.Node) bool {
-		return (n.Data == "main" || attrIs(n, "role", "main")) && hasText(n)
+	if m := htmlnode.FirstBelow(body, func(n *html.Node) bool {
+		return (n.Data == "main" || attrIs(n, "role", "main")) && htmlnode.HasText(n)
 	}); m != nil {
 		return m
 	}
 	return body
-}
-
-// hasText reports whether n holds text other than white space.
-func hasText(n *html.Node) bool {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
-			return true
-		}
-	}
-	return false
 }
 
 // attrIs reports whether n's attribute key is v, case and spaces aside.
@@ -131,7 +123,7 @@ func newRegionCore(region *html.Node) *regionCore { return &regionCore{region: r
 
 // holds reports whether n is the core or around it.
 func (c *regionCore) holds(n *html.Node) bool {
-	if c == nil || firstBelow(n, func(p *html.Node) bool { return p.Data == "p" && moreText(p, minProseBytes) }) == nil {
+	if c == nil || htmlnode.FirstBelow(n, func(p *html.Node) bool { return p.Data == "p" && moreText(p, minProseBytes) }) == nil {
 		return false
 	}
 	if !c.done {
@@ -171,9 +163,10 @@ const minCoreShare = 0.3
 // holdsPage reports whether n holds the page's title (<h1>) or its main
 // part (<main>, role=main, <article>).
 func holdsPage(n *html.Node) bool {
-	return firstBelow(n, func(c *html.Node) bool {
+	return htmlnode.FirstBelow(n, func(c *html.Node) bool {
 		return c.Data == "h1" || c.Data == "main" || c.Data == "article" || attrIs(c, "role", "main")
-	}) != nil
+	}) !=
+		nil
 }
 
 // regionText is the length of the text below n, white space aside,
@@ -186,8 +179,8 @@ func regionText(n *html.Node, inside bool, core *regionCore) int {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode && inside:
-				total += spacelessLen(c.Data)
-			case c.Type == html.ElementNode && !neverTags[c.Data] && !regionFurniture(c, core):
+				total += htmlnode.SpacelessLen(c.Data)
+			case c.Type == html.ElementNode && !htmlnode.NeverTags[c.Data] && !regionFurniture(c, core):
 				walk(c, inside || c.Data == "main" || attrIs(c, "role", "main"))
 			}
 		}
@@ -231,7 +224,7 @@ func keptText(nodes []*html.Node, limit int) int {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
-			total += spacelessLen(n.Data)
+			total += htmlnode.SpacelessLen(n.Data)
 		}
 		for c := n.FirstChild; c != nil && (limit == 0 || total < limit); c = c.NextSibling {
 			walk(c)
@@ -339,7 +332,7 @@ func structuralContent(body *html.Node, nm naming) *html.Node {
 // of links after a heading are the page's (a table of contents); a region
 // without a heading keeps everything.
 func dropLeadingBars(region *html.Node) {
-	first := firstBelow(region, heading)
+	first := htmlnode.FirstBelow(region, htmlnode.IsHeading)
 	if first == nil {
 		return
 	}
@@ -367,9 +360,9 @@ func linkBar(n *html.Node) bool {
 	walk = func(n *html.Node, inLink bool) {
 		switch {
 		case n.Type == html.TextNode && inLink:
-			linked += spacelessLen(n.Data)
+			linked += htmlnode.SpacelessLen(n.Data)
 		case n.Type == html.TextNode:
-			other += spacelessLen(n.Data)
+			other += htmlnode.SpacelessLen(n.Data)
 		case n.Type == html.ElementNode && n.Data == "a" && !inLink:
 			links++
 			inLink = true
@@ -408,13 +401,13 @@ func measureRegion(region *html.Node) regionStats {
 		text := 0
 		for c := x.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.TextNode {
-				text += spacelessLen(c.Data)
+				text += htmlnode.SpacelessLen(c.Data)
 				if !inLink {
-					st.plain += spacelessLen(c.Data)
+					st.plain += htmlnode.SpacelessLen(c.Data)
 				}
 				continue
 			}
-			if c.Type != html.ElementNode || neverTags[c.Data] || regionFurniture(c, core) {
+			if c.Type != html.ElementNode || htmlnode.NeverTags[c.Data] || regionFurniture(c, core) {
 				continue
 			}
 			switch c.Data {
@@ -484,10 +477,10 @@ func plainText(nodes []*html.Node) int {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
-			total += spacelessLen(n.Data)
+			total += htmlnode.SpacelessLen(n.Data)
 			return
 		}
-		if n.Type == html.ElementNode && (neverTags[n.Data] || n.Data == "a") {
+		if n.Type == html.ElementNode && (htmlnode.NeverTags[n.Data] || n.Data == "a") {
 			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {

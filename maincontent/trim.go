@@ -1,4 +1,4 @@
-package markdown
+package maincontent
 
 import (
 	"net/url"
@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // trimArticle removes from the chosen content what surrounds the
@@ -72,11 +74,11 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) (re
 		switch {
 		case paragraph(b) && aside(b) && !(list && (shortLink(b) || pointer(b) || label(b.text))):
 			drop[i] = true
-		case heading(b.n) && callToAction(b.text):
+		case htmlnode.IsHeading(b.n) && callToAction(b.text):
 			drop[i] = true // "Share your thoughts and debate the big issues"
 		case b.n.Data == "figcaption" && credit(b.text):
 			drop[i] = true // a caption that only credits the picture
-		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)) && !(i > 0 && (announces(blocks[i-1], b.n) || heading(blocks[i-1].n) || closingContents(blocks[i-1].n) == b.n)) && !namedContents(b.n):
+		case (before || after) && (b.n.Data == "ul" || b.n.Data == "ol") && (b.share >= 0.8 || icons(b.n)) && !(i > 0 && (announces(blocks[i-1], b.n) || htmlnode.IsHeading(blocks[i-1].n) || closingContents(blocks[i-1].n) == b.n)) && !namedContents(b.n):
 			drop[i] = true
 		case i > first && i >= last && paragraph(b) && copyrightLine(b.text):
 			drop[i] = true // the site's, in its footer; a manual's title page may say it before its text
@@ -87,18 +89,18 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) (re
 		// Such a note is often long enough to be the span's last paragraph.
 		case i >= last && paragraph(b) && republished(b.text):
 			drop[i] = true
-		case before && heading(b.n) && headings[strings.ToLower(b.text)]:
+		case before && htmlnode.IsHeading(b.n) && headings[strings.ToLower(b.text)]:
 			drop[i] = true // the headline stays once
 		case before && paragraph(b) && kicker(b.text):
 			drop[i] = true // a section's name over the article ("Promis", "Artikel")
-		case before && !heading(b.n) && byline(b.text):
+		case before && !htmlnode.IsHeading(b.n) && byline(b.text):
 			drop[i] = true
 		case i == first && paragraph(b) && b.runes <= maxMetaLine && metaLine(b.text):
 			drop[i] = true // long enough to read as the first paragraph
 		case !list && paragraph(b) && repeats(b.text, seen):
 			drop[i] = true
 		}
-		if heading(b.n) && !drop[i] {
+		if htmlnode.IsHeading(b.n) && !drop[i] {
 			headings[strings.ToLower(b.text)] = true
 			// A paragraph repeated under another heading documents
 			// that section's own subject (an overload's description).
@@ -115,7 +117,7 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) (re
 	}
 	for i, b := range blocks {
 		if drop[i] && b.n.Parent != nil {
-			removed += treeWords(b.n)
+			removed += htmlnode.Words(b.n)
 			b.n.Parent.RemoveChild(b.n)
 		}
 	}
@@ -134,12 +136,12 @@ func dropEmptyHeadings(blocks []block, drop []bool, last int) {
 	for i := len(blocks) - 1; i > last; i-- {
 		switch {
 		case drop[i]:
-		case heading(blocks[i].n):
+		case htmlnode.IsHeading(blocks[i].n):
 			level := int(blocks[i].n.Data[1] - '0')
 			// A heading right over a kept heading of its own level, its
 			// next sibling, labels a group of them ("Member Function
 			// Documentation", then each function's heading).
-			label := i+1 < len(blocks) && !drop[i+1] && blocks[i+1].n.Data == blocks[i].n.Data && blocks[i+1].n == nextElement(blocks[i].n)
+			label := i+1 < len(blocks) && !drop[i+1] && blocks[i+1].n.Data == blocks[i].n.Data && blocks[i+1].n == htmlnode.NextElement(blocks[i].n)
 			drop[i] = !heads[level] && !label
 			for k := range heads {
 				heads[k] = k < level && (heads[k] || !drop[i])
@@ -188,7 +190,7 @@ func dropCreditChild(caption *html.Node) {
 	if last == nil || last.Type != html.ElementNode || last.PrevSibling == nil {
 		return
 	}
-	if text := strings.Join(strings.Fields(nodeText(last)), " "); credit(text) {
+	if text := strings.Join(strings.Fields(htmlnode.Text(last)), " "); credit(text) {
 		caption.RemoveChild(last)
 	}
 }
@@ -369,7 +371,7 @@ func icons(n *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode && c.Data == "li" {
 			items++
-			if strings.TrimSpace(nodeText(c)) == "" {
+			if strings.TrimSpace(htmlnode.Text(c)) == "" {
 				empty++
 			}
 		}
@@ -543,10 +545,10 @@ func tail(blocks []block, first, last int) int {
 	for i := first + 1; i < len(blocks); i++ {
 		b := blocks[i]
 		open, ok := opens[b.text]
-		if !ok || !heading(b.n) {
+		if !ok || !htmlnode.IsHeading(b.n) {
 			open = opensTail(b)
 		}
-		if !ok && heading(b.n) {
+		if !ok && htmlnode.IsHeading(b.n) {
 			opens[b.text] = open
 		}
 		if !open {
@@ -583,7 +585,7 @@ func slight(blocks []block, i int) bool {
 // that reads as one ("Weitere Artikel zum Thema" set in bold).
 func opensTail(b block) bool {
 	switch {
-	case heading(b.n):
+	case htmlnode.IsHeading(b.n):
 	case paragraph(b) && b.runes <= maxTailLabel && !pointsOn(b.text):
 	default:
 		return false
@@ -608,7 +610,7 @@ func teasers(blocks []block) bool {
 	linked := 0
 	for _, b := range blocks {
 		switch {
-		case heading(b.n):
+		case htmlnode.IsHeading(b.n):
 			if b.share < 0.5 {
 				return false
 			}
@@ -708,11 +710,11 @@ func looseText(n *html.Node) bool {
 		case c.Type == html.TextNode:
 			text = text || strings.TrimSpace(c.Data) != ""
 		case c.Type == html.ElementNode && c.Data == "br":
-		case c.Type == html.ElementNode && inline[c.Data]:
-			if firstBelow(c, func(d *html.Node) bool { return !inline[d.Data] && d.Data != "br" }) != nil {
+		case c.Type == html.ElementNode && htmlnode.InlineTags[c.Data]:
+			if htmlnode.FirstBelow(c, func(d *html.Node) bool { return !htmlnode.InlineTags[d.Data] && d.Data != "br" }) != nil {
 				return false
 			}
-			text = text || strings.TrimSpace(nodeText(c)) != ""
+			text = text || strings.TrimSpace(htmlnode.Text(c)) != ""
 		case c.Type == html.ElementNode:
 			return false
 		}
@@ -761,7 +763,7 @@ func readBlock(n *html.Node) block {
 		if n.Type == html.TextNode {
 			s, k := n.Data, 0
 			for i := 0; i < len(s); {
-				if c := s[i]; c < utf8.RuneSelf && asciiSpace[c] == 1 || c == 0xc2 && i+1 < len(s) && s[i+1] == 0xa0 { // U+00A0
+				if c := s[i]; c < utf8.RuneSelf && htmlnode.ASCIISpace[c] == 1 || c == 0xc2 && i+1 < len(s) && s[i+1] == 0xa0 { // U+00A0
 					space = true
 					i += 1 + int(c>>7)
 					continue
@@ -771,7 +773,7 @@ func readBlock(n *html.Node) block {
 				for ; j < len(s); j++ {
 					c := s[j]
 					if c < utf8.RuneSelf {
-						if asciiSpace[c] == 1 {
+						if htmlnode.ASCIISpace[c] == 1 {
 							break
 						}
 						continue
@@ -842,10 +844,6 @@ var calendarHead = regexp.MustCompile(`(?i)^(mo|mon|lu|lun|pn)\.?\s*(di|tu|tue|m
 
 // minProse is the least text of a paragraph of prose, in characters.
 const minProse = 80
-
-func heading(n *html.Node) bool {
-	return len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
-}
 
 // shortLink reports whether p is a short paragraph that is one link. A
 // link that shows its own address (a reference, a footnote's source) says

@@ -1,4 +1,4 @@
-package markdown
+package maincontent
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // TestTrimArticle runs trimArticle on chosen content such as pages give
@@ -206,7 +208,7 @@ func TestLooseDivsTrimmed(t *testing.T) {
 	const p2 = `<p>Second paragraph of the story, also long enough to count as a paragraph of prose here.</p>`
 	root := fragment(t, p1+p2+`<div><a href="/reuse">Reuse content</a></div><div>Harbour line, <em>kept</em>.</div><div>Comments are closed.</div>`)
 	trimArticle(root, "Story")
-	got := nodeText(root)
+	got := htmlnode.Text(root)
 	if strings.Contains(got, "Comments are closed") || strings.Contains(got, "Reuse content") || !strings.Contains(got, "Harbour line, kept.") {
 		t.Errorf("after trimming: %q", got)
 	}
@@ -254,8 +256,9 @@ func TestCutCredit(t *testing.T) {
 		root.LastChild.AppendChild(n)
 	}
 	dropCredits(root)
-	if got := renderNodes([]*html.Node{root}); !strings.Contains(got, "![Boats at dawn.](a.jpg)") || !strings.Contains(got, "The harbour.") ||
+	img := htmlnode.FirstBelow(root, func(n *html.Node) bool { return n.Data == "img" })
+	if got := htmlnode.Text(root); img == nil || htmlnode.Attr(img, "alt") != "Boats at dawn." || !strings.Contains(got, "The harbour.") ||
 		!strings.Contains(got, "Boats leave the harbour.") || strings.Contains(got, "Jane") || strings.Contains(got, "Kuva") {
-		t.Errorf("credits left in the picture or its caption:\n%s", got)
+		t.Errorf("credits left in the picture or its caption: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package markdown
+package maincontent
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // This file chooses a page's main content by weighing its units (see
@@ -230,7 +232,7 @@ func (c *chosen) weighAll(body *html.Node) weights {
 
 // container is the element with the best balance (the outermost of
 // equals), or the page's named main part around it; nil when none holds
-// minMainText of prose.
+// MinText of prose.
 func (w weights) container(body *html.Node) *html.Node {
 	var container *html.Node
 	best := 0
@@ -251,7 +253,7 @@ func (w weights) container(body *html.Node) *html.Node {
 		container, best = body, t.pro-t.con/linkDiscount
 	}
 	find(body)
-	if container == nil || w.tallies[container].pro < minMainText {
+	if container == nil || w.tallies[container].pro < MinText {
 		return nil
 	}
 	// A page that names its main part (<main>, role=main) has its
@@ -389,7 +391,7 @@ func announcedBy(before *unit, list *html.Node) bool {
 	if before == nil || !before.kept || list == nil || announcedList(before.n) != list {
 		return false
 	}
-	text := strings.TrimSpace(nodeText(before.n))
+	text := strings.TrimSpace(htmlnode.Text(before.n))
 	return utf8.RuneCountInString(text) <= maxAnnouncement && announcement(text)
 }
 
@@ -407,14 +409,14 @@ func announcedBy(before *unit, list *html.Node) bool {
 func (c *chosen) markTail(a articleUnits) {
 	levels := map[string]bool{} // the heading levels of the article's sections
 	for _, i := range a.in[a.first : a.last+1] {
-		if u := c.units[i]; heading(u.n) {
+		if u := c.units[i]; htmlnode.IsHeading(u.n) {
 			levels[u.n.Data] = true
 		}
 	}
 	// The heading the first paragraph stands under heads a section of
 	// the article too ("Detailed Description", then the members').
 	for k := a.first - 1; k >= 0; k-- {
-		if u := c.units[a.in[k]]; heading(u.n) && u.total > 0 && !u.inLink {
+		if u := c.units[a.in[k]]; htmlnode.IsHeading(u.n) && u.total > 0 && !u.inLink {
 			levels[u.n.Data] = true
 			break
 		}
@@ -439,7 +441,7 @@ func (c *chosen) markTail(a articleUnits) {
 		if !sentence && !entry && r != nil && 2*a.w.tallies[r].con >= a.w.tallies[r].text && a.w.tallies[r].paragraphs == 0 || u.inLink || u.card {
 			continue
 		}
-		if heading(u.n) && tailHeading.MatchString(strings.TrimSpace(nodeText(u.n))) {
+		if htmlnode.IsHeading(u.n) && tailHeading.MatchString(strings.TrimSpace(htmlnode.Text(u.n))) {
 			// "You may also like": what follows is the page's, not the
 			// article's.
 			break
@@ -451,7 +453,7 @@ func (c *chosen) markTail(a articleUnits) {
 			// "26 Methods:", then the methods' names, each a link: a
 			// reference's list of its members, not other stories.
 			u.kept, names = true, announcedList(u.n)
-		case heading(u.n) && u.total > 0:
+		case htmlnode.IsHeading(u.n) && u.total > 0:
 			// A later section of the article has a heading of a level
 			// its sections have, and its subsections deeper ones;
 			// another heading there opens the page's own boxes
@@ -486,12 +488,12 @@ func (c *chosen) markTail(a articleUnits) {
 // section's index, its introduction and then the list of its pages; nil
 // otherwise.
 func closingContents(p *html.Node) *html.Node {
-	list, main := nextElement(p), landmark(p)
+	list, main := htmlnode.NextElement(p), landmark(p)
 	if list == nil || list.Data != "ul" && list.Data != "ol" || main == nil {
 		return nil
 	}
 	for x := list; x != nil && x != main; x = x.Parent {
-		if nextElement(x) != nil || hasTextAfter(x) {
+		if htmlnode.NextElement(x) != nil || hasTextAfter(x) {
 			return nil
 		}
 	}
@@ -517,7 +519,7 @@ func hasTextAfter(n *html.Node) bool {
 // ("sqlite3_result_blob", "Text.Megaparsec.Byte"), where a list of other
 // stories holds headlines, made of words.
 func announcesNames(u *unit) bool {
-	if u.total > maxAnnouncement || !announcement(strings.TrimSpace(nodeText(u.n))) {
+	if u.total > maxAnnouncement || !announcement(strings.TrimSpace(htmlnode.Text(u.n))) {
 		return false
 	}
 	list := announcedList(u.n)
@@ -531,7 +533,7 @@ func announcesNames(u *unit) bool {
 		}
 		items++
 		var t tokenCount
-		t.read(nodeText(li))
+		t.read(htmlnode.Text(li))
 		t.end()
 		if t.tokens <= 2 && t.code > 0 {
 			named++
@@ -547,7 +549,7 @@ func shortSentence(u *unit) bool {
 	if u.n.Data != "p" && !(u.n.Data == "div" && onlyInline(u.n)) || u.total == 0 || u.inLink || u.card || 2*u.links >= u.total {
 		return false
 	}
-	text := strings.TrimSpace(nodeText(u.n))
+	text := strings.TrimSpace(htmlnode.Text(u.n))
 	r, _ := utf8.DecodeLastRuneInString(text)
 	return strings.ContainsRune(".!?…。", r)
 }
@@ -585,7 +587,7 @@ func landmark(n *html.Node) *html.Node {
 // without links (at most maxLeadRegion units): a manual page's title and
 // one-line summary set apart from its body, not a site's linked logo.
 func leadBox(w weights, n *html.Node) *html.Node {
-	box := prevElement(n)
+	box := htmlnode.PrevElement(n)
 	if box == nil {
 		return nil
 	}
@@ -622,8 +624,8 @@ func (c *chosen) closingSentence(w weights, n *html.Node) *html.Node {
 // headings of its level stand among container's children (an API page's
 // "Implementations", "Trait Implementations", …).
 func oneOfSections(container, child *html.Node) bool {
-	h := prevElement(child)
-	if h == nil || !heading(h) || linkShare(h) >= 0.5 {
+	h := htmlnode.PrevElement(child)
+	if h == nil || !htmlnode.IsHeading(h) || linkShare(h) >= 0.5 {
 		return false
 	}
 	others := 0
@@ -666,7 +668,7 @@ func isRoot(n *html.Node, roots []*html.Node) bool {
 func (c *chosen) sectionBeside(container, narrower *html.Node) bool {
 	levels := map[string]bool{}
 	for _, u := range c.units {
-		if heading(u.n) && inside(u.n, narrower) {
+		if htmlnode.IsHeading(u.n) && inside(u.n, narrower) {
 			levels[u.n.Data] = true
 		}
 	}
@@ -675,7 +677,7 @@ func (c *chosen) sectionBeside(container, narrower *html.Node) bool {
 		if !inside(u.n, container) || inside(u.n, narrower) {
 			continue
 		}
-		if heading(u.n) && levels[u.n.Data] && u.total > 0 && 2*u.links < u.total {
+		if htmlnode.IsHeading(u.n) && levels[u.n.Data] && u.total > 0 && 2*u.links < u.total {
 			headed = true
 			continue
 		}
@@ -719,7 +721,7 @@ func isCard(n *html.Node) bool {
 				// A heading that is a link, or, right before, a link
 				// that holds a heading (a teaser's picture and title as
 				// one link).
-				titled = (heading(k) || k.Data == "a" && k == prevElement(n) && firstBelow(k, heading) != nil) && strings.TrimSpace(nodeText(k)) != "" && linkShare(k) >= minCardTitleLinks
+				titled = (htmlnode.IsHeading(k) || k.Data == "a" && k == htmlnode.PrevElement(n) && htmlnode.FirstBelow(k, htmlnode.IsHeading) != nil) && strings.TrimSpace(htmlnode.Text(k)) != "" && linkShare(k) >= minCardTitleLinks
 			}
 			if !before && !more {
 				more = readMoreLink(k)
@@ -744,24 +746,9 @@ func readMoreLink(n *html.Node) bool {
 		if level == 2 {
 			return false
 		}
-		a = onlyElement(a)
+		a = htmlnode.OnlyElement(a)
 	}
-	return a != nil && attr(a, "href") != "" && readMore.MatchString(strings.TrimSpace(nodeText(a)))
-}
-
-// onlyElement is n's one child element when n holds nothing else but
-// white space; nil otherwise.
-func onlyElement(n *html.Node) *html.Node {
-	var only *html.Node
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		switch {
-		case c.Type == html.ElementNode && only == nil:
-			only = c
-		case c.Type == html.ElementNode, c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
-			return nil
-		}
-	}
-	return only
+	return a != nil && htmlnode.Attr(a, "href") != "" && readMore.MatchString(strings.TrimSpace(htmlnode.Text(a)))
 }
 
 // readMore is the whole text of a link that reads on elsewhere, in the

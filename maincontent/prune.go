@@ -1,4 +1,4 @@
-package markdown
+package maincontent
 
 import (
 	"regexp"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // This file holds the rules that take out of a page, before its units
@@ -106,7 +108,7 @@ func pruneSections(body *html.Node, nm naming) (words int) {
 			if c.Type == html.ElementNode {
 				names, post := nm.at(c, inPost)
 				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furniture(c) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
-					words += treeWords(c)
+					words += htmlnode.Words(c)
 					n.RemoveChild(c)
 				} else {
 					walk(c, inCore || c == core, post)
@@ -139,7 +141,7 @@ var furnitureWords = map[string]bool{
 // note beside a section), is not furniture.
 func furniture(n *html.Node) bool {
 	named, sidebar := furnitureTags[n.Data], n.Data == "aside"
-	if !inline[n.Data] {
+	if !htmlnode.InlineTags[n.Data] {
 		for _, a := range n.Attr {
 			if a.Key != "class" && a.Key != "id" {
 				continue
@@ -176,7 +178,7 @@ func onlyTeasers(n *html.Node) bool {
 			if k.Type != html.ElementNode {
 				continue
 			}
-			if k.Data == "p" && strings.TrimSpace(nodeText(k)) != "" {
+			if k.Data == "p" && strings.TrimSpace(htmlnode.Text(k)) != "" {
 				if isCard(k) {
 					found = true
 				} else {
@@ -201,9 +203,10 @@ func proseBox(n *html.Node) bool {
 	if linkShare(n) >= maxBoxLinks {
 		return false
 	}
-	return firstBelow(n, func(c *html.Node) bool {
-		return c.Data == "p" && utf8.RuneCountInString(strings.TrimSpace(nodeText(c))) >= minProse
-	}) != nil
+	return htmlnode.FirstBelow(n, func(c *html.Node) bool {
+		return c.Data == "p" && utf8.RuneCountInString(strings.TrimSpace(htmlnode.Text(c))) >= minProse
+	}) !=
+		nil
 }
 
 // maxBoxLinks is the share of an aside's text in links from which it is
@@ -228,7 +231,7 @@ func namesGallery(n *html.Node) bool {
 // a gallery itself: a slideshow set above or beside the story ("1 / 5"
 // and a caption), not another slide of a story told in slides.
 func insetGallery(n, core *html.Node) bool {
-	if core == nil || 2*trimmedLen(n) >= trimmedLen(core) {
+	if core == nil || 2*htmlnode.TrimmedLen(n) >= htmlnode.TrimmedLen(core) {
 		return false
 	}
 	for a := core; a != nil; a = a.Parent {
@@ -251,7 +254,7 @@ func notArticleBy(n *html.Node, words map[string]bool) bool {
 	if newWindowLabel(n) {
 		return true
 	}
-	block := !inline[n.Data]
+	block := !htmlnode.InlineTags[n.Data]
 	for _, a := range n.Attr {
 		v := strings.ToLower(strings.TrimSpace(a.Val))
 		switch a.Key {
@@ -341,7 +344,7 @@ func chartLabel(n *html.Node, style string) bool {
 // a banner shown in place of a blocked advertisement ("Thank you for
 // supporting …"). A hidden tab with text is left to the weighing.
 func hiddenBanner(n *html.Node, style string) bool {
-	if !strings.Contains(strings.ReplaceAll(style, " ", ""), "display:none") || trimmedLen(n) > 0 {
+	if !strings.Contains(strings.ReplaceAll(style, " ", ""), "display:none") || htmlnode.TrimmedLen(n) > 0 {
 		return false
 	}
 	linked := false
@@ -387,8 +390,8 @@ const maxNewWindowNote = 40
 // newWindowLabel reports whether n is a span inside a link that holds
 // only such a note.
 func newWindowLabel(n *html.Node) bool {
-	return n.Data == "span" && n.Parent != nil && n.Parent.Data == "a" && trimmedLen(n) <= maxNewWindowNote &&
-		newWindowNote.MatchString(strings.TrimSpace(nodeText(n)))
+	return n.Data == "span" && n.Parent != nil && n.Parent.Data == "a" && htmlnode.TrimmedLen(n) <= maxNewWindowNote &&
+		newWindowNote.MatchString(strings.TrimSpace(htmlnode.Text(n)))
 }
 
 // headingAnchor reports whether id is made of the words of n, a heading,
@@ -397,13 +400,13 @@ func newWindowLabel(n *html.Node) bool {
 // numbered section of a manual ("4.1.5. Comments").
 func headingAnchor(n *html.Node, id string) bool {
 	h := n
-	if !heading(n) {
-		h = firstBelow(n, heading)
+	if !htmlnode.IsHeading(n) {
+		h = htmlnode.FirstBelow(n, htmlnode.IsHeading)
 	}
 	if h == nil {
 		return false
 	}
-	text := strings.TrimSpace(nodeText(h))
+	text := strings.TrimSpace(htmlnode.Text(h))
 	return strings.Join(wordsOf(text), "-") == strings.Join(wordsOf(id), "-") || sectionNumber.MatchString(text)
 }
 
@@ -551,7 +554,7 @@ func articleCore(body *html.Node) *html.Node {
 				continue
 			}
 			if (c.Data == "p" || c.Data == "pre") && c.Parent != nil {
-				score[c.Parent] += trimmedLen(c)
+				score[c.Parent] += htmlnode.TrimmedLen(c)
 				if best == nil || score[c.Parent] > score[best] {
 					best = c.Parent
 				}
@@ -595,55 +598,3 @@ func containsFold(s, word string) bool {
 
 // footerWords name a page's footer.
 var footerWords = map[string]bool{"footer": true}
-
-// trimmedLen is the number of characters of n's text, white space at
-// its ends aside: utf8.RuneCountInString(strings.TrimSpace(nodeText(n)))
-// without building the text.
-func trimmedLen(n *html.Node) int {
-	total, lead, trail := 0, 0, 0
-	seen := false
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			s := n.Data
-			runes := utf8.RuneCountInString(s)
-			total += runes
-			rest := strings.TrimSpace(s)
-			switch {
-			case rest == "" && seen:
-				trail += runes
-			case rest == "":
-				lead += runes
-			default:
-				// rest starts with the first byte that is not space, so
-				// its first occurrence is where it stands.
-				at := strings.Index(s, rest)
-				if !seen {
-					lead += utf8.RuneCountInString(s[:at])
-				}
-				seen, trail = true, utf8.RuneCountInString(s[at+len(rest):])
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return total - lead - trail
-}
-
-// nodeText is the text below n.
-func nodeText(n *html.Node) string {
-	var b strings.Builder
-	var add func(*html.Node)
-	add = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			add(c)
-		}
-	}
-	add(n)
-	return b.String()
-}

@@ -1,14 +1,16 @@
-package markdown
+package maincontent
 
 import (
 	"net/url"
 	"regexp"
 	"strings"
-	"unicode"
+
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // This file makes the main content out of the page's own elements: the
@@ -39,23 +41,6 @@ type unit struct {
 	// tokens counts the unit's own words and the tokens among them that
 	// are code (see wordy), read with its text.
 	tokens tokenCount
-}
-
-// blockTags are the elements that start a block of their own. Every
-// other element, custom ones included (<mjx-container>, <my-widget>),
-// flows inside the block around it, as a browser lays it out.
-var blockTags = map[string]bool{"address": true, "article": true, "aside": true, "blockquote": true, "body": true,
-	"caption": true, "center": true, "dd": true, "details": true, "dialog": true, "dir": true, "div": true, "dl": true,
-	"dt": true, "fieldset": true, "figcaption": true, "figure": true, "footer": true, "form": true, "frameset": true,
-	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "header": true, "hgroup": true, "hr": true,
-	"html": true, "legend": true, "li": true, "listing": true, "main": true, "menu": true, "nav": true, "ol": true,
-	"optgroup": true, "option": true, "p": true, "plaintext": true, "pre": true, "search": true, "section": true,
-	"summary": true, "table": true, "tbody": true, "td": true, "tfoot": true, "th": true, "thead": true, "tr": true,
-	"ul": true, "xmp": true, "video": true, "audio": true}
-
-// isInline reports whether element n flows inside the block around it.
-func isInline(n *html.Node) bool {
-	return !blockTags[n.Data]
 }
 
 // atomicUnit reports whether element n is kept or dropped whole: a code
@@ -109,7 +94,7 @@ func collect(body *html.Node) *chosen {
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
 			switch k.Type {
 			case html.TextNode:
-				if size := spacelessLen(k.Data); size > 0 {
+				if size := htmlnode.SpacelessLen(k.Data); size > 0 {
 					owner := owner()
 					owner.tokens.read(k.Data)
 					if owner.total == 0 && link {
@@ -124,7 +109,7 @@ func collect(body *html.Node) *chosen {
 				h := hidden || styleHidden(k)
 				a := link || k.Data == "a" && !ownAnchor(k)
 				switch {
-				case neverTags[k.Data] || k.Data == "math":
+				case htmlnode.NeverTags[k.Data] || k.Data == "math":
 					// A formula's symbols (MathML left without its TeX)
 					// are not prose; they stay with the unit.
 				case k.Data == "img":
@@ -137,7 +122,7 @@ func collect(body *html.Node) *chosen {
 					u := c.newUnit(k)
 					u.inLink, u.hidden = link, h
 					walk(k, k, at, u, a, h)
-				case isInline(k):
+				case htmlnode.IsInline(k):
 					walk(k, block, at, nil, a, h) // its text is its block's
 				default:
 					walk(k, k, standing{link, h}, nil, a, h)
@@ -194,7 +179,7 @@ func (c *chosen) extend(title string) {
 	// a section of the article.
 	for i := last - 1; i > first; i-- {
 		u := c.units[i]
-		if !u.kept && heading(u.n) && !u.inLink && inside(u.n, span) && c.units[i+1].kept {
+		if !u.kept && htmlnode.IsHeading(u.n) && !u.inLink && inside(u.n, span) && c.units[i+1].kept {
 			u.kept = true
 		}
 	}
@@ -237,11 +222,11 @@ func (c *chosen) keepWholeLists(first, last int) {
 // headedList reports whether list stands right after a heading of its
 // own that does not open a tail of other pages ("Related", "More").
 func headedList(list *html.Node) bool {
-	h := prevElement(list)
-	if h == nil || !heading(h) {
+	h := htmlnode.PrevElement(list)
+	if h == nil || !htmlnode.IsHeading(h) {
 		return false
 	}
-	text := strings.Join(strings.Fields(nodeText(h)), " ")
+	text := strings.Join(strings.Fields(htmlnode.Text(h)), " ")
 	return !tailHeading.MatchString(text) && !hasWord(nameWords(text), threadWords)
 }
 
@@ -287,7 +272,7 @@ func (c *chosen) keepSectionsBeside(sec *html.Node) {
 		if u.kept || u.total == 0 && !u.media || u.inLink || u.hidden {
 			continue
 		}
-		if heading(u.n) && (u.n.Parent == parent || u.n == sectionHeading(sec)) {
+		if htmlnode.IsHeading(u.n) && (u.n.Parent == parent || u.n == sectionHeading(sec)) {
 			u.kept = true // the title over the parts, and the chosen part's own heading
 			continue
 		}
@@ -300,13 +285,13 @@ func (c *chosen) keepSectionsBeside(sec *html.Node) {
 		}
 		if _, seen := skip[s]; !seen {
 			h := sectionHeading(s)
-			text := strings.Join(strings.Fields(nodeText(h)), " ")
+			text := strings.Join(strings.Fields(htmlnode.Text(h)), " ")
 			skip[s] = h == nil || linksAway(h) || tailHeading.MatchString(text) || hasWord(nameWords(text), threadWords)
 		}
 		if skip[s] {
 			continue
 		}
-		if heading(u.n) || contentByKind(u) || 2*u.links < u.total || !linksAway(u.n) {
+		if htmlnode.IsHeading(u.n) || contentByKind(u) || 2*u.links < u.total || !linksAway(u.n) {
 			u.kept = true // a list of the page's own anchors (a synopsis of its commands) is its text
 		}
 	}
@@ -315,10 +300,11 @@ func (c *chosen) keepSectionsBeside(sec *html.Node) {
 // linksAway reports whether n holds a link to another page (a fragment of
 // its own page, or an anchor without a target, is none).
 func linksAway(n *html.Node) bool {
-	return firstBelow(n, func(a *html.Node) bool {
-		href := strings.TrimSpace(attr(a, "href"))
+	return htmlnode.FirstBelow(n, func(a *html.Node) bool {
+		href := strings.TrimSpace(htmlnode.Attr(a, "href"))
 		return a.Data == "a" && href != "" && !strings.HasPrefix(href, "#")
-	}) != nil
+	}) !=
+		nil
 }
 
 // alikeSections reports whether n opens with a heading and stands beside
@@ -329,7 +315,7 @@ func alikeSections(n *html.Node) bool {
 		return false
 	}
 	for s := n.Parent.FirstChild; s != nil; s = s.NextSibling {
-		if s != n && alike(s, n) && hasText(s) {
+		if s != n && alike(s, n) && htmlnode.HasText(s) {
 			return true
 		}
 	}
@@ -339,7 +325,7 @@ func alikeSections(n *html.Node) bool {
 // alike reports whether elements a and b are parts of one kind: the same
 // tag and class, each opening with a heading of the same level.
 func alike(a, b *html.Node) bool {
-	if a.Type != html.ElementNode || a.Data != b.Data || attr(a, "class") != attr(b, "class") {
+	if a.Type != html.ElementNode || a.Data != b.Data || htmlnode.Attr(a, "class") != htmlnode.Attr(b, "class") {
 		return false
 	}
 	ha, hb := sectionHeading(a), sectionHeading(b)
@@ -352,7 +338,7 @@ func alike(a, b *html.Node) bool {
 func sectionHeading(n *html.Node) *html.Node {
 	for depth := 0; n != nil && depth < 4; depth++ {
 		n = firstElementChild(n)
-		if n != nil && heading(n) {
+		if n != nil && htmlnode.IsHeading(n) {
 			return n
 		}
 	}
@@ -379,8 +365,8 @@ func firstElementChild(n *html.Node) *html.Node {
 func (c *chosen) keepNumberedContents(last int) {
 	number := ""
 	for _, u := range c.units[:last+1] {
-		if u.kept && heading(u.n) {
-			if m := sectionNumbered.FindStringSubmatch(strings.TrimSpace(nodeText(u.n))); m != nil {
+		if u.kept && htmlnode.IsHeading(u.n) {
+			if m := sectionNumbered.FindStringSubmatch(strings.TrimSpace(htmlnode.Text(u.n))); m != nil {
 				number = strings.TrimSuffix(m[1], ".")
 			}
 			break
@@ -394,7 +380,7 @@ func (c *chosen) keepNumberedContents(last int) {
 		if u.total == 0 {
 			continue
 		}
-		m := sectionNumbered.FindStringSubmatch(strings.TrimSpace(nodeText(u.n)))
+		m := sectionNumbered.FindStringSubmatch(strings.TrimSpace(htmlnode.Text(u.n)))
 		if m == nil || !strings.HasPrefix(m[1], number+".") || !linked(u.n) {
 			return
 		}
@@ -414,7 +400,7 @@ var sectionNumbered = regexp.MustCompile(`^(\d+(?:\.\d+)*\.?)[\s\x{00a0}]*[^\d\s
 func (c *chosen) keepNamedContents(last int) {
 	var toc *html.Node
 	for n := c.units[last].n; n != nil && toc == nil; n = n.Parent {
-		if next := nextElement(n); next != nil && namesContents(next) {
+		if next := htmlnode.NextElement(n); next != nil && namesContents(next) {
 			toc = next
 		}
 		if n.Parent != nil && n.Parent.Data == "body" {
@@ -456,7 +442,7 @@ func (c *chosen) keepSectionRest(last int) {
 	for next < len(c.units) && c.units[next].total == 0 {
 		next++
 	}
-	if next == len(c.units) || !inside(c.units[next].n, sec) || !heading(c.units[next].n) || 2*c.units[next].links >= c.units[next].total {
+	if next == len(c.units) || !inside(c.units[next].n, sec) || !htmlnode.IsHeading(c.units[next].n) || 2*c.units[next].links >= c.units[next].total {
 		return
 	}
 	for j := next; j < len(c.units) && inside(c.units[j].n, sec); j++ {
@@ -464,7 +450,7 @@ func (c *chosen) keepSectionRest(last int) {
 		if u.total == 0 {
 			continue
 		}
-		if heading(u.n) || contentByKind(u) || u.n.Data == "p" && !u.inLink && 2*u.links < u.total {
+		if htmlnode.IsHeading(u.n) || contentByKind(u) || u.n.Data == "p" && !u.inLink && 2*u.links < u.total {
 			u.kept = true
 		}
 	}
@@ -522,7 +508,7 @@ func announces(b block, list *html.Node) bool {
 // wrapper right after n holds as its only child (a block laying the list
 // out in columns).
 func announcedList(n *html.Node) *html.Node {
-	next := nextElement(n)
+	next := htmlnode.NextElement(n)
 	for next != nil {
 		switch next.Data {
 		case "ul", "ol", "dl":
@@ -601,17 +587,17 @@ func contentByKind(u *unit) bool {
 // the heading's own text.
 func ownAnchor(a *html.Node) bool {
 	h := a.Parent
-	for h != nil && !heading(h) && isInline(h) {
+	for h != nil && !htmlnode.IsHeading(h) && htmlnode.IsInline(h) {
 		h = h.Parent
 	}
-	if h == nil || !heading(h) {
+	if h == nil || !htmlnode.IsHeading(h) {
 		return false
 	}
-	id := attr(h, "id")
+	id := htmlnode.Attr(h, "id")
 	if id == "" {
 		return false
 	}
-	u, err := url.Parse(attr(a, "href"))
+	u, err := url.Parse(htmlnode.Attr(a, "href"))
 	return err == nil && (u.Fragment == id || u.Query().Get("id") == id)
 }
 
@@ -657,7 +643,7 @@ func linkedSentence(u *unit) bool {
 	if u.n.Data != "p" || u.inLink || u.card || u.total < minSentence || u.total-u.links < minOwnWords {
 		return false
 	}
-	text := strings.TrimSpace(nodeText(u.n))
+	text := strings.TrimSpace(htmlnode.Text(u.n))
 	r, _ := utf8.DecodeLastRuneInString(text)
 	return strings.ContainsRune(".!?…。", r)
 }
@@ -675,7 +661,7 @@ func (c *chosen) keepArticleEnd(last int, span *html.Node) {
 		return
 	}
 	for _, u := range c.units[last+1:] {
-		if !inside(u.n, article) || heading(u.n) {
+		if !inside(u.n, article) || htmlnode.IsHeading(u.n) {
 			return
 		}
 		if !u.kept && !u.hidden && sentenceBlock(u) {
@@ -691,7 +677,7 @@ func sentenceBlock(u *unit) bool {
 	if u.inLink || u.card || u.total < minSentence || u.total-u.links < minOwnWords {
 		return false
 	}
-	if u.n.Data != "p" && !(blockTags[u.n.Data] && !heading(u.n) && u.n.Data != "li" && u.n.Data != "td" && u.n.Data != "th") {
+	if u.n.Data != "p" && !(htmlnode.BlockTags[u.n.Data] && !htmlnode.IsHeading(u.n) && u.n.Data != "li" && u.n.Data != "td" && u.n.Data != "th") {
 		return false
 	}
 	text := strings.TrimSpace(ownText(u))
@@ -709,7 +695,7 @@ func ownText(u *unit) string {
 			switch {
 			case k.Type == html.TextNode:
 				b.WriteString(k.Data)
-			case k.Type == html.ElementNode && isInline(k) && !neverTags[k.Data]:
+			case k.Type == html.ElementNode && htmlnode.IsInline(k) && !htmlnode.NeverTags[k.Data]:
 				add(k)
 			}
 		}
@@ -748,8 +734,8 @@ func (c *chosen) keepCaptions(first, last int, span *html.Node) {
 // besideListing reports whether the element just before or after n
 // (spaces aside) is, or wraps, a code block, or holds pictures only.
 func besideListing(n *html.Node) bool {
-	for _, s := range []*html.Node{prevElement(n), nextElement(n)} {
-		if s != nil && (s.Data == "pre" || firstBelow(s, func(c *html.Node) bool { return c.Data == "pre" }) != nil || picturesOnly(s)) {
+	for _, s := range []*html.Node{htmlnode.PrevElement(n), htmlnode.NextElement(n)} {
+		if s != nil && (s.Data == "pre" || htmlnode.FirstBelow(s, func(c *html.Node) bool { return c.Data == "pre" }) != nil || picturesOnly(s)) {
 			return true
 		}
 	}
@@ -779,45 +765,6 @@ func picturesOnly(n *html.Node) bool {
 	return walk(n) && images
 }
 
-// firstBelow is the first element below n (in document order) for which
-// match holds, if any.
-func firstBelow(n *html.Node, match func(*html.Node) bool) *html.Node {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if match(c) {
-			return c
-		}
-		if f := firstBelow(c, match); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
-// prevElement and nextElement are the element just before or after n,
-// spaces aside, or nil when text stands between.
-func prevElement(n *html.Node) *html.Node {
-	return adjacentElement(n.PrevSibling, func(s *html.Node) *html.Node { return s.PrevSibling })
-}
-
-func nextElement(n *html.Node) *html.Node {
-	return adjacentElement(n.NextSibling, func(s *html.Node) *html.Node { return s.NextSibling })
-}
-
-func adjacentElement(s *html.Node, step func(*html.Node) *html.Node) *html.Node {
-	for ; s != nil; s = step(s) {
-		if s.Type == html.ElementNode {
-			return s
-		}
-		if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" {
-			return nil
-		}
-	}
-	return nil
-}
-
 // maxHeadlineGap is how many units may stand between the article's
 // headline and its first kept block (a byline, a date, share buttons).
 const maxHeadlineGap = 8
@@ -831,14 +778,14 @@ const maxHeadlineGap = 8
 // with only links between.
 func (c *chosen) keepHeadline(first int, title string) {
 	for _, u := range c.units[:first+1] {
-		if u.kept && heading(u.n) {
+		if u.kept && htmlnode.IsHeading(u.n) {
 			return
 		}
 	}
 	for i := first - 1; i >= 0; i-- {
 		u := c.units[i]
-		if heading(u.n) && u.total > 0 {
-			if u.n.Data == "h1" || repeatsTitle(nodeText(u.n), title) {
+		if htmlnode.IsHeading(u.n) && u.total > 0 {
+			if u.n.Data == "h1" || repeatsTitle(htmlnode.Text(u.n), title) {
 				u.kept = true
 				if i < first-maxHeadlineGap {
 					c.keepContents(i, first)
@@ -953,16 +900,16 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 			if own {
 				stays = stays || strings.TrimSpace(k.Data) != ""
 			} else {
-				c.removed += wordCount(k.Data)
+				c.removed += htmlnode.CountWords(k.Data)
 				n.RemoveChild(k)
 			}
 		case k.Type != html.ElementNode:
 			n.RemoveChild(k)
-		case isInline(k):
+		case htmlnode.IsInline(k):
 			if own {
 				stays = true
 			} else if !c.keepChosen(k) {
-				c.removed += treeWords(k) // what stripping left: a code block's, a table's
+				c.removed += htmlnode.Words(k) // what stripping left: a code block's, a table's
 				n.RemoveChild(k)
 			} else {
 				stays = true
@@ -971,7 +918,7 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 			if c.keepChosen(k) {
 				stays = true
 			} else {
-				c.removed += treeWords(k)
+				c.removed += htmlnode.Words(k)
 				n.RemoveChild(k)
 			}
 		}
@@ -983,37 +930,16 @@ func (c *chosen) keepChosen(n *html.Node) bool {
 // onlyInline reports whether every element below n is inline.
 func onlyInline(n *html.Node) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && (!isInline(c) || !onlyInline(c)) {
+		if c.Type == html.ElementNode && (!htmlnode.IsInline(c) || !onlyInline(c)) {
 			return false
 		}
 	}
 	return true
 }
 
-// spacelessLen is the length in bytes of s without its whitespace.
-func spacelessLen(s string) int {
-	n := len(s)
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < utf8.RuneSelf {
-			n -= int(asciiSpace[c])
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			n -= size
-		}
-		i += size - 1
-	}
-	return n
-}
-
-// asciiSpace is 1 for the bytes that are white space in ASCII (as
-// unicode.IsSpace has them), 0 for the others.
-var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
-
 // headedTable reports whether n is a table with header cells: a table of
 // data (layout tables are unwrapped by now), such as a package's summary
 // of its interfaces, each name a link.
 func headedTable(n *html.Node) bool {
-	return n.Data == "table" && firstBelow(n, func(c *html.Node) bool { return c.Data == "th" || c.Data == "thead" }) != nil
+	return n.Data == "table" && htmlnode.FirstBelow(n, func(c *html.Node) bool { return c.Data == "th" || c.Data == "thead" }) != nil
 }

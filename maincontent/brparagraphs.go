@@ -1,4 +1,4 @@
-package markdown
+package maincontent
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // brParagraphs turns the paragraphs some editors write as runs of text
@@ -25,8 +27,8 @@ func brParagraphs(root *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			switch {
-			case c.Type != html.ElementNode || c.Data == "pre" || inline[c.Data]:
-			case opensServerError(c) && serverErrors.MatchString(strings.TrimSpace(nodeText(c))):
+			case c.Type != html.ElementNode || c.Data == "pre" || htmlnode.InlineTags[c.Data]:
+			case opensServerError(c) && serverErrors.MatchString(strings.TrimSpace(htmlnode.Text(c))):
 				n.RemoveChild(c)
 			case c.Data != "p":
 				walk(c)
@@ -49,7 +51,7 @@ func opensServerError(n *html.Node) bool {
 		switch {
 		case c.Type == html.TextNode && strings.TrimSpace(c.Data) == "":
 		case c.Type == html.ElementNode && (c.Data == "b" || c.Data == "strong"):
-			return serverErrorLabels[strings.ToLower(strings.TrimSpace(nodeText(c)))]
+			return serverErrorLabels[strings.ToLower(strings.TrimSpace(htmlnode.Text(c)))]
 		default:
 			return false
 		}
@@ -106,7 +108,7 @@ func splitAtBreaks(n *html.Node) {
 		}
 		p := wrapInParagraph(n, run)
 		run = nil
-		if opensServerError(p) && serverErrors.MatchString(strings.TrimSpace(nodeText(p))) {
+		if opensServerError(p) && serverErrors.MatchString(strings.TrimSpace(htmlnode.Text(p))) {
 			n.RemoveChild(p)
 		}
 	}
@@ -116,7 +118,7 @@ func splitAtBreaks(n *html.Node) {
 		case c.Type == html.ElementNode && c.Data == "br" && nextBreak(c):
 			run = append(run, c)
 			flush(c)
-		case c.Type == html.TextNode || c.Type == html.ElementNode && (inline[c.Data] || c.Data == "br"):
+		case c.Type == html.TextNode || c.Type == html.ElementNode && (htmlnode.InlineTags[c.Data] || c.Data == "br"):
 			run = append(run, c)
 		case c.Type == html.ElementNode:
 			flush(c) // a block element ends the run before it
@@ -160,7 +162,7 @@ func wrapLooseProse(n *html.Node) {
 	flush := func() {
 		words := 0
 		for _, c := range run {
-			words += treeWords(c)
+			words += htmlnode.Words(c)
 		}
 		if words >= minLooseProse {
 			wrapInParagraph(n, run)
@@ -170,7 +172,7 @@ func wrapLooseProse(n *html.Node) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
 		switch {
-		case c.Type == html.TextNode || c.Type == html.ElementNode && (inline[c.Data] || c.Data == "br"):
+		case c.Type == html.TextNode || c.Type == html.ElementNode && (htmlnode.InlineTags[c.Data] || c.Data == "br"):
 			run = append(run, c)
 		case c.Type == html.ElementNode:
 			flush()

@@ -1,4 +1,4 @@
-package markdown
+package maincontent
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/durablecrawl/crawler/articlevote"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // minAgreedWords is the least words a block both this converter and an
@@ -38,7 +40,7 @@ func outvote(root *html.Node, op *articlevote.Opinions) (removed int) {
 	var blocks []block
 	leaf := map[*html.Node]bool{}
 	for i, n := range leafBlocks(root) {
-		b := block{n: n, words: treeWords(n), kept: true}
+		b := block{n: n, words: htmlnode.Words(n), kept: true}
 		if !(i == 0 && n.Data == "h1") && n.Data != "pre" {
 			b.kept = op.Keeps(spacedText(n))
 		}
@@ -76,7 +78,7 @@ func outvote(root *html.Node, op *articlevote.Opinions) (removed int) {
 				h, w = sweep(c)
 			}
 			if w && !h {
-				removed += treeWords(c)
+				removed += htmlnode.Words(c)
 				n.RemoveChild(c)
 			}
 			held, went = held || h, went || w
@@ -97,14 +99,14 @@ func leafBlocks(root *html.Node) []*html.Node {
 	walk = func(n *html.Node) bool {
 		holds := false
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || neverTags[c.Data] {
+			if c.Type != html.ElementNode || htmlnode.NeverTags[c.Data] {
 				continue
 			}
 			switch {
 			case c.Data == "table" || c.Data == "pre":
 				out = append(out, c)
 				holds = true
-			case blockTags[c.Data]:
+			case htmlnode.BlockTags[c.Data]:
 				if !walk(c) {
 					out = append(out, c)
 				}
@@ -127,7 +129,7 @@ func spacedText(n *html.Node) string {
 		switch {
 		case n.Type == html.TextNode:
 			b.WriteString(n.Data)
-		case n.Type == html.ElementNode && (n.Data == "br" || neverTags[n.Data]):
+		case n.Type == html.ElementNode && (n.Data == "br" || htmlnode.NeverTags[n.Data]):
 			b.WriteByte(' ')
 			return
 		}
