@@ -26,7 +26,7 @@ var sectionWords = func() map[string]bool {
 		"recirc": true, "recirculation": true, "trending": true,
 		"newsletter": true, "subscribe": true, "subscription": true, "signup": true,
 		"share": true, "sharing": true, "sharebar": true, "social": true,
-		"breadcrumb": true, "breadcrumbs": true, "signature": true, "signatures": true,
+		"breadcrumb": true, "breadcrumbs": true,
 		"advert": true, "advertisement": true, "ad": true, "ads": true, "sponsored": true, "promo": true,
 	}
 	for w := range threadWords {
@@ -459,10 +459,24 @@ var (
 	referenceNaming = naming{words: regionSectionWords}
 )
 
+// signatureWords name what a poster's software adds below each of their
+// posts. Only on a discussion: a manual's "func_signature" is a function's.
+var signatureWords = map[string]bool{"signature": true, "signatures": true}
+
 // inDiscussion is nm on a page that declares itself a discussion.
 func (nm naming) inDiscussion() naming {
+	nm.words = with(nm.words, signatureWords)
 	nm.post = without(nm.words, commentWords)
 	return nm
+}
+
+// with is words and those of add.
+func with(words, add map[string]bool) map[string]bool {
+	m := without(words, nil)
+	for w := range add {
+		m[w] = true
+	}
+	return m
 }
 
 // authorPane reports whether n is the aside of a discussion's post
