@@ -941,17 +941,3 @@ func TestForumThreadKeepsEveryPost(t *testing.T) {
 		}
 	}
 }
-
-// TestSignatureOutsideAThreadStays: a manual names a function's signature
-// "func_signature"; only on a forum thread does "signature" name what a
-// poster's software adds below each post.
-func TestSignatureOutsideAThreadStays(t *testing.T) {
-	page := `<html><head><title>Range functions</title></head><body><nav><a href="/">Home</a></nav>
-<main><h1>Range functions</h1><p>These functions take ranges and multiranges and give back what the table below says of each of them.</p>
-<table><tr><th>Function</th><th>Description</th></tr>
-<tr><td><div class="func_signature">range_merge ( anymultirange ) → anyrange</div><div>Computes the smallest range that includes the entire multirange.</div></td><td>Example</td></tr></table></main></body></html>`
-	md := mainOf(t, page)
-	if !strings.Contains(md, "range_merge ( anymultirange ) → anyrange") {
-		t.Errorf("the function's signature is gone:\n%s", md)
-	}
-}
