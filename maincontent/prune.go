@@ -107,7 +107,7 @@ func pruneSections(body *html.Node, nm naming) (words int) {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				names, post := nm.at(c, inPost)
-				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furniture(c) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
+				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBy(c, nm.furniture) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					words += htmlnode.Words(c)
 					n.RemoveChild(c)
 				} else {
@@ -140,7 +140,17 @@ var furnitureWords = map[string]bool{
 // An aside or a sidebar that is prose, not links (a manual's sidebar
 // note beside a section), is not furniture.
 func furniture(n *html.Node) bool {
-	named, sidebar := furnitureTags[n.Data], n.Data == "aside"
+	return furnitureBy(n, furnitureTags)
+}
+
+// buyBoxTags are the furniture tags of a product page: its forms and
+// selects are its buy box (the product's options, its quantity, the
+// button that puts it in the cart), which holds its price and variants.
+var buyBoxTags = without(furnitureTags, map[string]bool{"form": true, "select": true})
+
+// furnitureBy is furniture with the given furniture tags.
+func furnitureBy(n *html.Node, tags map[string]bool) bool {
+	named, sidebar := tags[n.Data], n.Data == "aside"
 	if !htmlnode.InlineTags[n.Data] {
 		for _, a := range n.Attr {
 			if a.Key != "class" && a.Key != "id" {
@@ -448,16 +458,23 @@ var commentWords = map[string]bool{
 	"author": true,
 }
 
-// naming is how a page names the sections that are not its content:
-// words, and inside a post of a discussion (see commentWords) post.
-type naming struct{ words, post map[string]bool }
+// naming is how a page names and lays out what is not its content: the
+// words of sections' names, inside a post of a discussion (see
+// commentWords) post's, and the tags of its furniture.
+type naming struct{ words, post, furniture map[string]bool }
 
 var (
 	// pageNaming is any page's; referenceNaming a reference's, whose
 	// labels are content (labelWords).
-	pageNaming      = naming{words: sectionWords}
-	referenceNaming = naming{words: regionSectionWords}
+	pageNaming      = naming{words: sectionWords, furniture: furnitureTags}
+	referenceNaming = naming{words: regionSectionWords, furniture: furnitureTags}
 )
+
+// ofProduct is nm on a page that declares itself a product (buyBoxTags).
+func (nm naming) ofProduct() naming {
+	nm.furniture = buyBoxTags
+	return nm
+}
 
 // signatureWords name what a poster's software adds below each of their
 // posts. Only on a discussion: a manual's "func_signature" is a function's.

@@ -91,18 +91,19 @@ func attrIs(n *html.Node, key, v string) bool {
 // Nor is an element of core (see regionCore): the article the region
 // holds, named as a widget by its page builder.
 func regionFurniture(n *html.Node, core *regionCore) bool {
-	return regionFurnitureBy(n, sectionWords, core)
+	return regionFurnitureBy(n, sectionWords, furnitureTags, core)
 }
 
-// regionFurnitureBy is regionFurniture with the given section words.
-func regionFurnitureBy(n *html.Node, words map[string]bool, core *regionCore) bool {
+// regionFurnitureBy is regionFurniture with the given section words and
+// furniture tags.
+func regionFurnitureBy(n *html.Node, words, tags map[string]bool, core *regionCore) bool {
 	if n.Type != html.ElementNode {
 		return false
 	}
 	if n.Data == "header" {
 		return !holdsPage(n) && !core.holds(n)
 	}
-	return (notArticleBy(n, words) || furniture(n)) && !holdsPage(n) && !core.holds(n)
+	return (notArticleBy(n, words) || furnitureBy(n, tags)) && !holdsPage(n) && !core.holds(n)
 }
 
 // regionCore is the region's article core (articleCore: the element
@@ -312,7 +313,7 @@ func structuralContent(body *html.Node, nm naming) *html.Node {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			words, post := nm.at(c, inPost)
-			if regionFurnitureBy(c, words, core) && !authorPane(c, post) {
+			if regionFurnitureBy(c, words, nm.furniture, core) && !authorPane(c, post) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode {
 				walk(c, post)

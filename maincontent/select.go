@@ -59,8 +59,13 @@ func Select(body *goquery.Selection, words int, p Page, again func() (*goquery.S
 	// On a page that declares itself a discussion (a forum thread), the
 	// posts its software names comments are its content (commentWords).
 	names, regionNames := pageNaming, referenceNaming
-	if p.Kind == pagekind.Discussion {
+	switch p.Kind {
+	case pagekind.Discussion:
 		names, regionNames = names.inDiscussion(), regionNames.inDiscussion()
+	case pagekind.Product:
+		// A product page's buy box (a form of its options, its price, its
+		// cart button) is the product's.
+		names, regionNames = names.ofProduct(), regionNames.ofProduct()
 	}
 	var r Removed
 	region := ownRegion(body.Get(0))

@@ -121,3 +121,33 @@ func TestRuleBasedFallback(t *testing.T) {
 		t.Errorf("rule-based fallback lost the heading: %q", got)
 	}
 }
+
+// TestProductBuyBox: taken as its own region, a page that declares itself
+// a product keeps the form that holds its price and sizes (its buy box);
+// any other page's forms are furniture. The newsletter form in the footer
+// goes either way.
+func TestProductBuyBox(t *testing.T) {
+	page := `<html><body><header><nav><a href="/">Shop</a></nav></header><main><div class="product">
+<h1>Harbour jumper</h1><form class="product-form" action="/cart/add"><p class="price">€89.00</p>
+<select name="size"><option>Small</option><option>Large</option></select><button>Add to cart</button></form>
+<div class="description"><p>Knitted from undyed wool of the island's own sheep, it keeps the wind out on a cold quay and the warmth in on the boat home.</p></div></div>
+<div class="signup"><form class="newsletter"><p>Get our letters from the harbour.</p><input type="email"></form></div></main></body></html>`
+	for _, c := range []struct {
+		name     string
+		nm       naming
+		keepsBox bool
+	}{{"a product", pageNaming.ofProduct(), true}, {"any page", pageNaming, false}} {
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := htmlnode.FirstBelow(doc, func(n *html.Node) bool { return n.Data == "body" })
+		text := htmlnode.Text(structuralContent(body, c.nm))
+		if strings.Contains(text, "€89.00") != c.keepsBox || strings.Contains(text, "Small") != c.keepsBox {
+			t.Errorf("%s: the buy box kept %v, want %v: %q", c.name, !c.keepsBox, c.keepsBox, text)
+		}
+		if !strings.Contains(text, "undyed wool") {
+			t.Errorf("%s: the description is gone: %q", c.name, text)
+		}
+	}
+}
