@@ -223,6 +223,7 @@ func clean(doc *goquery.Document, o Options) (removed int) {
 	styles := pageStyles(doc, o)
 	removed += keepStyledLines(doc.Get(0), styles)
 	styledTables(doc.Get(0), styles)
+	separateBoxes(doc.Get(0), styles)
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
 	mathAsTeX(doc)

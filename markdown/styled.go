@@ -483,3 +483,45 @@ func styledRows(t *html.Node, st *pagestyle.Styles) []styledRow {
 func retag(n *html.Node, a atom.Atom) {
 	n.DataAtom, n.Data = a, a.String()
 }
+
+// separateBoxes sets a space between the children of an element that the
+// styles lay out as a flex or grid container, and after an inline element
+// they lay out as a box of its own (block, inline-block, flex): each is a
+// box of its own, and a reader sees their words apart ("1989" "2h 7m"),
+// where the markup alone would run them together.
+func separateBoxes(n *html.Node, st *pagestyle.Styles) {
+	if st.Empty() {
+		return
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		container := false
+		switch st.Own(n).Display {
+		case "flex", "inline-flex", "grid", "inline-grid":
+			container = n.Data != "pre" && n.Data != "code"
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || c.Data == "pre" || c.Data == "code" {
+				continue
+			}
+			walk(c)
+			next := c.NextSibling
+			if next == nil || next.Type != html.ElementNode {
+				continue
+			}
+			if container || boxed(st.Own(c).Display) || boxed(st.Own(next).Display) {
+				n.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, next)
+			}
+		}
+	}
+	walk(n)
+}
+
+// boxed reports whether display lays an element out as a box of its own.
+func boxed(display string) bool {
+	switch display {
+	case "block", "inline-block", "flex", "inline-flex", "grid", "inline-grid", "list-item", "table", "table-cell":
+		return true
+	}
+	return false
+}

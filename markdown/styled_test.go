@@ -123,3 +123,22 @@ func TestStyledTable(t *testing.T) {
 		t.Errorf("a grid with loose text in a row became a table:\n%s", md)
 	}
 }
+
+// TestStyledBoxesKeepTheirWordsApart: the children of an element the
+// page's styles lay out as a flex or grid container, and elements they
+// lay out as boxes of their own, are read apart, as a reader sees them
+// ("1989 2h 7m PG-13", not "19892h 7mPG-13"); code keeps its characters,
+// and spans the styles say nothing of still run on.
+func TestStyledBoxesKeepTheirWordsApart(t *testing.T) {
+	css := `.meta { display: flex; gap: 8px } .tag { display: inline-block } .code-row { display: flex }`
+	body := `<ul><li><a href="/t/1">Indiana Jones and the Last Crusade</a><div class="meta"><span>1989</span><span>2h 7m</span><span>PG-13</span></div></li></ul>
+<p>Tags: <span class="tag">adventure</span><span class="tag">classic</span></p>
+<div class="code-row"><pre><span>fmt</span><span>.Println</span>(<span>x</span>)</pre></div>
+<p>A word set in two spans: <span>harb</span><span>our</span>.</p>`
+	d := convert(t, styledPage(css, body), Options{MainContentOnly: true, IncludeLinks: true})
+	for _, want := range []string{"1989 2h 7m PG-13", "adventure classic", "fmt.Println(x)", "harbour"} {
+		if !strings.Contains(d.Markdown, want) {
+			t.Errorf("want %q in:\n%s", want, d.Markdown)
+		}
+	}
+}
