@@ -20,6 +20,8 @@ import (
 	readability "github.com/go-shiori/go-readability"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // MaxElements is the largest page, in elements, the extractors are asked
@@ -162,18 +164,18 @@ func Article(doc *html.Node) bool {
 			}
 			switch {
 			case c.Data == "meta":
-				prop := strings.ToLower(attr(c, "property"))
+				prop := strings.ToLower(htmlnode.Attr(c, "property"))
 				if prop == "" {
-					prop = strings.ToLower(attr(c, "name"))
+					prop = strings.ToLower(htmlnode.Attr(c, "name"))
 				}
-				found = prop == "og:type" && strings.HasPrefix(strings.ToLower(strings.TrimSpace(attr(c, "content"))), "article") ||
+				found = prop == "og:type" && strings.HasPrefix(strings.ToLower(strings.TrimSpace(htmlnode.Attr(c, "content"))), "article") ||
 					prop == "article:published_time"
-			case c.Data == "script" && strings.EqualFold(strings.TrimSpace(attr(c, "type")), "application/ld+json"):
+			case c.Data == "script" && strings.EqualFold(strings.TrimSpace(htmlnode.Attr(c, "type")), "application/ld+json"):
 				if c.FirstChild != nil {
 					found = jsonLDArticle([]byte(c.FirstChild.Data))
 				}
 			default:
-				if t := attr(c, "itemtype"); t != "" && articleType(t[strings.LastIndexAny(t, "/#")+1:]) {
+				if t := htmlnode.Attr(c, "itemtype"); t != "" && articleType(t[strings.LastIndexAny(t, "/#")+1:]) {
 					found = true
 				}
 			}
@@ -239,13 +241,4 @@ func jsonLDArticle(data []byte) bool {
 func articleType(t string) bool {
 	t = strings.TrimPrefix(strings.TrimSpace(t), "schema:")
 	return t != "TechArticle" && (strings.HasSuffix(t, "Article") || strings.HasSuffix(t, "BlogPosting"))
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
 }

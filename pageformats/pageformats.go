@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/durablecrawl/crawler/htmlnode"
 	"github.com/durablecrawl/crawler/pageaction"
 )
 
@@ -168,7 +169,7 @@ func baseURL(doc *html.Node, pageURL *url.URL) *url.URL {
 	var base *url.URL
 	walk(doc, func(n *html.Node) bool {
 		if n.DataAtom == atom.Base {
-			if href := attr(n, "href"); href != "" && pageURL != nil {
+			if href := htmlnode.Attr(n, "href"); href != "" && pageURL != nil {
 				if u, err := pageURL.Parse(href); err == nil {
 					base = u
 				}
@@ -189,17 +190,17 @@ func metadataOf(doc *html.Node, base *url.URL) *Meta {
 	walk(doc, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.Html:
-			m.Language = strings.TrimSpace(attr(n, "lang"))
+			m.Language = strings.TrimSpace(htmlnode.Attr(n, "lang"))
 		case atom.Title:
 			if m.Title == "" {
 				m.Title = strings.Join(strings.Fields(text(n)), " ")
 			}
 		case atom.Meta:
-			name := strings.ToLower(strings.TrimSpace(attr(n, "name")))
+			name := strings.ToLower(strings.TrimSpace(htmlnode.Attr(n, "name")))
 			if name == "" {
-				name = strings.ToLower(strings.TrimSpace(attr(n, "property")))
+				name = strings.ToLower(strings.TrimSpace(htmlnode.Attr(n, "property")))
 			}
-			content := strings.TrimSpace(attr(n, "content"))
+			content := strings.TrimSpace(htmlnode.Attr(n, "content"))
 			if name == "" || content == "" {
 				break
 			}
@@ -215,8 +216,8 @@ func metadataOf(doc *html.Node, base *url.URL) *Meta {
 				m.Meta[name] = content
 			}
 		case atom.Link:
-			rel := strings.ToLower(attr(n, "rel"))
-			href := absolute(base, attr(n, "href"))
+			rel := strings.ToLower(htmlnode.Attr(n, "rel"))
+			href := absolute(base, htmlnode.Attr(n, "href"))
 			switch {
 			case href == "":
 			case hasWord(rel, "canonical"):
@@ -244,14 +245,14 @@ func linksOf(doc *html.Node, base *url.URL) (links, images []string) {
 	walk(doc, func(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.A, atom.Area:
-			if u := webURL(base, attr(n, "href")); u != "" && !seenLink[u] {
+			if u := webURL(base, htmlnode.Attr(n, "href")); u != "" && !seenLink[u] {
 				seenLink[u] = true
 				links = append(links, u)
 			}
 		case atom.Img:
-			src := attr(n, "src")
+			src := htmlnode.Attr(n, "src")
 			if src == "" || strings.HasPrefix(src, "data:") {
-				src = first(attr(n, "data-src"), attr(n, "data-lazy-src"))
+				src = first(htmlnode.Attr(n, "data-src"), htmlnode.Attr(n, "data-lazy-src"))
 			}
 			if u := webURL(base, src); u != "" && !seenImage[u] {
 				seenImage[u] = true
@@ -326,15 +327,6 @@ func find(n *html.Node, a atom.Atom) *html.Node {
 		return true
 	})
 	return found
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
 }
 
 func text(n *html.Node) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // Kind is what a page is about.
@@ -47,17 +49,17 @@ func Read(doc *html.Node) Declared {
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode {
 			switch {
-			case n.Data == "script" && strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json"):
+			case n.Data == "script" && strings.EqualFold(strings.TrimSpace(htmlnode.Attr(n, "type")), "application/ld+json"):
 				if n.FirstChild != nil {
 					var v any
 					if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
 						d.readJSONLD(v, false)
 					}
 				}
-			case n.Data == "meta" && strings.EqualFold(attr(n, "property"), "og:type"):
-				d.OpenGraph = strings.ToLower(strings.TrimSpace(attr(n, "content")))
+			case n.Data == "meta" && strings.EqualFold(htmlnode.Attr(n, "property"), "og:type"):
+				d.OpenGraph = strings.ToLower(strings.TrimSpace(htmlnode.Attr(n, "content")))
 			}
-			if t := attr(n, "itemtype"); t != "" {
+			if t := htmlnode.Attr(n, "itemtype"); t != "" {
 				for _, one := range strings.Fields(t) {
 					name := one[strings.LastIndexAny(one, "/#")+1:]
 					if insideItemList(n) {
@@ -121,20 +123,11 @@ func typeNames(v any) []string {
 
 func insideItemList(n *html.Node) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
-		if strings.HasSuffix(attr(p, "itemtype"), "ItemList") {
+		if strings.HasSuffix(htmlnode.Attr(p, "itemtype"), "ItemList") {
 			return true
 		}
 	}
 	return false
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
 }
 
 // Kind is what the declarations say the page is: a product when one
