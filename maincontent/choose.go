@@ -66,12 +66,12 @@ type chosen struct {
 // own weighing picks them (see score) and extended by their kind (see
 // extend). It reports false when the weighing cannot tell an article
 // from the rest. It changes nothing; keepChosen applies it.
-func choose(body *html.Node, title string) (*chosen, bool) {
+func choose(body *html.Node, title string, posts map[*html.Node]bool) (*chosen, bool) {
 	c := collect(body)
 	if !c.score(body) {
 		return c, false
 	}
-	c.extend(title)
+	c.extend(title, posts)
 	return c, true
 }
 
@@ -141,7 +141,7 @@ func collect(body *html.Node) *chosen {
 // are content by their kind (code blocks, tables, figure captions,
 // pictures, paragraphs, the headings of what stays, captions of
 // listings) and the article's headline.
-func (c *chosen) extend(title string) {
+func (c *chosen) extend(title string, posts map[*html.Node]bool) {
 	// The article's span runs from the first unit kept to the last; a
 	// block that is all a link's content (a card: another story's
 	// teaser, a tile of a landing page) does not stretch it, and goes
@@ -185,6 +185,7 @@ func (c *chosen) extend(title string) {
 	}
 	c.keepCaptions(first, last, span)
 	c.keepSiblingSections(span)
+	c.keepPosts(posts)
 	c.keepNamedContents(last)
 	c.keepNumberedContents(last)
 	c.keepSectionRest(last)

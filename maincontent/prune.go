@@ -94,19 +94,26 @@ var widgetRoles = map[string]bool{
 // of the page's paragraph text, and every element around it, stay
 // whatever their names: a page whose whole layout sits in a div called
 // "content-with-related" still has its article. nm says what names a
-// section. It returns the words it removed.
-func pruneSections(body *html.Node, nm naming) (words int) {
+// section. It returns the words it removed, and the page's posts when
+// the core is one of them (repeatedPosts).
+func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]bool) {
 	core := articleCore(body)
 	keep := map[*html.Node]bool{}
 	for n := core; n != nil; n = n.Parent {
 		keep[n] = true
+	}
+	// When the core is one of the page's posts (posts.go), every post
+	// stays, and what their software names them is theirs.
+	posts = repeatedPosts(core)
+	for p := range posts {
+		keep[p] = true
 	}
 	var walk func(n *html.Node, inCore, inPost bool)
 	walk = func(n *html.Node, inCore, inPost bool) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				names, post := nm.at(c, inPost)
+				names, post := nm.at(c, inPost || posts[c])
 				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBy(c, nm.furniture) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					words += htmlnode.Words(c)
 					n.RemoveChild(c)
@@ -118,7 +125,7 @@ func pruneSections(body *html.Node, nm naming) (words int) {
 		}
 	}
 	walk(body, false, false)
-	return words
+	return words, posts
 }
 
 // furnitureTags are the elements of a page's furniture: navigation,
@@ -505,8 +512,11 @@ func authorPane(n *html.Node, inPost bool) bool {
 // at is the section words for n, below a post of a discussion or not
 // (inPost); post reports whether n's children are.
 func (nm naming) at(n *html.Node, inPost bool) (words map[string]bool, post bool) {
-	if nm.post != nil && (inPost || n.Data == "article") {
+	switch {
+	case nm.post != nil && (inPost || n.Data == "article"):
 		return nm.post, true
+	case inPost:
+		return without(nm.words, commentWords), true
 	}
 	return nm.words, false
 }

@@ -144,9 +144,10 @@ func wholeRegion(body *html.Node, names naming, w *Removed, after int) (*goquery
 func mainContent(body *goquery.Selection, title string, names naming, page *url.URL, w *Removed, all int) (*goquery.Selection, int) {
 	b := body.Get(0)
 	brParagraphs(b)
-	w.Sections = pruneSections(b, names)
+	var posts map[*html.Node]bool
+	w.Sections, posts = pruneSections(b, names)
 	pruned := all - w.Sections
-	picked, ok := choose(b, title)
+	picked, ok := choose(b, title, posts)
 	if !ok {
 		// Trimmed as a chosen article is, or as a list when it holds no
 		// paragraph of prose (trimRuled); a title box before it

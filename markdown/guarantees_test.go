@@ -941,3 +941,57 @@ func TestForumThreadKeepsEveryPost(t *testing.T) {
 		}
 	}
 }
+
+// TestUndeclaredThreadKeepsEveryPost: a thread that declares nothing,
+// laid out as a table of alike rows (one post a row, its author and time
+// above its text), is every post, in order, however much longer one of
+// them is than the rest; and an article's own comments, alike to each
+// other but not to it, still go.
+func TestUndeclaredThreadKeepsEveryPost(t *testing.T) {
+	posts := []string{
+		"The ferry timetable changed on Monday and the early boat now leaves at six, not half past; plan for it if you commute.",
+		"I rode the new early boat every day this week and kept notes." +
+			"<p>On Monday it left on time, docked four minutes early and ran about half full, which the crew put down to the dark mornings.</p>" +
+			"<p>On Tuesday a delivery van held it at the slip for ten minutes, and it still docked on time thanks to a calm crossing.</p>" +
+			"<p>On Wednesday fog slowed the crossing, so the boat came in a quarter of an hour late and the bus had already gone.</p>" +
+			"<p>On Thursday and Friday it kept to the minute both ways, and by Friday most regulars had moved to it from the later boat.</p>",
+		"The harbour office says the old times come back in April, once the second crew finishes its training on the new hull.",
+		"Good to know. The bus from the station still meets the half past boat, so the first bus of the day now waits a while.",
+	}
+	var rows strings.Builder
+	for i, p := range posts {
+		fmt.Fprintf(&rows, `<tr class="row post"><td><table><tr><td class="ind"></td><td class="body"><div class="head"><a href="/u/rider%d">rider%d</a> <span class="age">%d hours ago</span></div>
+<div class="comment"><div class="text">%s</div></div></td></tr></table></td></tr>`, i, i, 9-i, p)
+	}
+	thread := `<html><head><title>Ferry times changed</title></head><body><div class="top"><a href="/">Boards</a> <a href="/new">new</a></div>
+<table class="thread">` + rows.String() + `</table><div class="foot"><a href="/faq">FAQ</a> <a href="/rules">Rules</a></div></body></html>`
+	md := mainOf(t, thread)
+	at := -1
+	for i, p := range posts {
+		want := p[:40]
+		next := strings.Index(md, want)
+		if next < 0 {
+			t.Errorf("post %d is lost:\n%s", i, md)
+			continue
+		}
+		if next <= at {
+			t.Errorf("post %d is out of order:\n%s", i, md)
+		}
+		at = next
+	}
+
+	var comments strings.Builder
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&comments, `<div class="comment"><div class="who">reader%d</div><p>Reader %d thinks the council should have asked the ferry crews first, before the timetable went to print.</p></div>`, i, i)
+	}
+	article := `<html><head><title>Early ferry moves to six</title></head><body><article><h1>Early ferry moves to six</h1>` +
+		strings.Repeat(`<p>The island's early ferry now leaves at six, half an hour before its old time, while the second crew trains on the new hull; the harbour office expects the old timetable back in April.</p>`, 6) +
+		`</article><section class="comments"><h2>Comments</h2>` + comments.String() + `</section></body></html>`
+	md = mainOf(t, article)
+	if !strings.Contains(md, "leaves at six") {
+		t.Errorf("the article is lost:\n%s", md)
+	}
+	if strings.Contains(md, "council should have asked") {
+		t.Errorf("the article's comments are in its content:\n%s", md)
+	}
+}

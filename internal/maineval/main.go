@@ -26,7 +26,7 @@
 //     -versus adds go-trafilatura's and go-readability's tables, -worst
 //     lists the pages of lowest F1 with the text each lost and kept.
 //
-//     go run ./internal/maineval [-set snippets|tokens|mock|both|newer|modern] [-kind KIND] [-half tuning|held-out|both] [-diff] [-n N] [-page NAME] [-worst N [-recall]] [-versus]
+//     go run ./internal/maineval [-set snippets|tokens|mock|both|newer|modern] [-kind KIND] [-half tuning|held-out|both] [-diff] [-n N] [-page NAME] [-worst N [-recall]] [-versus] [-dump DIR]
 package main
 
 import (
@@ -90,6 +90,7 @@ func main() {
 	flag.BoolVar(&byRecall, "recall", false, "with -worst, list the pages where recall is lowest instead")
 	flag.BoolVar(&versus, "versus", false, "list the pages where this service's precision or recall is below go-trafilatura's")
 	flag.BoolVar(&headlines, "headlines", false, "score the headline as the article's (token sets): the expected text starts with the page's title, go-trafilatura's with the title it found")
+	flag.StringVar(&dumpDir, "dump", "", "with -set modern, write each page's markdown (ID.md) and expected text (ID.expected) to this directory")
 	flag.StringVar(&kindOnly, "kind", "", "with -set modern, score only the pages of this kind")
 	flag.StringVar(&only, "page", "", "score only the pages whose name holds this")
 	flag.StringVar(&half, "half", both, "which half of each set to score and list: tuning, held-out, or both (the figures of all pages and of each half; listings of all pages)")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +34,9 @@ var modernExtractors = []modernExtractor{
 		doc, err := markdown.Convert(fetch.TextUTF8(p.HTML, "text/html"), markdown.Options{PageURL: u, MainContentOnly: true, IncludeLinks: true})
 		if err != nil {
 			return ""
+		}
+		if dumpDir != "" {
+			dump(p, doc.Markdown)
 		}
 		return modernweb.Text(doc.Markdown)
 	}},
@@ -121,6 +126,20 @@ func scoreModern(limit, worst int) {
 
 // kindOnly, when set (-kind), keeps the modern-web pages of that kind.
 var kindOnly string
+
+// dumpDir, when set (-dump), is where each page's markdown (ID.md) and
+// expected text (ID.expected) are written, to read them page by page.
+var dumpDir string
+
+func dump(p modernweb.Page, md string) {
+	base := filepath.Join(dumpDir, p.ID)
+	if err := os.WriteFile(base+".md", []byte(md), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(base+".expected", []byte(p.Expected), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
 
 // printModernWorst lists the n pages of lowest F1 (of lowest recall with
 // -recall), each with the longest runs of text it lost and kept.
