@@ -192,12 +192,14 @@ func (c *chosen) extend(title string, posts map[*html.Node]bool) {
 	c.keepHeadline(first, title)
 }
 
-// keepWholeLists keeps, inside the article's span, every item of a list
-// one of whose items is kept, or that stands under a heading of its own:
-// a list is one block of the article, and the entries that are only a
-// link (a project's name) belong to it as much as those with a note
-// beside it. Outside the span, the tables of data in the items of such a
-// list stay (a Javadoc package's summaries of its interfaces, classes
+// keepWholeLists keeps every item of a list one of whose items is kept
+// inside the article's span, and, inside the span, every item of a list
+// that stands under a heading of its own: a list is one block of the
+// article, and the entries that are only a link (a project's name)
+// belong to it as much as those with a note beside it. The items before
+// and after the span stay too: the span may open in the middle of the
+// list (a shop's grid of products, where a tile of prose among them
+// weighed most; a Javadoc package's summaries of its interfaces, classes
 // and exceptions, each in an item of one list, of which the weighing
 // chose the longest).
 func (c *chosen) keepWholeLists(first, last int) {
@@ -214,7 +216,7 @@ func (c *chosen) keepWholeLists(first, last int) {
 		if u.kept || u.inLink || u.total == 0 || l == nil {
 			continue
 		}
-		if i >= first && i <= last && (lists[l] || headedList(l)) || lists[l] && headedTable(u.n) {
+		if lists[l] || i >= first && i <= last && headedList(l) {
 			u.kept = true
 		}
 	}
@@ -936,11 +938,4 @@ func onlyInline(n *html.Node) bool {
 		}
 	}
 	return true
-}
-
-// headedTable reports whether n is a table with header cells: a table of
-// data (layout tables are unwrapped by now), such as a package's summary
-// of its interfaces, each name a link.
-func headedTable(n *html.Node) bool {
-	return n.Data == "table" && htmlnode.FirstBelow(n, func(c *html.Node) bool { return c.Data == "th" || c.Data == "thead" }) != nil
 }

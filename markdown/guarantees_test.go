@@ -995,3 +995,28 @@ func TestUndeclaredThreadKeepsEveryPost(t *testing.T) {
 		t.Errorf("the article's comments are in its content:\n%s", md)
 	}
 }
+
+// TestGridAroundAProseTile: a shop's grid of products with a tile of
+// prose among them (an offer), and advice after it, keeps every product,
+// those before the tile as much as those after it.
+func TestGridAroundAProseTile(t *testing.T) {
+	names := []string{"Harbour lantern", "Tide clock", "Rope fender", "Brass compass", "Oilskin hat", "Deck bucket", "Signal flag set", "Chart weights", "Bosun's whistle", "Cabin barometer", "Mooring line", "Galley kettle"}
+	var grid strings.Builder
+	for i, n := range names {
+		if i == 4 {
+			grid.WriteString(`<li class="tile offer"><h3>Ten percent off this week</h3><p>Members of the harbour club take ten percent off every lantern, clock and compass in the shop until Sunday, in the shop and online alike.</p></li>`)
+		}
+		fmt.Fprintf(&grid, `<li class="tile"><a href="/p/%d"><img src="/i/%d.jpg" alt=""><span>%s</span></a><div class="price">€%d.00</div><div class="specs"><div>Weight: %d.%d kg</div><div>Material: brass, oak and waxed cotton</div><div>Made in: Cornwall</div><div>Care: wipe with a dry cloth, oil twice a year</div></div></li>`, i, i, n, 20+7*i, 1+i%3, i)
+	}
+	page := `<html><head><title>Deck and cabin</title></head><body><header><nav><a href="/">Shop</a> <a href="/deck">Deck</a></nav></header>
+<main><h1>Deck and cabin</h1><ul class="grid">` + grid.String() + `</ul>
+<section><h2>Choosing for a small boat</h2><p>A small boat has little room below, so pick lanterns and clocks that hang from a hook rather than stand on a shelf, and keep the heavy brass low.</p>
+<p>Salt air dulls brass within a season; a wipe after each trip and a thin coat of oil twice a year keep it bright and stop the green from taking hold.</p>
+<p>Waxed cotton covers keep spray off the wood, and oak that is oiled before the first winter does not split when the cabin cools at night.</p></section></main><footer>Harbour Shop © 2026</footer></body></html>`
+	md := mainOf(t, page)
+	for _, n := range names {
+		if !strings.Contains(md, n) {
+			t.Errorf("the product %q is lost:\n%s", n, md)
+		}
+	}
+}
