@@ -144,8 +144,10 @@ var furnitureWords = map[string]bool{
 
 // furniture reports whether block n is page furniture by its tag or by a
 // word of its class or id. It is removed only outside the article's core.
-// An aside or a sidebar that is prose, not links (a manual's sidebar
-// note beside a section), is not furniture.
+// An aside, a sidebar or a widget that is prose, not links (a manual's
+// sidebar note beside a section; a page builder's widget, which is what
+// it calls every block it sets, the article's paragraphs included), is
+// not furniture.
 func furniture(n *html.Node) bool {
 	return furnitureBy(n, furnitureTags)
 }
@@ -170,7 +172,7 @@ func furnitureBy(n *html.Node, tags map[string]bool) bool {
 			}
 			for _, w := range wordsOf(a.Val) {
 				named = named || furnitureWords[w] || strings.HasPrefix(w, "cookie")
-				sidebar = sidebar || w == "sidebar"
+				sidebar = sidebar || w == "sidebar" || w == "widget" || w == "widgets"
 			}
 		}
 	}

@@ -1020,3 +1020,31 @@ func TestGridAroundAProseTile(t *testing.T) {
 		}
 	}
 }
+
+// TestPageBuilderWidgetsAreTheArticle: a page builder sets each block of
+// an article in a "widget" of its own, section after section; the
+// widgets of prose are the article, every one of them, while a widget
+// of links beside it is still furniture.
+func TestPageBuilderWidgetsAreTheArticle(t *testing.T) {
+	parts := []string{
+		"Room presence needs a receiver in every room; a small board on a shelf listens for the phones and watches that pass by and reports how strong each one sounds.",
+		"Phones change their Bluetooth address every few minutes to protect their owners, so the receivers must be given each phone's key before they can follow it from room to room.",
+		"Once every receiver has the keys, the home server compares the signal strengths and names the room each person is in, a second or two after they walk through the door.",
+	}
+	var sections strings.Builder
+	for i, p := range parts {
+		fmt.Fprintf(&sections, `<section class="builder-section builder-element-%d"><div class="builder-container"><div class="builder-widget-wrap builder-element-populated">
+<div class="builder-widget builder-widget-heading"><h2>Step %d</h2></div><div class="builder-widget builder-widget-text-editor"><div class="builder-widget-container"><p>%s</p><p>%s</p></div></div></div></div></section>`, i, i+1, p, p)
+	}
+	page := `<html><head><title>Who is in which room</title></head><body><div class="site"><div class="content"><h1>Who is in which room</h1>` + sections.String() + `</div>
+<div class="widget-area"><div class="widget widget_recent"><h3>Recent posts</h3><ul><li><a href="/a">Garage door sensors</a></li><li><a href="/b">A dashboard for the hall</a></li><li><a href="/c">Moisture in the cellar</a></li></ul></div></div></div></body></html>`
+	md := mainOf(t, page)
+	for i, p := range parts {
+		if !strings.Contains(md, p) {
+			t.Errorf("part %d of the article is lost:\n%s", i, md)
+		}
+	}
+	if strings.Contains(md, "Garage door sensors") {
+		t.Errorf("the widget of links beside the article is in its content:\n%s", md)
+	}
+}
