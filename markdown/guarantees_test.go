@@ -1048,3 +1048,23 @@ func TestPageBuilderWidgetsAreTheArticle(t *testing.T) {
 		t.Errorf("the widget of links beside the article is in its content:\n%s", md)
 	}
 }
+
+// TestCaseJoinsReadApart: two inline boxes side by side, the first ending
+// in a small letter or a digit and the second opening with a capital,
+// are two words ("$80 MSRP", "Primus Moja"); a word set in several
+// elements, and code, stay as written.
+func TestCaseJoinsReadApart(t *testing.T) {
+	page := `<html><body><main><h1>Camp stoves</h1><ul>
+<li><a href="/p/1"><span>Primus</span><span>Moja Single-Burner Stove</span></a><div>Price $80<span>MSRP $160</span><span>50% OFF</span></div></li>
+<li><a href="/p/2"><span>Coleman</span><span>Cascade Classic Stove</span></a><div>Price $130<span>MSRP $150</span></div></li>
+</ul><p>An un<em>believ</em>able price, and the call is <code>stove.lightUp</code>, or <code>stove</code><code>.Light</code> for short.</p></main></body></html>`
+	md := mainOf(t, page)
+	for _, want := range []string{"Primus Moja", "Coleman Cascade", "$80 MSRP", "un*believ*able", "`stove``.Light`"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%q is not in the markdown:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "$80MSRP") || strings.Contains(md, "PrimusMoja") {
+		t.Errorf("boxes side by side run together:\n%s", md)
+	}
+}

@@ -224,6 +224,7 @@ func clean(doc *goquery.Document, o Options) (removed int) {
 	removed += keepStyledLines(doc.Get(0), styles)
 	styledTables(doc.Get(0), styles)
 	separateBoxes(doc.Get(0), styles)
+	separateCaseJoins(doc.Get(0))
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
 	mathAsTeX(doc)

@@ -5,15 +5,17 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/durablecrawl/crawler/htmlnode"
 	"github.com/durablecrawl/crawler/pagestyle"
 
-	"github.com/durablecrawl/crawler/htmlnode"
 )
 
 // This file reads structure from the page's own styles (package
@@ -524,4 +526,87 @@ func boxed(display string) bool {
 		return true
 	}
 	return false
+}
+
+// separateCaseJoins sets a space between two elements side by side, or an
+// element and text beside it, when nothing separates them and the first
+// ends in a small letter or a digit and the second opens with a capital
+// ("80" "MSRP", "Primus" "Moja"): a word does not turn to a capital in
+// its middle, so these are two boxes a reader sees apart, laid out by
+// styles the page may not have sent (a card's price and its label, a
+// brand and a product's name). Code is left as it is.
+func separateCaseJoins(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !codeLike(c) {
+			separateCaseJoins(c)
+		}
+		next := c.NextSibling
+		if next == nil || c.Type != html.ElementNode && next.Type != html.ElementNode {
+			continue
+		}
+		if asWritten(c) || asWritten(next) {
+			continue
+		}
+		last, ok := edgeRune(c, true)
+		if !ok || !(unicode.IsLower(last) || unicode.IsDigit(last)) {
+			continue
+		}
+		first, ok := edgeRune(next, false)
+		if ok && unicode.IsUpper(first) {
+			n.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, next)
+		}
+	}
+}
+
+// asWritten reports whether n is an element whose edges separateCaseJoins
+// leaves as they are: code, and blocks, which are written apart anyway.
+func asWritten(n *html.Node) bool {
+	return n.Type == html.ElementNode && (codeLike(n) || !htmlnode.IsInline(n))
+}
+
+// codeLike reports whether n is code, or text that is not read.
+func codeLike(n *html.Node) bool {
+	switch n.Data {
+	case "pre", "code", "kbd", "samp", "var", "script", "style", "textarea":
+		return true
+	}
+	return false
+}
+
+// edgeRune is the last (or first) character of the text below n, and
+// false when that is a space or there is none.
+func edgeRune(n *html.Node, last bool) (rune, bool) {
+	switch n.Type {
+	case html.TextNode:
+		if n.Data == "" {
+			return 0, false
+		}
+		var r rune
+		if last {
+			r, _ = utf8.DecodeLastRuneInString(n.Data)
+		} else {
+			r, _ = utf8.DecodeRuneInString(n.Data)
+		}
+		return r, !unicode.IsSpace(r)
+	case html.ElementNode:
+		if htmlnode.NeverTags[n.Data] || n.Data == "br" || n.Data == "img" {
+			return 0, false
+		}
+		c := n.FirstChild
+		if last {
+			c = n.LastChild
+		}
+		for c != nil {
+			if c.Type == html.TextNode && c.Data == "" || c.Type == html.CommentNode {
+				if last {
+					c = c.PrevSibling
+				} else {
+					c = c.NextSibling
+				}
+				continue
+			}
+			return edgeRune(c, last)
+		}
+	}
+	return 0, false
 }
