@@ -15,7 +15,6 @@ import (
 
 	"github.com/durablecrawl/crawler/htmlnode"
 	"github.com/durablecrawl/crawler/pagestyle"
-
 )
 
 // This file reads structure from the page's own styles (package
