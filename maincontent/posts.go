@@ -62,7 +62,17 @@ func repeatedPosts(n *html.Node) map[*html.Node]bool {
 // class, shapes alike) that hold prose of their own, when n is one of
 // them; nil otherwise.
 func postsAlike(n *html.Node) map[*html.Node]bool {
-	if !holdsProse(n) {
+	// The siblings of one tag and class are counted first: most
+	// elements have none, and the rest is read only where there are
+	// enough of them (a page of 100,000 nested elements walks each
+	// level once).
+	class, alike := htmlnode.Attr(n, "class"), 1
+	for s := n.Parent.FirstChild; s != nil && alike < minRepeats; s = s.NextSibling {
+		if s != n && s.Type == html.ElementNode && s.Data == n.Data && htmlnode.Attr(s, "class") == class {
+			alike++
+		}
+	}
+	if alike < minRepeats || !holdsProse(n) {
 		return nil
 	}
 	shape := shapeOf(n)

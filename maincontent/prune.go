@@ -118,6 +118,9 @@ func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]
 					words += htmlnode.Words(c)
 					n.RemoveChild(c)
 				} else {
+					if inPost && c.Data == "dl" && posterCard(c) {
+						words += stripPosterCard(c)
+					}
 					walk(c, inCore || c == core, post)
 				}
 			}
@@ -641,3 +644,36 @@ func containsFold(s, word string) bool {
 
 // footerWords name a page's footer.
 var footerWords = map[string]bool{"footer": true}
+
+// posterCard reports whether dl, a definition list inside a post, is its
+// poster's card (when they joined, how many posts and likes they have,
+// where they live): label and value pairs, short, no paragraph, not text
+// the poster wrote.
+func posterCard(dl *html.Node) bool {
+	values := 0
+	for c := dl.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == "dd" {
+			values++
+		}
+	}
+	return values > 0 && htmlnode.SpacelessLen(htmlnode.Text(dl)) <= maxPosterCard &&
+		htmlnode.FirstBelow(dl, func(n *html.Node) bool { return n.Data == "p" || n.Data == "pre" || n.Data == "blockquote" }) == nil
+}
+
+// maxPosterCard is the most text of a poster's card, spaces aside.
+const maxPosterCard = 400
+
+// stripPosterCard removes from a poster's card its values and the labels
+// that are not links (a label that is a link is the poster's name, as
+// some forums set it), and returns the words it removed.
+func stripPosterCard(dl *html.Node) (words int) {
+	for c := dl.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && (c.Data == "dd" || c.Data == "dt" && !linked(c)) {
+			words += htmlnode.Words(c)
+			dl.RemoveChild(c)
+		}
+		c = next
+	}
+	return words
+}

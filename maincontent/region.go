@@ -316,6 +316,9 @@ func structuralContent(body *html.Node, nm naming) *html.Node {
 			if regionFurnitureBy(c, words, nm.furniture, core) && !authorPane(c, post) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode {
+				if inPost && c.Data == "dl" && posterCard(c) {
+					stripPosterCard(c)
+				}
 				walk(c, post)
 			}
 			c = next

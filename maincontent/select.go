@@ -6,8 +6,10 @@
 // goes before the page is weighed), score.go (the weighing that finds the
 // article), choose.go (the page's units, and what an article holds by its
 // kind), trim.go (what goes around the article once chosen), region.go
-// (the page's own region, for pages that are not one article), outvote.go
-// (independent extractors' votes on an article's edges).
+// (the page's own region, for pages that are not one article), posts.go
+// (posts built alike), outvote.go (independent extractors' votes on an
+// article's edges). kinds.go says, kind of page by kind, what its main
+// content is and which of these rules makes it so.
 package maincontent
 
 import (
@@ -56,27 +58,20 @@ type Removed struct {
 // of the page's own region, the page is taken whole, and choosing took
 // the rest out of the tree.
 func Select(body *goquery.Selection, words int, p Page, again func() (*goquery.Selection, int, error)) (*goquery.Selection, int, Removed, error) {
-	// On a page that declares itself a discussion (a forum thread), the
-	// posts its software names comments are its content (commentWords).
-	names, regionNames := pageNaming, referenceNaming
-	switch p.Kind {
-	case pagekind.Discussion:
-		names, regionNames = names.inDiscussion(), regionNames.inDiscussion()
-	case pagekind.Product:
-		// A product page's buy box (a form of its options, its price, its
-		// cart button) is the product's.
-		names, regionNames = names.ofProduct(), regionNames.ofProduct()
-	}
+	// What the page's kind changes (kinds.go).
+	rules := rulesOf(p.Kind)
+	names := rules.names
 	var r Removed
 	region := ownRegion(body.Get(0))
+
 	stats := measureRegion(region)
 	switch {
 	case stats.reference():
-		root := goquery.NewDocumentFromNode(structuralContent(body.Get(0), regionNames)).Selection
+		root := goquery.NewDocumentFromNode(structuralContent(body.Get(0), rules.regionNames)).Selection
 		tree := htmlnode.WordsOf(root.Nodes)
 		r.Sections = max(0, words-tree)
 		return root, tree, r, nil
-	case p.Kind == pagekind.Listing:
+	case rules.whole:
 		// A page that declares itself a list of items (a category, a
 		// collection, a list of products) is its items: its own
 		// region, whole, not the one item the weighing would find the

@@ -1068,3 +1068,34 @@ func TestCaseJoinsReadApart(t *testing.T) {
 		t.Errorf("boxes side by side run together:\n%s", md)
 	}
 }
+
+// TestPosterCardsGo: on a thread, each poster's card (when they joined,
+// their counts of messages) is not content; their name and their post
+// are.
+func TestPosterCardsGo(t *testing.T) {
+	posts := []struct{ who, text string }{
+		{"keelhauler", "The bilge pump runs every hour even in calm weather; I suspect the float switch, but the hull may be taking water through the stern gland."},
+		{"slipway", "Check the stern gland first: a drip every few seconds is normal, a steady trickle is not, and tightening it half a turn usually settles it."},
+		{"keelhauler", "Half a turn did it. The pump has been quiet since yesterday evening, so the float switch was never at fault after all. Thank you."},
+	}
+	var thread strings.Builder
+	for i, p := range posts {
+		fmt.Fprintf(&thread, `<article class="message" id="post-%d"><div class="message-cell message-cell--user"><h4 class="message-name"><a href="/members/%s">%s</a></h4>
+<div class="message-userExtras"><dl class="pairs"><dt>Joined</dt><dd>Mar %d, 2019</dd></dl><dl class="pairs"><dt>Messages</dt><dd>%d</dd></dl></div></div>
+<div class="message-cell message-cell--main"><time datetime="2026-04-0%d">Apr %d, 2026</time><div class="bbWrapper"><p>%s</p></div></div></article>`, i, p.who, p.who, 3+i, 120*(i+1), 1+i, 1+i, p.text)
+	}
+	page := `<html><head><title>Bilge pump runs every hour</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Bilge pump runs every hour","author":{"@type":"Person","name":"keelhauler"}}</script></head>
+<body><header><nav><a href="/">Forums</a></nav></header><main><h1>Bilge pump runs every hour</h1>` + thread.String() + `</main><footer>Boat owners' forum</footer></body></html>`
+	md := mainOf(t, page)
+	for i, p := range posts {
+		if !strings.Contains(md, p.who) || !strings.Contains(md, p.text) {
+			t.Errorf("post %d lost its poster or its text:\n%s", i, md)
+		}
+	}
+	for _, card := range []string{"Joined", "Messages", "Mar 3, 2019"} {
+		if strings.Contains(md, card) {
+			t.Errorf("the poster's card (%q) is in the content:\n%s", card, md)
+		}
+	}
+}

@@ -573,8 +573,19 @@ func codeLike(n *html.Node) bool {
 }
 
 // edgeRune is the last (or first) character of the text below n, and
-// false when that is a space or there is none.
+// false when that is a space or there is none, or lies deeper than
+// maxEdgeDepth elements below n.
 func edgeRune(n *html.Node, last bool) (rune, bool) {
+	return edgeRuneAt(n, last, 0)
+}
+
+// maxEdgeDepth is how deep edgeRune looks for a character.
+const maxEdgeDepth = 32
+
+func edgeRuneAt(n *html.Node, last bool, depth int) (rune, bool) {
+	if depth > maxEdgeDepth {
+		return 0, false
+	}
 	switch n.Type {
 	case html.TextNode:
 		if n.Data == "" {
@@ -604,7 +615,7 @@ func edgeRune(n *html.Node, last bool) (rune, bool) {
 				}
 				continue
 			}
-			return edgeRune(c, last)
+			return edgeRuneAt(c, last, depth+1)
 		}
 	}
 	return 0, false
