@@ -193,7 +193,7 @@ func metadataOf(doc *html.Node, base *url.URL) *Meta {
 			m.Language = strings.TrimSpace(htmlnode.Attr(n, "lang"))
 		case atom.Title:
 			if m.Title == "" {
-				m.Title = strings.Join(strings.Fields(text(n)), " ")
+				m.Title = strings.Join(strings.Fields(htmlnode.Text(n)), " ")
 			}
 		case atom.Meta:
 			name := strings.ToLower(strings.TrimSpace(htmlnode.Attr(n, "name")))
@@ -327,21 +327,6 @@ func find(n *html.Node, a atom.Atom) *html.Node {
 		return true
 	})
 	return found
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	var add func(*html.Node)
-	add = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			add(c)
-		}
-	}
-	add(n)
-	return b.String()
 }
 
 // absolute resolves ref against base; "" when it cannot.
