@@ -71,7 +71,7 @@ func rulesOf(k pagekind.Kind) kindRules {
 	r := kindRules{names: pageNaming, regionNames: referenceNaming}
 	switch k {
 	case pagekind.Discussion:
-		r.names, r.regionNames = r.names.inDiscussion(), r.regionNames.inDiscussion()
+		r.names, r.regionNames = pageNamingInDiscussion, referenceNamingInDiscussion
 	case pagekind.Product:
 		r.names, r.regionNames = r.names.ofProduct(), r.regionNames.ofProduct()
 	case pagekind.Listing:

@@ -78,7 +78,7 @@ func postsAlike(n *html.Node) map[*html.Node]bool {
 	shape := shapeOf(n)
 	posts := map[*html.Node]bool{n: true}
 	for s := n.Parent.FirstChild; s != nil; s = s.NextSibling {
-		if s == n || s.Type != html.ElementNode || s.Data != n.Data || htmlnode.Attr(s, "class") != htmlnode.Attr(n, "class") {
+		if s == n || s.Type != html.ElementNode || s.Data != n.Data || htmlnode.Attr(s, "class") != class {
 			continue
 		}
 		if shapeAlike(shape, shapeOf(s)) && holdsProse(s) {

@@ -471,15 +471,28 @@ var commentWords = map[string]bool{
 }
 
 // naming is how a page names and lays out what is not its content: the
-// words of sections' names, inside a post of a discussion (see
-// commentWords) post's, and the tags of its furniture.
-type naming struct{ words, post, furniture map[string]bool }
+// words of sections' names, inside a post those words less the ones that
+// name comments (post; see commentWords), and the tags of its furniture.
+// On a discussion (discussion), every <article> is a post.
+type naming struct {
+	words, post, furniture map[string]bool
+	discussion             bool
+}
+
+// namingOf is the naming of section words words and furniture tags
+// furniture, its words inside a post worked out once.
+func namingOf(words, furniture map[string]bool) naming {
+	return naming{words: words, post: without(words, commentWords), furniture: furniture}
+}
 
 var (
 	// pageNaming is any page's; referenceNaming a reference's, whose
-	// labels are content (labelWords).
-	pageNaming      = naming{words: sectionWords, furniture: furnitureTags}
-	referenceNaming = naming{words: regionSectionWords, furniture: furnitureTags}
+	// labels are content (labelWords); the discussion ones are theirs on a
+	// page that declares itself a discussion (inDiscussion).
+	pageNaming                  = namingOf(sectionWords, furnitureTags)
+	referenceNaming             = namingOf(regionSectionWords, furnitureTags)
+	pageNamingInDiscussion      = pageNaming.inDiscussion()
+	referenceNamingInDiscussion = referenceNaming.inDiscussion()
 )
 
 // ofProduct is nm on a page that declares itself a product (buyBoxTags).
@@ -494,8 +507,8 @@ var signatureWords = map[string]bool{"signature": true, "signatures": true}
 
 // inDiscussion is nm on a page that declares itself a discussion.
 func (nm naming) inDiscussion() naming {
-	nm.words = with(nm.words, signatureWords)
-	nm.post = without(nm.words, commentWords)
+	nm = namingOf(with(nm.words, signatureWords), nm.furniture)
+	nm.discussion = true
 	return nm
 }
 
@@ -514,14 +527,11 @@ func authorPane(n *html.Node, inPost bool) bool {
 	return inPost && n.Data == "aside"
 }
 
-// at is the section words for n, below a post of a discussion or not
-// (inPost); post reports whether n's children are.
+// at is the section words for n, below a post or not (inPost); post
+// reports whether n's children are.
 func (nm naming) at(n *html.Node, inPost bool) (words map[string]bool, post bool) {
-	switch {
-	case nm.post != nil && (inPost || n.Data == "article"):
+	if inPost || nm.discussion && n.Data == "article" {
 		return nm.post, true
-	case inPost:
-		return without(nm.words, commentWords), true
 	}
 	return nm.words, false
 }

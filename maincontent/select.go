@@ -63,7 +63,6 @@ func Select(body *goquery.Selection, words int, p Page, again func() (*goquery.S
 	names := rules.names
 	var r Removed
 	region := ownRegion(body.Get(0))
-
 	stats := measureRegion(region)
 	switch {
 	case stats.reference():
