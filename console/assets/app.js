@@ -49,7 +49,21 @@ class APIError extends Error {
 }
 
 // api calls the API with the signed-in key and returns its JSON.
+// generation counts the views rendered: a view whose reads come back
+// after another view has started is stale, and must not replace it.
+let generation = 0;
+
+// Stale is thrown by a read a newer view made out of date.
+class Stale extends Error {}
+
+// fresh throws Stale when a view other than the one of generation gen has
+// started since.
+function fresh(gen) {
+  if (gen !== generation) throw new Stale();
+}
+
 async function api(method, path, body) {
+  const gen = generation;
   const headers = { Accept: "application/json" };
   const key = sessionStorage.getItem(keyStore);
   if (key) headers.Authorization = "Bearer " + key;
@@ -73,6 +87,9 @@ async function api(method, path, body) {
     }
     throw err;
   }
+  // What a view reads (GET) is dropped when the reader moved on to
+  // another view while it was on its way; what it changes is not.
+  if (method === "GET") fresh(gen);
   return data;
 }
 
@@ -118,6 +135,7 @@ async function config() {
 }
 
 async function render() {
+  generation++;
   stopLive();
   stopLive = () => {};
   const { parts, params } = route();
@@ -152,6 +170,7 @@ async function render() {
     if (parts[0] === "crawls" && parts[1]) return await crawlView(parts[1]);
     return await crawlList(params);
   } catch (err) {
+    if (err instanceof Stale) return;
     if (err instanceof APIError) show(h("h1", { text: "Something went wrong" }), problem(err));
     else throw err;
   }
@@ -224,7 +243,9 @@ async function crawlList(params) {
 const notOffered = new Set(["origin", "startUrl"]);
 
 async function newCrawl() {
+  const gen = generation;
   const spec = await fetch("/openapi.json").then((r) => r.json());
+  fresh(gen);
   const schema = spec.components.schemas.CreateCrawlCurrent;
   const fields = [];
   const inputs = new Map();
@@ -409,7 +430,9 @@ async function crawlView(id) {
   };
   samples.push({ t: Date.now(), stored: crawl.progress ? crawl.progress.stored : crawl.totalPages });
   draw();
+  const gen = generation;
   const dep = await config();
+  fresh(gen);
   const workflow = dep.temporalUI
     ? h("a", { href: `${dep.temporalUI}/namespaces/${encodeURIComponent(dep.namespace || "default")}/workflows/crawl-${encodeURIComponent(id)}`, target: "_blank", rel: "noopener noreferrer", id: "temporal-link" }, "Its workflow in the Temporal UI")
     : null;
@@ -672,5 +695,10 @@ function mapView() {
   });
 }
 
-window.addEventListener("hashchange", () => render().then(() => view.focus()));
+// A view takes the focus once shown, unless another has started since.
+window.addEventListener("hashchange", () => {
+  const shown = render();
+  const gen = generation;
+  shown.then(() => { if (gen === generation) view.focus(); });
+});
 render();
