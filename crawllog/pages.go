@@ -121,6 +121,7 @@ func wordsSentence(w markdown.Words) string {
 		{w.Outside, "outside the article its main content weighed"},
 		{w.Around, "around the article (asides, bylines, credits, other stories after it)"},
 		{w.Outvoted, "that neither independent extractor took for the article (what followed it, short lines in it)"},
+		{w.Repeated, "that said word for word what the content had already said"},
 		{w.Hidden, "hidden from readers or excluded by excludeTags"},
 		{w.Unconverted, "lost in conversion"},
 	} {

@@ -308,7 +308,7 @@ func conserved(t *testing.T, m realdocs.Manual, c crawled, raw map[string]string
 		}
 		checked++
 		kept, lost := num(w, "kept"), num(w, "unconverted")
-		removed := num(w, "hidden") + num(w, "sections") + num(w, "outside") + num(w, "around") + num(w, "outvoted") + lost
+		removed := num(w, "hidden") + num(w, "sections") + num(w, "outside") + num(w, "around") + num(w, "outvoted") + num(w, "repeated") + lost
 		if lost > max(5, (kept+lost)/50) {
 			unconverted++
 			t.Logf("%s: %d of the words conversion kept in the page did not reach its markdown", p, lost)

@@ -19,6 +19,8 @@ import "github.com/durablecrawl/crawler/pagekind"
 //   - What its styles or attributes hide is not content (styleHidden;
 //     dropUnseen in package markdown); a tab a script shows is
 //     (unfoldTabs in package markdown).
+//   - Text laid out twice (a copy for phones, one for wide screens) is
+//     read once (dropRepeats).
 //   - A reference (code blocks, definition terms, signatures in numbers
 //     prose does not have) is its region whole (regionStats.reference).
 //

@@ -8,7 +8,7 @@
 // kind), trim.go (what goes around the article once chosen), region.go
 // (the page's own region, for pages that are not one article), posts.go
 // (posts built alike), outvote.go (independent extractors' votes on an
-// article's edges). kinds.go says, kind of page by kind, what its main
+// article's edges), repeats.go (text laid out twice, read once). kinds.go says, kind of page by kind, what its main
 // content is and which of these rules makes it so.
 package maincontent
 
@@ -47,8 +47,10 @@ type Removed struct {
 	// Sections went with the sections the page names for what they are,
 	// hides or lays out as furniture; Outside were left outside the
 	// article weighed; Around went with what trimming took around it;
-	// Outvoted with the blocks the independent extractors outvoted.
-	Sections, Outside, Around, Outvoted int
+	// Outvoted with the blocks the independent extractors outvoted;
+	// Repeated with the blocks that said again what the content had said
+	// (dropRepeats).
+	Sections, Outside, Around, Outvoted, Repeated int
 }
 
 // Select narrows body, a page parsed and cleaned that holds words words,
@@ -76,7 +78,8 @@ func Select(body *goquery.Selection, words int, p Page, again func() (*goquery.S
 		// region, whole, not the one item the weighing would find the
 		// longest.
 		root, tree := wholeRegion(body.Get(0), names, &r, words)
-		return root, tree, r, nil
+		r.Repeated = dropRepeats(root.Nodes)
+		return root, tree - r.Repeated, r, nil
 	}
 	root, tree := mainContent(body, p.Title, names, p.URL, &r, words)
 	switch {
@@ -96,7 +99,8 @@ func Select(body *goquery.Selection, words int, p Page, again func() (*goquery.S
 		r.Outvoted = outvote(root.Get(0), p.Opinions)
 		tree = htmlnode.WordsOf(root.Nodes)
 	}
-	return root, tree, r, nil
+	r.Repeated = dropRepeats(root.Nodes)
+	return root, tree - r.Repeated, r, nil
 }
 
 // boilerplate holds elements that are not a page's main content.

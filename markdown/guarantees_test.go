@@ -1099,3 +1099,61 @@ func TestPosterCardsGo(t *testing.T) {
 		}
 	}
 }
+
+// TestTextLaidOutTwiceReadOnce: a page built for every screen that holds
+// its text twice (a copy for phones, one for wide screens) gives it once;
+// a line every card of a list repeats, a quote of an earlier post and a
+// code block written twice stay wherever they are.
+func TestTextLaidOutTwiceReadOnce(t *testing.T) {
+	story := []string{
+		"The ferry to the outer islands now leaves twice a day from the north quay, weather permitting.",
+		"Tickets bought on board cost a little more than those bought at the harbour office beforehand.",
+		"In winter the afternoon crossing is dropped, and the morning boat waits for the school bus.",
+	}
+	copyOf := func(class string) string {
+		var b strings.Builder
+		b.WriteString(`<div class="` + class + `"><h2>Timetable</h2>`)
+		for _, s := range story {
+			b.WriteString("<p>" + s + "</p>")
+		}
+		return b.String() + "</div>"
+	}
+	const credit = "Timetables are provided courtesy of the island council and change without notice."
+	const code = "ferry --from north-quay --to outer-islands --time 08:15 --return 17:40 --passengers 2"
+	var cards strings.Builder
+	for _, isle := range []string{"Holm", "Skerry", "Lunga"} {
+		fmt.Fprintf(&cards, `<li><h3>%s</h3><p>The crossing to %s takes about forty minutes in fair weather and longer in a swell.</p><p>%s</p></li>`, isle, isle, credit)
+	}
+	page := `<html><head><title>Ferries</title></head><body><nav><a href="/">Home</a></nav><main><h1>Ferries to the outer islands</h1>` +
+		copyOf("mobile-only") + copyOf("desktop-only") +
+		`<h2>Crossings</h2><ul class="crossings">` + cards.String() + `</ul>` +
+		`<blockquote><p>` + story[0] + `</p></blockquote><p>That is what the harbour master wrote in the spring newsletter to every household.</p>` +
+		`<pre><code>` + code + `</code></pre><p>The same command books the return, and may be run again for the next day:</p><pre><code>` + code + `</code></pre>` +
+		`</main><footer>Island council</footer></body></html>`
+	md := mainOf(t, page)
+	for i, s := range story {
+		want := 1
+		if i == 0 {
+			want = 2 // and once as the quote
+		}
+		if got := strings.Count(md, s); got != want {
+			t.Errorf("%q is in the content %d times, want %d:\n%s", s, got, want, md)
+		}
+	}
+	if got := strings.Count(md, "## Timetable\n"); got != 1 {
+		t.Errorf("the copy's heading is there %d times, want 1:\n%s", got, md)
+	}
+	if got := strings.Count(md, credit); got != 3 {
+		t.Errorf("the line each card holds is there %d times, want 3:\n%s", got, md)
+	}
+	if got := strings.Count(md, code); got != 2 {
+		t.Errorf("the code written twice is there %d times, want 2:\n%s", got, md)
+	}
+	d, err := Convert([]byte(page), Options{MainContentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Words.Repeated < 3*15 {
+		t.Errorf("words counted as repeated: %d, want the second copy's: %+v", d.Words.Repeated, d.Words)
+	}
+}

@@ -117,7 +117,7 @@ func Convert(page []byte, o Options) (Document, error) {
 		if err != nil {
 			return Document{}, err
 		}
-		w.Sections, w.Outside, w.Around, w.Outvoted = r.Sections, r.Outside, r.Around, r.Outvoted
+		w.Sections, w.Outside, w.Around, w.Outvoted, w.Repeated = r.Sections, r.Outside, r.Around, r.Outvoted, r.Repeated
 	}
 	if o.HTML {
 		d.HTML = contentHTML(root)

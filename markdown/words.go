@@ -30,6 +30,10 @@ type Words struct {
 	// (headline lists, teasers, comment threads) or are short lines in it
 	// (outvote.go).
 	Outvoted int `json:"outvoted"`
+	// Repeated went with the blocks of text that said word for word what
+	// the content had already said (a copy laid out for phones beside one
+	// for wide screens, a description repeated in every tab).
+	Repeated int `json:"repeated"`
 	// Unconverted are words of the tree that did not reach the markdown
 	// (a conversion's fault, expected to be none).
 	Unconverted int `json:"unconverted"`
@@ -37,7 +41,7 @@ type Words struct {
 
 // Removed is the sum of the words that went, for any reason.
 func (w Words) Removed() int {
-	return w.Hidden + w.Sections + w.Outside + w.Around + w.Outvoted + w.Unconverted
+	return w.Hidden + w.Sections + w.Outside + w.Around + w.Outvoted + w.Repeated + w.Unconverted
 }
 
 // CountWords counts the words of markdown as Words.Kept counts them.

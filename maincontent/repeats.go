@@ -1,0 +1,141 @@
+package maincontent
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/durablecrawl/crawler/htmlnode"
+)
+
+// minRepeatWords is the fewest words a block of text must hold for its
+// second copy in the content to be taken for a repeat: short lines
+// ("Read more", a price, "Add to cart") repeat on purpose.
+const minRepeatWords = 8
+
+// repeatsKept are the elements whose blocks repeat on purpose and are
+// left alone: code, quotes (a post quoting another is the thread), and
+// tables and definition lists, whose cells and definitions say the same
+// of different rows and terms.
+var repeatsKept = map[string]bool{"pre": true, "blockquote": true, "table": true, "dl": true, "textarea": true}
+
+// dropRepeats removes below the roots each block of text (a block
+// element holding no other block) that says word for word, under a
+// heading of the same words, what one block before it in the content
+// already said, and returns the words it removed. A page built for every
+// screen often holds its text twice (one copy laid out for phones, one
+// for wide screens, the style showing one); a reader reads it once, and
+// the copy's heading goes with it when nothing it heads is left. A line
+// said again under another heading (each card's credit line, an
+// overload's description) is that section's own, and one said three
+// times or more (a song's refrain, a list of identical entries) is
+// meant so: both stay.
+func dropRepeats(roots []*html.Node) int {
+	type leaf struct {
+		n       *html.Node
+		key     string // the heading it is under and its text; "" when too short to repeat
+		heading bool
+		text    bool // it has words or a picture of its own
+	}
+	var leaves []leaf
+	under := ""
+	var visit func(n *html.Node) (holdsBlock, shows bool)
+	visit = func(n *html.Node) (holdsBlock, shows bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				shows = shows || strings.TrimSpace(c.Data) != ""
+			case c.Type != html.ElementNode || htmlnode.NeverTags[c.Data]:
+			case repeatsKept[c.Data]:
+				holdsBlock = true
+				leaves = append(leaves, leaf{n: c, text: true})
+			default:
+				block, below := visit(c)
+				holdsBlock = holdsBlock || block || htmlnode.BlockTags[c.Data]
+				shows = shows || below && !block || c.Data == "img"
+			}
+		}
+		if holdsBlock || !htmlnode.BlockTags[n.Data] || n.Parent == nil {
+			if holdsBlock && shows {
+				// Words of its own beside its blocks (text loose in a
+				// div): they are kept.
+				leaves = append(leaves, leaf{text: true})
+			}
+			return holdsBlock, shows
+		}
+		text := strings.Join(strings.Fields(readable(n)), " ")
+		l := leaf{n: n, heading: htmlnode.IsHeading(n), text: shows}
+		if l.heading {
+			under = text
+		} else if htmlnode.CountWords(text) >= minRepeatWords {
+			l.key = under + "\n" + text
+		}
+		leaves = append(leaves, l)
+		return false, false
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	copies := map[string]int{}
+	for _, l := range leaves {
+		if l.key != "" {
+			copies[l.key]++
+		}
+	}
+	words := 0
+	drop := func(n *html.Node) {
+		words += htmlnode.Words(n)
+		n.Parent.RemoveChild(n)
+	}
+	seen, headings := map[string]bool{}, map[string]bool{}
+	// The heading of the section walked, when it repeats one before it,
+	// whether a block it heads stays, and whether one went.
+	var heading *html.Node
+	kept, went := false, false
+	closeSection := func() {
+		if heading != nil && !kept && went {
+			drop(heading)
+		}
+	}
+	for _, l := range leaves {
+		switch {
+		case l.heading:
+			closeSection()
+			text := strings.Join(strings.Fields(readable(l.n)), " ")
+			heading, kept, went = nil, false, false
+			if headings[text] {
+				heading = l.n
+			}
+			headings[text] = true
+		case l.key != "" && seen[l.key] && copies[l.key] == 2:
+			drop(l.n)
+			went = true
+		default:
+			if l.key != "" {
+				seen[l.key] = true
+			}
+			kept = kept || l.text
+		}
+	}
+	closeSection()
+	return words
+}
+
+// readable is the text below n a reader sees: that of elements that
+// never hold readable text (htmlnode.NeverTags) aside.
+func readable(n *html.Node) string {
+	var b strings.Builder
+	var add func(*html.Node)
+	add = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+			case c.Type == html.ElementNode && !htmlnode.NeverTags[c.Data]:
+				add(c)
+			}
+		}
+	}
+	add(n)
+	return b.String()
+}
