@@ -18,7 +18,9 @@ import "github.com/durablecrawl/crawler/pagekind"
 //     widget).
 //   - What its styles or attributes hide is not content (styleHidden;
 //     dropUnseen in package markdown); a tab a script shows is
-//     (unfoldTabs in package markdown).
+//     (unfoldTabs in package markdown), and so is a panel a control
+//     folds away (an accordion's, opened by a button that says what it
+//     controls: unfoldDisclosures in package markdown).
 //   - Text laid out twice (a copy for phones, one for wide screens) is
 //     read once (dropRepeats).
 //   - A reference (code blocks, definition terms, signatures in numbers

@@ -1157,3 +1157,37 @@ func TestTextLaidOutTwiceReadOnce(t *testing.T) {
 		t.Errorf("words counted as repeated: %d, want the second copy's: %+v", d.Words.Repeated, d.Words)
 	}
 }
+
+// TestFoldedPanelsAreContent: an accordion's panels, folded away behind
+// the buttons that open them (aria-expanded, aria-controls) and hidden by
+// a style until then, are the product's description and measurements,
+// each under its button's label; a box hidden with nothing to open it is
+// not shown.
+func TestFoldedPanelsAreContent(t *testing.T) {
+	panel := func(id, label, body string) string {
+		return `<div class="acc-item"><button type="button" aria-expanded="false" aria-controls="` + id + `"><span>` + label + `</span><svg viewBox="0 0 8 8"><path d="M0 0h8"/></svg></button>` +
+			`<div class="collapse" style="overflow:hidden; display: none; height:0px"><div role="region" id="` + id + `">` + body + `</div></div></div>`
+	}
+	const description = "A stoneware mug thrown by hand, glazed in speckled white, and fired twice so that it keeps coffee hot for longer."
+	page := `<html><head><title>Speckle mug</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Speckle mug","offers":{"@type":"Offer","price":"34.00","priceCurrency":"AUD"}}</script></head>
+<body><header><nav><a href="/">Shop</a> <a href="/cart">Cart</a></nav></header><main>
+<div class="product"><div class="gallery"><img src="/mug.jpg" alt="Speckle mug"></div><div class="info"><h1>Speckle mug</h1><p class="price">$34.00</p>
+<form action="/cart/add"><button type="submit">Add to cart</button></form>` +
+		panel("p-desc", "Description", "<p>"+description+"</p>") +
+		panel("p-size", "Dimensions", "<ul><li>Height: 9.5 cm</li><li>Holds: 350 ml</li><li>Dishwasher safe, not for the microwave</li></ul>") +
+		`</div></div><div style="display:none" class="promo-modal"><p>Sign up for ten percent off your first order and hear about new glazes before anyone else does.</p></div>
+</main><footer>Ghost wares</footer></body></html>`
+	md := mainOf(t, page)
+	for _, want := range []string{"Speckle mug", "$34.00", "Description", description, "Dimensions", "Height: 9.5 cm", "Dishwasher safe"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%q is not in the content:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "ten percent off") {
+		t.Errorf("a box hidden with nothing to open it is in the content:\n%s", md)
+	}
+	if strings.Index(md, "Description") > strings.Index(md, description) {
+		t.Errorf("the panel's label does not stand before it:\n%s", md)
+	}
+}

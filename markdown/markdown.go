@@ -227,6 +227,7 @@ func clean(doc *goquery.Document, o Options) (removed int) {
 	separateCaseJoins(doc.Get(0))
 	unwrapNoscript(doc)
 	unfoldTabs(doc)
+	unfoldDisclosures(doc)
 	mathAsTeX(doc)
 	dropUnseen(doc.Get(0))
 	gone := doc.Find(lineNumbers)
