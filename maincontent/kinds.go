@@ -15,7 +15,9 @@ import "github.com/durablecrawl/crawler/pagekind"
 //     newsletter boxes; classes and ids that say so) is not content
 //     (pruneSections, furnitureBy); a block so named that holds prose and
 //     is not mostly links is (an aside, a sidebar note, a page builder's
-//     widget).
+//     widget). A furniture word that names the blocks around the
+//     article level after level is the page builder's layout, not
+//     furniture (layoutWords).
 //   - What its styles or attributes hide is not content (styleHidden;
 //     dropUnseen in package markdown); a tab a script shows is
 //     (unfoldTabs in package markdown), and so is a panel a control

@@ -98,6 +98,7 @@ var widgetRoles = map[string]bool{
 // the core is one of them (repeatedPosts).
 func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]bool) {
 	core := articleCore(body)
+	layout := layoutWords(body, core)
 	keep := map[*html.Node]bool{}
 	for n := core; n != nil; n = n.Parent {
 		keep[n] = true
@@ -114,7 +115,7 @@ func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				names, post := nm.at(c, inPost || posts[c])
-				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBy(c, nm.furniture) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
+				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBesides(c, nm.furniture, layout) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					words += htmlnode.Words(c)
 					n.RemoveChild(c)
 				} else {
@@ -162,6 +163,55 @@ var buyBoxTags = without(furnitureTags, map[string]bool{"form": true, "select": 
 
 // furnitureBy is furniture with the given furniture tags.
 func furnitureBy(n *html.Node, tags map[string]bool) bool {
+	return furnitureBesides(n, tags, nil)
+}
+
+// layoutWords are the furniture words (furnitureWords) that name at
+// least two of the elements around the article's core inside the page's
+// own region: there they name how the page lays out its blocks, level
+// after level (a page builder's "widget" around every one, the
+// article's included), not furniture, and they name none elsewhere on
+// the page. A word that names one element there (a wrapper's
+// "hidden-contents-menu") still names furniture.
+func layoutWords(body, core *html.Node) map[string]bool {
+	region := ownRegion(body)
+	var count map[string]int
+	for n := core; n != nil && n != region && n != body; n = n.Parent {
+		var here map[string]bool
+		for _, a := range n.Attr {
+			if a.Key != "class" && a.Key != "id" {
+				continue
+			}
+			for _, w := range wordsOf(a.Val) {
+				if furnitureWords[w] && !here[w] {
+					if here == nil {
+						here = map[string]bool{}
+					}
+					here[w] = true
+				}
+			}
+		}
+		for w := range here {
+			if count == nil {
+				count = map[string]int{}
+			}
+			count[w]++
+		}
+	}
+	var words map[string]bool
+	for w, c := range count {
+		if c >= 2 {
+			if words == nil {
+				words = map[string]bool{}
+			}
+			words[w] = true
+		}
+	}
+	return words
+}
+
+// furnitureBesides is furnitureBy, the words of layout aside.
+func furnitureBesides(n *html.Node, tags, layout map[string]bool) bool {
 	named, sidebar := tags[n.Data], n.Data == "aside"
 	if !htmlnode.InlineTags[n.Data] {
 		for _, a := range n.Attr {
@@ -174,7 +224,7 @@ func furnitureBy(n *html.Node, tags map[string]bool) bool {
 				continue
 			}
 			for _, w := range wordsOf(a.Val) {
-				named = named || furnitureWords[w] || strings.HasPrefix(w, "cookie")
+				named = named || furnitureWords[w] && !layout[w] || strings.HasPrefix(w, "cookie")
 				sidebar = sidebar || w == "sidebar" || w == "widget" || w == "widgets"
 			}
 		}

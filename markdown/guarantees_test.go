@@ -1191,3 +1191,33 @@ func TestFoldedPanelsAreContent(t *testing.T) {
 		t.Errorf("the panel's label does not stand before it:\n%s", md)
 	}
 }
+
+// TestLayoutWordsAreNotFurniture: a page builder that names every block
+// it lays out a "widget", level after level around the article's own
+// paragraphs, keeps its sections of lists beside them; a sidebar's widget
+// of links, outside, still goes.
+func TestLayoutWordsAreNotFurniture(t *testing.T) {
+	cell := func(body string) string {
+		return `<div class="span12 widget-span widget-type-cell"><div class="row-fluid"><div class="span12 widget-span widget-type-module">` + body + `</div></div></div>`
+	}
+	gains := []string{"A roadmap of the processes worth automating first", "Models trained on your own records, not a vendor's", "Dashboards your finance team reads without a data analyst", "A handover plan so your staff run it after we leave"}
+	var list strings.Builder
+	for i, g := range gains {
+		fmt.Fprintf(&list, `<div class="gain"><h3>Gain %d</h3><div class="gain-text">%s, agreed with you before the work starts and checked against it when it ends.</div></div>`, i+1, g)
+	}
+	page := `<html><head><title>AI consulting</title></head><body><header><nav><a href="/">Home</a> <a href="/services">Services</a></nav></header>
+<main><div class="container-fluid">` +
+		cell(`<h1>AI consulting for mid-sized firms</h1><p>We help companies of two hundred to two thousand people decide where machine learning pays for itself, and then build it with them, one process at a time.</p><p>Most of our clients start with invoices, forecasts or support tickets: work that is repetitive, well recorded and costly when it goes wrong.</p><p>Every engagement begins with a two-week assessment of your data, your systems and the people who will own the result.</p>`) +
+		cell(`<h2>What you gain</h2><div class="intro">Partnering with us is a long-term investment in how your company works, not a one-off installation of a model.</div>`+list.String()) +
+		`</div><div class="sidebar"><div class="widget"><h3>Recent posts</h3><ul><li><a href="/blog/a">Forecasting with small data</a></li><li><a href="/blog/b">Why pilots stall</a></li><li><a href="/blog/c">Hiring your first ML engineer</a></li></ul></div></div></main>
+<footer>LeverAI</footer></body></html>`
+	md := mainOf(t, page)
+	for _, g := range append(gains, "What you gain", "decide where machine learning pays") {
+		if !strings.Contains(md, g) {
+			t.Errorf("%q is not in the content:\n%s", g, md)
+		}
+	}
+	if strings.Contains(md, "Why pilots stall") {
+		t.Errorf("the sidebar's widget of links is in the content:\n%s", md)
+	}
+}
