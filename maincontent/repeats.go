@@ -1,6 +1,7 @@
 package maincontent
 
 import (
+	"hash/maphash"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -8,10 +9,10 @@ import (
 	"github.com/durablecrawl/crawler/htmlnode"
 )
 
-// minRepeatWords is the fewest words a block of text must hold for its
-// second copy in the content to be taken for a repeat: short lines
-// ("Read more", a price, "Add to cart") repeat on purpose.
-const minRepeatWords = 8
+// minRepeatSize is the fewest bytes of text (about eight words) a block
+// must hold for its second copy in the content to be taken for a repeat:
+// short lines ("Read more", a price, "Add to cart") repeat on purpose.
+const minRepeatSize = 48
 
 // repeatsKept are the elements whose blocks repeat on purpose and are
 // left alone: code, quotes (a post quoting another is the thread), and
@@ -33,12 +34,12 @@ var repeatsKept = map[string]bool{"pre": true, "blockquote": true, "table": true
 func dropRepeats(roots []*html.Node) int {
 	type leaf struct {
 		n       *html.Node
-		key     string // the heading it is under and its text; "" when too short to repeat
+		key     textKey // the heading it is under and its text; zero when too short to repeat
 		heading bool
 		text    bool // it has words or a picture of its own
 	}
 	var leaves []leaf
-	under := ""
+	var under uint64
 	var visit func(n *html.Node) (holdsBlock, shows bool)
 	visit = func(n *html.Node) (holdsBlock, shows bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -63,12 +64,12 @@ func dropRepeats(roots []*html.Node) int {
 			}
 			return holdsBlock, shows
 		}
-		text := strings.Join(strings.Fields(readable(n)), " ")
+		print, size := printOf(n)
 		l := leaf{n: n, heading: htmlnode.IsHeading(n), text: shows}
 		if l.heading {
-			under = text
-		} else if htmlnode.CountWords(text) >= minRepeatWords {
-			l.key = under + "\n" + text
+			under = print
+		} else if size >= minRepeatSize {
+			l.key = textKey{under, print}
 		}
 		leaves = append(leaves, l)
 		return false, false
@@ -76,9 +77,9 @@ func dropRepeats(roots []*html.Node) int {
 	for _, r := range roots {
 		visit(r)
 	}
-	copies := map[string]int{}
+	copies := map[textKey]int{}
 	for _, l := range leaves {
-		if l.key != "" {
+		if l.key != (textKey{}) {
 			copies[l.key]++
 		}
 	}
@@ -87,7 +88,7 @@ func dropRepeats(roots []*html.Node) int {
 		words += htmlnode.Words(n)
 		n.Parent.RemoveChild(n)
 	}
-	seen, headings := map[string]bool{}, map[string]bool{}
+	seen, headings := map[textKey]bool{}, map[uint64]bool{}
 	// The heading of the section walked, when it repeats one before it,
 	// whether a block it heads stays, and whether one went.
 	var heading *html.Node
@@ -101,17 +102,17 @@ func dropRepeats(roots []*html.Node) int {
 		switch {
 		case l.heading:
 			closeSection()
-			text := strings.Join(strings.Fields(readable(l.n)), " ")
+			print, _ := printOf(l.n)
 			heading, kept, went = nil, false, false
-			if headings[text] {
+			if headings[print] {
 				heading = l.n
 			}
-			headings[text] = true
-		case l.key != "" && seen[l.key] && copies[l.key] == 2:
+			headings[print] = true
+		case l.key != (textKey{}) && seen[l.key] && copies[l.key] == 2:
 			drop(l.n)
 			went = true
 		default:
-			if l.key != "" {
+			if l.key != (textKey{}) {
 				seen[l.key] = true
 			}
 			kept = kept || l.text
@@ -121,21 +122,35 @@ func dropRepeats(roots []*html.Node) int {
 	return words
 }
 
-// readable is the text below n a reader sees: that of elements that
-// never hold readable text (htmlnode.NeverTags) aside.
-func readable(n *html.Node) string {
-	var b strings.Builder
+// textKey is a block's text as dropRepeats tells blocks apart: the print
+// of the heading it is under and its own (printOf).
+type textKey struct{ under, text uint64 }
+
+// printOf is a 64-bit print of the text below n a reader sees (each text
+// node's, white space at its ends aside; the text of elements that never
+// hold readable text, htmlnode.NeverTags, aside) and the number of bytes
+// it was made of. Two blocks of the same text nodes have the same print;
+// two of different ones, all but surely not. Copies a page lays out twice
+// come from one template and have the same text nodes.
+func printOf(n *html.Node) (print uint64, size int) {
+	const prime = 1099511628211
 	var add func(*html.Node)
 	add = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
-				b.WriteString(c.Data)
+				if t := strings.TrimSpace(c.Data); t != "" {
+					print = (print ^ maphash.String(printSeed, t)) * prime
+					size += len(t)
+				}
 			case c.Type == html.ElementNode && !htmlnode.NeverTags[c.Data]:
 				add(c)
 			}
 		}
 	}
 	add(n)
-	return b.String()
+	return print, size
 }
+
+// printSeed seeds printOf's hashes, the same for the whole process.
+var printSeed = maphash.MakeSeed()
