@@ -45,6 +45,11 @@ import "github.com/durablecrawl/crawler/pagekind"
 //   - Every post in order, with its author and time: each <article> its
 //     software names a comment is a post, and what is below it (its
 //     author's aside) is its own; its signature is not (inDiscussion).
+//   - What the page declares a post's text in microdata (itemprop
+//     "text" of a Question, an Answer, a forum's posting, and of its
+//     Comments where it is a forum) is a post, however the weighing
+//     found the rest: a question built unlike its answers stays with
+//     them (declaredPosts).
 //   - A poster's card (when they joined, their counts of posts and likes,
 //     where they live: a short definition list in a post) is not content;
 //     their name is (posterCard).

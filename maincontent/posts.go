@@ -1,6 +1,8 @@
 package maincontent
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 
 	"github.com/durablecrawl/crawler/htmlnode"
@@ -126,4 +128,40 @@ func shapeAlike(a, b map[string]bool) bool {
 	}
 	union := len(a) + len(b) - common
 	return union == 0 || float64(common) >= minShapeShare*float64(union)
+}
+
+// postTypes are the schema.org types whose text (itemprop "text" or
+// "articleBody") is a post of a discussion: a question and its answers,
+// a forum's posting and its replies.
+var postTypes = map[string]bool{"Question": true, "Answer": true, "DiscussionForumPosting": true, "SocialMediaPosting": true}
+
+// declaredPosts are the elements below body that the page declares, in
+// microdata, the text of one of its posts (postTypes); a comment's text
+// is a post where the page declares a forum's posting (replies), not
+// where it declares a question (remarks under a question or an answer).
+func declaredPosts(body *html.Node) map[*html.Node]bool {
+	var posts map[*html.Node]bool
+	var walk func(n *html.Node, item string, forum bool)
+	walk = func(n *html.Node, item string, forum bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			it, fm := item, forum
+			if t := htmlnode.Attr(c, "itemtype"); t != "" {
+				it = t[strings.LastIndexAny(t, "/#")+1:]
+				fm = fm || it == "DiscussionForumPosting"
+			}
+			if p := htmlnode.Attr(c, "itemprop"); (p == "text" || p == "articleBody") && (postTypes[it] || it == "Comment" && fm) {
+				if posts == nil {
+					posts = map[*html.Node]bool{}
+				}
+				posts[c] = true
+				continue
+			}
+			walk(c, it, fm)
+		}
+	}
+	walk(body, "", false)
+	return posts
 }

@@ -109,6 +109,21 @@ func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]
 	for p := range posts {
 		keep[p] = true
 	}
+	// On a page that declares itself a discussion, every post it
+	// declares (declaredPosts), with the elements around it.
+	var declared map[*html.Node]bool
+	if nm.discussion {
+		declared = declaredPosts(body)
+	}
+	for p := range declared {
+		if posts == nil {
+			posts = map[*html.Node]bool{}
+		}
+		posts[p] = true
+		for n := p; n != nil && !keep[n]; n = n.Parent {
+			keep[n] = true
+		}
+	}
 	var walk func(n *html.Node, inCore, inPost bool)
 	walk = func(n *html.Node, inCore, inPost bool) {
 		for c := n.FirstChild; c != nil; {

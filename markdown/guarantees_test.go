@@ -1221,3 +1221,42 @@ func TestLayoutWordsAreNotFurniture(t *testing.T) {
 		t.Errorf("the sidebar's widget of links is in the content:\n%s", md)
 	}
 }
+
+// TestDeclaredQuestionIsAPost: a question page that declares its question
+// and answers in microdata keeps the question's text with the answers,
+// though the question is built unlike them (the weighing finds the
+// answers, alike to each other, and took them alone for the thread).
+func TestDeclaredQuestionIsAPost(t *testing.T) {
+	const question = "I am catering for forty people for the first time next month, with one chafing dish and a rice cooker. What am I missing, and what should I prepare beforehand?"
+	answers := []string{
+		"Check everything, then check it again: test your recipes, write checklists of what must come with you, and visit the place beforehand to see its fridges and burners.",
+		"Bring extras of everything, because something will spill or more guests will come than you expected, and keep notes of what was eaten for the next time.",
+	}
+	notes := func(n int) string {
+		var b strings.Builder
+		for k := 1; k <= n; k++ {
+			fmt.Fprintf(&b, "<p>Note %d: whatever you do, write it down as you go; the second event is far easier when the first one left a list of what worked, what ran out and what nobody touched.</p>", k)
+		}
+		return b.String()
+	}
+	var b strings.Builder
+	for i, a := range answers {
+		fmt.Fprintf(&b, `<div class="answer" id="answer-%d" itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><div class="post-layout"><div class="votecell"><div itemprop="upvoteCount">%d</div></div><div class="answercell"><div class="s-prose" itemprop="text"><p>%s</p>%s</div><div class="user-info"><a href="/users/%d">cook%d</a> answered Feb %d, 2011</div></div></div></div>`, i, 5-i, a, notes(12+i), i, i, 12+i)
+	}
+	page := `<html itemscope itemtype="https://schema.org/QAPage"><head><title>Catering for the first time</title></head><body><header><nav><a href="/">Cooking</a></nav></header>
+<div id="content"><div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><h1 itemprop="name"><a href="/questions/1/catering-for-the-first-time">Catering for the first time: how should I prepare?</a></h1>
+<div id="mainbar" role="main"><div class="question" id="question"><div class="question-layout"><div class="votecell"><div itemprop="upvoteCount">11</div></div><div class="postcell"><div class="s-prose" itemprop="text"><p>I am starting a catering service.</p><p>The menu is:</p><ul><li>curry and rice</li><li>chicken nuggets</li><li>vegetable sticks and dips</li><li>sandwiches</li></ul><p>` + question + `</p><p>What am I missing?</p></div>` +
+		`<ul class="post-tags"><li><a href="/tagged/equipment">equipment</a></li><li><a href="/tagged/bulk-cooking">bulk-cooking</a></li><li><a href="/tagged/catering">catering</a></li><li><a href="/tagged/food-safety">food-safety</a></li></ul>` +
+		`<div class="post-menu"><a href="/q/1">Share</a> <a href="/posts/1/edit">Improve this question</a> <a href="/posts/1/follow">Follow</a> <a href="/posts/1/flag">Flag</a></div>` +
+		`<div class="user-info">asked Feb 11, 2011 by <a href="/users/9">newcaterer</a> <a href="/users/9?tab=reputation">159</a> <a href="/help/badges">1 silver badge</a> <a href="/help/badges">4 bronze badges</a></div></div></div></div>
+<div id="answers"><h2>2 Answers</h2>` + b.String() + `</div></div><div id="sidebar">` + strings.Repeat(`<p><a href="/q/2">How long can cooked rice stay in a chafing dish before it is unsafe to serve?</a></p>`, 80) + `</div></div></div><footer>Cooking Stack</footer></body></html>`
+	md := mainOf(t, page)
+	for _, want := range append([]string{question}, answers...) {
+		if !strings.Contains(md, want) {
+			t.Errorf("%q is not in the thread:\n%s", want[:40], md)
+		}
+	}
+	if strings.Index(md, question) > strings.Index(md, answers[0]) {
+		t.Errorf("the question does not come first:\n%s", md)
+	}
+}
