@@ -49,27 +49,24 @@ func unfoldDisclosures(doc *goquery.Document) {
 			return
 		}
 		panel := ids[names[0]]
-		if panel == nil || within(control, panel) {
+		if panel == nil {
+			return
+		}
+		around := map[*html.Node]bool{} // the control and the elements around it
+		for n := control; n != nil; n = n.Parent {
+			around[n] = true
+		}
+		if around[panel] {
 			return
 		}
 		shown := false
-		for n := panel; n != nil && !within(control, n); n = n.Parent {
+		for n := panel; n != nil && !around[n]; n = n.Parent {
 			shown = unhide(n) || shown
 		}
 		if shown && control.Data == "button" {
 			control.Data, control.DataAtom = "span", atom.Span
 		}
 	})
-}
-
-// within reports whether n is inside (or is) around.
-func within(n, around *html.Node) bool {
-	for ; n != nil; n = n.Parent {
-		if n == around {
-			return true
-		}
-	}
-	return false
 }
 
 // unhide takes from n what hides it from readers (the hidden attribute,
