@@ -32,54 +32,10 @@ var repeatsKept = map[string]bool{"pre": true, "blockquote": true, "table": true
 // times or more (a song's refrain, a list of identical entries) is
 // meant so: both stay.
 func dropRepeats(roots []*html.Node) int {
-	type leaf struct {
-		n       *html.Node
-		key     textKey // the heading it is under and its text; zero when too short to repeat
-		heading bool
-		text    bool // it has words or a picture of its own
-	}
-	var leaves []leaf
-	var under uint64
-	var visit func(n *html.Node) (holdsBlock, shows bool)
-	visit = func(n *html.Node) (holdsBlock, shows bool) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch {
-			case c.Type == html.TextNode:
-				shows = shows || strings.TrimSpace(c.Data) != ""
-			case c.Type != html.ElementNode || htmlnode.NeverTags[c.Data]:
-			case repeatsKept[c.Data]:
-				holdsBlock = true
-				leaves = append(leaves, leaf{n: c, text: true})
-			default:
-				block, below := visit(c)
-				holdsBlock = holdsBlock || block || htmlnode.BlockTags[c.Data]
-				shows = shows || below && !block || c.Data == "img"
-			}
-		}
-		if holdsBlock || !htmlnode.BlockTags[n.Data] || n.Parent == nil {
-			if holdsBlock && shows {
-				// Words of its own beside its blocks (text loose in a
-				// div): they are kept.
-				leaves = append(leaves, leaf{text: true})
-			}
-			return holdsBlock, shows
-		}
-		print, size := printOf(n)
-		l := leaf{n: n, heading: htmlnode.IsHeading(n), text: shows}
-		if l.heading {
-			under = print
-		} else if size >= minRepeatSize {
-			l.key = textKey{under, print}
-		}
-		leaves = append(leaves, l)
-		return false, false
-	}
-	for _, r := range roots {
-		visit(r)
-	}
+	leaves := textLeaves(roots)
 	copies := map[textKey]int{}
 	for _, l := range leaves {
-		if l.key != (textKey{}) {
+		if !l.heading && l.key != (textKey{}) {
 			copies[l.key]++
 		}
 	}
@@ -95,19 +51,18 @@ func dropRepeats(roots []*html.Node) int {
 	kept, went := false, false
 	closeSection := func() {
 		if heading != nil && !kept && went {
-			drop(heading)
+			drop(heading) // a copy's heading, its section gone
 		}
 	}
 	for _, l := range leaves {
 		switch {
 		case l.heading:
 			closeSection()
-			print, _ := printOf(l.n)
 			heading, kept, went = nil, false, false
-			if headings[print] {
+			if headings[l.key.text] {
 				heading = l.n
 			}
-			headings[print] = true
+			headings[l.key.text] = true
 		case l.key != (textKey{}) && seen[l.key] && copies[l.key] == 2:
 			drop(l.n)
 			went = true
@@ -115,11 +70,69 @@ func dropRepeats(roots []*html.Node) int {
 			if l.key != (textKey{}) {
 				seen[l.key] = true
 			}
-			kept = kept || l.text
+			kept = kept || l.shows
 		}
 	}
 	closeSection()
 	return words
+}
+
+// textLeaf is a block of text below the content (a block element holding
+// no other block), a block left alone (repeatsKept), or words loose beside
+// blocks (n nil), in the content's order.
+type textLeaf struct {
+	n *html.Node
+	// key is the print of the heading it is under and its own; zero when
+	// too short to repeat. A heading's key holds its own print.
+	key     textKey
+	heading bool
+	shows   bool // it has words or a picture of its own
+}
+
+// textLeaves are the blocks of text below roots, in order (see textLeaf).
+func textLeaves(roots []*html.Node) []textLeaf {
+	var leaves []textLeaf
+	var under uint64
+	var visit func(n *html.Node) (holdsBlock, shows bool)
+	visit = func(n *html.Node) (holdsBlock, shows bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				shows = shows || strings.TrimSpace(c.Data) != ""
+			case c.Type != html.ElementNode || htmlnode.NeverTags[c.Data]:
+			case repeatsKept[c.Data]:
+				holdsBlock = true
+				leaves = append(leaves, textLeaf{n: c, shows: true})
+			default:
+				block, below := visit(c)
+				holdsBlock = holdsBlock || block || htmlnode.BlockTags[c.Data]
+				shows = shows || below && !block || c.Data == "img"
+			}
+		}
+		if holdsBlock || !htmlnode.BlockTags[n.Data] || n.Parent == nil {
+			if holdsBlock && shows {
+				// Words of its own beside its blocks (text loose in a
+				// div): they are kept.
+				leaves = append(leaves, textLeaf{shows: true})
+			}
+			return holdsBlock, shows
+		}
+		print, size := printOf(n)
+		l := textLeaf{n: n, heading: htmlnode.IsHeading(n), shows: shows}
+		switch {
+		case l.heading:
+			under = print
+			l.key = textKey{text: print}
+		case size >= minRepeatSize:
+			l.key = textKey{under, print}
+		}
+		leaves = append(leaves, l)
+		return false, false
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	return leaves
 }
 
 // textKey is a block's text as dropRepeats tells blocks apart: the print
