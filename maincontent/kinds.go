@@ -67,6 +67,9 @@ import "github.com/durablecrawl/crawler/pagekind"
 // declared)
 //   - Every item in order: its region whole, not the one item the weighing
 //     finds longest (wholeRegion).
+//   - A word every item of a listing carries in its class (a shop's
+//     "subscription-eligible" products) says what the items are, not
+//     that they are a section to remove (listingItem).
 
 // kindRules are what a page's declared kind changes in the selection.
 type kindRules struct {

@@ -130,7 +130,7 @@ func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				names, post := nm.at(c, inPost || posts[c])
-				if !keep[c] && (notArticleBy(c, names) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBesides(c, nm.furniture, layout) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
+				if !keep[c] && (notArticleBy(c, names) && (notArticleBy(c, itemWords(names)) || !listingItem(c)) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBesides(c, nm.furniture, layout) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					words += htmlnode.Words(c)
 					n.RemoveChild(c)
 				} else {
@@ -751,4 +751,54 @@ func stripPosterCard(dl *html.Node) (words int) {
 		c = next
 	}
 	return words
+}
+
+// itemWords are the section words that name a section however many
+// items of a listing carry them: a comment thread's, and the labels'.
+func itemWords(words map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for w := range words {
+		if threadWords[w] || labelWords[w] {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+// minItems is the least number of items of a listing (listingItem).
+const minItems = 4
+
+// listingItem reports whether block n is the whole of an item of a
+// listing: n, or the element it fills (the same words), is one of at
+// least minItems siblings of one tag and class that make most of their
+// parent's elements, n's class is on an element of at least minItems of
+// them, and n holds a heading or text of its own outside links. A word
+// of a name that every item of a listing carries ("subscription-eligible"
+// on each product of a shop's grid) says what the items are, not that
+// they are a section beside the page's content.
+func listingItem(n *html.Node) bool {
+	class := htmlnode.Attr(n, "class")
+	if class == "" || htmlnode.FirstBelow(n, htmlnode.IsHeading) == nil && plainText([]*html.Node{n}) < minSentence {
+		return false
+	}
+	item, words := n, htmlnode.Words(n)
+	for i := 0; i < 2 && item.Parent != nil && item.Parent.Type == html.ElementNode && item.Parent.Data != "body" && htmlnode.Words(item.Parent) == words; i++ {
+		item = item.Parent
+	}
+	itemClass := htmlnode.Attr(item, "class")
+	alike, all, carry := 0, 0, 0
+	for s := item.Parent.FirstChild; s != nil; s = s.NextSibling {
+		if s.Type != html.ElementNode {
+			continue
+		}
+		all++
+		if s.Data != item.Data || htmlnode.Attr(s, "class") != itemClass {
+			continue
+		}
+		alike++
+		if s == item || htmlnode.FirstBelow(s, func(e *html.Node) bool { return e.Type == html.ElementNode && htmlnode.Attr(e, "class") == class }) != nil {
+			carry++
+		}
+	}
+	return alike >= minItems && 2*alike > all && carry >= minItems
 }

@@ -1260,3 +1260,28 @@ func TestDeclaredQuestionIsAPost(t *testing.T) {
 		t.Errorf("the question does not come first:\n%s", md)
 	}
 }
+
+// TestListingItemsKeepTheirNames: a shop's grid whose every product
+// carries a class word that elsewhere names a section ("subscription-
+// eligible": the product can be subscribed to) keeps its products; a
+// newsletter box beside it still goes.
+func TestListingItemsKeepTheirNames(t *testing.T) {
+	products := []string{"Dark Roast Coffee", "Medium Roast Coffee", "Espresso Roast Coffee", "Vanilla Coffee", "Blueberry Coffee", "Hazelnut Coffee"}
+	var grid strings.Builder
+	for i, p := range products {
+		fmt.Fprintf(&grid, `<li class="grid__item"><div class="card-wrapper subscription-eligible"><img src="/p%d.jpg" alt=""><h3 class="card__heading"><a href="/products/p%d">%s</a></h3><div class="price">$%d.99</div></div></li>`, i, i, p, 15+i)
+	}
+	page := `<html><head><title>Coffee</title></head><body><header><nav><a href="/">Home</a> <a href="/coffee">Coffee</a></nav></header>
+<main><h1>Coffee</h1><p>Every roast we sell, ground or whole bean, shipped the day it is roasted from our roastery.</p><ul class="product-grid">` + grid.String() + `</ul>
+<div class="newsletter-subscription"><h2>Join the list</h2><p>Get our roasting notes and first word of new blends in your inbox every month.</p></div></main>
+<footer>Roastery</footer></body></html>`
+	md := mainOf(t, page)
+	for _, p := range products {
+		if !strings.Contains(md, p) {
+			t.Errorf("%q is not in the content:\n%s", p, md)
+		}
+	}
+	if strings.Contains(md, "roasting notes") {
+		t.Errorf("the newsletter box is in the content:\n%s", md)
+	}
+}
