@@ -34,6 +34,8 @@ import "github.com/durablecrawl/crawler/pagekind"
 //     list it holds whole, items before and after its span included
 //     (keepWholeLists), the sentences that close its <article>
 //     (keepArticleEnd).
+//   - Not its author's card: an element the page declares its author
+//     (microdata) is never where the article is (declaredAuthor).
 //   - Not what follows it: other stories' teasers, "related" runs, a
 //     comment thread, a newsletter box (trim.go); where independent
 //     extractors agree an edge block is not the article, it goes

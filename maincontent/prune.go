@@ -671,7 +671,7 @@ func articleCore(body *html.Node) *html.Node {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || pageFooter(c) {
+			if c.Type != html.ElementNode || pageFooter(c) || declaredAuthor(c) {
 				continue
 			}
 			if (c.Data == "p" || c.Data == "pre") && c.Parent != nil {
@@ -801,4 +801,11 @@ func listingItem(n *html.Node) bool {
 		}
 	}
 	return alike >= minItems && 2*alike > all && carry >= minItems
+}
+
+// declaredAuthor reports whether n is the card of the author the page
+// declares in microdata (itemprop "author"): their name, picture and
+// biography, not the article.
+func declaredAuthor(n *html.Node) bool {
+	return strings.EqualFold(strings.TrimSpace(htmlnode.Attr(n, "itemprop")), "author") && !htmlnode.InlineTags[n.Data]
 }

@@ -1285,3 +1285,27 @@ func TestListingItemsKeepTheirNames(t *testing.T) {
 		t.Errorf("the newsletter box is in the content:\n%s", md)
 	}
 }
+
+// TestDeclaredAuthorIsNotTheArticle: an article a page builder spreads
+// over modules of two paragraphs each, followed by its author's card
+// (microdata itemprop "author") of three longer ones, is the article: the
+// card, which holds the most paragraph text of any one element, is not
+// where the article is.
+func TestDeclaredAuthorIsNotTheArticle(t *testing.T) {
+	var modules strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&modules, `<div class="module text_%d"><div class="inner"><h4>Trend %d</h4><p>Trend %d is how cleaning companies now plan their visits around what each household asks for, room by room.</p><p>Clients choose the products, the rooms and the schedule, and the crew follows a checklist built from those choices.</p></div></div>`, i, i, i)
+	}
+	bio := `<div class="author-box" itemscope itemtype="http://schema.org/Person" itemprop="author"><img src="/karina.png" alt=""><div class="name"><a href="/author/karina" rel="author">Karina Cohen</a></div><div class="desc"><p>Karina Cohen is the owner of a local cleaning company serving a large metropolitan area, after a career as an executive in fashion, software, retail and financial services across three continents.</p><p>She holds a business degree from a large university and brings this strategic experience into her company, where her mission goes beyond spotless homes to the people who clean them.</p><p>When she is not leading the company she teaches her daughter at home and sits on the board of a charity that supports families and small businesses in her city.</p></div></div>`
+	page := `<html><head><title>Cleaning trends</title></head><body><header><nav><a href="/">Home</a></nav></header>
+<div id="main"><div class="row"><h1>The latest trends in house cleaning</h1>` + modules.String() + `</div>` + bio + `</div><footer>Cleaning company</footer></body></html>`
+	md := mainOf(t, page)
+	for i := 1; i <= 5; i++ {
+		if !strings.Contains(md, fmt.Sprintf("Trend %d is how", i)) {
+			t.Errorf("trend %d is not in the content:\n%s", i, md)
+		}
+	}
+	if strings.Contains(md, "owner of a local cleaning company") {
+		t.Errorf("the author's card is in the content:\n%s", md)
+	}
+}
