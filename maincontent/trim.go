@@ -82,13 +82,8 @@ func trimBlocks(content *html.Node, title string, page *url.URL, ruled bool) (re
 			drop[i] = true
 		case i > first && i >= last && paragraph(b) && copyrightLine(b.text):
 			drop[i] = true // the site's, in its footer; a manual's title page may say it before its text
-		case (before || after) && b.n.Data == "table" && calendarHead.MatchString(b.text):
-			drop[i] = true
 		case after && paragraph(b) && b.share >= 0.9:
 			drop[i] = true // another story's teaser, all of it a link
-		// Such a note is often long enough to be the span's last paragraph.
-		case i >= last && paragraph(b) && republished(b.text):
-			drop[i] = true
 		case before && htmlnode.IsHeading(b.n) && headings[strings.ToLower(b.text)]:
 			drop[i] = true // the headline stays once
 		case before && paragraph(b) && kicker(b.text):
@@ -227,17 +222,11 @@ func cutCredit(text string) string {
 // page adds to the article: one link, a pointer, a label, tags, a
 // credit, a call to action or a disclosure.
 func aside(p block) bool {
-	if tagLine.MatchString(p.text) && p.share >= 0.5 {
-		return true
-	}
 	// Every other line is at most a note's length.
 	return p.runes <= maxNote && (shortLink(p) || pointer(p) || label(p.text) ||
 		credit(p.text) || copyrightNotice(p.text) || callToAction(p.text) || disclosure(p.text) || postNote.MatchString(p.text) ||
-		browserNotice.MatchString(p.text) || placeholderNote.MatchString(p.text))
+		placeholderNote.MatchString(p.text))
 }
-
-// tagLine starts a line of the article's tags or topics, each a link.
-var tagLine = regexp.MustCompile(`(?i)^(topics|tags|tagged( with)?|filed under|categories|category|themen|schlagw(ö|oe)rter|schlagworte|etiquetas|temas|mots-clés|sujets|argomenti)\s*:`)
 
 // creditLabel starts a picture's credit line.
 var creditLabel = regexp.MustCompile(`(?i)^\(?(` + creditLabelWords + `|(photo|image|picture) credit|image (source|courtesy))s?\s*:`)
@@ -352,15 +341,6 @@ func disclosure(text string) bool {
 // disclosureHints are words every match of disclosureWords holds.
 var disclosureHints = []string{"affiliate", "commission", "compensation", "share of sales", "provision", "recommend the best", "references to products"}
 
-// republishedNote starts a note that the article first appeared elsewhere.
-var republishedNote = regexp.MustCompile(`(?i)^(originally (published|posted)|(this|the) (article|story|post|piece) (was|is) (originally|first) (published|posted)|(this|the) (article|story|post|piece) first appeared|a version of this (article|story|post|piece) (first )?(appeared|appears))\b`)
-
-// republished reports whether text is a short note that the article
-// first appeared elsewhere ("Originally published at …").
-func republished(text string) bool {
-	return utf8.RuneCountInString(text) <= maxNote && republishedNote.MatchString(text)
-}
-
 // maxNote is the longest note after an article, in characters.
 const maxNote = 400
 
@@ -404,12 +384,11 @@ func wordsOf(s string) []string {
 }
 
 // Bylines and datelines: a block that starts with a byline's words or a
-// date, or gives a reading time.
+// date.
 var (
 	bylineStart = regexp.MustCompile(`(?i)^(by|posted by|written by|from|published|updated|posted|last updated|last modified|` +
 		`von|verfasst von|aktualisiert|veröffentlicht|erstellt am|publikacja|aktualizacja|autor|publicado|actualizado|publié|mis à jour|par|pubblicato|aggiornato|atualizado)\b`)
-	readingTime = regexp.MustCompile(`(?i)\b\d+\s*min(ute)?s?\.?\s+read\b|^(lesezeit|lesedauer|temps de lecture|tiempo de lectura|tempo di lettura|czas czytania)\b|przeczytasz w (mniej niż )?(\d+ )?minut`)
-	dateStart   = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|` +
+	dateStart = regexp.MustCompile(`(?i)^((mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(st|nd|rd|th)?\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+\d{4}|` +
 		`\d{1,2}[.\s]*(` + monthWords + `)\p{L}{0,6}\.?[\s./-]*\d{4})`)
 )
 
@@ -430,7 +409,7 @@ func byline(text string) bool {
 	if n := utf8.RuneCountInString(text); n > maxByline {
 		return n <= maxMetaLine && metaLine(text)
 	}
-	return bylineStart.MatchString(text) || mentionsMinutes(text) && readingTime.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text) ||
+	return bylineStart.MatchString(text) || mayStartWithDate(text) && dateStart.MatchString(text) ||
 		metaLine(text)
 }
 
@@ -463,17 +442,6 @@ func kicker(text string) bool {
 		}
 	}
 	return true
-}
-
-// mentionsMinutes reports whether text holds "min" in any case: a cheap
-// test before readingTime, which is not anchored.
-func mentionsMinutes(text string) bool {
-	for i := 0; i+3 <= len(text); i++ {
-		if (text[i]|0x20) == 'm' && (text[i+1]|0x20) == 'i' && (text[i+2]|0x20) == 'n' {
-			return true
-		}
-	}
-	return false
 }
 
 // dateWords are the first three letters of the words a date can start
@@ -823,24 +791,12 @@ func readBlock(n *html.Node) block {
 func prose(b block) bool {
 	switch b.n.Data {
 	case "table":
-		return b.runes >= minProse && b.share < 0.5 && !calendarHead.MatchString(b.text)
+		return b.runes >= minProse && b.share < 0.5
 	case "p", "blockquote", "pre":
-		return b.runes >= minProse && b.share < 0.5 && !browserNotice.MatchString(b.text)
+		return b.runes >= minProse && b.share < 0.5
 	}
 	return false
 }
-
-// browserNotice starts a site's notice about the reader's browser ("IE
-// 11 is not supported. For an optimal experience visit our site on
-// another browser.", "Please enable JavaScript"): a banner, not the
-// article.
-var browserNotice = regexp.MustCompile(`(?i)^(?:(internet explorer|ie) ?\d* (is|are) (not|no longer) supported|(your|this) (web )?browser is (out of date|outdated|not supported|no longer supported)|` +
-	`you are using an? (outdated|unsupported|old) (web )?browser|(please )?(enable|turn on) javascript|javascript (is )?(required|disabled)|this (site|website|page) (requires|works best with) javascript)`)
-
-// calendarHead starts the text of a month's calendar, a widget beside
-// the article: its days of the week (German, English, French, Spanish,
-// Italian, Polish).
-var calendarHead = regexp.MustCompile(`(?i)^(mo|mon|lu|lun|pn)\.?\s*(di|tu|tue|ma|mar|wt)\.?\s*(mi|we|wed|me|mer|mié|mie|śr)\.?\s*(do|th|thu|je|jeu|ju|jue|gi|gio|cz)`)
 
 // minProse is the least text of a paragraph of prose, in characters.
 const minProse = 80

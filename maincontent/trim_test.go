@@ -47,7 +47,7 @@ func TestTrimArticle(t *testing.T) {
 			[]string{"Harbours", "First"}},
 		{"bylines and datelines before the prose", "Story",
 			`<p>By Jane Doe</p><p>Updated: 3 March 2021</p><p>Tuesday 15 October 2019 by A. Writer</p><p>Oct 18, 2019 · 8 min read</p><p>08.04.2015 12:46</p>` +
-				`<p>Ten tekst przeczytasz w mniej niż minutę</p><p>Lesezeit: 3 Minuten</p><p>Verfasst von: Jane | 31. Dezember 2008</p>` + p1,
+				`<p>Verfasst von: Jane | 31. Dezember 2008</p>` + p1,
 			[]string{"First"}},
 		{"a byline's words inside the prose", "Story",
 			p1 + `<p>By the end of it all, nobody was left.</p>` + p2,
@@ -96,17 +96,8 @@ func TestTrimArticle(t *testing.T) {
 		{"share buttons drawn as icons before the prose", "Story",
 			`<ul><li><a href="/s">Share</a></li><li><a href="/f"></a></li><li><a href="/t"></a></li></ul>` + p1,
 			[]string{"First"}},
-		{"a line of tags, each a link", "Story",
-			`<p>Topics: <a href="/t/a">harbours</a>, <a href="/t/b">ships</a>, <a href="/t/c">winter</a></p>` + p1 + p2,
-			[]string{"First", "Second"}},
-		{"a note that the story first appeared elsewhere, after it", "Story",
-			p1 + p2 + `<p>Originally published at <a href="https://blog.example.org/p/1">blog.example.org</a> on November 18, 2011. Share it with someone who would enjoy it too.</p>`,
-			[]string{"First", "Second"}},
 		{"a line of particulars parted by bars, long enough to read as the first paragraph", "Story",
 			`<p>Example News | 04.05.2015 à 13h36 • Mis à jour le 05.05.2015 à 20h13 | Par Jeanne Dupont (avec Pierre Martin et Marie Durand)</p>` + p1 + p2,
-			[]string{"First", "Second"}},
-		{"a note that the story appears in print", "Story",
-			p1 + p2 + `<p>A version of this article appears in print on January 13, 2017, on Page A7 of the New York edition with the headline: Harbours in Winter.</p>`,
 			[]string{"First", "Second"}},
 		{"pictures' credit lines and a copyright notice", "Story",
 			p1 + `<p>Photo: Jane Doe</p><p>The harbour at dawn. © AFP / JANE DOE</p>` + p2 + `<p>© 2020 Example News. All rights reserved.</p>`,
@@ -160,9 +151,6 @@ func TestTrimArticle(t *testing.T) {
 		{"a manual's title page keeps its copyright", "PostgreSQL 15 Documentation",
 			`<h3>The PostgreSQL Global Development Group</h3><p>Copyright © 1996–2026 The PostgreSQL Global Development Group</p>` + links,
 			[]string{"The", "Copyright"}},
-		{"a notice about the reader's browser is not the article's first paragraph", "Story",
-			`<p>IE 11 is not supported. For an optimal experience visit our site on another browser.</p><p>Dec. 6, 2024, 10:00 PM UTC / Updated Dec. 7, 2024</p>` + p1 + p2,
-			[]string{"First", "Second"}},
 		{"placeholders: an embed waiting for consent, a notification prompt, a count of items, a licence", "Story",
 			p1 + `<p>Klicken Sie auf den unteren Button, um den Inhalt von www.komoot.de zu laden.</p>` +
 				`<p>Benachrichtigung aktivieren Dürfen wir Sie in Ihrem Browser über die wichtigsten Nachrichten informieren?</p>` +
@@ -173,10 +161,6 @@ func TestTrimArticle(t *testing.T) {
 			p1 + `<h4>Wenn Ihnen unser Artikel gefallen hat: Unterstützen Sie diese Form des Journalismus.</h4>` + p2 +
 				`<h3>Share your thoughts and debate the big issues</h3><h2>Subscribe to events with the client</h2>` + strings.Replace(p1, "First", "Third", 1),
 			[]string{"First", "Second", "Subscribe", "Third"}},
-		{"a month's calendar beside the article goes", "Story",
-			p1 + p2 + `<table><tr><th>Mo</th><th>Di</th><th>Mi</th><th>Do</th><th>Fr</th><th>Sa</th><th>So</th></tr>` +
-				`<tr><td>01. November</td><td>02. November</td><td>03. November</td><td>04. November</td><td>05. November</td><td>06. November</td><td>07. November</td></tr></table>`,
-			[]string{"First", "Second"}},
 		{"a tags label after the article takes what follows", "Story",
 			long + `<p>Schlagworte</p><h2><a href="/issue">Ausgabe 2/2022</a></h2><p>Unsere neue Rubrik. Zum Auftakt fragen wir einen Winzer, wie es um den Weinbau steht, und was kommt.</p>`,
 			[]string{"First", "Second", "Third", "Fourth", "Fifth", "Sixth"}},
