@@ -19,16 +19,14 @@ import (
 //     headline stays once), bylines and datelines, and lists of links or
 //     of icons.
 //   - After it go lists of links (related stories, tags, "more from"),
-//     paragraphs that are all a link (other stories' teasers),
-//     notes that the article first appeared elsewhere ("Originally
-//     published at …") and headings left with nothing to head
-//     ("Comments", "Related videos").
+//     paragraphs that are all a link (other stories' teasers) and
+//     headings left with nothing to head ("Comments", "Related videos").
 //   - A heading that opens the page's tail ("More from …", "Comments",
 //     see tailHeading) goes with everything after it, when that is short
 //     or only stories' teasers.
 //   - Anywhere go short paragraphs that are one link ("Reuse content",
 //     "Read more") or point to another page ("Related: …" with its link),
-//     lines of tags ("Topics: …", each a link), pictures' credit lines
+//     pictures' credit lines
 //     and copyright notices, calls to subscribe, follow or comment,
 //     affiliate disclosures, labels left where an advertisement stood, and a paragraph that repeats an earlier one
 //     word for word.
