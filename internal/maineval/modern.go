@@ -87,16 +87,20 @@ func scoreModern(limit, worst int) {
 		start := time.Now()
 		type key struct{ kind, half string }
 		totals := map[key]*modernweb.Total{}
+		checks := map[key]*modernweb.Checks{}
 		texts := make([]string, len(pages))
 		for j, p := range pages {
 			texts[j] = x.run(p)
 			s := modernweb.Compare(p.Expected, texts[j])
+			c := modernweb.Check(p, texts[j])
 			for _, k := range []string{"all", p.Kind} {
 				for _, h := range []string{"all", modernweb.Half(p.ID)} {
 					if totals[key{k, h}] == nil {
 						totals[key{k, h}] = &modernweb.Total{}
+						checks[key{k, h}] = &modernweb.Checks{}
 					}
 					totals[key{k, h}].Add(s)
+					checks[key{k, h}].Add(p, c)
 				}
 			}
 		}
@@ -117,6 +121,26 @@ func scoreModern(limit, worst int) {
 					continue
 				}
 				fmt.Printf(" | %3d %.3f %.3f %.3f      ", t.N, t.P(), t.R(), t.F1())
+			}
+			fmt.Println()
+		}
+		// The set's own checks: the sentences each page's main content
+		// must keep (with) that the text misses, and the lines of its
+		// chrome (without) that the text keeps.
+		fmt.Printf("  %-13s", "checks")
+		for _, h := range halves {
+			fmt.Printf(" | %-26s", h+": missed kept")
+		}
+		fmt.Println()
+		for _, k := range append([]string{"all"}, modernweb.Kinds...) {
+			fmt.Printf("  %-13s", k)
+			for _, h := range halves {
+				c := checks[key{k, h}]
+				if c == nil {
+					fmt.Printf(" | %-26s", "-")
+					continue
+				}
+				fmt.Printf(" | %-26s", fmt.Sprintf("%4d/%-4d %4d/%-4d", c.Missed, c.With, c.Kept, c.Without))
 			}
 			fmt.Println()
 		}
@@ -179,6 +203,13 @@ func printModernWorst(pages []modernweb.Page, texts []string, n int) {
 		for _, run := range unshared(texts[r.i], p.Expected, 3) {
 			fmt.Printf("      kept: %s\n", run)
 		}
+		c := modernweb.Check(p, texts[r.i])
+		for _, l := range c.Missed {
+			fmt.Printf("      with, missed: %s\n", cut(l))
+		}
+		for _, l := range c.Kept {
+			fmt.Printf("      without, kept: %s\n", cut(l))
+		}
 	}
 }
 
@@ -221,4 +252,13 @@ func unshared(a, b string, n int) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// cut is line on one line, cut to 160 characters.
+func cut(line string) string {
+	line = strings.Join(strings.Fields(line), " ")
+	if len(line) > 160 {
+		line = line[:160] + "…"
+	}
+	return line
 }

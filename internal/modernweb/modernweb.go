@@ -256,3 +256,48 @@ func mean(sum float64, n int) float64 {
 
 // Kinds are the kinds of page of the set, most pages first.
 var Kinds = []string{"article", "documentation", "service", "forum", "listing", "product", "collection", "blog"}
+
+// Checked is how a page's extracted text fares on the set's own checks:
+// the lines of the page's With (sentences its main content must keep)
+// it misses, and those of its Without (the page's chrome) it holds. A
+// line is held when its tokens, in lower case, stand in the text in that
+// order, one after the other.
+type Checked struct {
+	Missed, Kept []string
+}
+
+// Check checks an extracted text (plain, or markdown reduced by Text)
+// against page p's With and Without.
+func Check(p Page, extracted string) Checked {
+	text := " " + strings.ToLower(strings.Join(Tokens(extracted), " ")) + " "
+	holds := func(line string) bool {
+		toks := Tokens(line)
+		return len(toks) > 0 && strings.Contains(text, " "+strings.ToLower(strings.Join(toks, " "))+" ")
+	}
+	var c Checked
+	for _, l := range p.With {
+		if !holds(l) {
+			c.Missed = append(c.Missed, l)
+		}
+	}
+	for _, l := range p.Without {
+		if holds(l) {
+			c.Kept = append(c.Kept, l)
+		}
+	}
+	return c
+}
+
+// Checks sums up Check over pages: the lines of With and Without there
+// were, those missed and those kept.
+type Checks struct {
+	With, Missed, Without, Kept int
+}
+
+// Add counts page p's lines and how text c fared on them.
+func (t *Checks) Add(p Page, c Checked) {
+	t.With += len(p.With)
+	t.Without += len(p.Without)
+	t.Missed += len(c.Missed)
+	t.Kept += len(c.Kept)
+}
