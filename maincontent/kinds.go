@@ -71,7 +71,7 @@ import "github.com/durablecrawl/crawler/pagekind"
 //     finds longest (wholeRegion).
 //   - A word every item of a listing carries in its class (a shop's
 //     "subscription-eligible" products) says what the items are, not
-//     that they are a section to remove (listingItem).
+//     that they are a section to remove (listings.item).
 
 // kindRules are what a page's declared kind changes in the selection.
 type kindRules struct {

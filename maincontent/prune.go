@@ -124,13 +124,21 @@ func pruneSections(body *html.Node, nm naming) (words int, posts map[*html.Node]
 			keep[n] = true
 		}
 	}
+	// A block named as a section stays when it is an item of a listing
+	// and only words that every item may carry name it (listings.item).
+	itemNames, itemPostNames := itemWords(nm.words), itemWords(nm.post)
+	items := listings{}
 	var walk func(n *html.Node, inCore, inPost bool)
 	walk = func(n *html.Node, inCore, inPost bool) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				names, post := nm.at(c, inPost || posts[c])
-				if !keep[c] && (notArticleBy(c, names) && (notArticleBy(c, itemWords(names)) || !listingItem(c)) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBesides(c, nm.furniture, layout) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
+				itemNames := itemNames
+				if post {
+					itemNames = itemPostNames
+				}
+				if !keep[c] && (notArticleBy(c, names) && (notArticleBy(c, itemNames) || !items.item(c)) || inCore && linkBox(c) && !authorPane(c, post) || !inCore && furnitureBesides(c, nm.furniture, layout) && !authorPane(c, post) || namesGallery(c) && (inCore || insetGallery(c, core))) {
 					words += htmlnode.Words(c)
 					n.RemoveChild(c)
 				} else {
@@ -765,34 +773,49 @@ func itemWords(words map[string]bool) map[string]bool {
 	return m
 }
 
-// minItems is the least number of items of a listing (listingItem).
+// minItems is the least number of items of a listing (listings.item).
 const minItems = 4
 
-// listingItem reports whether block n is the whole of an item of a
-// listing: n, or the element it fills (the same words), is one of at
-// least minItems siblings of one tag and class that make most of their
-// parent's elements, n's class is on an element of at least minItems of
-// them, and n holds a heading or text of its own outside links. A word
-// of a name that every item of a listing carries ("subscription-eligible"
-// on each product of a shop's grid) says what the items are, not that
-// they are a section beside the page's content.
-func listingItem(n *html.Node) bool {
+// listings remembers, for the siblings of one tag and class under one
+// parent, whether they are items of a listing that carry a class
+// (item), so that a page of many such items reads each list once.
+type listings map[listingKey]bool
+
+// listingKey is a run of siblings (parent, tag and class) and the class
+// its items carry.
+type listingKey struct {
+	parent            *html.Node
+	tag, class, carry string
+}
+
+// item reports whether block n is the whole of an item of a listing: n,
+// or the element it fills (nothing else beside it holds text), is one of
+// at least minItems siblings of one tag and class that make most of
+// their parent's elements, n's class is on an element of at least
+// minItems of them, and n holds a heading or text of its own outside
+// links. A word of a name that every item of a listing carries
+// ("subscription-eligible" on each product of a shop's grid) says what
+// the items are, not that they are a section beside the page's content.
+func (l listings) item(n *html.Node) bool {
 	class := htmlnode.Attr(n, "class")
 	if class == "" || htmlnode.FirstBelow(n, htmlnode.IsHeading) == nil && plainText([]*html.Node{n}) < minSentence {
 		return false
 	}
-	item, words := n, htmlnode.Words(n)
-	for i := 0; i < 2 && item.Parent != nil && item.Parent.Type == html.ElementNode && item.Parent.Data != "body" && htmlnode.Words(item.Parent) == words; i++ {
+	item := n
+	for i := 0; i < 2 && item.Parent.Data != "body" && aloneWithText(item); i++ {
 		item = item.Parent
 	}
-	itemClass := htmlnode.Attr(item, "class")
+	key := listingKey{parent: item.Parent, tag: item.Data, class: htmlnode.Attr(item, "class"), carry: class}
+	if is, seen := l[key]; seen {
+		return is
+	}
 	alike, all, carry := 0, 0, 0
 	for s := item.Parent.FirstChild; s != nil; s = s.NextSibling {
 		if s.Type != html.ElementNode {
 			continue
 		}
 		all++
-		if s.Data != item.Data || htmlnode.Attr(s, "class") != itemClass {
+		if s.Data != key.tag || htmlnode.Attr(s, "class") != key.class {
 			continue
 		}
 		alike++
@@ -800,7 +823,22 @@ func listingItem(n *html.Node) bool {
 			carry++
 		}
 	}
-	return alike >= minItems && 2*alike > all && carry >= minItems
+	l[key] = alike >= minItems && 2*alike > all && carry >= minItems
+	return l[key]
+}
+
+// aloneWithText reports whether n is the only child of its parent that
+// holds text. It stops at the first other child that does.
+func aloneWithText(n *html.Node) bool {
+	for s := n.Parent.FirstChild; s != nil; s = s.NextSibling {
+		if s == n {
+			continue
+		}
+		if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" || s.Type == html.ElementNode && !htmlnode.NeverTags[s.Data] && htmlnode.HasText(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // declaredAuthor reports whether n is the card of the author the page
