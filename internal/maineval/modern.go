@@ -107,45 +107,48 @@ func scoreModern(limit, worst int) {
 		if i == 0 {
 			oursText = texts
 		}
-		fmt.Printf("\n  %s (%v)\n  %-13s", x.name, time.Since(start).Round(time.Millisecond), "kind")
-		for _, h := range halves {
-			fmt.Printf(" | %-26s", h+": pages P R F1")
-		}
-		fmt.Println()
-		for _, k := range append([]string{"all"}, modernweb.Kinds...) {
-			fmt.Printf("  %-13s", k)
-			for _, h := range halves {
-				t := totals[key{k, h}]
-				if t == nil {
-					fmt.Printf(" | %-26s", "-")
-					continue
-				}
-				fmt.Printf(" | %3d %.3f %.3f %.3f      ", t.N, t.P(), t.R(), t.F1())
+		fmt.Printf("\n  %s (%v)\n", x.name, time.Since(start).Round(time.Millisecond))
+		printKinds("kind", "pages P R F1", halves, func(k, h string) (string, bool) {
+			t := totals[key{k, h}]
+			if t == nil {
+				return "", false
 			}
-			fmt.Println()
-		}
+			return fmt.Sprintf("%3d %.3f %.3f %.3f", t.N, t.P(), t.R(), t.F1()), true
+		})
 		// The set's own checks: the sentences each page's main content
 		// must keep (with) that the text misses, and the lines of its
 		// chrome (without) that the text keeps.
-		fmt.Printf("  %-13s", "checks")
-		for _, h := range halves {
-			fmt.Printf(" | %-26s", h+": missed kept")
-		}
-		fmt.Println()
-		for _, k := range append([]string{"all"}, modernweb.Kinds...) {
-			fmt.Printf("  %-13s", k)
-			for _, h := range halves {
-				c := checks[key{k, h}]
-				if c == nil {
-					fmt.Printf(" | %-26s", "-")
-					continue
-				}
-				fmt.Printf(" | %-26s", fmt.Sprintf("%4d/%-4d %4d/%-4d", c.Missed, c.With, c.Kept, c.Without))
+		printKinds("checks", "missed kept", halves, func(k, h string) (string, bool) {
+			c := checks[key{k, h}]
+			if c == nil {
+				return "", false
 			}
-			fmt.Println()
-		}
+			return fmt.Sprintf("%4d/%-4d %4d/%-4d", c.Missed, c.With, c.Kept, c.Without), true
+		})
 	}
 	printModernWorst(pages, oursText, worst)
+}
+
+// printKinds prints a table of a row per kind of page (all pages first)
+// and a column per half, headed by title and each half's name with what
+// its cells say; cell gives a cell's text, or false where no page counts.
+func printKinds(title, says string, halves []string, cell func(kind, half string) (string, bool)) {
+	fmt.Printf("  %-13s", title)
+	for _, h := range halves {
+		fmt.Printf(" | %-26s", h+": "+says)
+	}
+	fmt.Println()
+	for _, k := range append([]string{"all"}, modernweb.Kinds...) {
+		fmt.Printf("  %-13s", k)
+		for _, h := range halves {
+			text, ok := cell(k, h)
+			if !ok {
+				text = "-"
+			}
+			fmt.Printf(" | %-26s", text)
+		}
+		fmt.Println()
+	}
 }
 
 // kindOnly, when set (-kind), keeps the modern-web pages of that kind.
